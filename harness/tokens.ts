@@ -1,0 +1,79 @@
+// Exact token counts with tiktoken. Every distinct item text is encoded once and
+// memoised, so replaying a transcript costs time linear in its length.
+import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
+import { itemLabel, itemText } from './items.js';
+import type { AgentInputItem } from './types.js';
+
+/**
+ * Per-message framing the chat format adds around each message (role and
+ * separators), and the tokens that prime the reply. These match OpenAI's
+ * published counting recipe for chat messages; the replay checks them against
+ * provider-reported usage (probes.csv shows both).
+ */
+export const MESSAGE_OVERHEAD = 3;
+export const REPLY_PRIMING = 3;
+
+/** Picks the encoding a model name uses; o200k_base for current and unknown models. */
+export function encodingForModel(model: string | undefined): TiktokenEncoding {
+  const name = (model ?? '').replace(/^[a-z-]+:/, '').toLowerCase();
+  if (/^(gpt-4(?!o|\.1|\.5)|gpt-3\.5|text-embedding-3|text-embedding-ada)/.test(name)) return 'cl100k_base';
+  return 'o200k_base';
+}
+
+const encoders = new Map<TiktokenEncoding, Tiktoken>();
+
+function encoderFor(encoding: TiktokenEncoding): Tiktoken {
+  let enc = encoders.get(encoding);
+  if (!enc) {
+    enc = get_encoding(encoding);
+    encoders.set(encoding, enc);
+  }
+  return enc;
+}
+
+export class TokenCounter {
+  readonly encoding: TiktokenEncoding;
+  private readonly enc: Tiktoken;
+  private readonly textCache = new Map<string, number>();
+  private readonly itemCache = new WeakMap<object, number>();
+
+  constructor(model?: string) {
+    this.encoding = encodingForModel(model);
+    this.enc = encoderFor(this.encoding);
+  }
+
+  /** Tokens of a plain string. */
+  text(text: string): number {
+    if (text.length === 0) return 0;
+    let n = this.textCache.get(text);
+    if (n === undefined) {
+      // Special-token text in user data must count as ordinary text, never throw.
+      n = this.enc.encode_ordinary(text).length;
+      this.textCache.set(text, n);
+    }
+    return n;
+  }
+
+  /** Tokens one item costs in a request: its role/name framing plus its text. */
+  item(item: AgentInputItem): number {
+    const key = item as object;
+    const hit = this.itemCache.get(key);
+    if (hit !== undefined) return hit;
+    const n = MESSAGE_OVERHEAD + this.text(itemLabel(item).toLowerCase()) + this.text(itemText(item));
+    this.itemCache.set(key, n);
+    return n;
+  }
+
+  /** Tokens of a whole request: instructions, every item and the reply priming. */
+  request(instructions: string | undefined, items: AgentInputItem[]): number {
+    let total = REPLY_PRIMING;
+    if (instructions) total += MESSAGE_OVERHEAD + this.text('system') + this.text(instructions);
+    for (const item of items) total += this.item(item);
+    return total;
+  }
+
+  /** Number of distinct texts encoded so far (for tests and the benchmark). */
+  get distinctTexts(): number {
+    return this.textCache.size;
+  }
+}

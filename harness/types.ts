@@ -1,0 +1,187 @@
+// The data model shared by every seam: transcripts in, records out.
+// Data flows one way: dataset → strategy → model → grader → report.
+import type { AgentInputItem } from '@openai/agents';
+
+export type { AgentInputItem };
+
+/** Free-form user notes allowed under `meta:` anywhere in a transcript. */
+export type Meta = Record<string, unknown>;
+
+export interface ToolCallSpec {
+  name: string;
+  /** Arguments as the transcript wrote them; sent to the model as a JSON string. */
+  arguments: Record<string, unknown> | string;
+  output: string;
+}
+
+export interface MessageTurn {
+  kind: 'message';
+  user: string;
+  assistant?: string;
+  toolCalls: ToolCallSpec[];
+  at?: string;
+  meta?: Meta;
+}
+
+export interface ItemsTurn {
+  kind: 'items';
+  /** Raw Agents SDK input items, verbatim from the transcript. */
+  items: AgentInputItem[];
+  meta?: Meta;
+}
+
+export type Turn = MessageTurn | ItemsTurn;
+
+export interface Fact {
+  id: string;
+  text: string;
+  aliases: string[];
+  /** 1-based turn where the fact is first stated. */
+  turn: number;
+  critical: boolean;
+  supersededBy?: string;
+  meta?: Meta;
+}
+
+export const PROBE_KINDS = ['recall', 'update', 'temporal', 'multi-hop', 'abstention'] as const;
+export type ProbeKind = (typeof PROBE_KINDS)[number];
+
+export interface Probe {
+  id: string;
+  /** 1-based: the probe is asked after this turn was replayed. */
+  afterTurn: number;
+  question: string;
+  answer: string;
+  /** Every entry must appear in the reply; an entry lists alternatives (any of). */
+  mustInclude: string[][];
+  facts: string[];
+  kind: ProbeKind;
+  meta?: Meta;
+}
+
+export interface Transcript {
+  id: string;
+  title?: string;
+  tags: string[];
+  system?: string;
+  turns: Turn[];
+  facts: Fact[];
+  probes: Probe[];
+  /** Path the transcript was loaded from (for error messages and reports). */
+  file: string;
+  meta?: Meta;
+}
+
+/** Token usage as reported by a provider (or counted, for the offline model). */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** One record per strategy × transcript × turn. */
+export interface TurnRecord {
+  strategy: string;
+  transcript: string;
+  turn: number;
+  /** Tokens the full history would cost at this turn (instructions + every item). */
+  fullTokens: number;
+  /** Tokens of what the strategy would send at this turn. */
+  contextTokens: number;
+  items: number;
+  factsPresent: string[];
+  factsMissing: string[];
+  /** Critical facts stated by now that are absent from the context. */
+  criticalDropped: string[];
+  /** Summarisation events that happened while this turn was added. */
+  summaries: number;
+}
+
+/** One record per summary a strategy produced. */
+export interface SummaryRecord {
+  strategy: string;
+  transcript: string;
+  /** The turn whose addition triggered the summary. */
+  turn: number;
+  /** 1-based inclusive range of real turns the summary replaced. */
+  coveredTurns: [number, number];
+  /** Which summary of this strategy/transcript this is (1-based). */
+  index: number;
+  summarizer: string;
+  promptPath?: string;
+  promptHash?: string;
+  /** Exact request the summarizer sent (system prompt and user content). */
+  request: { system: string; user: string };
+  text: string;
+  usage: Usage;
+  durationMs: number;
+  error?: string;
+  /** Filled by summary graders. */
+  grades?: Record<string, unknown>;
+}
+
+export type Attribution = 'trimmed' | 'lost-in-summary' | 'present-but-missed' | 'abstain-fail' | 'error';
+
+/** One record per strategy × transcript × probe × repeat. */
+export interface ProbeRecord {
+  strategy: string;
+  transcript: string;
+  probe: string;
+  kind: ProbeKind;
+  afterTurn: number;
+  repeat: number;
+  question: string;
+  reference: string;
+  contextTokens: number;
+  contextItems: number;
+  factsNeeded: string[];
+  factsPresent: string[];
+  factsMissing: string[];
+  /** The model that answered (e.g. `offline`, `openai:gpt-4.1-mini`). */
+  model?: string;
+  answer?: string;
+  exact?: boolean;
+  f1?: number;
+  judge?: { verdict: 'pass' | 'fail' | 'error'; reason: string; model: string };
+  passed?: boolean;
+  attribution?: Attribution;
+  usage?: Usage;
+  cost?: number;
+  latencyMs?: number;
+  cached?: boolean;
+  error?: string;
+}
+
+/** A configured strategy as it appears in reports. */
+export interface StrategyInfo {
+  id: string;
+  use: string;
+  options: Record<string, unknown>;
+}
+
+/** Everything needed to reproduce and label a run. */
+export interface RunInfo {
+  runId: string;
+  startedAt: string;
+  finishedAt?: string;
+  memevalVersion: string;
+  node: string;
+  packages: Record<string, string>;
+  gitSha?: string;
+  /** The agent model that answered probes (`offline` is the built-in reader, not an LLM). */
+  model: string;
+  judge: string;
+  repeat: number;
+  baseline?: string;
+  configFile?: string;
+  /** The resolved config, with secrets removed. */
+  config: Record<string, unknown>;
+  strategies: StrategyInfo[];
+  transcripts: { id: string; file: string; title?: string; tags: string[]; turns: number; probes: number }[];
+}
+
+export interface RunResult {
+  info: RunInfo;
+  turns: TurnRecord[];
+  probes: ProbeRecord[];
+  summaries: SummaryRecord[];
+}

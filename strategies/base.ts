@@ -1,0 +1,87 @@
+// The one abstraction every strategy shares. A strategy is an Agents SDK
+// `Session`: it stores the full history and decides, in `view()`, what the
+// model sees. The same object works in `run(agent, input, { session })`.
+import { randomUUID } from 'node:crypto';
+import type { AgentInputItem, Session } from '@openai/agents';
+import type { Usage } from '../harness/types.js';
+
+/** What a summarizer returns for one prefix of the conversation. */
+export interface SummaryOutput {
+  /** The synthetic user line that precedes the summary (keeps the dialogue natural). */
+  userShadow: string;
+  summary: string;
+  /** Exact request (system prompt, user content) the summarizer built. */
+  request: { system: string; user: string };
+  usage: Usage;
+  durationMs: number;
+  promptPath?: string;
+  promptHash?: string;
+}
+
+/** Compresses a prefix of the conversation into text. */
+export interface Summarizer {
+  /** Label for reports, e.g. `offline-extractive` or `openai:gpt-4.1-mini`. */
+  readonly label: string;
+  summarize(items: AgentInputItem[]): Promise<SummaryOutput>;
+}
+
+/** A summarisation a strategy performed, with the items it replaced. */
+export interface SummaryEvent {
+  /** Index (0-based) into the full history of the first and last item replaced. */
+  firstItem: number;
+  lastItem: number;
+  output: SummaryOutput;
+  error?: string;
+}
+
+/** Items the harness must never see dropped (e.g. those stating a critical fact). */
+export type ProtectPredicate = (item: AgentInputItem) => boolean;
+
+export abstract class MemoryStrategy implements Session {
+  /** Full history, in order. Never trimmed: only the view is. */
+  protected history: AgentInputItem[] = [];
+  /** Summaries made so far, oldest first. */
+  readonly events: SummaryEvent[] = [];
+  private readonly sessionId: string;
+
+  constructor(sessionId?: string) {
+    this.sessionId = sessionId ?? randomUUID();
+  }
+
+  /** What the model is sent, oldest first. */
+  protected abstract view(): AgentInputItem[];
+
+  /** Called after items were appended to `history`; strategies that compact do so here. */
+  protected async afterAdd(): Promise<void> {}
+
+  async getSessionId(): Promise<string> {
+    return this.sessionId;
+  }
+
+  async getItems(limit?: number): Promise<AgentInputItem[]> {
+    const items = this.view();
+    if (limit === undefined || limit === null) return items;
+    if (limit <= 0) return [];
+    return items.slice(-limit);
+  }
+
+  async addItems(items: AgentInputItem[]): Promise<void> {
+    if (items.length === 0) return;
+    this.history.push(...items);
+    await this.afterAdd();
+  }
+
+  async popItem(): Promise<AgentInputItem | undefined> {
+    return this.history.pop();
+  }
+
+  async clearSession(): Promise<void> {
+    this.history = [];
+    this.events.length = 0;
+  }
+
+  /** The untrimmed history (for fact accounting and debugging). */
+  getHistory(): readonly AgentInputItem[] {
+    return this.history;
+  }
+}

@@ -1,0 +1,82 @@
+// Strategies register by their `use:` name with a typed option schema, so the
+// config loader can reject a bad option with its file:line:col.
+import type { TokenCounter } from '../harness/tokens.js';
+import type { MemoryStrategy, ProtectPredicate, Summarizer } from './base.js';
+
+/** The `summarizer:` block of a strategy's config. */
+export interface SummarizerOptions {
+  /** `offline` or a model name such as `openai:gpt-4.1-mini`. */
+  model: string;
+  /** Path of the summary prompt file (already resolved against the config file). */
+  prompt?: string;
+  max_tokens: number;
+  tool_trim_limit: number;
+  /** Word limit for the summary (the default prompt asks for ≤ 200 words). */
+  word_limit: number;
+}
+
+export const DEFAULT_SUMMARIZER: SummarizerOptions = {
+  model: 'offline',
+  max_tokens: 400,
+  tool_trim_limit: 600,
+  word_limit: 200,
+};
+
+/** What the harness hands a strategy when it builds one for a transcript. */
+export interface StrategyContext {
+  counter: TokenCounter;
+  /** Agent instructions (the transcript's `system`), counted by token-based strategies. */
+  instructions?: string;
+  /** Items that must survive any trimming (they state a critical fact). */
+  protect?: ProtectPredicate;
+  makeSummarizer(options: SummarizerOptions): Summarizer;
+}
+
+export type OptionType = 'int' | 'number' | 'boolean' | 'string' | 'summarizer';
+
+export interface OptionSpec {
+  type: OptionType;
+  required?: boolean;
+  min?: number;
+  max?: number;
+  default?: number | boolean | string;
+  doc: string;
+}
+
+export type StrategyOptions = Record<string, number | boolean | string | SummarizerOptions | undefined>;
+
+export interface StrategyDefinition {
+  use: string;
+  doc: string;
+  options: Record<string, OptionSpec>;
+  /** Cross-option checks (e.g. keep_last_n_turns ≤ context_limit); returns problems. */
+  check?(options: StrategyOptions): string[];
+  create(options: StrategyOptions, ctx: StrategyContext): MemoryStrategy;
+}
+
+const registry = new Map<string, StrategyDefinition>();
+
+export function registerStrategy(def: StrategyDefinition): void {
+  if (registry.has(def.use)) throw new Error(`strategy "${def.use}" is registered twice`);
+  registry.set(def.use, def);
+}
+
+export function getStrategy(use: string): StrategyDefinition | undefined {
+  return registry.get(use);
+}
+
+export function strategyNames(): string[] {
+  return [...registry.keys()].sort();
+}
+
+/** Reads a numeric option that the schema has already validated. */
+export function num(options: StrategyOptions, key: string): number {
+  const value = options[key];
+  if (typeof value !== 'number') throw new Error(`option ${key} is not a number`);
+  return value;
+}
+
+export function optionalNum(options: StrategyOptions, key: string): number | undefined {
+  const value = options[key];
+  return typeof value === 'number' ? value : undefined;
+}
