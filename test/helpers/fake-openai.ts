@@ -1,0 +1,150 @@
+// A local OpenAI-compatible HTTP server for tests. It listens on 127.0.0.1 only,
+// records every request, and answers through a handler the test programs.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Record<string, unknown>;
+}
+
+/** What a handler returns: a JSON body, or full control over status, headers and raw text. */
+export type FakeReply =
+  | { json: unknown; status?: number; headers?: Record<string, string>; delayMs?: number }
+  | { text: string; status?: number; headers?: Record<string, string>; delayMs?: number }
+  | { destroy: true };
+
+export type FakeHandler = (req: RecordedRequest, index: number) => FakeReply | Promise<FakeReply>;
+
+export interface FakeServer {
+  /** Base URL with `/v1`, ready for `new OpenAI({ baseURL })`. */
+  baseURL: string;
+  requests: RecordedRequest[];
+  setHandler(handler: FakeHandler): void;
+  close(): Promise<void>;
+}
+
+/** Extracts the text of the last user message of a Responses or Chat Completions body. */
+export function lastUserText(body: Record<string, unknown>): string {
+  const list = (body.input ?? body.messages) as unknown;
+  if (typeof list === 'string') return list;
+  if (!Array.isArray(list)) return '';
+  for (let i = list.length - 1; i >= 0; i--) {
+    const item = list[i] as Record<string, unknown>;
+    if (item.role !== 'user') continue;
+    if (typeof item.content === 'string') return item.content;
+    if (Array.isArray(item.content)) {
+      return item.content.map((p) => String((p as Record<string, unknown>).text ?? '')).join('');
+    }
+  }
+  return '';
+}
+
+/** A Responses API body whose output is one assistant message with `text`. */
+export function responsesBody(text: string, usage = { input: 10, output: 5 }): Record<string, unknown> {
+  return {
+    id: `resp_${Math.random().toString(36).slice(2)}`,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: 'completed',
+    model: 'fake-model',
+    output: [
+      {
+        type: 'message',
+        id: `msg_${Math.random().toString(36).slice(2)}`,
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text, annotations: [] }],
+      },
+    ],
+    usage: {
+      input_tokens: usage.input,
+      output_tokens: usage.output,
+      total_tokens: usage.input + usage.output,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    },
+  };
+}
+
+/** A Chat Completions body whose single choice says `text`. */
+export function chatBody(text: string, usage = { input: 10, output: 5 }): Record<string, unknown> {
+  return {
+    id: `chatcmpl_${Math.random().toString(36).slice(2)}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: 'fake-model',
+    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: text } }],
+    usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+  };
+}
+
+/** Default behaviour: echo the last user message back, in the shape of the endpoint called. */
+export const echoHandler: FakeHandler = (req) => {
+  const text = `echo: ${lastUserText(req.body)}`;
+  return { json: req.path.endsWith('/chat/completions') ? chatBody(text) : responsesBody(text) };
+};
+
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks).toString('utf8');
+  if (!raw) return {};
+  try {
+    return JSON.parse(raw) as Record<string, unknown>;
+  } catch {
+    return { _raw: raw };
+  }
+}
+
+async function send(res: ServerResponse, reply: FakeReply): Promise<void> {
+  if ('destroy' in reply) {
+    res.socket?.destroy();
+    return;
+  }
+  if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+  if (res.destroyed) return;
+  const isJson = 'json' in reply;
+  const body = isJson ? JSON.stringify(reply.json) : reply.text;
+  res.writeHead(reply.status ?? 200, {
+    'content-type': isJson ? 'application/json' : 'text/plain',
+    ...reply.headers,
+  });
+  res.end(body);
+}
+
+export async function startFakeOpenAI(handler: FakeHandler = echoHandler): Promise<FakeServer> {
+  let current = handler;
+  const requests: RecordedRequest[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const recorded: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path: (req.url ?? '/').split('?')[0],
+      headers: req.headers,
+      body: await readBody(req),
+    };
+    const index = requests.push(recorded) - 1;
+    try {
+      await send(res, await current(recorded, index));
+    } catch (error) {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: String(error) } }));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    setHandler(next) {
+      current = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
