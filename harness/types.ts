@@ -116,7 +116,58 @@ export interface SummaryRecord {
   durationMs: number;
   error?: string;
   /** Filled by summary graders. */
-  grades?: Record<string, unknown>;
+  grades?: SummaryGrades;
+}
+
+/** Deterministic checks every summary gets (no model needed). */
+export interface SummaryChecks {
+  /** Share (0–1) of the facts stated in the covered turns that the summary keeps; 1 when none were due. */
+  factCoverage: number;
+  factsKept: string[];
+  factsMissing: string[];
+  /** Identifiers, numbers or codes in the summary that never appear in the source. */
+  unsupported: string[];
+  words: number;
+  wordLimit: number;
+  overLimit: boolean;
+  headingsMissing: string[];
+  /** Superseded facts stated without their update. */
+  staleFacts: string[];
+}
+
+/** One verdict of the summary judge (LLM or the documented offline rule). */
+export interface SummaryJudgement {
+  model: string;
+  /** 0–1: share of the fixed yes/no coverage questions answered yes. */
+  coverage: number;
+  /** 0–1: share of summary claims supported by the source. */
+  faithfulness: number;
+  /** 0–1 */
+  temporal: number;
+  /** 0–1 */
+  format: number;
+  /** 1–5 */
+  overall: number;
+  /** min(coverage, faithfulness), as DeepEval's summarization metric. */
+  score: number;
+  invented: string[];
+  reasons: Record<string, string>;
+  /** Set when the judge failed; the numbers are then 0 and must not count as a pass. */
+  error?: string;
+}
+
+/** How this summary differs from the previous one of the same strategy and transcript. */
+export interface SummaryDrift {
+  lost: string[];
+  changed: string[];
+  /** An updated fact that went back to its superseded value (context poisoning). */
+  reverted: string[];
+}
+
+export interface SummaryGrades {
+  checks: SummaryChecks;
+  judge?: SummaryJudgement;
+  drift?: SummaryDrift;
 }
 
 export type Attribution = 'trimmed' | 'lost-in-summary' | 'present-but-missed' | 'abstain-fail' | 'error';
