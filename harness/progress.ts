@@ -1,0 +1,51 @@
+// Progress for long runs: one redrawn line on a terminal, plain lines in CI
+// and pipes (at most one every few seconds, so logs stay readable).
+
+export interface ProgressCounts {
+  calls: number;
+  cacheHits: number;
+  errors: number;
+}
+
+export class Progress {
+  private done = 0;
+  private lastPlain = 0;
+  private readonly started = Date.now();
+  private readonly tty: boolean;
+
+  constructor(
+    private readonly total: number,
+    private readonly counts: () => ProgressCounts,
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+    private readonly plainEveryMs = 5000,
+  ) {
+    this.tty = Boolean(stream.isTTY) && !process.env.CI;
+  }
+
+  tick(n = 1): void {
+    this.done += n;
+    const now = Date.now();
+    if (this.tty) this.stream.write(`\r${this.line()}\x1b[K`);
+    else if (now - this.lastPlain >= this.plainEveryMs || this.done === this.total) {
+      this.lastPlain = now;
+      this.stream.write(`${this.line()}\n`);
+    }
+  }
+
+  finish(): void {
+    if (this.tty) this.stream.write(`\r${this.line()}\x1b[K\n`);
+  }
+
+  line(): string {
+    const c = this.counts();
+    const pct = this.total ? Math.floor((100 * this.done) / this.total) : 100;
+    return `${this.done}/${this.total} (${pct}%) · calls ${c.calls} · cache hits ${c.cacheHits} · errors ${c.errors} · ETA ${this.eta()}`;
+  }
+
+  private eta(): string {
+    if (this.done === 0) return '?';
+    const elapsed = Date.now() - this.started;
+    const left = Math.max(0, Math.round(((this.total - this.done) * elapsed) / this.done / 1000));
+    return left >= 60 ? `${Math.floor(left / 60)}m${String(left % 60).padStart(2, '0')}s` : `${left}s`;
+  }
+}
