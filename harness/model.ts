@@ -17,9 +17,6 @@ export interface ModelRequest {
   responseFormat?: JsonSchemaFormat;
   /** What the call is for; the offline model behaves differently per role. */
   purpose: 'answer' | 'judge' | 'summary';
-  /** Distinguishes repeated samples of the same request (`repeat: N`): part of the cache
-   * key so each repeat is its own call; never sent to the provider. */
-  sample?: number;
 }
 
 export interface ModelResult {
