@@ -1,0 +1,170 @@
+// Answer graders: a reference-guided yes/no LLM rubric, and the documented
+// offline rule. A judge that cannot decide returns 'error', never 'pass'.
+import { z } from 'zod';
+import { userMessage } from '../harness/items.js';
+import type { JsonSchemaFormat, Model } from '../harness/model.js';
+import type { ProbeKind } from '../harness/types.js';
+import { isAbstention, mustIncludePass, tokenF1 } from './exact.js';
+import type { AnswerInput, Grader, JudgeVerdict } from './types.js';
+
+/** What each probe kind asks of a correct answer; shown to the judge verbatim. */
+export const RUBRIC: Record<ProbeKind, string> = {
+  recall:
+    'Answer "yes" when the answer states the same fact as the reference answer (wording may differ). Answer "no" when it is missing, different, or hedged between options.',
+  update:
+    'The fact changed during the conversation; the reference answer is its latest value. Answer "yes" when the answer presents the latest value as the current one, even if it also mentions the old value as superseded. Answer "no" when it presents the old value as current or does not commit to the latest one.',
+  temporal:
+    'The question is about dates, times, order or durations. Answer "yes" when the answer matches the reference; a date or duration off by one day is acceptable. Answer "no" when the order is wrong or the value is off by more than one day.',
+  'multi-hop':
+    'The answer must combine several facts. Answer "yes" only when the conclusion matches the reference answer; a partly right chain of reasoning with a wrong conclusion is "no".',
+  abstention:
+    'The information was never given in the conversation. Answer "yes" only when the answer says it does not know or that this was not mentioned. Answer "no" when it states any concrete value, even a plausible one.',
+};
+
+export const ANSWER_VERDICT_FORMAT: JsonSchemaFormat = {
+  name: 'answer_verdict',
+  schema: {
+    type: 'object',
+    properties: {
+      verdict: { type: 'string', enum: ['yes', 'no'] },
+      reason: { type: 'string' },
+    },
+    required: ['verdict', 'reason'],
+    additionalProperties: false,
+  },
+};
+
+const answerVerdictSchema = z.object({ verdict: z.enum(['yes', 'no']), reason: z.string() }).strict();
+
+const JUDGE_SYSTEM = [
+  'You grade answers given by an assistant about an earlier conversation.',
+  'Compare the answer with the reference answer using the rubric. Judge only the facts, not style or length.',
+  'Reply with JSON only: {"verdict": "yes" | "no", "reason": "<one or two sentences>"}.',
+].join('\n');
+
+/** The user message the judge receives for one probe. */
+export function answerJudgePrompt(input: AnswerInput): string {
+  const { probe, answer } = input;
+  const required = probe.mustInclude.map((alts) => alts.join(' | ')).join('; ');
+  return [
+    `Question: ${probe.question}`,
+    `Reference answer: ${probe.answer}`,
+    required ? `Key terms (each must be present, alternatives separated by |): ${required}` : undefined,
+    `Probe kind: ${probe.kind}`,
+    `Rubric: ${RUBRIC[probe.kind]}`,
+    '',
+    'Answer to grade:',
+    answer,
+  ]
+    .filter((line) => line !== undefined)
+    .join('\n');
+}
+
+export type ParsedJson<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/**
+ * Parses a structured reply. A markdown code fence around the JSON is tolerated
+ * (some OpenAI-compatible servers add one); anything else that is not valid JSON
+ * matching `schema` is rejected with the reason.
+ */
+export function parseJsonReply<T>(output: string, schema: z.ZodType<T>): ParsedJson<T> {
+  const text = stripFence(output.trim());
+  if (text.length === 0) return { ok: false, reason: 'empty reply' };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: `reply is not JSON: ${preview(text)}` };
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? issue.path.join('.') : 'reply';
+    return { ok: false, reason: `reply does not match the schema (${where}: ${issue?.message ?? 'invalid'}): ${preview(text)}` };
+  }
+  return { ok: true, value: parsed.data };
+}
+
+function stripFence(text: string): string {
+  const fenced = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/i.exec(text);
+  return fenced ? fenced[1].trim() : text;
+}
+
+function preview(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+/** Reference-guided yes/no LLM judge; temperature 0 and a JSON schema reply. */
+export class LlmAnswerJudge implements Grader<AnswerInput, JudgeVerdict> {
+  readonly name = 'llm-answer-judge';
+
+  constructor(
+    private readonly model: Model,
+    private readonly maxOutputTokens = 300,
+  ) {}
+
+  get modelId(): string {
+    return this.model.id;
+  }
+
+  async grade(input: AnswerInput): Promise<JudgeVerdict> {
+    const result = await this.model.complete({
+      system: JUDGE_SYSTEM,
+      input: [userMessage(answerJudgePrompt(input))],
+      temperature: 0,
+      maxOutputTokens: this.maxOutputTokens,
+      responseFormat: ANSWER_VERDICT_FORMAT,
+      purpose: 'judge',
+    });
+    const model = this.model.id;
+    if (result.error) return { verdict: 'error', reason: `judge call failed: ${result.error}`, model };
+    const parsed = parseJsonReply(result.output, answerVerdictSchema);
+    if (!parsed.ok) return { verdict: 'error', reason: parsed.reason, model };
+    return { verdict: parsed.value.verdict === 'yes' ? 'pass' : 'fail', reason: parsed.value.reason, model };
+  }
+}
+
+/**
+ * The offline judge is a fixed rule, not a language model:
+ * - abstention probes pass iff the answer abstains (`isAbstention`);
+ * - other probes pass iff every `must_include` entry is present, or, when a probe
+ *   has no `must_include`, iff token F1 against the reference is at least 0.5.
+ */
+export class OfflineAnswerJudge implements Grader<AnswerInput, JudgeVerdict> {
+  readonly name = 'offline-answer-rule';
+  readonly modelId = 'offline';
+
+  async grade(input: AnswerInput): Promise<JudgeVerdict> {
+    return offlineVerdict(input);
+  }
+}
+
+export const OFFLINE_F1_THRESHOLD = 0.5;
+
+export function offlineVerdict({ probe, answer }: AnswerInput): JudgeVerdict {
+  const model = 'offline';
+  if (probe.kind === 'abstention') {
+    return isAbstention(answer)
+      ? { verdict: 'pass', reason: 'rule: the answer abstains', model }
+      : { verdict: 'fail', reason: 'rule: the answer makes a claim instead of abstaining', model };
+  }
+  if (probe.mustInclude.length > 0) {
+    return mustIncludePass(answer, probe.mustInclude)
+      ? { verdict: 'pass', reason: 'rule: every must_include entry is present', model }
+      : { verdict: 'fail', reason: 'rule: a must_include entry is missing', model };
+  }
+  const f1 = tokenF1(answer, probe.answer);
+  const shown = f1.toFixed(2);
+  return f1 >= OFFLINE_F1_THRESHOLD
+    ? { verdict: 'pass', reason: `rule: token F1 ${shown} ≥ ${OFFLINE_F1_THRESHOLD}`, model }
+    : { verdict: 'fail', reason: `rule: token F1 ${shown} < ${OFFLINE_F1_THRESHOLD}`, model };
+}
+
+export type AnswerJudge = LlmAnswerJudge | OfflineAnswerJudge;
+
+/** `offline` gives the rule; any other spec needs the judge `Model` built for it. */
+export function createAnswerJudge(spec: string, model?: Model): AnswerJudge {
+  if (spec === 'offline') return new OfflineAnswerJudge();
+  if (!model) throw new Error(`judge "${spec}" needs a model; build it with createModel first`);
+  return new LlmAnswerJudge(model);
+}

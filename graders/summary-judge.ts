@@ -1,0 +1,335 @@
+// Summary judges. The LLM judge follows DeepEval's summarization metric: coverage
+// is asked as fixed yes/no questions built from the transcript's facts (so scores
+// stay comparable night to night), alignment as claim-by-claim support, and
+// score = min(coverage, alignment). The offline judge derives the same fields
+// from the deterministic checks.
+import { z } from 'zod';
+import { userMessage } from '../harness/items.js';
+import type { JsonSchemaFormat, Model } from '../harness/model.js';
+import { modelForRepeat } from '../harness/models.js';
+import type { Fact, SummaryGrades, SummaryJudgement } from '../harness/types.js';
+import { parseJsonReply } from './answer-judge.js';
+import { summaryDrift } from './drift.js';
+import {
+  checkSummary,
+  dueFacts,
+  parsePromptHeadings,
+  renderTurns,
+  unsupportedIdentifiers,
+  summarySource,
+  type SummaryCheckOptions,
+} from './summary-checks.js';
+import type { Grader, SummaryInput } from './types.js';
+
+export interface CoverageQuestion {
+  factId: string;
+  question: string;
+}
+
+/** The fixed coverage question for a fact; its wording never depends on the summary. */
+export function coverageQuestion(fact: Fact): CoverageQuestion {
+  const also = fact.aliases.length > 0 ? ` (also written ${fact.aliases.map((a) => `"${a}"`).join(', ')})` : '';
+  return { factId: fact.id, question: `Does the summary state that ${fact.text}${also}?` };
+}
+
+export function coverageQuestions(input: SummaryInput): CoverageQuestion[] {
+  return dueFacts(input.transcript.facts, input.summary.coveredTurns).map(coverageQuestion);
+}
+
+export const SUMMARY_VERDICT_FORMAT: JsonSchemaFormat = {
+  name: 'summary_verdict',
+  schema: {
+    type: 'object',
+    properties: {
+      coverage: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { id: { type: 'string' }, answer: { type: 'string', enum: ['yes', 'no'] } },
+          required: ['id', 'answer'],
+          additionalProperties: false,
+        },
+      },
+      claims: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            claim: { type: 'string' },
+            verdict: { type: 'string', enum: ['supported', 'unsupported', 'contradicted'] },
+          },
+          required: ['claim', 'verdict'],
+          additionalProperties: false,
+        },
+      },
+      temporal: verdictWithReason(),
+      format: verdictWithReason(),
+      overall: { type: 'integer', enum: [1, 2, 3, 4, 5] },
+      reasons: {
+        type: 'object',
+        properties: { coverage: { type: 'string' }, faithfulness: { type: 'string' }, overall: { type: 'string' } },
+        required: ['coverage', 'faithfulness', 'overall'],
+        additionalProperties: false,
+      },
+    },
+    required: ['coverage', 'claims', 'temporal', 'format', 'overall', 'reasons'],
+    additionalProperties: false,
+  },
+};
+
+function verdictWithReason(): Record<string, unknown> {
+  return {
+    type: 'object',
+    properties: { verdict: { type: 'string', enum: ['yes', 'no'] }, reason: { type: 'string' } },
+    required: ['verdict', 'reason'],
+    additionalProperties: false,
+  };
+}
+
+const yesNo = z.enum(['yes', 'no']);
+const summaryVerdictSchema = z
+  .object({
+    coverage: z.array(z.object({ id: z.string(), answer: yesNo }).strict()),
+    claims: z.array(z.object({ claim: z.string(), verdict: z.enum(['supported', 'unsupported', 'contradicted']) }).strict()),
+    temporal: z.object({ verdict: yesNo, reason: z.string() }).strict(),
+    format: z.object({ verdict: yesNo, reason: z.string() }).strict(),
+    overall: z.number().int().min(1).max(5),
+    reasons: z.object({ coverage: z.string(), faithfulness: z.string(), overall: z.string() }).strict(),
+  })
+  .strict();
+
+type SummaryVerdict = z.infer<typeof summaryVerdictSchema>;
+
+const JUDGE_SYSTEM = [
+  'You evaluate a summary of the earlier part of a support conversation. The summary replaces that part in the assistant\'s memory.',
+  'Work only from the SOURCE. Do the following and reply with one JSON object:',
+  '- coverage: answer every numbered question with "yes" only if the summary states that fact (same value; wording may differ). Use the question ids given.',
+  '- claims: split the summary into its factual claims; mark each "supported" by the source, "unsupported" (not in the source: invented) or "contradicted" (the source says otherwise).',
+  '- temporal: "yes" when every fact that changed is given with its latest value as current and events are in the right order; otherwise "no".',
+  '- format: "yes" when every required heading is present and the summary keeps within the word limit; otherwise "no".',
+  '- overall: 1 (useless or misleading) to 5 (complete, faithful, well-formed) for continuing the conversation from the summary alone.',
+  '- reasons: one or two sentences each for coverage, faithfulness and overall.',
+].join('\n');
+
+/** The user message the summary judge receives. */
+export function summaryJudgePrompt(input: SummaryInput, questions: CoverageQuestion[], wordLimit: number): string {
+  const source = input.summary.request.user || renderTurns(input.transcript, input.summary.coveredTurns);
+  const headings = parsePromptHeadings(input.summary.request.system);
+  const numbered = questions.map((q) => `[${q.factId}] ${q.question}`);
+  return [
+    'SOURCE (the conversation the summary replaces):',
+    source,
+    '',
+    'SUMMARY:',
+    input.summary.text,
+    '',
+    'COVERAGE QUESTIONS:',
+    numbered.length > 0 ? numbered.join('\n') : '(none: reply with an empty coverage list)',
+    '',
+    `REQUIRED HEADINGS: ${headings.length > 0 ? headings.join(' | ') : '(none)'}`,
+    `WORD LIMIT: ${wordLimit}`,
+  ].join('\n');
+}
+
+export interface LlmSummaryJudgeOptions {
+  wordLimit: number;
+  /**
+   * Calls per summary. Yes/no answers take the majority (a tie counts as "no");
+   * faithfulness and overall take the median. Each sample is cached apart
+   * (`modelForRepeat`); at temperature 0 samples differ only as much as the
+   * server is nondeterministic.
+   */
+  samples?: number;
+  maxOutputTokens?: number;
+}
+
+/** One structured verdict per sample, folded into a `SummaryJudgement`. */
+export class LlmSummaryJudge implements Grader<SummaryInput, SummaryJudgement> {
+  readonly name = 'llm-summary-judge';
+  private readonly samples: number;
+
+  constructor(
+    private readonly model: Model,
+    private readonly options: LlmSummaryJudgeOptions,
+  ) {
+    this.samples = Math.max(1, Math.floor(options.samples ?? 1));
+  }
+
+  get modelId(): string {
+    return this.model.id;
+  }
+
+  async grade(input: SummaryInput): Promise<SummaryJudgement> {
+    const questions = coverageQuestions(input);
+    const prompt = summaryJudgePrompt(input, questions, this.options.wordLimit);
+    const verdicts: SummaryVerdict[] = [];
+    for (let i = 0; i < this.samples; i++) {
+      const one = await this.sample(modelForRepeat(this.model, i), prompt, questions);
+      // One failed sample fails the judgement: a partial vote could turn a failure into a pass.
+      if (typeof one === 'string') return judgementError(this.model.id, one);
+      verdicts.push(one);
+    }
+    return combine(this.model.id, questions, verdicts);
+  }
+
+  private async sample(model: Model, prompt: string, questions: CoverageQuestion[]): Promise<SummaryVerdict | string> {
+    const result = await model.complete({
+      system: JUDGE_SYSTEM,
+      input: [userMessage(prompt)],
+      temperature: 0,
+      maxOutputTokens: this.options.maxOutputTokens ?? 1500,
+      responseFormat: SUMMARY_VERDICT_FORMAT,
+      purpose: 'judge',
+    });
+    if (result.error) return `judge call failed: ${result.error}`;
+    const parsed = parseJsonReply(result.output, summaryVerdictSchema);
+    if (!parsed.ok) return parsed.reason;
+    const answered = new Set(parsed.value.coverage.map((c) => c.id));
+    const skipped = questions.filter((q) => !answered.has(q.factId)).map((q) => q.factId);
+    if (skipped.length > 0) return `reply skipped coverage questions: ${skipped.join(', ')}`;
+    return parsed.value;
+  }
+}
+
+export function judgementError(model: string, error: string): SummaryJudgement {
+  return {
+    model,
+    coverage: 0,
+    faithfulness: 0,
+    temporal: 0,
+    format: 0,
+    overall: 0,
+    score: 0,
+    invented: [],
+    reasons: {},
+    error,
+  };
+}
+
+function majority(votes: boolean[]): boolean {
+  return votes.filter(Boolean).length * 2 > votes.length;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function alignment(v: SummaryVerdict): number {
+  if (v.claims.length === 0) return 1;
+  return v.claims.filter((c) => c.verdict === 'supported').length / v.claims.length;
+}
+
+function combine(model: string, questions: CoverageQuestion[], verdicts: SummaryVerdict[]): SummaryJudgement {
+  const yesFor = (v: SummaryVerdict, id: string): boolean => v.coverage.some((c) => c.id === id && c.answer === 'yes');
+  const covered = questions.filter((q) => majority(verdicts.map((v) => yesFor(v, q.factId))));
+  const coverage = questions.length === 0 ? 1 : covered.length / questions.length;
+  const aligns = verdicts.map(alignment);
+  const faithfulness = median(aligns);
+  // Lists and free text come from the sample whose alignment is the (lower) median.
+  const order = aligns.map((a, i) => ({ a, i })).sort((x, y) => x.a - y.a);
+  const pick = verdicts[order[Math.floor((order.length - 1) / 2)].i];
+  const temporal = majority(verdicts.map((v) => v.temporal.verdict === 'yes')) ? 1 : 0;
+  const format = majority(verdicts.map((v) => v.format.verdict === 'yes')) ? 1 : 0;
+  const missing = questions.filter((q) => !covered.includes(q)).map((q) => q.factId);
+  return {
+    model,
+    coverage,
+    faithfulness,
+    temporal,
+    format,
+    overall: median(verdicts.map((v) => v.overall)),
+    score: Math.min(coverage, faithfulness),
+    invented: pick.claims.filter((c) => c.verdict !== 'supported').map((c) => `${c.verdict}: ${c.claim}`),
+    reasons: {
+      coverage: `${pick.reasons.coverage}${missing.length > 0 ? ` (not covered: ${missing.join(', ')})` : ''}`,
+      faithfulness: pick.reasons.faithfulness,
+      temporal: pick.temporal.reason,
+      format: pick.format.reason,
+      overall: pick.reasons.overall,
+    },
+  };
+}
+
+/**
+ * The offline summary judge is a fixed rule over the deterministic checks, not a
+ * language model:
+ * - coverage = share of due facts found in the summary (`factCoverage`);
+ * - faithfulness = share of identifiers/numbers in the summary found in the source;
+ * - temporal = 0 when a superseded fact is stated without its update, else 1;
+ * - format = 1 when no required heading is missing and the word limit holds, else 0;
+ * - overall = 1 + round(4 × score), minus one point for a stale fact and one
+ *   for a format failure, never below 1: a summary is as useful as the weaker
+ *   of coverage and faithfulness (a confident wrong value misleads);
+ * - score = min(coverage, faithfulness).
+ */
+export class OfflineSummaryJudge implements Grader<SummaryInput, SummaryJudgement> {
+  readonly name = 'offline-summary-rule';
+  readonly modelId = 'offline';
+
+  constructor(private readonly options: SummaryCheckOptions) {}
+
+  async grade(input: SummaryInput): Promise<SummaryJudgement> {
+    const checks = checkSummary(input.transcript, input.summary, this.options);
+    const ids = unsupportedIdentifiers(input.summary.text, summarySource(input.transcript, input.summary));
+    const coverage = checks.factCoverage;
+    const faithfulness = ids.checked === 0 ? 1 : 1 - ids.unsupported.length / ids.checked;
+    const temporal = checks.staleFacts.length === 0 ? 1 : 0;
+    const format = checks.headingsMissing.length === 0 && !checks.overLimit ? 1 : 0;
+    const score = Math.min(coverage, faithfulness);
+    return {
+      model: 'offline',
+      coverage,
+      faithfulness,
+      temporal,
+      format,
+      overall: offlineOverall(score, temporal, format),
+      score,
+      invented: ids.unsupported,
+      reasons: {
+        coverage: checks.factsMissing.length > 0 ? `rule: facts missing: ${checks.factsMissing.join(', ')}` : 'rule: every due fact is present',
+        faithfulness:
+          ids.unsupported.length > 0
+            ? `rule: identifiers not in the source: ${ids.unsupported.join(', ')}`
+            : `rule: all ${ids.checked} identifiers appear in the source`,
+        temporal: temporal ? 'rule: no stale fact' : `rule: stated without their update: ${checks.staleFacts.join(', ')}`,
+        format: formatReason(checks.headingsMissing, checks.words, checks.wordLimit),
+        overall: 'rule: 1 + round(4 × min(coverage, faithfulness)), −1 for a stale fact, −1 for format, at least 1',
+      },
+    };
+  }
+}
+
+export function offlineOverall(score: number, temporal: number, format: number): number {
+  return Math.max(1, 1 + Math.round(4 * score) - (1 - temporal) - (1 - format));
+}
+
+function formatReason(missing: string[], words: number, limit: number): string {
+  const parts: string[] = [];
+  if (missing.length > 0) parts.push(`headings missing: ${missing.join(', ')}`);
+  if (words > limit) parts.push(`${words} words > ${limit}`);
+  return parts.length > 0 ? `rule: ${parts.join('; ')}` : `rule: headings present, ${words}/${limit} words`;
+}
+
+export type SummaryJudge = LlmSummaryJudge | OfflineSummaryJudge;
+
+/** `offline` gives the rule; any other spec needs the judge `Model` built for it. */
+export function createSummaryJudge(spec: string, options: LlmSummaryJudgeOptions, model?: Model): SummaryJudge {
+  if (spec === 'offline') return new OfflineSummaryJudge({ wordLimit: options.wordLimit });
+  if (!model) throw new Error(`judge "${spec}" needs a model; build it with createModel first`);
+  return new LlmSummaryJudge(model, options);
+}
+
+/** Every grade of one summary: the checks always, the judge when given, drift when there is a previous summary. */
+export async function gradeSummary(
+  input: SummaryInput,
+  options: SummaryCheckOptions,
+  judge?: Grader<SummaryInput, SummaryJudgement>,
+): Promise<SummaryGrades> {
+  const grades: SummaryGrades = { checks: checkSummary(input.transcript, input.summary, options) };
+  if (input.summary.error) return grades;
+  if (judge) grades.judge = await judge.grade(input);
+  if (input.previous && !input.previous.error) grades.drift = summaryDrift(input.transcript, input.previous, input.summary);
+  return grades;
+}
