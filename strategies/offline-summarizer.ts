@@ -1,0 +1,276 @@
+// A deterministic, extractive summarizer: no model, no network. It selects
+// sentences of the conversation and files them under the cookbook prompt's
+// headings. It is a documented algorithm, not a language model.
+import { userMessage } from '../harness/items.js';
+import { normalizeText } from '../harness/normalize.js';
+import { TokenCounter } from '../harness/tokens.js';
+import type { AgentInputItem } from '../harness/types.js';
+import type { Summarizer, SummaryOutput } from './base.js';
+import type { SummarizerOptions } from './registry.js';
+import { buildSummaryInput, loadSummaryPrompt, SUMMARY_SHADOW } from './summary-input.js';
+
+/** The cookbook prompt's section headings, in its order. */
+export const SUMMARY_HEADINGS = [
+  'Product & Environment',
+  'Reported Issue',
+  'Steps Tried & Results',
+  'Identifiers',
+  'Timeline Milestones',
+  'Tool Performance Insights',
+  'Current Status & Blockers',
+  'Next Recommended Step',
+] as const;
+
+export type SummaryHeading = (typeof SUMMARY_HEADINGS)[number];
+
+export interface Statement {
+  text: string;
+  role: string;
+  /** Position in the conversation; larger is newer. */
+  order: number;
+  score: number;
+  section: SummaryHeading;
+}
+
+const MAX_STATEMENT_WORDS = 40;
+const EMPTY_SECTION = '  - none';
+
+const EMAIL = /[\w.+-]+@[\w-]+(\.[\w-]+)+/;
+const URL_RE = /\bhttps?:\/\/\S+/i;
+const VERSION = /^v?\d+(\.\d+)+$/i;
+const DATE_TIME =
+  /\b(\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|\d{1,2}\/\d{1,2}(\/\d{2,4})?|jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(tember)?|oct(ober)?|nov(ember)?|dec(ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|yesterday|tomorrow|ago|last (week|month|night))\b/i;
+const DECISION =
+  /\b(decided|decide|agreed|agree|chose|choose|switch(ed)?|instead|changed?|moved?|upgraded?|downgraded?|cancel(l?ed)?|confirm(ed)?|resolved|prefer(s|red)?|will|going to|plan(ned)?|now|no longer|actually|correction|updated?)\b/i;
+const PROBLEM = /\b(errors?|fail\w*|won't|can't|cannot|not working|broken|still|crash\w*|blink\w*|overheat\w*)\b/i;
+const ID_KEYWORD = /\b(ticket|serial|order|account|case|invoice|reference|ref|id|imei|sku|booking|confirmation)\b/i;
+const STEP = /\b(tried|try|reset|restart(ed)?|reboot(ed)?|reinstall(ed)?|install(ed)?|updated?|checked|ran|done|cleared|replaced|disabled|enabled|ran)\b/i;
+const STATUS = /\b(still|now|pending|blocked|blockers?|resolved|fixed|works|working|waiting|unresolved)\b/i;
+const ISSUE = /\b(errors?|fail\w*|won't|can't|cannot|not|issues?|problems?|broken|crash\w*|blink\w*|overheat\w*)\b/i;
+const HEADING_LINE = /^[•*#\s]*([A-Z][A-Za-z &]+):\s*$/;
+
+function tokens(text: string): string[] {
+  return text
+    .split(/\s+/)
+    .map((t) => t.replace(/^[^\p{L}\p{N}#]+|[^\p{L}\p{N}]+$/gu, ''))
+    .filter((t) => t.length > 0);
+}
+
+function isIdentifier(token: string): boolean {
+  if (token.startsWith('#') && /\d/.test(token)) return true;
+  if (VERSION.test(token)) return false;
+  return /\p{L}/u.test(token) && /\d/.test(token);
+}
+
+function isCode(token: string): boolean {
+  return /[-_]/.test(token) && /\p{L}/u.test(token) && /\d/.test(token);
+}
+
+function wordCount(text: string): number {
+  return text.split(/\s+/).filter((w) => w.length > 0).length;
+}
+
+/**
+ * Scores one sentence; sentences scoring 2 or more are candidates.
+ * - identifiers (a token mixing letters and digits, `#123`, emails, URLs): +3 each, at most +6
+ * - numbers and versions (`42`, `v1.0.3`): +2 each, at most +4
+ * - dates and times (`2025-03-02`, `10:32`, month and day names, `yesterday`): +2
+ * - names (capitalised words not opening the sentence, other than `I`): +1 each, at most +3
+ * - decisions and changes (`decided`, `switched`, `instead`, `now`, `will`, …): +2
+ * - problem words (`error`, `failing`, `won't`, `still`): +1
+ * - said by the user, a tool or an earlier summary: +1 (that is where facts come from)
+ * - an assistant question: −3 (it asks for facts, it states none)
+ */
+export function scoreSentence(text: string, role: string): number {
+  const words = tokens(text);
+  let ids = 0;
+  let numbers = 0;
+  let names = 0;
+  words.forEach((w, i) => {
+    if (isIdentifier(w)) ids += 1;
+    else if (/^\d+([.,:]\d+)*$/.test(w) || VERSION.test(w)) numbers += 1;
+    else if (i > 0 && w !== 'I' && /^\p{Lu}/u.test(w)) names += 1;
+  });
+  if (EMAIL.test(text) || URL_RE.test(text)) ids += 1;
+  let score = Math.min(ids * 3, 6) + Math.min(numbers * 2, 4) + Math.min(names, 3);
+  if (DATE_TIME.test(text)) score += 2;
+  if (DECISION.test(text)) score += 2;
+  if (PROBLEM.test(text)) score += 1;
+  if (role === 'USER' || role === 'TOOL' || role === 'TOOL_CALL' || role === 'SUMMARY') score += 1;
+  if (role === 'ASSISTANT' && text.trim().endsWith('?')) score -= 3;
+  return score;
+}
+
+/** Files a sentence under one heading: the first rule that matches wins. */
+export function sectionFor(text: string, role: string): SummaryHeading {
+  const words = tokens(text);
+  if (role === 'TOOL' || role === 'TOOL_CALL') return 'Tool Performance Insights';
+  if (DATE_TIME.test(text) && /\d/.test(text)) return 'Timeline Milestones';
+  if (EMAIL.test(text) || words.some((w) => isCode(w) || w.startsWith('#')) || (ID_KEYWORD.test(text) && /\d/.test(text))) {
+    return 'Identifiers';
+  }
+  if (words.some((w) => VERSION.test(w))) return 'Product & Environment';
+  if (STEP.test(text)) return 'Steps Tried & Results';
+  if (STATUS.test(text)) return 'Current Status & Blockers';
+  if (ISSUE.test(text)) return 'Reported Issue';
+  return 'Product & Environment';
+}
+
+function sentences(text: string): string[] {
+  return text
+    .split(/\n+/)
+    .flatMap((line) => line.split(/(?<=[.!?])\s+(?=["'(\p{Lu}\p{N}])/u))
+    .map((s) => s.replace(/^\s*([-*]|\d+[.)])\s+/, '').trim())
+    .filter((s) => s.length > 0);
+}
+
+function capWords(text: string): string {
+  const words = text.split(/\s+/);
+  return words.length <= MAX_STATEMENT_WORDS ? text : `${words.slice(0, MAX_STATEMENT_WORDS).join(' ')} …`;
+}
+
+function asHeading(line: string): SummaryHeading | undefined {
+  const m = HEADING_LINE.exec(line.trim());
+  const name = m?.[1]?.trim();
+  return SUMMARY_HEADINGS.find((h) => h === name);
+}
+
+/** Statements of one item; an earlier structured summary keeps its own sections. */
+function itemStatements(role: string, text: string, next: () => number): Statement[] {
+  if (role === 'USER' && text.trim() === SUMMARY_SHADOW) return [];
+  const out: Statement[] = [];
+  const lines = text.split('\n');
+  const structured = lines.some((l) => asHeading(l) !== undefined);
+  let section: SummaryHeading | undefined;
+  for (const line of lines) {
+    const heading = asHeading(line);
+    if (heading) {
+      section = heading;
+      continue;
+    }
+    for (const sentence of sentences(line)) {
+      if (structured && /^(none|unverified)\.?$/i.test(sentence)) continue;
+      const who = structured && section ? 'SUMMARY' : role;
+      const cleaned = role === 'TOOL' ? sentence.replace(/[{}"]/g, '').replace(/,(?=\S)/g, ', ').replace(/(?<=\p{L}):(?=\S)/gu, ': ') : sentence;
+      out.push({
+        text: capWords(cleaned),
+        role: who,
+        order: next(),
+        score: scoreSentence(cleaned, who),
+        section: structured && section ? section : sectionFor(cleaned, role),
+      });
+    }
+  }
+  return out;
+}
+
+/** Splits the summarizer's own input lines (`ROLE: text`) into statements, oldest first. */
+function statementsOf(items: AgentInputItem[], toolTrimLimit: number): Statement[] {
+  let order = 0;
+  const next = (): number => order++;
+  const out: Statement[] = [];
+  for (const item of items) {
+    // Each item is read from exactly the line the request carries, trims included.
+    const line = buildSummaryInput([item], toolTrimLimit);
+    const colon = line.indexOf(': ');
+    if (colon < 0) continue;
+    out.push(...itemStatements(line.slice(0, colon), line.slice(colon + 2), next));
+  }
+  return out;
+}
+
+/** Keeps only the newest copy of statements that say the same thing. */
+function latestCopies(statements: Statement[]): Statement[] {
+  const seen = new Set<string>();
+  const kept: Statement[] = [];
+  for (let i = statements.length - 1; i >= 0; i--) {
+    const key = normalizeText(statements[i].text);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push(statements[i]);
+  }
+  return kept.reverse();
+}
+
+/** The newest assistant advice (not a question) becomes the next step. */
+function nextStep(statements: Statement[]): Statement | undefined {
+  for (let i = statements.length - 1; i >= 0; i--) {
+    const s = statements[i];
+    if (s.section === 'Next Recommended Step') return s;
+    if (s.role === 'ASSISTANT' && !s.text.endsWith('?')) return { ...s, section: 'Next Recommended Step' };
+  }
+  return undefined;
+}
+
+function render(chosen: Statement[]): string {
+  const blocks = SUMMARY_HEADINGS.map((heading) => {
+    const lines = chosen
+      .filter((s) => s.section === heading)
+      .sort((a, b) => a.order - b.order)
+      .map((s) => `  - ${s.text}`);
+    return [`• ${heading}:`, ...(lines.length > 0 ? lines : [EMPTY_SECTION])].join('\n');
+  });
+  return blocks.join('\n\n');
+}
+
+/**
+ * Picks statements for the summary within `wordLimit` words (every
+ * white-space separated token of the output counts, headings and bullets
+ * included). The next step is reserved first; the rest go by score, and on
+ * equal scores the newer statement wins, so the latest value of a changed fact
+ * survives when space runs out. Duplicates keep only their newest copy. The
+ * headings are always written, even if they alone exceed a tiny limit.
+ */
+export function extractiveSummary(statements: Statement[], wordLimit: number): string {
+  const unique = latestCopies(statements);
+  const step = nextStep(unique);
+  const candidates = unique
+    .filter((s) => s !== step && s.section !== 'Next Recommended Step')
+    .filter((s) => s.score >= 2)
+    .sort((a, b) => b.score - a.score || b.order - a.order);
+  const chosen: Statement[] = [];
+  const filled = new Set<SummaryHeading>();
+  let words = wordCount(render([]));
+  const tryAdd = (s: Statement): void => {
+    // A section's first bullet replaces its "- none" line.
+    const cost = wordCount(s.text) + 1 - (filled.has(s.section) ? 0 : wordCount(EMPTY_SECTION));
+    if (words + cost > wordLimit) return;
+    words += cost;
+    filled.add(s.section);
+    chosen.push(s);
+  };
+  if (step) tryAdd(step);
+  for (const s of candidates) tryAdd(s);
+  return render(chosen);
+}
+
+export class OfflineSummarizer implements Summarizer {
+  readonly label = 'offline-extractive';
+  private readonly options: SummarizerOptions;
+  private readonly counter: TokenCounter;
+
+  constructor(options: SummarizerOptions, counter: TokenCounter = new TokenCounter()) {
+    this.options = options;
+    this.counter = counter;
+  }
+
+  async summarize(items: AgentInputItem[]): Promise<SummaryOutput> {
+    const started = performance.now();
+    const prompt = loadSummaryPrompt(this.options.prompt);
+    const user = buildSummaryInput(items, this.options.tool_trim_limit);
+    const summary = extractiveSummary(statementsOf(items, this.options.tool_trim_limit), this.options.word_limit);
+    return {
+      userShadow: SUMMARY_SHADOW,
+      summary,
+      request: { system: prompt.text, user },
+      // Counted as a model would bill the same request and reply.
+      usage: {
+        inputTokens: this.counter.request(prompt.text, [userMessage(user)]),
+        outputTokens: this.counter.text(summary),
+      },
+      durationMs: performance.now() - started,
+      promptPath: prompt.path,
+      promptHash: prompt.hash,
+    };
+  }
+}

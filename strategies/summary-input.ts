@@ -1,0 +1,68 @@
+// What every summarizer sends: the cookbook's LLMSummarizer input (one
+// `ROLE: text` line per item) under a summary prompt loaded from a file, so a
+// prompt change shows up as a diff and a hash in reports.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { fileProblem, InputError } from '../harness/errors.js';
+import { itemLabel, itemText } from '../harness/items.js';
+import type { AgentInputItem } from '../harness/types.js';
+import { DEFAULT_SUMMARIZER, type StrategyOptions, type SummarizerOptions } from './registry.js';
+
+/** The synthetic user line that precedes a summary (the cookbook's shadow prompt). */
+export const SUMMARY_SHADOW = 'Summarize the conversation we had so far.';
+
+/** The cookbook's SUMMARY_PROMPT, shipped verbatim next to this module. */
+export const DEFAULT_SUMMARY_PROMPT_PATH = fileURLToPath(new URL('./prompts/cookbook-summary.md', import.meta.url));
+
+export interface SummaryPrompt {
+  text: string;
+  path: string;
+  /** First 12 hex digits of the sha256 of the text. */
+  hash: string;
+}
+
+const prompts = new Map<string, SummaryPrompt>();
+
+/** Reads a summary prompt file once per path; the default is the cookbook prompt. */
+export function loadSummaryPrompt(path: string = DEFAULT_SUMMARY_PROMPT_PATH): SummaryPrompt {
+  const hit = prompts.get(path);
+  if (hit) return hit;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : String(err);
+    throw new InputError([fileProblem(path, `cannot read the summary prompt (${reason})`)]);
+  }
+  const hash = createHash('sha256').update(text).digest('hex').slice(0, 12);
+  const prompt = { text, path, hash };
+  prompts.set(path, prompt);
+  return prompt;
+}
+
+function snippet(item: AgentInputItem, toolTrimLimit: number): string | undefined {
+  const label = itemLabel(item);
+  let text = itemText(item).trim();
+  if (text.length === 0) return undefined;
+  // Tool outputs can be huge; the cookbook keeps only their head.
+  if (label === 'TOOL' && text.length > toolTrimLimit) text = `${text.slice(0, toolTrimLimit)} …`;
+  return `${label}: ${text}`;
+}
+
+/** The summarizer's user content: one `ROLE: text` line per item with text. */
+export function buildSummaryInput(items: AgentInputItem[], toolTrimLimit: number): string {
+  const lines: string[] = [];
+  for (const item of items) {
+    const line = snippet(item, toolTrimLimit);
+    if (line !== undefined) lines.push(line);
+  }
+  return lines.join('\n');
+}
+
+/** The `summarizer:` option of a strategy, or the defaults when it was not given. */
+export function summarizerOptionsOf(options: StrategyOptions): SummarizerOptions {
+  const value = options.summarizer;
+  if (typeof value === 'object' && value !== null) return { ...DEFAULT_SUMMARIZER, ...value };
+  return { ...DEFAULT_SUMMARIZER };
+}

@@ -1,0 +1,185 @@
+// Ephemeral compaction to a token budget: the stored history is never touched;
+// the view drops whole turns from the oldest side once it grows past a high
+// watermark, down to a low watermark, and stays put until the next compaction.
+import { callIdOf, dropOrphanToolItems, itemRole, itemType, turnStarts } from '../harness/items.js';
+import type { TokenCounter } from '../harness/tokens.js';
+import type { AgentInputItem } from '../harness/types.js';
+import { MemoryStrategy, type ProtectPredicate } from './base.js';
+import { optionalNum, type StrategyDefinition, type StrategyOptions } from './registry.js';
+
+export interface TokenBudgetSettings {
+  /** Tokens the prompt (instructions + view) may use. */
+  budget: number;
+  preserveSystem: boolean;
+  /** Compact when the prompt exceeds this share of the budget. */
+  compactAt: number;
+  /** …down to at most this share of the budget. */
+  compactTo: number;
+}
+
+/** `max_tokens`, or `context_window − max_output − safety_margin`. */
+export function budgetOf(options: StrategyOptions): number | undefined {
+  const maxTokens = optionalNum(options, 'max_tokens');
+  if (maxTokens !== undefined) return maxTokens;
+  const window = optionalNum(options, 'context_window');
+  if (window === undefined) return undefined;
+  return window - (optionalNum(options, 'max_output') ?? 0) - (optionalNum(options, 'safety_margin') ?? 0);
+}
+
+export class TokenBudgetStrategy extends MemoryStrategy {
+  readonly settings: TokenBudgetSettings;
+  private readonly counter: TokenCounter;
+  private readonly instructions: string | undefined;
+  private readonly protect: ProtectPredicate;
+  /** The predicate may scan text for facts; each item is judged once. */
+  private readonly protectedCache = new WeakMap<object, boolean>();
+  /** Full-history index of the oldest turn in the view; older turns are cut. */
+  private cut = 0;
+  /** Survivors of the last cut asked for; history before a cut only changes by pop or clear. */
+  private survivors: { cut: number; items: AgentInputItem[] } | undefined;
+
+  constructor(
+    settings: TokenBudgetSettings,
+    ctx: { counter: TokenCounter; instructions?: string; protect?: ProtectPredicate },
+    sessionId?: string,
+  ) {
+    super(sessionId);
+    this.settings = settings;
+    this.counter = ctx.counter;
+    this.instructions = ctx.instructions;
+    this.protect = ctx.protect ?? (() => false);
+  }
+
+  protected view(): AgentInputItem[] {
+    return this.viewAt(this.cut);
+  }
+
+  /**
+   * Items before `cut` that survive it: system items (when preserved) and
+   * protected items, plus the other half of any protected tool call/result
+   * pair so the view never carries half a pair.
+   */
+  private survivorsBefore(cut: number): AgentInputItem[] {
+    if (this.survivors?.cut === cut) return this.survivors.items;
+    const items = this.scanSurvivors(cut);
+    this.survivors = { cut, items };
+    return items;
+  }
+
+  private scanSurvivors(cut: number): AgentInputItem[] {
+    const before = this.history.slice(0, cut);
+    const keep = before.map(
+      (item) => (this.settings.preserveSystem && itemRole(item) === 'system') || this.isProtected(item),
+    );
+    const pairedIds = new Set<string>();
+    before.forEach((item, i) => {
+      const id = callIdOf(item);
+      if (keep[i] && id) pairedIds.add(id);
+    });
+    return before.filter((item, i) => {
+      if (keep[i]) return true;
+      const id = callIdOf(item);
+      const type = itemType(item);
+      return id !== undefined && pairedIds.has(id) && (type === 'function_call' || type === 'function_call_result');
+    });
+  }
+
+  private isProtected(item: AgentInputItem): boolean {
+    const key = item as object;
+    let hit = this.protectedCache.get(key);
+    if (hit === undefined) {
+      hit = this.protect(item);
+      this.protectedCache.set(key, hit);
+    }
+    return hit;
+  }
+
+  private viewAt(cut: number): AgentInputItem[] {
+    return dropOrphanToolItems([...this.survivorsBefore(cut), ...this.history.slice(cut)]);
+  }
+
+  private tokensAt(cut: number): number {
+    return this.counter.request(this.instructions, this.viewAt(cut));
+  }
+
+  /**
+   * Moves the cut forward turn by turn until the prompt fits the low
+   * watermark. The newest turn is always kept, even when it alone is over
+   * budget: a view without the current question is useless to the model.
+   */
+  private compact(): void {
+    const { budget, compactAt, compactTo } = this.settings;
+    if (this.tokensAt(this.cut) <= compactAt * budget) return;
+    const candidates = turnStarts(this.history).filter((start) => start > this.cut);
+    for (const start of candidates) {
+      this.cut = start;
+      if (this.tokensAt(start) <= compactTo * budget) return;
+    }
+  }
+
+  protected override async afterAdd(): Promise<void> {
+    this.compact();
+  }
+
+  override async popItem(): Promise<AgentInputItem | undefined> {
+    const item = await super.popItem();
+    this.survivors = undefined;
+    if (this.cut >= this.history.length) {
+      // The cut turn is gone; decide again from the full history.
+      this.cut = 0;
+      this.compact();
+    }
+    return item;
+  }
+
+  override async clearSession(): Promise<void> {
+    await super.clearSession();
+    this.cut = 0;
+    this.survivors = undefined;
+  }
+}
+
+function bool(options: StrategyOptions, key: string, fallback: boolean): boolean {
+  const value = options[key];
+  return typeof value === 'boolean' ? value : fallback;
+}
+
+export const tokenBudget: StrategyDefinition = {
+  use: 'token-budget',
+  doc: 'Keeps instructions + view under a token budget by dropping whole oldest turns (at compact_at × budget, down to compact_to × budget); system and protected items stay.',
+  options: {
+    max_tokens: { type: 'int', min: 1, doc: 'Prompt budget in tokens (or give context_window).' },
+    context_window: { type: 'int', min: 1, doc: 'Model context window; budget = context_window − max_output − safety_margin.' },
+    max_output: { type: 'int', min: 0, default: 0, doc: 'Tokens reserved for the reply (with context_window).' },
+    safety_margin: { type: 'int', min: 0, default: 0, doc: 'Extra tokens held back (with context_window).' },
+    preserve_system: { type: 'boolean', default: true, doc: 'Never drop system items.' },
+    compact_at: { type: 'number', min: 0, max: 1, default: 0.9, doc: 'Compact when the prompt exceeds this share of the budget.' },
+    compact_to: { type: 'number', min: 0, max: 1, default: 0.7, doc: 'Compact down to this share of the budget.' },
+  },
+  check: (options) => {
+    const problems: string[] = [];
+    const hasMax = options.max_tokens !== undefined;
+    const hasWindow = options.context_window !== undefined;
+    if (hasMax === hasWindow) problems.push('give exactly one of max_tokens or context_window');
+    const budget = budgetOf(options);
+    if (hasWindow && budget !== undefined && budget < 1) {
+      problems.push(`context_window − max_output − safety_margin must be at least 1 (got ${budget})`);
+    }
+    const at = optionalNum(options, 'compact_at') ?? 0.9;
+    const to = optionalNum(options, 'compact_to') ?? 0.7;
+    if (at <= 0) problems.push('compact_at must be above 0');
+    if (to > at) problems.push(`compact_to (${to}) must not exceed compact_at (${at})`);
+    return problems;
+  },
+  create: (options, ctx) => {
+    const budget = budgetOf(options);
+    if (budget === undefined || budget < 1) throw new Error('token-budget needs max_tokens or context_window');
+    const settings: TokenBudgetSettings = {
+      budget,
+      preserveSystem: bool(options, 'preserve_system', true),
+      compactAt: optionalNum(options, 'compact_at') ?? 0.9,
+      compactTo: optionalNum(options, 'compact_to') ?? 0.7,
+    };
+    return new TokenBudgetStrategy(settings, ctx);
+  },
+};
