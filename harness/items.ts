@@ -25,9 +25,18 @@ export function systemMessage(text: string): AgentInputItem {
   return { type: 'message', role: 'system', content: text };
 }
 
+/**
+ * A turn's timestamp is shown to the model as a `[at] ` prefix of the user
+ * message, as chat products do; otherwise temporal questions that rely on
+ * `at:` could never be answered from the context.
+ */
+export function stampedText(text: string, at: string | undefined): string {
+  return at ? `[${at}] ${text}` : text;
+}
+
 /** Items of one message turn: user, tool call/result pairs in order, assistant. */
 function messageTurnItems(turn: MessageTurn, turnNumber: number): AgentInputItem[] {
-  const items: AgentInputItem[] = [userMessage(turn.user)];
+  const items: AgentInputItem[] = [userMessage(stampedText(turn.user, turn.at))];
   turn.toolCalls.forEach((call, i) => {
     // Call ids must be unique within a conversation so results pair with their calls.
     const callId = `call_t${turnNumber}_${i + 1}`;

@@ -152,7 +152,8 @@ function cutAndSummarized(
   const texts: string[] = [];
   const summarized = new Set<number>();
   for (const event of events) {
-    if (event.error || !view.some((item) => itemText(item) === event.output.summary)) continue;
+    // A strategy may wrap the summary (e.g. under a header); the summary text itself must be in the view.
+    if (event.error || !view.some((item) => itemText(item).includes(event.output.summary))) continue;
     texts.push(event.output.summary);
     for (let t = turns.turnAt(event.firstItem); t <= turns.turnAt(event.lastItem); t++) summarized.add(t);
   }

@@ -1,0 +1,76 @@
+// Builds, once per run, the models and graders the config names: the agent
+// model that answers probes, the judge, summarizers, and their counters.
+import pLimit from 'p-limit';
+import type { SuiteConfig, StrategyConfig } from './config.js';
+import { ModelStats } from './cache.js';
+import { createModel } from './models.js';
+import type { Model } from './model.js';
+import { TokenCounter } from './tokens.js';
+import type { SummaryRecord, Transcript } from './types.js';
+import { createAnswerJudge, type AnswerJudge } from '../graders/answer-judge.js';
+import { createSummaryJudge, gradeSummary, type SummaryJudge } from '../graders/summary-judge.js';
+import type { Summarizer } from '../strategies/base.js';
+import { OfflineSummarizer } from '../strategies/offline-summarizer.js';
+import { createLlmSummarizer } from '../strategies/llm-summarizer.js';
+import { DEFAULT_SUMMARIZER, type SummarizerOptions } from '../strategies/registry.js';
+
+export interface Graders {
+  counter: TokenCounter;
+  agent: 'direct' | 'runner';
+  answerModel: Model;
+  answerJudge: AnswerJudge;
+  makeSummarizer(options: SummarizerOptions): Summarizer;
+  gradeSummary(transcript: Transcript, summary: SummaryRecord, previous: SummaryRecord | undefined, strategy: StrategyConfig): Promise<SummaryRecord>;
+  counts(): { calls: number; cacheHits: number; dedupHits: number; errors: number };
+  model: string;
+  judge: string;
+}
+
+function summarizerOptions(strategy: StrategyConfig): SummarizerOptions {
+  const opts = strategy.options.summarizer;
+  return typeof opts === 'object' && opts ? opts : DEFAULT_SUMMARIZER;
+}
+
+export function buildGraders(config: SuiteConfig): Graders {
+  const stats = new ModelStats();
+  const limit = pLimit(config.concurrency);
+  const models = new Map<string, Model>();
+  const modelFor = (spec: string): Model => {
+    let model = models.get(spec);
+    if (!model) {
+      model = createModel(spec, { providers: config.providers, prices: config.prices, cacheDir: config.cache, limit, stats });
+      models.set(spec, model);
+    }
+    return model;
+  };
+  const answerModel = modelFor(config.model);
+  const judgeModel = config.judge === 'offline' ? undefined : modelFor(config.judge);
+  const summaryJudges = new Map<number, SummaryJudge>();
+  const summaryJudgeFor = (wordLimit: number): SummaryJudge => {
+    let judge = summaryJudges.get(wordLimit);
+    if (!judge) {
+      judge = createSummaryJudge(config.judge, { wordLimit }, judgeModel);
+      summaryJudges.set(wordLimit, judge);
+    }
+    return judge;
+  };
+  return {
+    counter: new TokenCounter(config.model),
+    agent: config.agent,
+    answerModel,
+    answerJudge: createAnswerJudge(config.judge, judgeModel),
+    makeSummarizer: (options) =>
+      options.model === 'offline' ? new OfflineSummarizer(options) : createLlmSummarizer(options, modelFor(options.model)),
+    async gradeSummary(transcript, summary, previous, strategy) {
+      const wordLimit = summarizerOptions(strategy).word_limit;
+      const grades = await gradeSummary({ transcript, summary, previous }, { wordLimit }, summaryJudgeFor(wordLimit));
+      return { ...summary, grades };
+    },
+    counts: () => {
+      const s = stats.snapshot();
+      return { calls: s.calls, cacheHits: s.cacheHits, dedupHits: s.dedupHits, errors: s.errors };
+    },
+    model: config.model,
+    judge: config.judge,
+  };
+}

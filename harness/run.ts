@@ -1,0 +1,232 @@
+// Runs a suite: transcripts × strategies replayed, probes answered and graded,
+// summaries graded, everything journaled as it finishes, reports written at the end.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import pLimit from 'p-limit';
+import type { SuiteConfig, StrategyConfig } from './config.js';
+import { loadSuite } from './transcript.js';
+import { Journal, JOURNAL_FILE, finishedWork, readJournal, writeFileAtomic, type FinishedWork } from './journal.js';
+import { replayTranscript, type ReplayResult } from './replay.js';
+import { TokenCounter } from './tokens.js';
+import { Progress } from './progress.js';
+import { getStrategy } from '../strategies/registry.js';
+import '../strategies/index.js';
+import { buildGraders, type Graders } from './grading.js';
+import { answerProbe } from './probes.js';
+import { runInfo, newRunId } from './run-info.js';
+import { writeReports } from '../reports/index.js';
+import type { ProbeRecord, RunResult, SummaryRecord, Transcript, TurnRecord } from './types.js';
+
+export interface RunOptions {
+  config: SuiteConfig;
+  /** Strategy ids to run (default: all in the config). */
+  only?: string[];
+  /** Resume this run directory instead of starting a new one. */
+  resumeDir?: string;
+  /** Aborts scheduling new work (Ctrl-C); finished work stays journaled. */
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+}
+
+export interface RunOutcome {
+  dir: string;
+  run: RunResult;
+  interrupted: boolean;
+}
+
+interface Job {
+  key: string;
+  transcript: Transcript;
+  strategy: StrategyConfig;
+}
+
+/** Everything a job needs, built once per run. */
+interface RunContext {
+  config: SuiteConfig;
+  graders: Graders;
+  counter: TokenCounter;
+  journal: Journal;
+  done: FinishedWork;
+  progress: Progress;
+  signal?: AbortSignal;
+}
+
+function selectStrategies(config: SuiteConfig, only?: string[]): StrategyConfig[] {
+  if (!only?.length) return config.strategies;
+  const unknown = only.filter((id) => !config.strategies.some((s) => s.id === id));
+  if (unknown.length) {
+    const known = config.strategies.map((s) => s.id).join(', ');
+    throw new Error(`unknown strategy id ${unknown.join(', ')} (configured: ${known})`);
+  }
+  return config.strategies.filter((s) => only.includes(s.id));
+}
+
+const probeKey = (job: string, probe: string, repeat: number): string => `${job}::${probe}::${repeat}`;
+const summaryKey = (job: string, index: number): string => `${job}::summary::${index}`;
+
+async function replayJob(job: Job, ctx: RunContext): Promise<ReplayResult> {
+  const definition = getStrategy(job.strategy.use);
+  if (!definition) throw new Error(`strategy "${job.strategy.use}" is not registered`);
+  return replayTranscript({
+    transcript: job.transcript,
+    strategyId: job.strategy.id,
+    definition,
+    options: job.strategy.options,
+    counter: ctx.counter,
+    makeSummarizer: ctx.graders.makeSummarizer,
+  });
+}
+
+async function gradeSummaries(job: Job, summaries: SummaryRecord[], ctx: RunContext): Promise<SummaryRecord[]> {
+  const graded: SummaryRecord[] = [];
+  for (const summary of summaries) {
+    const key = summaryKey(job.key, summary.index);
+    let record = ctx.done.summaryGrades.get(key);
+    if (!record) {
+      record = await ctx.graders.gradeSummary(job.transcript, summary, graded.at(-1), job.strategy);
+      ctx.journal.append({ type: 'summary-grade', key, record });
+    }
+    graded.push(record);
+    ctx.progress.tick();
+  }
+  return graded;
+}
+
+async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext): Promise<ProbeRecord[]> {
+  const tasks: Promise<ProbeRecord | undefined>[] = [];
+  for (const probeCtx of replay.probes) {
+    for (let r = 1; r <= ctx.config.repeat; r++) {
+      const key = probeKey(job.key, probeCtx.probe.id, r);
+      const finished = ctx.done.probes.get(key);
+      if (finished) {
+        tasks.push(Promise.resolve(finished));
+        continue;
+      }
+      tasks.push(
+        (async () => {
+          if (ctx.signal?.aborted) return undefined;
+          const record = await answerProbe({ transcript: job.transcript, strategy: job.strategy.id, context: probeCtx, repeat: r }, ctx.graders);
+          if (ctx.signal?.aborted && record.error) return undefined;
+          ctx.journal.append({ type: 'probe', key, record });
+          ctx.progress.tick();
+          return record;
+        })(),
+      );
+    }
+  }
+  const records = await Promise.all(tasks);
+  return records.filter((r): r is ProbeRecord => r !== undefined);
+}
+
+interface JobResult {
+  turns: TurnRecord[];
+  summaries: SummaryRecord[];
+  probes: ProbeRecord[];
+  complete: boolean;
+}
+
+/** A job finished before an interruption is rebuilt from the journal, not redone. */
+function journaledJob(job: Job, ctx: RunContext): JobResult | undefined {
+  const replay = ctx.done.replays.get(job.key);
+  if (!ctx.done.jobsDone.has(job.key) || !replay) return undefined;
+  const probes = [...ctx.done.probes.entries()].filter(([k]) => k.startsWith(`${job.key}::`)).map(([, r]) => r);
+  const summaries = replay.summaries.map((s) => ctx.done.summaryGrades.get(summaryKey(job.key, s.index)) ?? s);
+  ctx.progress.tick(probes.length);
+  return { turns: replay.turns, summaries, probes, complete: true };
+}
+
+async function runJob(job: Job, ctx: RunContext): Promise<JobResult> {
+  const journaled = journaledJob(job, ctx);
+  if (journaled) return journaled;
+  const replay = await replayJob(job, ctx);
+  if (!ctx.done.replays.has(job.key)) {
+    ctx.journal.append({ type: 'replay', job: job.key, turns: replay.turns, summaries: replay.summaries });
+  }
+  const summaries = await gradeSummaries(job, replay.summaries, ctx);
+  const probes = await runProbes(job, replay, ctx);
+  const expected = replay.probes.length * ctx.config.repeat;
+  const complete = probes.length === expected && !ctx.signal?.aborted;
+  if (complete) ctx.journal.append({ type: 'job-done', job: job.key });
+  ctx.journal.sync();
+  const turns = ctx.done.replays.get(job.key)?.turns ?? replay.turns;
+  return { turns, summaries, probes, complete };
+}
+
+function buildJobs(transcripts: Transcript[], strategies: StrategyConfig[]): Job[] {
+  const jobs: Job[] = [];
+  for (const strategy of strategies) {
+    for (const transcript of transcripts) jobs.push({ key: `${strategy.id}::${transcript.id}`, transcript, strategy });
+  }
+  return jobs;
+}
+
+function workUnits(jobs: Job[], repeat: number): number {
+  return jobs.reduce((n, job) => n + job.transcript.probes.length * repeat, 0);
+}
+
+/** Orders records the same way whatever order the work finished in, so a resumed run's reports equal an uninterrupted run's. */
+function collect(jobs: Job[], results: JobResult[]): Pick<RunResult, 'turns' | 'probes' | 'summaries'> {
+  const order = (p: ProbeRecord, t: Transcript): number => t.probes.findIndex((q) => q.id === p.probe);
+  const turns: TurnRecord[] = [];
+  const probes: ProbeRecord[] = [];
+  const summaries: SummaryRecord[] = [];
+  results.forEach((res, i) => {
+    const t = jobs[i].transcript;
+    turns.push(...res.turns);
+    summaries.push(...res.summaries);
+    probes.push(...[...res.probes].sort((a, b) => order(a, t) - order(b, t) || a.repeat - b.repeat));
+  });
+  return { turns, probes, summaries };
+}
+
+function prepareDir(config: SuiteConfig, resumeDir: string | undefined): { dir: string; runId: string } {
+  if (resumeDir) {
+    const dir = resolve(resumeDir);
+    if (!existsSync(join(dir, 'run.json'))) throw new Error(`${dir}: not a run directory (no run.json)`);
+    const info = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { info: { runId: string } };
+    return { dir, runId: info.info.runId };
+  }
+  const runId = newRunId(config);
+  const dir = join(config.out, runId);
+  mkdirSync(dir, { recursive: true });
+  return { dir, runId };
+}
+
+export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
+  const { config } = opts;
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const transcripts = await loadSuite(config.datasets, config.baseDir);
+  const strategies = selectStrategies(config, opts.only);
+  const { dir, runId } = prepareDir(config, opts.resumeDir);
+  const graders = buildGraders(config);
+  const info = runInfo(runId, config, strategies, transcripts, graders);
+  writeFileAtomic(join(dir, 'run.json'), JSON.stringify({ info, turns: [], probes: [], summaries: [] }, null, 1));
+
+  const journalPath = join(dir, JOURNAL_FILE);
+  const done = finishedWork(readJournal(journalPath));
+  const journal = new Journal(journalPath);
+  journal.open();
+  const jobs = buildJobs(transcripts, strategies);
+  const progress = new Progress(workUnits(jobs, config.repeat), () => graders.counts());
+  log(`memeval: ${transcripts.length} transcripts × ${strategies.length} strategies, model ${config.model}, judge ${config.judge} → ${dir}`);
+  if (done.probes.size) log(`resuming: ${done.probes.size} probe answers already journaled`);
+
+  const ctx: RunContext = { config, graders, counter: graders.counter, journal, done, progress, signal: opts.signal };
+  const jobLimit = pLimit(Math.max(2, config.concurrency));
+  let results: JobResult[];
+  try {
+    results = await Promise.all(jobs.map((job) => jobLimit(() => runJob(job, ctx))));
+  } finally {
+    progress.finish();
+    journal.close();
+  }
+  const interrupted = Boolean(opts.signal?.aborted) || results.some((r) => !r.complete);
+  const stats = graders.counts();
+  info.calls = { made: stats.calls, cacheHits: stats.cacheHits, dedupHits: stats.dedupHits, errors: stats.errors };
+  info.status = interrupted ? 'interrupted' : 'complete';
+  info.finishedAt = new Date().toISOString();
+  const run: RunResult = { info, ...collect(jobs, results) };
+  writeFileAtomic(join(dir, 'run.json'), JSON.stringify(run, null, 1));
+  if (!interrupted) await writeReports(run, dir);
+  return { dir, run, interrupted };
+}
