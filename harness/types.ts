@@ -200,6 +200,8 @@ export interface ProbeRecord {
   latencyMs?: number;
   cached?: boolean;
   error?: string;
+  /** The exact context sent with the question (instructions and messages as text), for the failures view. */
+  context?: { role: string; text: string }[];
 }
 
 /** A configured strategy as it appears in reports. */
@@ -212,9 +214,13 @@ export interface StrategyInfo {
 /** Everything needed to reproduce and label a run. */
 export interface RunInfo {
   runId: string;
+  /** `running` while journaling; `interrupted` after Ctrl-C (resumable); `complete` at the end. */
+  status: 'running' | 'interrupted' | 'complete' | 'failed';
   startedAt: string;
   finishedAt?: string;
   memevalVersion: string;
+  /** Model calls made, served from cache, and shared by in-flight dedup. */
+  calls?: { made: number; cacheHits: number; dedupHits: number; errors: number };
   node: string;
   packages: Record<string, string>;
   gitSha?: string;

@@ -1,0 +1,231 @@
+// CSV reports: one file per record kind plus a per-strategy summary.
+// Lists are joined with ";" and missing values are empty cells.
+import { join } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import { PROBE_KINDS } from '../harness/types.js';
+import type { ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../harness/types.js';
+import { ATTRIBUTIONS, modelKind, modelLabel, summarize, type StrategySummary } from './aggregate.js';
+import { writeFileAtomic } from './load.js';
+import type { Reporter } from './types.js';
+
+type Cell = string | number | boolean | undefined;
+type Row = Record<string, Cell>;
+
+function list(values: string[] | undefined): string {
+  return (values ?? []).join(';');
+}
+
+function toCsv(rows: Row[], columns: string[]): string {
+  const data = rows.map((r) => columns.map((c) => {
+    const v = r[c];
+    return v === undefined ? '' : typeof v === 'boolean' ? String(v) : v;
+  }));
+  return stringify([columns, ...data]);
+}
+
+function turnRow(t: TurnRecord): Row {
+  return {
+    strategy: t.strategy,
+    transcript: t.transcript,
+    turn: t.turn,
+    full_tokens: t.fullTokens,
+    context_tokens: t.contextTokens,
+    items: t.items,
+    facts_present: list(t.factsPresent),
+    facts_missing: list(t.factsMissing),
+    critical_dropped: list(t.criticalDropped),
+    summaries: t.summaries,
+  };
+}
+
+export const TURN_COLUMNS = ['strategy', 'transcript', 'turn', 'full_tokens', 'context_tokens', 'items', 'facts_present', 'facts_missing', 'critical_dropped', 'summaries'];
+
+function probeRow(p: ProbeRecord, runModel: string): Row {
+  const model = p.model ?? runModel;
+  return {
+    strategy: p.strategy,
+    transcript: p.transcript,
+    probe: p.probe,
+    kind: p.kind,
+    after_turn: p.afterTurn,
+    repeat: p.repeat,
+    model,
+    model_kind: modelKind(model),
+    question: p.question,
+    reference: p.reference,
+    context_items: p.contextItems,
+    // Our tiktoken count next to what the provider billed, so drift between them is visible.
+    context_tokens: p.contextTokens,
+    api_input_tokens: p.usage?.inputTokens,
+    output_tokens: p.usage?.outputTokens,
+    answer: p.answer,
+    exact: p.exact,
+    f1: p.f1,
+    judge_verdict: p.judge?.verdict,
+    judge_reason: p.judge?.reason,
+    judge_model: p.judge?.model,
+    passed: p.passed,
+    attribution: p.attribution,
+    facts_needed: list(p.factsNeeded),
+    facts_present: list(p.factsPresent),
+    facts_missing: list(p.factsMissing),
+    cost: p.cost,
+    latency_ms: p.latencyMs,
+    cached: p.cached,
+    error: p.error,
+  };
+}
+
+export const PROBE_COLUMNS = [
+  'strategy', 'transcript', 'probe', 'kind', 'after_turn', 'repeat', 'model', 'model_kind', 'question', 'reference',
+  'context_items', 'context_tokens', 'api_input_tokens', 'output_tokens', 'answer', 'exact', 'f1', 'judge_verdict',
+  'judge_reason', 'judge_model', 'passed', 'attribution', 'facts_needed', 'facts_present', 'facts_missing', 'cost',
+  'latency_ms', 'cached', 'error',
+];
+
+function summaryRow(s: StrategySummary, model: string): Row {
+  const row: Row = {
+    strategy: s.strategy,
+    use: s.use,
+    model: modelLabel(model),
+    transcripts: s.transcripts,
+    turns: s.turns,
+    mean_context_tokens: s.meanContextTokens,
+    peak_context_tokens: s.peakContextTokens,
+    mean_full_tokens: s.meanFullTokens,
+    compression: s.compression,
+    fact_retention: s.factRetention,
+    critical_drops: s.criticalDrops,
+    turns_with_critical_drop: s.turnsWithCriticalDrop,
+    summaries: s.summariesMade,
+    summary_errors: s.summaryErrors,
+    summary_tokens_in: s.summaryTokensIn,
+    summary_tokens_out: s.summaryTokensOut,
+    probes: s.probes,
+    graded: s.graded,
+    passed: s.passed,
+    accuracy: s.accuracy,
+    accuracy_ci_low: s.accuracyLow,
+    accuracy_ci_high: s.accuracyHigh,
+  };
+  for (const kind of PROBE_KINDS) row[`accuracy_${kind}`] = s.accuracyByKind[kind];
+  Object.assign(row, {
+    mean_f1: s.meanF1,
+    pass_hat_n: s.passHatN,
+    errors: s.errors,
+  });
+  for (const a of ATTRIBUTIONS) row[`attribution_${a}`] = s.attribution[a];
+  Object.assign(row, {
+    input_tokens: s.inputTokens,
+    output_tokens: s.outputTokens,
+    cost: s.cost,
+    latency_mean_ms: s.latencyMean,
+    latency_p50_ms: s.latencyP50,
+    latency_p95_ms: s.latencyP95,
+    judge_overall: s.judgeOverall,
+    judge_coverage: s.judgeCoverage,
+    judge_faithfulness: s.judgeFaithfulness,
+    judge_score: s.judgeScore,
+    judged: s.judged,
+    judge_errors: s.judgeErrors,
+    checks_fact_coverage: s.checksCoverage,
+    unsupported_claims: s.unsupportedClaims,
+    drift_lost: s.driftLost,
+  });
+  return row;
+}
+
+function summariesRow(s: SummaryRecord): Row {
+  const checks = s.grades?.checks;
+  const judge = s.grades?.judge;
+  const drift = s.grades?.drift;
+  return {
+    strategy: s.strategy,
+    transcript: s.transcript,
+    index: s.index,
+    turn: s.turn,
+    covered_from: s.coveredTurns[0],
+    covered_to: s.coveredTurns[1],
+    summarizer: s.summarizer,
+    prompt_path: s.promptPath,
+    prompt_hash: s.promptHash,
+    tokens_in: s.usage.inputTokens,
+    tokens_out: s.usage.outputTokens,
+    duration_ms: s.durationMs,
+    error: s.error,
+    fact_coverage: checks?.factCoverage,
+    facts_kept: list(checks?.factsKept),
+    facts_missing: list(checks?.factsMissing),
+    unsupported: list(checks?.unsupported),
+    words: checks?.words,
+    word_limit: checks?.wordLimit,
+    over_limit: checks?.overLimit,
+    headings_missing: list(checks?.headingsMissing),
+    stale_facts: list(checks?.staleFacts),
+    judge_model: judge?.model,
+    judge_coverage: judge?.coverage,
+    judge_faithfulness: judge?.faithfulness,
+    judge_temporal: judge?.temporal,
+    judge_format: judge?.format,
+    judge_overall: judge?.overall,
+    judge_score: judge?.score,
+    judge_invented: list(judge?.invented),
+    judge_error: judge?.error,
+    drift_lost: list(drift?.lost),
+    drift_changed: list(drift?.changed),
+    drift_reverted: list(drift?.reverted),
+    text: s.text,
+  };
+}
+
+export const SUMMARIES_COLUMNS = [
+  'strategy', 'transcript', 'index', 'turn', 'covered_from', 'covered_to', 'summarizer', 'prompt_path', 'prompt_hash',
+  'tokens_in', 'tokens_out', 'duration_ms', 'error', 'fact_coverage', 'facts_kept', 'facts_missing', 'unsupported',
+  'words', 'word_limit', 'over_limit', 'headings_missing', 'stale_facts', 'judge_model', 'judge_coverage',
+  'judge_faithfulness', 'judge_temporal', 'judge_format', 'judge_overall', 'judge_score', 'judge_invented',
+  'judge_error', 'drift_lost', 'drift_changed', 'drift_reverted', 'text',
+];
+
+export function turnsCsv(run: RunResult): string {
+  return toCsv(run.turns.map(turnRow), TURN_COLUMNS);
+}
+
+export function probesCsv(run: RunResult): string {
+  return toCsv(run.probes.map((p) => probeRow(p, run.info.model)), PROBE_COLUMNS);
+}
+
+export function summaryCsv(run: RunResult): string {
+  const rows = summarize(run).map((s) => summaryRow(s, run.info.model));
+  return toCsv(rows, Object.keys(rows[0] ?? summaryRow(emptySummaryShape(), run.info.model)));
+}
+
+export function summariesCsv(run: RunResult): string {
+  return toCsv(run.summaries.map(summariesRow), SUMMARIES_COLUMNS);
+}
+
+// Gives the header of summary.csv for a run without strategies.
+function emptySummaryShape(): StrategySummary {
+  return {
+    strategy: '', transcripts: 0, turns: 0, criticalDrops: 0, turnsWithCriticalDrop: 0, summariesMade: 0, summaryErrors: 0,
+    summaryTokensIn: 0, summaryTokensOut: 0, probes: 0, graded: 0, passed: 0, accuracyByKind: {}, errors: 0,
+    attribution: Object.fromEntries(ATTRIBUTIONS.map((a) => [a, 0])) as StrategySummary['attribution'],
+    inputTokens: 0, outputTokens: 0, judged: 0, judgeErrors: 0, unsupportedClaims: 0, driftLost: 0,
+  };
+}
+
+export const csvReporter: Reporter = {
+  name: 'csv',
+  async write(run: RunResult, dir: string): Promise<string[]> {
+    const files: [string, string][] = [
+      ['turns.csv', turnsCsv(run)],
+      ['probes.csv', probesCsv(run)],
+      ['summary.csv', summaryCsv(run)],
+      ['summaries.csv', summariesCsv(run)],
+    ];
+    return files.map(([name, text]) => {
+      const path = join(dir, name);
+      writeFileAtomic(path, text);
+      return path;
+    });
+  },
+};

@@ -1,0 +1,380 @@
+// A single self-contained report.html: inline CSS, server-rendered SVG, no
+// script and no network. A Content-Security-Policy forbids scripts outright,
+// and every piece of run data passes through `esc` before it reaches markup.
+import { join } from 'node:path';
+import { PROBE_KINDS } from '../harness/types.js';
+import type { ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../harness/types.js';
+import { judgeLabel, modelLabel, strategyIds, summarize, type StrategySummary } from './aggregate.js';
+import { writeFileAtomic } from './load.js';
+import type { Reporter } from './types.js';
+
+/** Escapes text for element content and quoted attribute values. */
+export function esc(value: unknown): string {
+  return String(value ?? '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+export function num(value: number | undefined, digits = 0): string {
+  if (value === undefined || !Number.isFinite(value)) return '–';
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+export function pct(value: number | undefined): string {
+  return value === undefined ? '–' : `${(value * 100).toFixed(1)}%`;
+}
+
+export function usd(value: number | undefined): string {
+  return value === undefined ? '–' : `$${value.toFixed(4)}`;
+}
+
+export const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22'];
+
+export const BASE_CSS = `
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:16px 24px;color:#1b1f24}
+h1{font-size:22px;margin:0 0 8px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
+h3{font-size:15px;margin:18px 0 6px}nav a{margin-right:14px}
+table{border-collapse:collapse;margin:8px 0;font-variant-numeric:tabular-nums}
+th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f6f8fa}td.n{text-align:right}
+.meta td:first-child{font-weight:600;background:#f6f8fa}
+.ok{color:#1a7f37}.bad{color:#cf222e}.warn{color:#9a6700}.muted{color:#57606a}
+details{border:1px solid #d0d7de;border-radius:6px;margin:6px 0;padding:4px 10px}
+summary{cursor:pointer}
+pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:8px;border-radius:4px;margin:4px 0}
+.msg{border-left:3px solid #d0d7de;padding-left:8px;margin:6px 0}.role{font-weight:600;font-size:12px;color:#57606a}
+svg{background:#fff;border:1px solid #d0d7de;border-radius:6px}svg text{font:11px system-ui,sans-serif;fill:#1b1f24}
+.legend span{display:inline-block;margin-right:14px}.swatch{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:4px;vertical-align:-1px}
+`;
+
+export function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title><style>${BASE_CSS}</style></head>
+<body>
+${body}
+</body></html>
+`;
+}
+
+// ---------- charts ----------
+
+interface Box {
+  width: number;
+  height: number;
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+const BOX: Box = { width: 640, height: 320, left: 60, right: 20, top: 20, bottom: 44 };
+
+interface Scale {
+  (v: number): number;
+  ticks: number[];
+}
+
+/** Round tick values (1, 2, 5 × 10^k steps) covering [min, max]. */
+export function niceTicks(min: number, max: number, count = 5): number[] {
+  if (max <= min) max = min + 1;
+  const raw = (max - min) / count;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
+  const ticks: number[] = [];
+  for (let t = Math.floor(min / step) * step; t <= max + step * 1e-9; t += step) ticks.push(Number(t.toPrecision(12)));
+  if (ticks[ticks.length - 1] < max) ticks.push(Number((ticks[ticks.length - 1] + step).toPrecision(12)));
+  return ticks;
+}
+
+function linearScale(min: number, max: number, from: number, to: number, fixedTicks?: number[]): Scale {
+  const ticks = fixedTicks ?? niceTicks(min, max);
+  const lo = ticks[0];
+  const hi = ticks[ticks.length - 1];
+  const scale = ((v: number) => from + ((v - lo) / (hi - lo || 1)) * (to - from)) as Scale;
+  scale.ticks = ticks;
+  return scale;
+}
+
+function axes(x: Scale, y: Scale, xLabel: string, yLabel: string, xFormat: (v: number) => string, yFormat: (v: number) => string): string {
+  const { width, height, left, right, top, bottom } = BOX;
+  const x0 = left;
+  const y0 = height - bottom;
+  const parts = [
+    `<line x1="${x0}" y1="${y0}" x2="${width - right}" y2="${y0}" stroke="#57606a"/>`,
+    `<line x1="${x0}" y1="${top}" x2="${x0}" y2="${y0}" stroke="#57606a"/>`,
+  ];
+  for (const t of x.ticks) {
+    const px = x(t).toFixed(1);
+    parts.push(`<line x1="${px}" y1="${y0}" x2="${px}" y2="${y0 + 4}" stroke="#57606a"/><text x="${px}" y="${y0 + 16}" text-anchor="middle">${esc(xFormat(t))}</text>`);
+  }
+  for (const t of y.ticks) {
+    const py = y(t).toFixed(1);
+    parts.push(`<line x1="${x0}" y1="${py}" x2="${width - right}" y2="${py}" stroke="#eaeef2"/><text x="${x0 - 6}" y="${py}" text-anchor="end" dominant-baseline="middle">${esc(yFormat(t))}</text>`);
+  }
+  parts.push(`<text x="${(x0 + width - right) / 2}" y="${height - 8}" text-anchor="middle">${esc(xLabel)}</text>`);
+  parts.push(`<text transform="translate(14 ${(top + y0) / 2}) rotate(-90)" text-anchor="middle">${esc(yLabel)}</text>`);
+  return parts.join('\n');
+}
+
+function svg(label: string, content: string): string {
+  return `<svg class="chart" role="img" aria-label="${esc(label)}" viewBox="0 0 ${BOX.width} ${BOX.height}" width="${BOX.width}" height="${BOX.height}" xmlns="http://www.w3.org/2000/svg">\n${content}\n</svg>`;
+}
+
+function polyline(points: [number, number][], color: string, dashed = false): string {
+  const d = points.map(([px, py], i) => `${i ? 'L' : 'M'}${px.toFixed(1)} ${py.toFixed(1)}`).join(' ');
+  return `<path d="${d}" fill="none" stroke="${color}" stroke-width="2"${dashed ? ' stroke-dasharray="5 4"' : ''}/>`;
+}
+
+export interface ScatterPoint {
+  label: string;
+  x: number;
+  y: number;
+}
+
+/** Points no other point beats on both axes (fewer tokens and higher accuracy), sorted by x. */
+export function paretoFrontier(points: ScatterPoint[]): ScatterPoint[] {
+  const dominated = (p: ScatterPoint) =>
+    points.some((q) => q !== p && q.x <= p.x && q.y >= p.y && (q.x < p.x || q.y > p.y));
+  return points.filter((p) => !dominated(p)).sort((a, b) => a.x - b.x);
+}
+
+/** Accuracy (y) against mean context tokens (x), one point per strategy, Pareto frontier dashed. */
+export function scatterChart(points: ScatterPoint[]): string {
+  const xs = points.map((p) => p.x);
+  const x = linearScale(0, Math.max(...xs, 1), BOX.left, BOX.width - BOX.right);
+  const y = linearScale(0, 1, BOX.height - BOX.bottom, BOX.top, [0, 0.2, 0.4, 0.6, 0.8, 1]);
+  const frontier = paretoFrontier(points);
+  const parts = [axes(x, y, 'mean context tokens per turn', 'probe accuracy', (v) => num(v), (v) => `${Math.round(v * 100)}%`)];
+  parts.push(polyline(frontier.map((p) => [x(p.x), y(p.y)]), '#57606a', true));
+  points.forEach((p, i) => {
+    const onFrontier = frontier.includes(p);
+    const color = PALETTE[i % PALETTE.length];
+    parts.push(
+      `<circle class="pt${onFrontier ? ' pareto' : ''}" cx="${x(p.x).toFixed(1)}" cy="${y(p.y).toFixed(1)}" r="${onFrontier ? 6 : 4.5}" fill="${color}"${onFrontier ? ' stroke="#1b1f24" stroke-width="2"' : ''}><title>${esc(`${p.label}: ${pct(p.y)} at ${num(p.x)} tokens${onFrontier ? ' (Pareto frontier)' : ''}`)}</title></circle>`,
+      labelAt(x(p.x), y(p.y), p.label),
+    );
+  });
+  return svg('accuracy against mean context tokens', parts.join('\n'));
+}
+
+// Labels near the right edge go to the left of their point so they stay inside the chart.
+function labelAt(px: number, py: number, label: string): string {
+  const flip = px > BOX.width - BOX.right - 80;
+  return `<text x="${(px + (flip ? -8 : 8)).toFixed(1)}" y="${(py - 8).toFixed(1)}"${flip ? ' text-anchor="end"' : ''}>${esc(label)}</text>`;
+}
+
+export interface Series {
+  label: string;
+  color: string;
+  points: { turn: number; tokens: number; summarized: boolean }[];
+}
+
+/** Context tokens per turn, one line per strategy; rings mark turns where a summary was made. */
+export function lineChart(title: string, series: Series[]): string {
+  const all = series.flatMap((s) => s.points);
+  const maxTurn = Math.max(...all.map((p) => p.turn), 2);
+  const x = linearScale(1, maxTurn, BOX.left, BOX.width - BOX.right, turnTicks(maxTurn));
+  const y = linearScale(0, Math.max(...all.map((p) => p.tokens), 1), BOX.height - BOX.bottom, BOX.top);
+  const parts = [axes(x, y, 'turn', 'context tokens', (v) => String(v), (v) => num(v))];
+  for (const s of series) {
+    parts.push(polyline(s.points.map((p) => [x(p.turn), y(p.tokens)]), s.color));
+    for (const p of s.points) {
+      const cx = x(p.turn).toFixed(1);
+      const cy = y(p.tokens).toFixed(1);
+      parts.push(`<circle class="pt" cx="${cx}" cy="${cy}" r="3" fill="${s.color}"><title>${esc(`${s.label}, turn ${p.turn}: ${num(p.tokens)} tokens`)}</title></circle>`);
+      if (p.summarized) {
+        parts.push(`<circle class="summary-event" cx="${cx}" cy="${cy}" r="8" fill="none" stroke="${s.color}" stroke-width="2"><title>${esc(`${s.label}: summary made at turn ${p.turn}`)}</title></circle>`);
+      }
+    }
+  }
+  return svg(title, parts.join('\n'));
+}
+
+function turnTicks(maxTurn: number): number[] {
+  const step = Math.max(1, Math.ceil(maxTurn / 10));
+  const ticks: number[] = [];
+  for (let t = 1; t <= maxTurn; t += step) ticks.push(t);
+  // The last turn always gets a tick; a regular tick too close to it would overlap its label.
+  if (ticks[ticks.length - 1] !== maxTurn) {
+    if (ticks.length > 1 && maxTurn - ticks[ticks.length - 1] < step / 2 + 0.5) ticks.pop();
+    ticks.push(maxTurn);
+  }
+  return ticks;
+}
+
+function legend(items: { label: string; color: string }[]): string {
+  const entries = items.map((i) => `<span><span class="swatch" style="background:${i.color}"></span>${esc(i.label)}</span>`);
+  return `<div class="legend">${entries.join('')} <span class="muted">○ ring = summary made at that turn</span></div>`;
+}
+
+// ---------- sections ----------
+
+function header(run: RunResult): string {
+  const i = run.info;
+  const rows: [string, string][] = [
+    ['run', i.runId],
+    ['status', i.status ?? 'unknown'],
+    ['started', i.startedAt],
+    ['finished', i.finishedAt ?? '–'],
+    ['answering model', modelLabel(i.model)],
+    ['judge', judgeLabel(i.judge)],
+    ['repeat', String(i.repeat)],
+    ['baseline strategy', i.baseline ?? '–'],
+    ['config file', i.configFile ?? '–'],
+    ['memeval', `${i.memevalVersion} · node ${i.node}${i.gitSha ? ` · git ${i.gitSha}` : ''}`],
+  ];
+  const table = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${esc(v)}</td></tr>`).join('');
+  const config = `<details><summary>resolved config</summary><pre>${esc(JSON.stringify(i.config, null, 2))}</pre></details>`;
+  return `<h1>memeval report — ${esc(i.runId)}</h1><table class="meta">${table}</table>${config}`;
+}
+
+function accuracyCell(s: StrategySummary): string {
+  if (s.accuracy === undefined) return '–';
+  const ci = s.accuracyLow !== undefined ? ` <span class="muted">[${pct(s.accuracyLow)}, ${pct(s.accuracyHigh)}]</span>` : '';
+  return `${pct(s.accuracy)}${ci}`;
+}
+
+function overview(rows: StrategySummary[]): string {
+  const head = ['strategy', 'accuracy [95% CI]', 'graded', 'errors', 'mean ctx tokens', 'peak ctx tokens', 'compression', 'fact retention', 'critical drops', 'summaries', 'judge overall', 'judge score', 'check coverage', 'cost', 'latency p50 / p95 ms'];
+  const body = rows.map((s) => {
+    const cells = [
+      `<td>${esc(s.strategy)}${s.use ? ` <span class="muted">(${esc(s.use)})</span>` : ''}</td>`,
+      `<td class="n">${accuracyCell(s)}</td>`,
+      `<td class="n">${s.graded}</td>`,
+      `<td class="n${s.errors ? ' bad' : ''}">${s.errors}</td>`,
+      `<td class="n">${num(s.meanContextTokens)}</td>`,
+      `<td class="n">${num(s.peakContextTokens)}</td>`,
+      `<td class="n">${num(s.compression, 2)}</td>`,
+      `<td class="n">${pct(s.factRetention)}</td>`,
+      `<td class="n${s.criticalDrops ? ' bad' : ''}">${s.criticalDrops}</td>`,
+      `<td class="n">${s.summariesMade}${s.summaryErrors ? ` <span class="bad">(+${s.summaryErrors} failed)</span>` : ''}</td>`,
+      `<td class="n">${num(s.judgeOverall, 2)}</td>`,
+      `<td class="n">${num(s.judgeScore, 2)}</td>`,
+      `<td class="n">${pct(s.checksCoverage)}</td>`,
+      `<td class="n">${usd(s.cost)}</td>`,
+      `<td class="n">${num(s.latencyP50)} / ${num(s.latencyP95)}</td>`,
+    ];
+    return `<tr>${cells.join('')}</tr>`;
+  });
+  return `<h2 id="overview">Overview</h2><table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('\n')}</table>`;
+}
+
+function kindTable(rows: StrategySummary[]): string {
+  const head = ['strategy', ...PROBE_KINDS, 'mean F1', 'pass^N'];
+  const body = rows.map((s) => {
+    const kinds = PROBE_KINDS.map((k) => `<td class="n">${pct(s.accuracyByKind[k])}</td>`).join('');
+    return `<tr><td>${esc(s.strategy)}</td>${kinds}<td class="n">${num(s.meanF1, 2)}</td><td class="n">${pct(s.passHatN)}</td></tr>`;
+  });
+  return `<h3>Accuracy by probe kind</h3><table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>`;
+}
+
+function scatterSection(rows: StrategySummary[]): string {
+  const points = rows
+    .filter((s) => s.accuracy !== undefined && s.meanContextTokens !== undefined)
+    .map((s) => ({ label: s.strategy, x: s.meanContextTokens as number, y: s.accuracy as number }));
+  const chart = points.length ? scatterChart(points) : '<p class="muted">No graded probes with turn data.</p>';
+  return `<h2 id="tradeoff">Accuracy vs context size</h2><p class="muted">Outlined points joined by the dashed line form the Pareto frontier (no other strategy is both cheaper and more accurate).</p>${chart}`;
+}
+
+function transcriptCharts(run: RunResult): string {
+  const ids = strategyIds(run);
+  const colors = new Map(ids.map((id, i) => [id, PALETTE[i % PALETTE.length]]));
+  const transcripts = [...new Set(run.turns.map((t) => t.transcript))];
+  const titles = new Map(run.info.transcripts.map((t) => [t.id, t.title]));
+  const blocks = transcripts.map((tid) => {
+    const series: Series[] = ids
+      .map((sid) => ({ sid, turns: run.turns.filter((t) => t.transcript === tid && t.strategy === sid) }))
+      .filter((s) => s.turns.length > 0)
+      .map(({ sid, turns }) => ({ label: sid, color: colors.get(sid) as string, points: toPoints(turns) }));
+    const title = titles.get(tid);
+    return `<h3>${esc(tid)}${title ? ` — ${esc(title)}` : ''}</h3>${legend(series)}${lineChart(`context tokens per turn for ${tid}`, series)}`;
+  });
+  return `<h2 id="transcripts">Context tokens per turn</h2>${blocks.join('\n') || '<p class="muted">No turn records.</p>'}`;
+}
+
+function toPoints(turns: TurnRecord[]): Series['points'] {
+  return [...turns].sort((a, b) => a.turn - b.turn).map((t) => ({ turn: t.turn, tokens: t.contextTokens, summarized: t.summaries > 0 }));
+}
+
+function contextBlock(p: ProbeRecord): string {
+  if (!p.context?.length) return '<p class="muted">The exact context was not recorded for this probe.</p>';
+  const msgs = p.context.map((m) => `<div class="msg"><div class="role">${esc(m.role)}</div><pre>${esc(m.text)}</pre></div>`);
+  return `<details><summary>context sent (${p.context.length} messages, ${num(p.contextTokens)} tokens)</summary>${msgs.join('')}</details>`;
+}
+
+function failureBlock(p: ProbeRecord): string {
+  const status = p.passed === false ? '<span class="bad">failed</span>' : '<span class="warn">error</span>';
+  const rows: [string, string][] = [
+    ['question', p.question],
+    ['reference', p.reference],
+    ['answer', p.answer ?? '–'],
+    ['judge', p.judge ? `${p.judge.verdict} — ${p.judge.reason}` : '–'],
+    ['attribution', p.attribution ?? '–'],
+    ['facts missing', p.factsMissing.join(', ') || '–'],
+  ];
+  if (p.error) rows.push(['error', p.error]);
+  const table = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${esc(v)}</td></tr>`).join('');
+  const title = `${p.strategy} · ${p.transcript} · ${p.probe} (${p.kind}) · repeat ${p.repeat}`;
+  return `<details class="failure"><summary>${status} ${esc(title)}</summary><table class="meta">${table}</table>${contextBlock(p)}</details>`;
+}
+
+function failures(run: RunResult): string {
+  const failed = run.probes.filter((p) => p.passed !== true);
+  const blocks = failed.map(failureBlock);
+  return `<h2 id="failures">Failures and errors (${failed.length})</h2>${blocks.join('\n') || '<p class="ok">Every probe passed.</p>'}`;
+}
+
+function summaryBlock(s: SummaryRecord): string {
+  const g = s.grades;
+  const rows: [string, string][] = [
+    ['turns covered', `${s.coveredTurns[0]}–${s.coveredTurns[1]} (made at turn ${s.turn})`],
+    ['summarizer', `${s.summarizer}${s.promptPath ? ` · ${s.promptPath}` : ''}${s.promptHash ? ` · ${s.promptHash}` : ''}`],
+    ['tokens in / out', `${s.usage.inputTokens} / ${s.usage.outputTokens}`],
+  ];
+  if (s.error) rows.push(['error', s.error]);
+  if (g?.judge) {
+    const j = g.judge;
+    rows.push(['judge', j.error ? `error: ${j.error}` : `overall ${j.overall}/5 · coverage ${num(j.coverage, 2)} · faithfulness ${num(j.faithfulness, 2)} · temporal ${num(j.temporal, 2)} · format ${num(j.format, 2)} · score ${num(j.score, 2)} (${judgeLabel(j.model)})`]);
+    if (j.invented.length) rows.push(['invented', j.invented.join(', ')]);
+    for (const [k, v] of Object.entries(j.reasons)) rows.push([`reason: ${k}`, v]);
+  }
+  if (g?.checks) {
+    const c = g.checks;
+    rows.push(['fact coverage', `${pct(c.factCoverage)} · kept ${c.factsKept.join(', ') || '–'} · missing ${c.factsMissing.join(', ') || '–'}`]);
+    rows.push(['unsupported', c.unsupported.join(', ') || '–']);
+    rows.push(['words', `${c.words} / ${c.wordLimit}${c.overLimit ? ' (over limit)' : ''}`]);
+    if (c.headingsMissing.length) rows.push(['headings missing', c.headingsMissing.join(', ')]);
+    if (c.staleFacts.length) rows.push(['stale facts', c.staleFacts.join(', ')]);
+  }
+  if (g?.drift) rows.push(['drift', `lost ${g.drift.lost.join(', ') || '–'} · changed ${g.drift.changed.join(', ') || '–'} · reverted ${g.drift.reverted.join(', ') || '–'}`]);
+  const table = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${esc(v)}</td></tr>`).join('');
+  const verdict = s.error ? '<span class="bad">failed</span>' : g?.judge && !g.judge.error ? `judge ${g.judge.overall}/5` : 'not judged';
+  return `<details class="summary-rec"><summary>${esc(`${s.strategy} · ${s.transcript} · summary ${s.index}`)} — ${verdict}</summary><table class="meta">${table}</table><pre>${esc(s.text)}</pre></details>`;
+}
+
+function summariesSection(run: RunResult): string {
+  const blocks = run.summaries.map(summaryBlock);
+  return `<h2 id="summaries">Summaries (${run.summaries.length})</h2>${blocks.join('\n') || '<p class="muted">No strategy made a summary.</p>'}`;
+}
+
+export function renderReport(run: RunResult): string {
+  const rows = summarize(run);
+  const nav = '<nav><a href="#overview">overview</a><a href="#tradeoff">trade-off</a><a href="#transcripts">per transcript</a><a href="#failures">failures</a><a href="#summaries">summaries</a></nav>';
+  const body = [header(run), nav, overview(rows), kindTable(rows), scatterSection(rows), transcriptCharts(run), failures(run), summariesSection(run)];
+  return page(`memeval ${run.info.runId}`, body.join('\n'));
+}
+
+export const htmlReporter: Reporter = {
+  name: 'html',
+  async write(run: RunResult, dir: string): Promise<string[]> {
+    const path = join(dir, 'report.html');
+    writeFileAtomic(path, renderReport(run));
+    return [path];
+  },
+};

@@ -1,0 +1,19 @@
+// Writes the standard reports of a finished run: the CSVs and report.html.
+// Each file is written to a temp file in `dir` and renamed into place.
+import { mkdirSync } from 'node:fs';
+import type { RunResult } from '../harness/types.js';
+import { csvReporter } from './csv.js';
+import { htmlReporter } from './html.js';
+import type { Reporter } from './types.js';
+
+export const REPORTERS: readonly Reporter[] = [csvReporter, htmlReporter];
+
+export async function writeReports(run: RunResult, dir: string): Promise<string[]> {
+  mkdirSync(dir, { recursive: true });
+  const written: string[] = [];
+  for (const reporter of REPORTERS) written.push(...(await reporter.write(run, dir)));
+  return written;
+}
+
+export { loadRun } from './load.js';
+export { summarize, metricValue, METRIC_NAMES } from './aggregate.js';
