@@ -1,0 +1,216 @@
+// The `memeval` command line. Exit codes: 0 ok, 1 a gate failed, 2 bad input
+// or usage, 3 the run itself failed, 130 interrupted (resumable).
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { defaultConfig, loadConfig, type SuiteConfig } from './config.js';
+import { isInputError } from './errors.js';
+import { runSuite } from './run.js';
+import { memevalVersion } from './run-info.js';
+import { redact } from './secrets.js';
+import { strategyNames, getStrategy } from '../strategies/registry.js';
+import '../strategies/index.js';
+import { diffCommand } from '../reports/diff.js';
+import { gateCommand } from '../reports/gate.js';
+import { calibrateCommand } from '../graders/calibrate.js';
+import { importCommand } from './importers/index.js';
+import { summarize } from '../reports/aggregate.js';
+import type { RunResult } from './types.js';
+
+export const EXIT = { ok: 0, gateFailed: 1, badInput: 2, runFailed: 3, interrupted: 130 } as const;
+
+/** A usage or input problem: printed as one line, exit 2, no stack trace. */
+export class UsageError extends Error {}
+
+const HELP = `memeval — evaluate conversation-memory strategies
+
+Usage:
+  memeval run [--config FILE] [--datasets GLOB ...] [--strategies id,id] [--out DIR]
+              [--model M] [--judge M] [--concurrency N] [--repeat N] [--agent direct|runner]
+              [--no-cache] [--gate] [--resume RUN_DIR]
+  memeval diff BASE_RUN CANDIDATE_RUN [--out DIR]
+  memeval gate [RUN] [--baseline RUN] [--config FILE]
+  memeval calibrate [--judge MODEL] [--data DIR] [--out DIR]
+  memeval import locomo|longmemeval FILE.json --out DIR [--limit N]
+  memeval strategies            list strategies and their options
+
+Models: offline (built-in extractive reader, no network), openai:<name>, <provider>:<name>.
+Exit codes: 0 ok · 1 a gate failed · 2 bad input or usage · 3 the run failed · 130 interrupted.`;
+
+const RUN_OPTIONS = {
+  config: { type: 'string' },
+  datasets: { type: 'string', multiple: true },
+  strategies: { type: 'string' },
+  out: { type: 'string' },
+  model: { type: 'string' },
+  judge: { type: 'string' },
+  concurrency: { type: 'string' },
+  repeat: { type: 'string' },
+  agent: { type: 'string' },
+  'no-cache': { type: 'boolean' },
+  gate: { type: 'boolean' },
+  resume: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function positiveInt(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a whole number ≥ 1 (got "${value}")`);
+  return n;
+}
+
+type RunFlags = ReturnType<typeof parseRunFlags>;
+
+function parseRunFlags(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: false, strict: true }).values;
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\nRun "memeval --help" for usage.`);
+  }
+}
+
+function baseConfig(flags: RunFlags): SuiteConfig {
+  if (flags.config) {
+    if (!existsSync(flags.config)) throw new UsageError(`${flags.config}: config file not found`);
+    return loadConfig(flags.config);
+  }
+  const fallback = resolve('memeval.config.yaml');
+  return existsSync(fallback) ? loadConfig(fallback) : defaultConfig(process.cwd());
+}
+
+/** Command-line flags override the config file. */
+export function applyFlags(config: SuiteConfig, flags: RunFlags): SuiteConfig {
+  const out: SuiteConfig = { ...config };
+  if (flags.datasets?.length) {
+    // Globs on the command line are relative to the working directory; `!glob` excludes.
+    out.datasets = flags.datasets.map((g) => {
+      const negated = g.startsWith('!');
+      const path = relative(config.baseDir, resolve(negated ? g.slice(1) : g)) || '.';
+      return negated ? `!${path}` : path;
+    });
+  }
+  if (flags.out) out.out = resolve(flags.out);
+  if (flags.model) out.model = flags.model;
+  if (flags.judge) out.judge = flags.judge;
+  out.concurrency = positiveInt('concurrency', flags.concurrency) ?? out.concurrency;
+  out.repeat = positiveInt('repeat', flags.repeat) ?? out.repeat;
+  if (flags.agent) {
+    if (flags.agent !== 'direct' && flags.agent !== 'runner') throw new UsageError('--agent must be "direct" or "runner"');
+    out.agent = flags.agent;
+  }
+  if (flags['no-cache']) out.cache = false;
+  return out;
+}
+
+/** A resumed run uses the config it started with, whatever the file says now. */
+function resumedConfig(dir: string): { config: SuiteConfig; only: string[] } {
+  const file = join(resolve(dir), 'run.json');
+  if (!existsSync(file)) throw new UsageError(`${dir}: not a run directory (no run.json)`);
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as RunResult;
+  return { config: saved.info.config as unknown as SuiteConfig, only: saved.info.strategies.map((s) => s.id) };
+}
+
+function printTable(run: RunResult): void {
+  const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '—' : `${(100 * x).toFixed(1)}%`);
+  const int = (x: number | undefined) => (x === undefined ? '—' : x.toFixed(0));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(22) : c.padStart(10))).join(' ');
+  process.stdout.write(`${line(['strategy', 'accuracy', 'mean tok', 'peak tok', 'compress', 'retention', 'crit drop'])}\n`);
+  for (const r of summarize(run)) {
+    const cells = [r.strategy, pct(r.accuracy), int(r.meanContextTokens), int(r.peakContextTokens), pct(r.compression), pct(r.factRetention), int(r.criticalDrops)];
+    process.stdout.write(`${line(cells)}\n`);
+  }
+  if (run.info.model === 'offline') {
+    process.stdout.write('model: offline (the built-in extractive reader, not an LLM)\n');
+  }
+}
+
+async function runCommand(argv: string[]): Promise<number> {
+  const flags = parseRunFlags(argv);
+  if (flags.help) {
+    process.stdout.write(`${HELP}\n`);
+    return EXIT.ok;
+  }
+  const resumed = flags.resume ? resumedConfig(flags.resume) : undefined;
+  const config = resumed ? resumed.config : applyFlags(baseConfig(flags), flags);
+  const only = resumed?.only ?? flags.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    process.stderr.write('\nmemeval: stopping after the calls in flight (Ctrl-C again to quit now)…\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    const outcome = await runSuite({ config, only, resumeDir: flags.resume, signal: controller.signal });
+    if (outcome.interrupted) {
+      process.stderr.write(`memeval: interrupted; finished work is saved. Resume with:\n  memeval run --resume ${outcome.dir}\n`);
+      return EXIT.interrupted;
+    }
+    printTable(outcome.run);
+    process.stdout.write(`\nreports: ${outcome.dir}\n  ${['report.html', 'summary.csv', 'probes.csv', 'turns.csv', 'run.json'].join('  ')}\n`);
+    if (flags.gate) return gateCommand([outcome.dir, ...(flags.config ? ['--config', flags.config] : [])]);
+    return EXIT.ok;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+function strategiesCommand(): number {
+  for (const name of strategyNames()) {
+    const def = getStrategy(name);
+    if (!def) continue;
+    process.stdout.write(`${name} — ${def.doc}\n`);
+    for (const [key, spec] of Object.entries(def.options)) {
+      const dflt = spec.default === undefined ? '' : ` (default ${String(spec.default)})`;
+      process.stdout.write(`    ${key}: ${spec.type}${spec.required ? ', required' : ''}${dflt} — ${spec.doc}\n`);
+    }
+  }
+  return EXIT.ok;
+}
+
+const COMMANDS: Record<string, (argv: string[]) => Promise<number> | number> = {
+  run: runCommand,
+  diff: diffCommand,
+  gate: (argv) => gateCommand(argv),
+  calibrate: calibrateCommand,
+  import: importCommand,
+  strategies: strategiesCommand,
+};
+
+function reportError(error: unknown): number {
+  if (isInputError(error)) {
+    for (const line of error.message.split('\n')) process.stderr.write(`${redact(line)}\n`);
+    return EXIT.badInput;
+  }
+  if (error instanceof UsageError) {
+    process.stderr.write(`memeval: ${redact(error.message)}\n`);
+    return EXIT.badInput;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`memeval: ${redact(message)}\n`);
+  if (process.env.MEMEVAL_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${redact(error.stack)}\n`);
+  return EXIT.runFailed;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${HELP}\n`);
+    return command ? EXIT.ok : EXIT.badInput;
+  }
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`${memevalVersion()}\n`);
+    return EXIT.ok;
+  }
+  const handler = COMMANDS[command];
+  if (!handler) {
+    process.stderr.write(`memeval: unknown command "${command}"\nRun "memeval --help" for usage.\n`);
+    return EXIT.badInput;
+  }
+  try {
+    return await handler(rest);
+  } catch (error) {
+    return reportError(error);
+  }
+}
