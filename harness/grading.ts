@@ -2,9 +2,13 @@
 // model that answers probes, the judge, summarizers, and their counters.
 import pLimit from 'p-limit';
 import type { SuiteConfig, StrategyConfig } from './config.js';
-import { ModelStats } from './cache.js';
-import { createModel } from './models.js';
-import type { Model } from './model.js';
+import type { LimitFunction } from 'p-limit';
+import { answerWithRunner } from './agent-path.js';
+import { CachedModel, ModelStats } from './cache.js';
+import { createModel, runnerTargetOf } from './models.js';
+import type { Model, ModelRequest, ModelResult } from './model.js';
+import { questionAndContext } from './offline-model.js';
+import type { OpenAIRunnerTarget } from './providers/openai.js';
 import { TokenCounter } from './tokens.js';
 import type { SummaryRecord, Transcript } from './types.js';
 import { createAnswerJudge, type AnswerJudge } from '../graders/answer-judge.js';
@@ -16,7 +20,6 @@ import { DEFAULT_SUMMARIZER, type SummarizerOptions } from '../strategies/regist
 
 export interface Graders {
   counter: TokenCounter;
-  agent: 'direct' | 'runner';
   answerModel: Model;
   answerJudge: AnswerJudge;
   makeSummarizer(options: SummarizerOptions): Summarizer;
@@ -31,6 +34,46 @@ function summarizerOptions(strategy: StrategyConfig): SummarizerOptions {
   return typeof opts === 'object' && opts ? opts : DEFAULT_SUMMARIZER;
 }
 
+/**
+ * Answers through a scoped `@openai/agents` Runner with the strategy's view as
+ * its session: OpenAI models run on the SDK's own OpenAIProvider, so the request
+ * is built exactly as production builds it; any other model goes through an adapter.
+ */
+class RunnerAnswerModel implements Model {
+  readonly id: string;
+  readonly params: Record<string, unknown>;
+
+  constructor(
+    private readonly target: OpenAIRunnerTarget | Model,
+    base: Model,
+    private readonly limit: LimitFunction,
+  ) {
+    this.id = base.id;
+    this.params = { ...base.params, path: 'agents-runner' };
+  }
+
+  async complete(request: ModelRequest): Promise<ModelResult> {
+    const { question, context } = questionAndContext(request.input);
+    const prepared = { instructions: request.system, items: context, question };
+    const { output, usage, cost, cached, latencyMs, error } = await answerWithRunner({
+      prepared,
+      question,
+      model: this.target,
+      limit: this.limit,
+      maxOutputTokens: request.maxOutputTokens,
+      temperature: request.temperature,
+    });
+    return { output, usage, cost, cached, latencyMs, error };
+  }
+}
+
+function runnerModel(model: Model, config: SuiteConfig, limit: LimitFunction, stats: ModelStats): Model {
+  const target = runnerTargetOf(model);
+  if (!target) return new RunnerAnswerModel(model, model, limit);
+  // Cached at the answer level, like every other call: a rerun makes no requests.
+  return new CachedModel(new RunnerAnswerModel(target, model, limit), { dir: config.cache, stats });
+}
+
 export function buildGraders(config: SuiteConfig): Graders {
   const stats = new ModelStats();
   const limit = pLimit(config.concurrency);
@@ -43,7 +86,7 @@ export function buildGraders(config: SuiteConfig): Graders {
     }
     return model;
   };
-  const answerModel = modelFor(config.model);
+  const answerModel = config.agent === 'runner' ? runnerModel(modelFor(config.model), config, limit, stats) : modelFor(config.model);
   const judgeModel = config.judge === 'offline' ? undefined : modelFor(config.judge);
   const summaryJudges = new Map<number, SummaryJudge>();
   const summaryJudgeFor = (wordLimit: number): SummaryJudge => {
@@ -56,7 +99,6 @@ export function buildGraders(config: SuiteConfig): Graders {
   };
   return {
     counter: new TokenCounter(config.model),
-    agent: config.agent,
     answerModel,
     answerJudge: createAnswerJudge(config.judge, judgeModel),
     makeSummarizer: (options) =>

@@ -1,6 +1,5 @@
 // Answers one probe with the context a strategy kept, then grades it. The
 // probe never enters the strategy's session.
-import { answerWithRunner } from './agent-path.js';
 import type { Graders } from './grading.js';
 import { itemLabel, itemText, userMessage } from './items.js';
 import type { ModelResult } from './model.js';
@@ -23,10 +22,6 @@ async function ask(task: ProbeTask, graders: Graders): Promise<ModelResult> {
   const { transcript, context, repeat } = task;
   // Repeats are separate samples: each gets its own cache entry.
   const model = modelForRepeat(graders.answerModel, repeat - 1);
-  if (graders.agent === 'runner') {
-    const prepared = { instructions: transcript.system, items: context.items, question: context.probe.question };
-    return answerWithRunner({ prepared, question: prepared.question, model });
-  }
   return model.complete({
     system: transcript.system,
     input: [...context.items, userMessage(context.probe.question)],
