@@ -1,5 +1,6 @@
 // Agreement statistics for judge calibration: accuracy, Cohen's kappa and a
 // bootstrap confidence interval that is reproducible (fixed-seed generator).
+import { seededRandom } from '../harness/random.js';
 
 /** Cohen's kappa of two raters over paired categorical labels; NaN when chance agreement is 1 (both raters constant and equal). */
 export function cohenKappa<T>(a: T[], b: T[]): number {
@@ -26,17 +27,7 @@ export function accuracy<T>(a: T[], b: T[]): number {
   return a.filter((x, i) => x === b[i]).length / a.length;
 }
 
-/** mulberry32: a small, fast 32-bit generator; the same seed gives the same stream everywhere. */
-export function seededRandom(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 export interface Interval {
   low: number;

@@ -81,14 +81,4 @@ export function newestRunDir(out: string): string | undefined {
   return last === undefined ? undefined : join(out, last);
 }
 
-/** Writes via a temp file in the same directory and a rename, so readers never see half a file. */
-export function writeFileAtomic(path: string, data: string): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    writeFileSync(tmp, data);
-    renameSync(tmp, path);
-  } catch (err) {
-    if (existsSync(tmp)) unlinkSync(tmp);
-    throw err;
-  }
-}
+export { writeFileAtomic } from '../harness/atomic.js';

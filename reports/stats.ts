@@ -5,6 +5,7 @@
 // means therefore resample whole transcripts (cluster bootstrap) rather than
 // single probes. Every bootstrap uses a fixed-seed PRNG so a report is
 // reproducible byte for byte.
+import { seededRandom } from '../harness/random.js';
 
 export interface Interval {
   low: number;
@@ -33,17 +34,8 @@ const DEFAULT_ITERATIONS = 2000;
 const DEFAULT_SEED = 20240601;
 const Z95 = 1.959963984540054;
 
-/** Mulberry32: a tiny, well-known 32-bit PRNG; enough for resampling and fully reproducible. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+
+export { seededRandom };
 
 /** Wilson score interval for a binomial proportion (better than the normal interval near 0 and 1). */
 export function wilson(successes: number, n: number, z = Z95): Interval {

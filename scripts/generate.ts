@@ -13,6 +13,7 @@
 // (which of two dated events comes first) and abstention (a detail never given).
 // Everything derives from one seed through a small PRNG, so the same options give
 // byte-identical files.
+import { seededRandom } from '../harness/random.js';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -68,16 +69,9 @@ export const ABSTENTION_ANSWER = 'That was never mentioned in the conversation.'
 
 // ---------------------------------------------------------------- randomness
 
-/** mulberry32: tiny, fast and good enough for picking words; never used for anything secret. */
+/** The generator's stream for a seed (mulberry32 with the seed mixed, so small seeds differ widely). */
 export function makeRng(seed: number): () => number {
-  let a = (Math.floor(seed) ^ 0x9e3779b9) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return seededRandom((Math.floor(seed) ^ 0x9e3779b9) >>> 0);
 }
 
 type Rng = () => number;

@@ -11,6 +11,7 @@ import { parseTranscript } from '../harness/transcript.js';
 import type { AgentInputItem, Transcript } from '../harness/types.js';
 import { MemoryStrategy } from '../strategies/base.js';
 import { registerStrategy, type StrategyOptions } from '../strategies/registry.js';
+import { seededRandom } from '../harness/random.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -44,22 +45,11 @@ registerStrategy({
   create: () => new KeepAll(),
 });
 
-/** mulberry32: a tiny seeded PRNG, so every failing case can be replayed from its seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Rng {
   private readonly next: () => number;
   constructor(seed: number) {
-    this.next = mulberry32(seed);
+    this.next = seededRandom(seed);
   }
   int(n: number): number {
     return Math.floor(this.next() * n);
