@@ -1,7 +1,7 @@
 // Append-only JSONL journal of finished work. Each entry is written with one
 // write(2) call, so a killed process leaves whole lines (plus at most one torn
 // last line, which reading skips); fsync runs at job boundaries and on close.
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readSync, renameSync, statSync, writeSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ProbeRecord, SummaryRecord, TurnRecord } from './types.js';
@@ -21,6 +21,8 @@ export class Journal {
 
   open(): void {
     this.fd = openSync(this.path, 'a');
+    // A kill mid-write can leave a torn last line; without a newline the next entry would be glued to it and lost.
+    if (endsTorn(this.path)) writeSync(this.fd, '\n');
   }
 
   append(entry: JournalEntry): void {
@@ -38,6 +40,19 @@ export class Journal {
     fsyncSync(this.fd);
     closeSync(this.fd);
     this.fd = undefined;
+  }
+}
+
+function endsTorn(path: string): boolean {
+  const size = statSync(path).size;
+  if (size === 0) return false;
+  const fd = openSync(path, 'r');
+  try {
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -10,6 +10,7 @@ export interface ProgressCounts {
 export class Progress {
   private done = 0;
   private lastPlain = 0;
+  private lastDraw = 0;
   private readonly started = Date.now();
   private readonly tty: boolean;
 
@@ -18,6 +19,8 @@ export class Progress {
     private readonly counts: () => ProgressCounts,
     private readonly stream: NodeJS.WriteStream = process.stderr,
     private readonly plainEveryMs = 5000,
+    // Redrawing on every tick of a 30,000-probe run would cost more than the run's own output.
+    private readonly drawEveryMs = 100,
   ) {
     this.tty = Boolean(stream.isTTY) && !process.env.CI;
   }
@@ -25,8 +28,11 @@ export class Progress {
   tick(n = 1): void {
     this.done += n;
     const now = Date.now();
-    if (this.tty) this.stream.write(`\r${this.line()}\x1b[K`);
-    else if (now - this.lastPlain >= this.plainEveryMs || this.done === this.total) {
+    if (this.tty) {
+      if (now - this.lastDraw < this.drawEveryMs && this.done < this.total) return;
+      this.lastDraw = now;
+      this.stream.write(`\r${this.line()}\x1b[K`);
+    } else if (now - this.lastPlain >= this.plainEveryMs || this.done === this.total) {
       this.lastPlain = now;
       this.stream.write(`${this.line()}\n`);
     }
@@ -43,7 +49,8 @@ export class Progress {
   }
 
   private eta(): string {
-    if (this.done === 0) return '?';
+    // The first ticks include start-up and replay time, which would promise hours for a run of minutes.
+    if (this.done === 0 || this.done * 100 < this.total) return '?';
     const elapsed = Date.now() - this.started;
     const left = Math.max(0, Math.round(((this.total - this.done) * elapsed) / this.done / 1000));
     return left >= 60 ? `${Math.floor(left / 60)}m${String(left % 60).padStart(2, '0')}s` : `${left}s`;

@@ -15,6 +15,8 @@ import { buildGraders, type Graders } from './grading.js';
 import { answerProbe } from './probes.js';
 import { runInfo, newRunId } from './run-info.js';
 import { writeReports } from '../reports/index.js';
+import { redactDeep } from './secrets.js';
+import { InputError, fileProblem } from './errors.js';
 import type { ProbeRecord, RunResult, SummaryRecord, Transcript, TurnRecord } from './types.js';
 
 export interface RunOptions {
@@ -56,7 +58,8 @@ function selectStrategies(config: SuiteConfig, only?: string[]): StrategyConfig[
   const unknown = only.filter((id) => !config.strategies.some((s) => s.id === id));
   if (unknown.length) {
     const known = config.strategies.map((s) => s.id).join(', ');
-    throw new Error(`unknown strategy id ${unknown.join(', ')} (configured: ${known})`);
+    // Bad input, not a failed run: exit 2 with a one-line reason.
+    throw new InputError([fileProblem('--strategies', `unknown strategy id ${unknown.join(', ')} (configured: ${known})`)]);
   }
   return config.strategies.filter((s) => only.includes(s.id));
 }
@@ -83,11 +86,10 @@ async function gradeSummaries(job: Job, summaries: SummaryRecord[], ctx: RunCont
     const key = summaryKey(job.key, summary.index);
     let record = ctx.done.summaryGrades.get(key);
     if (!record) {
-      record = await ctx.graders.gradeSummary(job.transcript, summary, graded.at(-1), job.strategy);
+      record = redactDeep(await ctx.graders.gradeSummary(job.transcript, summary, graded.at(-1), job.strategy));
       ctx.journal.append({ type: 'summary-grade', key, record });
     }
     graded.push(record);
-    ctx.progress.tick();
   }
   return graded;
 }
@@ -99,13 +101,17 @@ async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext): Promi
       const key = probeKey(job.key, probeCtx.probe.id, r);
       const finished = ctx.done.probes.get(key);
       if (finished) {
+        // Progress counts probe answers, so journaled ones count as done.
+        ctx.progress.tick();
         tasks.push(Promise.resolve(finished));
         continue;
       }
       tasks.push(
         (async () => {
           if (ctx.signal?.aborted) return undefined;
-          const record = await answerProbe({ transcript: job.transcript, strategy: job.strategy.id, context: probeCtx, repeat: r }, ctx.graders);
+          const answered = await answerProbe({ transcript: job.transcript, strategy: job.strategy.id, context: probeCtx, repeat: r }, ctx.graders);
+          // Graded on the real text, stored redacted: transcripts and answers can quote API keys.
+          const record = redactDeep(answered);
           if (ctx.signal?.aborted && record.error) return undefined;
           ctx.journal.append({ type: 'probe', key, record });
           ctx.progress.tick();
@@ -140,7 +146,7 @@ async function runJob(job: Job, ctx: RunContext): Promise<JobResult> {
   if (journaled) return journaled;
   const replay = await replayJob(job, ctx);
   if (!ctx.done.replays.has(job.key)) {
-    ctx.journal.append({ type: 'replay', job: job.key, turns: replay.turns, summaries: replay.summaries });
+    ctx.journal.append({ type: 'replay', job: job.key, turns: replay.turns, summaries: redactDeep(replay.summaries) });
   }
   const summaries = await gradeSummaries(job, replay.summaries, ctx);
   const probes = await runProbes(job, replay, ctx);
@@ -200,7 +206,7 @@ export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
   const { dir, runId } = prepareDir(config, opts.resumeDir);
   const graders = buildGraders(config);
   const info = runInfo(runId, config, strategies, transcripts, graders);
-  writeFileAtomic(join(dir, 'run.json'), JSON.stringify({ info, turns: [], probes: [], summaries: [] }, null, 1));
+  writeFileAtomic(join(dir, 'run.json'), JSON.stringify({ info: redactDeep(info), turns: [], probes: [], summaries: [] }, null, 1));
 
   const journalPath = join(dir, JOURNAL_FILE);
   const done = finishedWork(readJournal(journalPath));
@@ -225,7 +231,7 @@ export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
   info.calls = { made: stats.calls, cacheHits: stats.cacheHits, dedupHits: stats.dedupHits, errors: stats.errors };
   info.status = interrupted ? 'interrupted' : 'complete';
   info.finishedAt = new Date().toISOString();
-  const run: RunResult = { info, ...collect(jobs, results) };
+  const run: RunResult = { info: redactDeep(info), ...collect(jobs, results) };
   writeFileAtomic(join(dir, 'run.json'), JSON.stringify(run, null, 1));
   if (!interrupted) await writeReports(run, dir);
   return { dir, run, interrupted };
