@@ -192,7 +192,9 @@ export class CachedModel implements Model {
       }
     }
     this.stats.calls++;
-    const result = await this.inner.complete(request).catch((error: unknown) => failure(error));
+    const raw = await this.inner.complete(request).catch((error: unknown) => failure(error));
+    // A model may echo a key it saw in a transcript; nothing key-like is stored or passed on.
+    const result = { ...raw, output: redact(raw.output) };
     if (result.error !== undefined) {
       this.stats.errors++;
       return result;

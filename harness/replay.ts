@@ -72,6 +72,45 @@ class FactIndex {
   }
 }
 
+/**
+ * Measures a view's tokens and facts. Most views grow by appending (full
+ * history, and every strategy between compactions), so when a view starts with
+ * the previous view's items only the new items are measured: replay time stays
+ * linear in the transcript's length instead of quadratic in its turns.
+ */
+class ViewMeter {
+  private last: AgentInputItem[] = [];
+  private lastTokens = 0;
+  private lastBits: Uint8Array;
+
+  constructor(
+    private readonly counter: TokenCounter,
+    private readonly index: FactIndex,
+    private readonly instructions: string | undefined,
+    private readonly systemBits: Uint8Array,
+  ) {
+    this.lastBits = Uint8Array.from(systemBits);
+  }
+
+  measure(view: AgentInputItem[]): { tokens: number; bits: Uint8Array } {
+    const grows = this.extends(view);
+    const added = grows ? view.slice(this.last.length) : view;
+    let tokens = grows ? this.lastTokens : this.counter.request(this.instructions, []);
+    for (const item of added) tokens += this.counter.item(item);
+    const bits = this.index.present(added, grows ? this.lastBits : this.systemBits);
+    this.last = view;
+    this.lastTokens = tokens;
+    this.lastBits = bits;
+    return { tokens, bits };
+  }
+
+  private extends(view: AgentInputItem[]): boolean {
+    if (this.last.length === 0 || view.length < this.last.length) return false;
+    for (let i = 0; i < this.last.length; i++) if (view[i] !== this.last[i]) return false;
+    return true;
+  }
+}
+
 /** Facts that are due at `turn`: stated by then and not replaced by a fact also stated by then. */
 function dueFacts(facts: Fact[], turn: number): Fact[] {
   const stated = new Set(facts.filter((f) => f.turn <= turn).map((f) => f.id));
@@ -175,6 +214,7 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     makeSummarizer: input.makeSummarizer,
   });
   const turnMap = new TurnMap();
+  const meter = new ViewMeter(counter, index, transcript.system, systemBits);
   const result: ReplayResult = { turns: [], summaries: [], probes: [] };
   let fullTokens = counter.request(transcript.system, []);
 
@@ -186,8 +226,7 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     for (const item of items) fullTokens += counter.item(item);
 
     const view = await strategy.getItems();
-    const contextTokens = counter.request(transcript.system, view);
-    const bits = index.present(view, systemBits);
+    const { tokens: contextTokens, bits } = meter.measure(view);
     const due = dueFacts(facts, n);
     const { present, missing } = splitPresence(due, facts, bits);
     const newEvents = strategy.events.slice(eventsBefore);

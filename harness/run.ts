@@ -166,6 +166,17 @@ function buildJobs(transcripts: Transcript[], strategies: StrategyConfig[]): Job
   return jobs;
 }
 
+/**
+ * Runs the strategies of one transcript side by side: their early probes often
+ * see the same view, so identical requests are in flight together and made once.
+ */
+function scheduleOrder(jobs: Job[]): number[] {
+  const transcriptIndex = new Map<Transcript, number>();
+  jobs.forEach((job) => transcriptIndex.set(job.transcript, transcriptIndex.get(job.transcript) ?? transcriptIndex.size));
+  const at = (i: number) => transcriptIndex.get(jobs[i].transcript) ?? 0;
+  return jobs.map((_, i) => i).sort((a, b) => at(a) - at(b) || a - b);
+}
+
 function workUnits(jobs: Job[], repeat: number): number {
   return jobs.reduce((n, job) => n + job.transcript.probes.length * repeat, 0);
 }
@@ -219,9 +230,15 @@ export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
 
   const ctx: RunContext = { config, graders, counter: graders.counter, journal, done, progress, signal: opts.signal };
   const jobLimit = pLimit(Math.max(2, config.concurrency));
-  let results: JobResult[];
+  const results: JobResult[] = new Array(jobs.length);
   try {
-    results = await Promise.all(jobs.map((job) => jobLimit(() => runJob(job, ctx))));
+    await Promise.all(
+      scheduleOrder(jobs).map((i) =>
+        jobLimit(async () => {
+          results[i] = await runJob(jobs[i], ctx);
+        }),
+      ),
+    );
   } finally {
     progress.finish();
     journal.close();

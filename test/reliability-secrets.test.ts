@@ -51,9 +51,9 @@ it('keeps every secret out of the run directory: reports, run.json, journal', ()
   expect(readFileSync(onlyRunDir(ws.path('runs')) + '/journal.jsonl', 'utf8')).toContain('[REDACTED]');
 });
 
-it('keeps the provider key out of the cache and out of stdout/stderr', () => {
+it('keeps every secret out of the cache (even when the model echoes one) and out of stdout/stderr', () => {
   const files = filesUnder(ws.path('.cache'));
   expect(files.length).toBeGreaterThan(0);
-  expect(leaks(files, [PROVIDER_KEY])).toEqual([]);
+  expect(leaks(files, SECRETS)).toEqual([]);
   for (const s of SECRETS) expect(result.stdout + result.stderr).not.toContain(s);
 });
