@@ -1,9 +1,7 @@
 // Append-only JSONL journal of finished work. Each entry is written with one
 // write(2) call, so a killed process leaves whole lines (plus at most one torn
 // last line, which reading skips); fsync runs at job boundaries and on close.
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readSync, renameSync, statSync, writeSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import type { ProbeRecord, SummaryRecord, TurnRecord } from './types.js';
 
 export type JournalEntry =
@@ -88,17 +86,4 @@ export function finishedWork(entries: JournalEntry[]): FinishedWork {
     else if (entry.type === 'job-done') work.jobsDone.add(entry.job);
   }
   return work;
-}
-
-/** Writes a file atomically: a temp file in the same directory, fsynced, then renamed. */
-export function writeFileAtomic(path: string, data: string): void {
-  const tmp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
-  writeFileSync(tmp, data);
-  const fd = openSync(tmp, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
 }

@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import pLimit from 'p-limit';
 import type { SuiteConfig, StrategyConfig } from './config.js';
 import { loadSuite } from './transcript.js';
-import { Journal, JOURNAL_FILE, finishedWork, readJournal, writeFileAtomic, type FinishedWork } from './journal.js';
+import { Journal, JOURNAL_FILE, finishedWork, readJournal, type FinishedWork } from './journal.js';
+import { writeChunksAtomic, writeFileAtomic } from './atomic.js';
 import { replayTranscript, type ReplayResult } from './replay.js';
 import { TokenCounter } from './tokens.js';
 import { Progress } from './progress.js';
@@ -209,6 +210,24 @@ function prepareDir(config: SuiteConfig, resumeDir: string | undefined): { dir: 
   return { dir, runId };
 }
 
+/** run.json, one record per line, written piece by piece: a large run never builds it as one string. */
+function writeRunJson(path: string, run: RunResult): void {
+  function* chunks(): Generator<string> {
+    yield `{"info":${JSON.stringify(run.info, null, 1)}`;
+    for (const key of ['turns', 'probes', 'summaries'] as const) {
+      yield `,\n"${key}":[`;
+      let first = true;
+      for (const record of run[key]) {
+        yield `${first ? '\n' : ',\n'}${JSON.stringify(record)}`;
+        first = false;
+      }
+      yield ']';
+    }
+    yield '}\n';
+  }
+  writeChunksAtomic(path, chunks());
+}
+
 export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
   const { config } = opts;
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -249,7 +268,7 @@ export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
   info.status = interrupted ? 'interrupted' : 'complete';
   info.finishedAt = new Date().toISOString();
   const run: RunResult = { info: redactDeep(info), ...collect(jobs, results) };
-  writeFileAtomic(join(dir, 'run.json'), JSON.stringify(run, null, 1));
+  writeRunJson(join(dir, 'run.json'), run);
   if (!interrupted) await writeReports(run, dir);
   return { dir, run, interrupted };
 }
