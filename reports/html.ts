@@ -302,13 +302,22 @@ function toPoints(turns: TurnRecord[]): Series['points'] {
   return [...turns].sort((a, b) => a.turn - b.turn).map((t) => ({ turn: t.turn, tokens: t.contextTokens, summarized: t.summaries > 0 }));
 }
 
-function contextBlock(p: ProbeRecord): string {
+/**
+ * Probes asked after the same turn of the same transcript see the same context;
+ * it is rendered once and linked from the others, which keeps large reports small.
+ */
+function contextBlock(p: ProbeRecord, shown: Map<string, string>): string {
   if (!p.context?.length) return '<p class="muted">The exact context was not recorded for this probe.</p>';
+  const key = `${p.strategy}\u0000${p.transcript}\u0000${p.afterTurn}\u0000${p.contextTokens}`;
+  const anchor = shown.get(key);
+  if (anchor) return `<p class="muted">context sent: the same as <a href="#${anchor}">the first failure after turn ${p.afterTurn}</a> (${num(p.contextTokens)} tokens)</p>`;
+  const id = `ctx-${shown.size + 1}`;
+  shown.set(key, id);
   const msgs = p.context.map((m) => `<div class="msg"><div class="role">${esc(m.role)}</div><pre>${esc(m.text)}</pre></div>`);
-  return `<details><summary>context sent (${p.context.length} messages, ${num(p.contextTokens)} tokens)</summary>${msgs.join('')}</details>`;
+  return `<details id="${id}"><summary>context sent (${p.context.length} messages, ${num(p.contextTokens)} tokens)</summary>${msgs.join('')}</details>`;
 }
 
-function failureBlock(p: ProbeRecord): string {
+function failureBlock(p: ProbeRecord, shown: Map<string, string>): string {
   const status = p.passed === false ? '<span class="bad">failed</span>' : '<span class="warn">error</span>';
   const rows: [string, string][] = [
     ['question', p.question],
@@ -321,12 +330,13 @@ function failureBlock(p: ProbeRecord): string {
   if (p.error) rows.push(['error', p.error]);
   const table = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${esc(v)}</td></tr>`).join('');
   const title = `${p.strategy} · ${p.transcript} · ${p.probe} (${p.kind}) · repeat ${p.repeat}`;
-  return `<details class="failure"><summary>${status} ${esc(title)}</summary><table class="meta">${table}</table>${contextBlock(p)}</details>`;
+  return `<details class="failure"><summary>${status} ${esc(title)}</summary><table class="meta">${table}</table>${contextBlock(p, shown)}</details>`;
 }
 
 function failures(run: RunResult): string {
   const failed = run.probes.filter((p) => p.passed !== true);
-  const blocks = failed.map(failureBlock);
+  const shown = new Map<string, string>();
+  const blocks = failed.map((p) => failureBlock(p, shown));
   return `<h2 id="failures">Failures and errors (${failed.length})</h2>${blocks.join('\n') || '<p class="ok">Every probe passed.</p>'}`;
 }
 
