@@ -1,9 +1,11 @@
 // Labels a run so it can be reproduced: versions, git sha, resolved config.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { calibrationRecordPath, DEFAULT_CALIBRATION_OUT, type CalibrationReport } from '../graders/calibrate.js';
 import type { SuiteConfig, StrategyConfig } from './config.js';
-import type { RunInfo, Transcript } from './types.js';
+import type { JudgeCalibration, RunInfo, Transcript } from './types.js';
 
 const PACKAGES = ['openai', '@openai/agents', 'tiktoken', 'yaml', 'p-limit', 'csv-stringify'];
 
@@ -23,6 +25,19 @@ export function memevalVersion(): string {
 function gitSha(cwd: string): string | undefined {
   try {
     return execFileSync('git', ['rev-parse', 'HEAD'], { cwd, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The calibration on record for this judge, so every run says how far its judge can be trusted. */
+export function judgeCalibration(judge: string, baseDir: string): JudgeCalibration | undefined {
+  const file = calibrationRecordPath(judge, join(baseDir, DEFAULT_CALIBRATION_OUT));
+  if (!existsSync(file)) return undefined;
+  try {
+    const report = JSON.parse(readFileSync(file, 'utf8')) as CalibrationReport;
+    const criteria = report.criteria.map(({ criterion, accuracy, kappa, ci }) => ({ criterion, accuracy, kappa, ci }));
+    return { createdAt: report.createdAt, items: report.items, criteria };
   } catch {
     return undefined;
   }
@@ -52,6 +67,7 @@ export function runInfo(
     gitSha: gitSha(config.baseDir),
     model: labels.model,
     judge: labels.judge,
+    judgeCalibration: judgeCalibration(labels.judge, config.baseDir),
     repeat: config.repeat,
     baseline: config.baseline,
     configFile: config.file,

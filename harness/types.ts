@@ -227,6 +227,8 @@ export interface RunInfo {
   /** The agent model that answered probes (`offline` is the built-in reader, not an LLM). */
   model: string;
   judge: string;
+  /** The judge's agreement with human labels (`memeval calibrate`), when on record. */
+  judgeCalibration?: JudgeCalibration;
   repeat: number;
   baseline?: string;
   configFile?: string;
@@ -234,6 +236,13 @@ export interface RunInfo {
   config: Record<string, unknown>;
   strategies: StrategyInfo[];
   transcripts: { id: string; file: string; title?: string; tags: string[]; turns: number; probes: number }[];
+}
+
+export interface JudgeCalibration {
+  createdAt: string;
+  items: number;
+  /** Per criterion: agreement with the human labels and Cohen's kappa with its 95% CI. */
+  criteria: { criterion: string; accuracy: number | null; kappa: number | null; ci: [number, number] | null }[];
 }
 
 export interface RunResult {

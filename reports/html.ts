@@ -215,6 +215,12 @@ function legend(items: { label: string; color: string }[]): string {
 
 // ---------- sections ----------
 
+function calibrationText(c: RunResult['info']['judgeCalibration']): string {
+  if (!c) return 'none on record (memeval calibrate --judge …)';
+  const kappa = c.criteria.map((k) => `${k.criterion} κ ${k.kappa === null ? '–' : num(k.kappa, 2)}`).join(' · ');
+  return `${c.items} labelled summaries, ${c.createdAt.slice(0, 10)}: ${kappa}`;
+}
+
 function header(run: RunResult): string {
   const i = run.info;
   const rows: [string, string][] = [
@@ -224,6 +230,7 @@ function header(run: RunResult): string {
     ['finished', i.finishedAt ?? '–'],
     ['answering model', modelLabel(i.model)],
     ['judge', judgeLabel(i.judge)],
+    ['judge calibration', calibrationText(i.judgeCalibration)],
     ['repeat', String(i.repeat)],
     ['baseline strategy', i.baseline ?? '–'],
     ['config file', i.configFile ?? '–'],
