@@ -5,7 +5,7 @@ import { itemLabel, itemText, userMessage } from './items.js';
 import type { ModelResult } from './model.js';
 import { modelForRepeat } from './models.js';
 import type { ProbeContext } from './replay.js';
-import type { ProbeRecord, Transcript } from './types.js';
+import type { AgentInputItem, ProbeRecord, Transcript } from './types.js';
 import { attribute } from '../graders/attribution.js';
 import { isAbstention, mustIncludePass, tokenF1 } from '../graders/exact.js';
 import type { JudgeVerdict } from '../graders/types.js';
@@ -18,15 +18,15 @@ export interface ProbeTask {
   repeat: number;
 }
 
+function request(task: ProbeTask): { system: string | undefined; input: AgentInputItem[] } {
+  return { system: task.transcript.system, input: [...task.context.items, userMessage(task.context.probe.question)] };
+}
+
 async function ask(task: ProbeTask, graders: Graders): Promise<ModelResult> {
-  const { transcript, context, repeat } = task;
+  const { repeat } = task;
   // Repeats are separate samples: each gets its own cache entry.
   const model = modelForRepeat(graders.answerModel, repeat - 1);
-  return model.complete({
-    system: transcript.system,
-    input: [...context.items, userMessage(context.probe.question)],
-    purpose: 'answer',
-  });
+  return model.complete({ ...request(task), purpose: 'answer' });
 }
 
 /** The exact context that was sent, as role/text pairs, for the failures view. */
@@ -73,6 +73,8 @@ async function judge(task: ProbeTask, answer: string, graders: Graders): Promise
 
 export async function answerProbe(task: ProbeTask, graders: Graders): Promise<ProbeRecord> {
   const record = baseRecord(task, graders.model);
+  const { system, input } = request(task);
+  record.countedInputTokens = graders.counter.request(system, input);
   const result = await ask(task, graders);
   Object.assign(record, { usage: result.usage, cost: result.cost, latencyMs: result.latencyMs, cached: result.cached });
   if (result.error) {

@@ -196,6 +196,8 @@ export interface ProbeRecord {
   passed?: boolean;
   attribution?: Attribution;
   usage?: Usage;
+  /** tiktoken count of the whole request (instructions, context, question), beside the API's `usage.inputTokens`. */
+  countedInputTokens?: number;
   cost?: number;
   latencyMs?: number;
   cached?: boolean;

@@ -52,7 +52,10 @@ export interface StrategySummary {
   errors: number;
   attribution: Record<Attribution, number>;
   inputTokens: number;
+  /** API-reported input tokens over our tiktoken count, on calls that report usage (1 = the counts agree). */
+  apiVsCountedInput?: number;
   outputTokens: number;
+  /** Nominal cost of every answer, cache hits included, so warm and cold runs compare. */
   cost?: number;
   latencyMean?: number;
   latencyP50?: number;
@@ -102,7 +105,8 @@ function turnMetrics(turns: TurnRecord[]) {
   return {
     turns: turns.length,
     meanContextTokens,
-    peakContextTokens: context.length ? Math.max(...context) : undefined,
+    // A reduce, not Math.max(...): spreading 100k+ turns overflows the call stack.
+    peakContextTokens: context.length ? context.reduce((a, b) => (b > a ? b : a)) : undefined,
     meanFullTokens,
     compression: meanContextTokens !== undefined && meanFullTokens ? meanContextTokens / meanFullTokens : undefined,
     factRetention: mean(turns.map(retentionOf).filter((v): v is number => v !== undefined)),
@@ -132,6 +136,12 @@ export function repeatCounts(graded: ProbeRecord[]): RepeatCount[] {
     counts.set(key, c);
   }
   return [...counts.values()];
+}
+
+function countAgreement(probes: ProbeRecord[]): number | undefined {
+  const both = probes.filter((r) => !r.error && r.countedInputTokens && r.usage?.inputTokens);
+  const counted = sum(both.map((r) => r.countedInputTokens ?? 0));
+  return counted > 0 ? sum(both.map((r) => r.usage?.inputTokens ?? 0)) / counted : undefined;
 }
 
 function accuracyOf(records: ProbeRecord[]): number | undefined {
@@ -165,6 +175,7 @@ function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean) {
     errors: probes.length - graded.length,
     attribution,
     inputTokens: sum(probes.map((r) => r.usage?.inputTokens ?? 0)),
+    apiVsCountedInput: countAgreement(probes),
     outputTokens: sum(probes.map((r) => r.usage?.outputTokens ?? 0)),
     cost: costs.length ? sum(costs) : undefined,
     latencyMean: mean(latencies),

@@ -56,6 +56,7 @@ function probeRow(p: ProbeRecord, runModel: string): Row {
     context_items: p.contextItems,
     // Our tiktoken count next to what the provider billed, so drift between them is visible.
     context_tokens: p.contextTokens,
+    counted_input_tokens: p.countedInputTokens,
     api_input_tokens: p.usage?.inputTokens,
     output_tokens: p.usage?.outputTokens,
     answer: p.answer,
@@ -78,7 +79,7 @@ function probeRow(p: ProbeRecord, runModel: string): Row {
 
 export const PROBE_COLUMNS = [
   'strategy', 'transcript', 'probe', 'kind', 'after_turn', 'repeat', 'model', 'model_kind', 'question', 'reference',
-  'context_items', 'context_tokens', 'api_input_tokens', 'output_tokens', 'answer', 'exact', 'f1', 'judge_verdict',
+  'context_items', 'context_tokens', 'counted_input_tokens', 'api_input_tokens', 'output_tokens', 'answer', 'exact', 'f1', 'judge_verdict',
   'judge_reason', 'judge_model', 'passed', 'attribution', 'facts_needed', 'facts_present', 'facts_missing', 'cost',
   'latency_ms', 'cached', 'error',
 ];
@@ -117,6 +118,7 @@ function summaryRow(s: StrategySummary, model: string): Row {
   for (const a of ATTRIBUTIONS) row[`attribution_${a}`] = s.attribution[a];
   Object.assign(row, {
     input_tokens: s.inputTokens,
+    api_vs_counted_input: s.apiVsCountedInput,
     output_tokens: s.outputTokens,
     cost: s.cost,
     latency_mean_ms: s.latencyMean,

@@ -178,9 +178,9 @@ export interface Series {
 /** Context tokens per turn, one line per strategy; rings mark turns where a summary was made. */
 export function lineChart(title: string, series: Series[]): string {
   const all = series.flatMap((s) => s.points);
-  const maxTurn = Math.max(...all.map((p) => p.turn), 2);
+  const maxTurn = all.reduce((m, p) => Math.max(m, p.turn), 2);
   const x = linearScale(1, maxTurn, BOX.left, BOX.width - BOX.right, turnTicks(maxTurn));
-  const y = linearScale(0, Math.max(...all.map((p) => p.tokens), 1), BOX.height - BOX.bottom, BOX.top);
+  const y = linearScale(0, all.reduce((m, p) => Math.max(m, p.tokens), 1), BOX.height - BOX.bottom, BOX.top);
   const parts = [axes(x, y, 'turn', 'context tokens', (v) => String(v), (v) => num(v))];
   for (const s of series) {
     parts.push(polyline(s.points.map((p) => [x(p.turn), y(p.tokens)]), s.color));

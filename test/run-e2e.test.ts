@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../harness/config.js';
 import { runSuite } from '../harness/run.js';
+import { summarize } from '../reports/aggregate.js';
 import { chatBody, lastUserText, responsesBody, startFakeOpenAI, type FakeServer, type RecordedRequest } from './helpers/fake-openai.js';
 
 const TRANSCRIPT = `
@@ -135,6 +136,11 @@ describe('a run against an OpenAI-compatible server', () => {
     const trimmed = byStrategy('trim-2');
     expect(trimmed.every((p) => p.passed === false && p.attribution === 'trimmed')).toBe(true);
     expect(trimmed.every((p) => p.usage?.inputTokens === 100 + '/v1/responses'.length)).toBe(true);
+    // Our count of the request sits beside the API's, and the summary reports how far apart they are.
+    expect(trimmed.every((p) => (p.countedInputTokens ?? 0) > p.contextTokens)).toBe(true);
+    const agreement = summarize(run).find((s) => s.strategy === 'trim-2')?.apiVsCountedInput;
+    const counted = trimmed.reduce((n, p) => n + (p.countedInputTokens ?? 0), 0);
+    expect(agreement).toBeCloseTo((trimmed.length * 113) / counted, 10);
     // The summary kept both facts; it was made by the model and graded by the judge.
     expect(byStrategy('sum-4-2').every((p) => p.passed)).toBe(true);
     const summary = run.summaries.find((s) => s.strategy === 'sum-4-2');
