@@ -49,6 +49,8 @@ export interface SuiteConfig {
   judge: string;
   concurrency: number;
   repeat: number;
+  /** Summary-judge samples per summary, folded by majority vote (median for scores). */
+  judge_samples: number;
   cache: string | false;
   baseline?: string;
   /** Probes sent directly to the model, or through the @openai/agents runner. */
@@ -60,7 +62,7 @@ export interface SuiteConfig {
 }
 
 const TOP_KEYS = [
-  'datasets', 'out', 'model', 'judge', 'concurrency', 'repeat', 'cache', 'baseline',
+  'datasets', 'out', 'model', 'judge', 'concurrency', 'repeat', 'judge_samples', 'cache', 'baseline',
   'agent', 'strategies', 'gates', 'providers', 'prices',
 ] as const;
 const SUMMARIZER_KEYS = ['model', 'prompt', 'max_tokens', 'tool_trim_limit', 'word_limit'] as const;
@@ -83,6 +85,7 @@ const DEFAULTS = {
   judge: 'offline',
   concurrency: 8,
   repeat: 1,
+  judge_samples: 1,
   cache: '.memeval/cache',
   agent: 'direct',
 } as const;
@@ -112,6 +115,7 @@ export function defaultConfig(baseDir: string): SuiteConfig {
     judge: DEFAULTS.judge,
     concurrency: DEFAULTS.concurrency,
     repeat: DEFAULTS.repeat,
+    judge_samples: DEFAULTS.judge_samples,
     cache: resolve(base, DEFAULTS.cache),
     agent: DEFAULTS.agent,
     strategies,
@@ -178,6 +182,7 @@ function readConfig(top: MapReader, file: string): SuiteConfig {
     judge: readModelName(top, 'judge', modelNames) ?? DEFAULTS.judge,
     concurrency: top.int('concurrency', { min: 1 }) ?? DEFAULTS.concurrency,
     repeat: top.int('repeat', { min: 1 }) ?? DEFAULTS.repeat,
+    judge_samples: top.int('judge_samples', { min: 1 }) ?? DEFAULTS.judge_samples,
     cache: readCache(top, baseDir),
     agent: readChoice(top, 'agent', AGENTS) ?? DEFAULTS.agent,
     strategies,

@@ -92,7 +92,7 @@ export function buildGraders(config: SuiteConfig): Graders {
   const summaryJudgeFor = (wordLimit: number): SummaryJudge => {
     let judge = summaryJudges.get(wordLimit);
     if (!judge) {
-      judge = createSummaryJudge(config.judge, { wordLimit }, judgeModel);
+      judge = createSummaryJudge(config.judge, { wordLimit, samples: config.judge_samples }, judgeModel);
       summaryJudges.set(wordLimit, judge);
     }
     return judge;

@@ -62,6 +62,7 @@ describe('loading configs', () => {
       judge: 'offline',
       concurrency: 8,
       repeat: 1,
+      judge_samples: 1,
       cache: '/etc/suite/.memeval/cache',
       agent: 'direct',
       strategies: [{ id: 'full-history', use: 'full-history', options: {} }],
@@ -119,5 +120,19 @@ describe('loading configs', () => {
     expect(config.strategies.map((s) => s.id)).toEqual(['full', 'trim-3', 'summarize-4-2', 'budget-2k']);
     expect(config.strategies[2].options).toMatchObject({ context_limit: 4, keep_last_n_turns: 2, summarizer: DEFAULT_SUMMARIZER });
     expect(config.baseline).toBe('full');
+  });
+});
+
+describe('judge_samples', () => {
+  it('defaults to one sample and accepts a count of summary-judge samples', () => {
+    const base = 'strategies:\n  - { id: full, use: full-history }\n';
+    expect(parseConfig(base, '/tmp/c.yaml').judge_samples).toBe(1);
+    expect(parseConfig(`judge_samples: 3\n${base}`, '/tmp/c.yaml').judge_samples).toBe(3);
+  });
+
+  it('rejects a count under one with its position', () => {
+    expect(() => parseConfig('judge_samples: 0\nstrategies:\n  - { id: full, use: full-history }\n', '/tmp/c.yaml')).toThrow(
+      /\/tmp\/c\.yaml:1:\d+: .*judge_samples/,
+    );
   });
 });
