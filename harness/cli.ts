@@ -15,6 +15,8 @@ import { gateCommand } from '../reports/gate.js';
 import { calibrateCommand } from '../graders/calibrate.js';
 import { importCommand } from './importers/index.js';
 import { summarize } from '../reports/aggregate.js';
+import { writeReports } from '../reports/index.js';
+import { loadRun, runDirOf } from '../reports/load.js';
 import type { RunResult } from './types.js';
 
 export const EXIT = { ok: 0, gateFailed: 1, badInput: 2, runFailed: 3, interrupted: 130 } as const;
@@ -25,13 +27,14 @@ export class UsageError extends Error {}
 const HELP = `memeval — evaluate conversation-memory strategies
 
 Usage:
-  memeval run [--config FILE] [--datasets GLOB ...] [--strategies id,id] [--out DIR]
+  memeval run [--config FILE] [--datasets] [GLOB ...] [--strategies id,id] [--out DIR]
               [--model M] [--judge M] [--concurrency N] [--repeat N] [--agent direct|runner]
               [--no-cache] [--gate] [--resume RUN_DIR]
   memeval diff BASE_RUN CANDIDATE_RUN [--out DIR]
   memeval gate [RUN] [--baseline RUN] [--config FILE]
   memeval calibrate [--judge MODEL] [--data DIR] [--out DIR]
   memeval import locomo|longmemeval FILE.json --out DIR [--limit N]
+  memeval report RUN_DIR        re-render a run's reports from its run.json
   memeval strategies            list strategies and their options
 
 Models: offline (built-in extractive reader, no network), openai:<name>, <provider>:<name>.
@@ -62,9 +65,12 @@ function positiveInt(name: string, value: string | undefined): number | undefine
 
 type RunFlags = ReturnType<typeof parseRunFlags>;
 
+/** `--datasets a b c` (what a shell makes of an unquoted glob) and bare globs both name transcripts. */
 function parseRunFlags(argv: string[]) {
   try {
-    return parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: false, strict: true }).values;
+    const { values, positionals } = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: true, strict: true });
+    if (positionals.length) values.datasets = [...(values.datasets ?? []), ...positionals];
+    return values;
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\nRun "memeval --help" for usage.`);
   }
@@ -144,7 +150,10 @@ async function runCommand(argv: string[]): Promise<number> {
   try {
     const outcome = await runSuite({ config, only, resumeDir: flags.resume, signal: controller.signal });
     if (outcome.interrupted) {
-      process.stderr.write(`memeval: interrupted; finished work is saved. Resume with:\n  memeval run --resume ${outcome.dir}\n`);
+      process.stderr.write(
+        `memeval: interrupted; finished work is saved. Resume with:\n  memeval run --resume ${outcome.dir}\n` +
+          `(memeval report ${outcome.dir} renders what is finished so far)\n`,
+      );
       return EXIT.interrupted;
     }
     printTable(outcome.run);
@@ -154,6 +163,17 @@ async function runCommand(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSigint);
   }
+}
+
+/** Re-renders a run's reports from its run.json (after an upgrade, or for an interrupted run's partial results). */
+async function reportCommand(argv: string[]): Promise<number> {
+  if (argv.length !== 1 || argv[0].startsWith('-')) throw new UsageError('usage: memeval report RUN_DIR');
+  const run = loadRun(argv[0]);
+  const dir = runDirOf(argv[0]);
+  const written = await writeReports(run, dir);
+  if (run.info.status !== 'complete') process.stderr.write(`memeval: run ${run.info.runId} is ${run.info.status}; the reports show the work finished so far\n`);
+  process.stdout.write(`${written.join('\n')}\n`);
+  return EXIT.ok;
 }
 
 function strategiesCommand(): number {
@@ -175,6 +195,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number> | number> = {
   gate: (argv) => gateCommand(argv),
   calibrate: calibrateCommand,
   import: importCommand,
+  report: reportCommand,
   strategies: strategiesCommand,
 };
 
