@@ -15,11 +15,19 @@ function list(values: string[] | undefined): string {
   return (values ?? []).join(';');
 }
 
+/**
+ * Transcript and model text can start with `=`, `+`, `-` or `@`, which a
+ * spreadsheet would run as a formula; such text cells get a leading `'` (the
+ * OWASP advice). Numbers are left alone.
+ */
+export function safeCell(v: Cell): string | number {
+  if (v === undefined) return '';
+  if (typeof v !== 'string') return typeof v === 'boolean' ? String(v) : v;
+  return /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
+}
+
 function toCsv(rows: Row[], columns: string[]): string {
-  const data = rows.map((r) => columns.map((c) => {
-    const v = r[c];
-    return v === undefined ? '' : typeof v === 'boolean' ? String(v) : v;
-  }));
+  const data = rows.map((r) => columns.map((c) => safeCell(r[c])));
   return stringify([columns, ...data]);
 }
 

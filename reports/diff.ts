@@ -129,9 +129,15 @@ function metricDeltas(base: RunResult, cand: RunResult, strategy: string): Metri
   });
   return [...rows, ...extra].map(([metric, higherIsBetter, bv, cv]) => {
     const delta = bv !== undefined && cv !== undefined ? cv - bv : undefined;
-    const worse = delta !== undefined && (higherIsBetter ? delta < -1e-12 : delta > 1e-12);
+    const worse = delta !== undefined && !isNoise(metric, bv, delta) && (higherIsBetter ? delta < -1e-12 : delta > 1e-12);
     return { metric, base: bv, cand: cv, delta, worse };
   });
+}
+
+/** Latency moves run to run on any machine: under 10% (or 5 ms) it is not flagged as worse. */
+function isNoise(metric: string, base: number | undefined, delta: number): boolean {
+  if (!metric.startsWith('latency.')) return false;
+  return Math.abs(delta) < Math.max(5, 0.1 * Math.abs(base ?? 0));
 }
 
 function strategyDiff(base: RunResult, cand: RunResult, strategy: string): { diff: StrategyDiff; flips: ProbeFlip[] } {

@@ -132,3 +132,16 @@ describe('loadRun', () => {
     expect(() => loadRun(dir)).toThrow(/"probes" must be a list/);
   });
 });
+
+describe('formula injection', () => {
+  it('prefixes text cells a spreadsheet would run as a formula, and leaves numbers alone', async () => {
+    const { safeCell } = await import('../reports/csv.js');
+    expect(safeCell('=HYPERLINK("http://x")')).toBe(`'=HYPERLINK("http://x")`);
+    expect(safeCell('@SUM(A1)')).toBe(`'@SUM(A1)`);
+    expect(safeCell('- step one')).toBe(`'- step one`);
+    expect(safeCell('plain answer')).toBe('plain answer');
+    expect(safeCell(-3)).toBe(-3);
+    expect(safeCell(true)).toBe('true');
+    expect(safeCell(undefined)).toBe('');
+  });
+});
