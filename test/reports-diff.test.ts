@@ -122,3 +122,18 @@ describe('diffCommand', () => {
     expect(text).not.toMatch(/\n\s+at /);
   });
 });
+
+describe('latency noise', () => {
+  const slower = (factor: number, plusMs: number) => {
+    const run = sampleRun();
+    for (const p of run.probes) if (p.latencyMs !== undefined) p.latencyMs = p.latencyMs * factor + plusMs;
+    return run;
+  };
+  const latencyWorse = (cand: ReturnType<typeof sampleRun>) =>
+    diffRuns(sampleRun(), cand).strategies.flatMap((s) => s.metrics).filter((m) => m.metric === 'latency.p50' && m.worse).length;
+
+  it('does not flag a latency change of a millisecond, and does flag a doubling', () => {
+    expect(latencyWorse(slower(1, 1))).toBe(0);
+    expect(latencyWorse(slower(2, 10))).toBeGreaterThan(0);
+  });
+});
