@@ -34,6 +34,16 @@ export interface SummaryEvent {
   error?: string;
 }
 
+/** The event for a summariser call that failed over items 0..lastItem; the view keeps those items. */
+export function failedSummary(lastItem: number, error: unknown, durationMs: number, userShadow: string): SummaryEvent {
+  return {
+    firstItem: 0,
+    lastItem,
+    output: { userShadow, summary: '', request: { system: '', user: '' }, usage: { inputTokens: 0, outputTokens: 0 }, durationMs },
+    error: error instanceof Error ? error.message : String(error),
+  };
+}
+
 /** Items the harness must never see dropped (e.g. those stating a critical fact). */
 export type ProtectPredicate = (item: AgentInputItem) => boolean;
 

@@ -10,7 +10,7 @@
 import { dropOrphanToolItems, userMessage } from '../harness/items.js';
 import type { TokenCounter } from '../harness/tokens.js';
 import type { AgentInputItem } from '../harness/types.js';
-import { MemoryStrategy, type Summarizer, type SummaryOutput } from './base.js';
+import { failedSummary, MemoryStrategy, type Summarizer, type SummaryOutput } from './base.js';
 import { num, type StrategyDefinition } from './registry.js';
 import { SUMMARY_SHADOW, summarizerOptionsOf } from './summary-input.js';
 
@@ -70,18 +70,7 @@ export class SoftLimitCompactionStrategy extends MemoryStrategy {
       output = await this.summarizer.summarize(items);
     } catch (err) {
       // The view stays as it was: a failed summary must never lose items.
-      this.events.push({
-        firstItem: 0,
-        lastItem: upTo - 1,
-        output: {
-          userShadow: SUMMARY_SHADOW,
-          summary: '',
-          request: { system: '', user: '' },
-          usage: { inputTokens: 0, outputTokens: 0 },
-          durationMs: performance.now() - started,
-        },
-        error: err instanceof Error ? err.message : String(err),
-      });
+      this.events.push(failedSummary(upTo - 1, err, performance.now() - started, SUMMARY_SHADOW));
       return;
     }
     // A clear or pop while the summarizer ran makes this summary stale.

@@ -3,7 +3,7 @@
 // `keep_last_n_turns` turns becomes one synthetic user→assistant pair.
 import { dropOrphanToolItems, isUserMessage } from '../harness/items.js';
 import type { AgentInputItem } from '../harness/types.js';
-import { MemoryStrategy, type Summarizer, type SummaryEvent, type SummaryOutput } from './base.js';
+import { failedSummary, MemoryStrategy, type Summarizer, type SummaryOutput } from './base.js';
 import { num, type StrategyDefinition } from './registry.js';
 import { SUMMARY_SHADOW, summarizerOptionsOf } from './summary-input.js';
 
@@ -40,10 +40,6 @@ function splitMetadata(item: AgentInputItem): { message: AgentInputItem; extra: 
   const { metadata, ...rest } = rec;
   const extra = typeof metadata === 'object' && metadata !== null ? { ...(metadata as Record<string, unknown>) } : {};
   return { message: rest as unknown as AgentInputItem, extra };
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 export class SummarizingStrategy extends MemoryStrategy {
@@ -156,7 +152,8 @@ export class SummarizingStrategy extends MemoryStrategy {
       try {
         output = await this.summarizer.summarize(plan.prefix);
       } catch (err) {
-        this.recordFailure(plan.cut, errorMessage(err), performance.now() - started);
+        // The view stays unsummarised: a failed summary must never lose items.
+        this.events.push(failedSummary(plan.cut - 1, err, performance.now() - started, SUMMARY_SHADOW));
         return;
       }
       const applied = await this.lock.run(() => this.apply(plan.cut, plan.generation, output));
@@ -192,23 +189,6 @@ export class SummarizingStrategy extends MemoryStrategy {
     this.generation += 1;
     this.events.push({ firstItem: 0, lastItem: cut - 1, output });
     return true;
-  }
-
-  private recordFailure(cut: number, error: string, durationMs: number): void {
-    const event: SummaryEvent = {
-      firstItem: 0,
-      lastItem: cut - 1,
-      output: {
-        userShadow: SUMMARY_SHADOW,
-        summary: '',
-        request: { system: '', user: '' },
-        usage: { inputTokens: 0, outputTokens: 0 },
-        durationMs,
-      },
-      error,
-    };
-    // The view stays unsummarised: a failed summary must never lose items.
-    this.events.push(event);
   }
 }
 
