@@ -59,12 +59,20 @@ export interface StrategyDiff {
   significant: boolean;
 }
 
+/** A strategy whose summary prompt differs between the runs (`path · hash` of each prompt used). */
+export interface PromptChange {
+  strategy: string;
+  base: string[];
+  cand: string[];
+}
+
 export interface RunDiff {
   base: { runId: string; model: string };
   cand: { runId: string; model: string };
   strategies: StrategyDiff[];
   flips: ProbeFlip[];
   summaryMoves: SummaryMove[];
+  promptChanges: PromptChange[];
 }
 
 /** Pass rate over graded repeats; a probe "passes" overall when more than half of its repeats passed. */
@@ -178,6 +186,18 @@ const SUMMARY_FIELDS: [string, (s: SummaryRecord) => number | undefined][] = [
   ['drift.lost', (s) => s.grades?.drift?.lost.length],
 ];
 
+function promptsOf(run: RunResult, strategy: string): string[] {
+  const used = run.summaries.filter((s) => s.strategy === strategy && s.promptHash).map((s) => `${s.promptPath ?? '?'} · ${s.promptHash}`);
+  return [...new Set(used)].sort();
+}
+
+/** The "before/after a prompt change" job: say which strategies' summary prompts changed. */
+function promptChanges(base: RunResult, cand: RunResult, ids: string[]): PromptChange[] {
+  return ids
+    .map((strategy) => ({ strategy, base: promptsOf(base, strategy), cand: promptsOf(cand, strategy) }))
+    .filter((c) => c.base.join('\n') !== c.cand.join('\n'));
+}
+
 function summaryMoves(base: RunResult, cand: RunResult): SummaryMove[] {
   const key = (s: SummaryRecord) => `${s.strategy}\u0000${s.transcript}\u0000${s.index}`;
   const before = new Map(base.summaries.map((s) => [key(s), s]));
@@ -204,6 +224,7 @@ export function diffRuns(base: RunResult, cand: RunResult): RunDiff {
     strategies: parts.map((p) => p.diff),
     flips: parts.flatMap((p) => p.flips),
     summaryMoves: summaryMoves(base, cand),
+    promptChanges: promptChanges(base, cand, ids),
   };
 }
 
@@ -245,7 +266,10 @@ export function diffHtml(diff: RunDiff): string {
   });
   const flips = diff.flips.map((f) => `<tr><td>${esc(f.strategy)}</td><td>${esc(f.transcript)}</td><td>${esc(f.probe)}</td><td class="${f.direction === 'pass→fail' ? 'bad' : 'ok'}">${esc(f.direction)}</td><td class="n">${pct(f.baseRate)} → ${pct(f.candRate)}</td></tr>`);
   const moves = diff.summaryMoves.map((m) => `<tr><td>${esc(m.strategy)}</td><td>${esc(m.transcript)}</td><td class="n">${m.index}</td><td>${esc(m.field)}</td><td class="n">${num(m.base, 2)} → ${num(m.cand, 2)}</td></tr>`);
+  const prompts = diff.promptChanges.map((c) => `<tr><td>${esc(c.strategy)}</td><td>${esc(c.base.join(', ') || '–')}</td><td>${esc(c.cand.join(', ') || '–')}</td></tr>`);
+  const promptTable = prompts.length ? `<h2>Summary prompts that changed</h2><table><tr><th>strategy</th><th>base</th><th>candidate</th></tr>${prompts.join('')}</table>` : '';
   const body = `<h1>memeval diff</h1><p>base <b>${esc(diff.base.runId)}</b> → candidate <b>${esc(diff.cand.runId)}</b></p>
+${promptTable}
 ${blocks.join('\n')}
 <h2>Flipped probes (${diff.flips.length})</h2>${flips.length ? `<table><tr><th>strategy</th><th>transcript</th><th>probe</th><th>flip</th><th>pass rate</th></tr>${flips.join('')}</table>` : '<p class="muted">None.</p>'}
 <h2>Summary grades that moved (${diff.summaryMoves.length})</h2>${moves.length ? `<table><tr><th>strategy</th><th>transcript</th><th>summary</th><th>field</th><th>change</th></tr>${moves.join('')}</table>` : '<p class="muted">None.</p>'}`;

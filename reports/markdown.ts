@@ -66,6 +66,10 @@ export function diffMarkdown(diff: RunDiff): string {
     `Models: ${mdCell(modelLabel(diff.base.model))} → ${mdCell(modelLabel(diff.cand.model))}`,
     '',
   ];
+  if (diff.promptChanges.length) {
+    const promptRows = diff.promptChanges.map((c) => [mdCell(c.strategy), mdCell(c.base.join(', ') || '–'), mdCell(c.cand.join(', ') || '–')]);
+    lines.push('### Summary prompts that changed', '', table(['strategy', 'base prompt', 'candidate prompt'], promptRows), '');
+  }
   const rows = diff.strategies.map((s) => {
     const acc = s.metrics.find((m) => m.metric === 'probe.accuracy');
     const ci = s.accuracyDiff ? `[${signed(s.accuracyDiff.low, 3)}, ${signed(s.accuracyDiff.high, 3)}]` : '–';

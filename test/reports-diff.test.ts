@@ -137,3 +137,17 @@ describe('latency noise', () => {
     expect(latencyWorse(slower(2, 10))).toBeGreaterThan(0);
   });
 });
+
+describe('summary prompt changes', () => {
+  it('names the strategies whose summary prompt changed, and only those', () => {
+    const base = sampleRun();
+    const cand = sampleRun();
+    const summarized = [...new Set(cand.summaries.map((s) => s.strategy))];
+    expect(summarized.length).toBeGreaterThan(0);
+    for (const s of cand.summaries) if (s.strategy === summarized[0]) Object.assign(s, { promptPath: 'prompts/v2.md', promptHash: 'bbbbbbbbbbbb' });
+    const diff = diffRuns(base, cand);
+    expect(diff.promptChanges.map((c) => c.strategy)).toEqual([summarized[0]]);
+    expect(diff.promptChanges[0].cand).toEqual(['prompts/v2.md · bbbbbbbbbbbb']);
+    expect(diffRuns(base, sampleRun()).promptChanges).toEqual([]);
+  });
+});
