@@ -136,7 +136,13 @@ interface JobResult {
 function journaledJob(job: Job, ctx: RunContext): JobResult | undefined {
   const replay = ctx.done.replays.get(job.key);
   if (!ctx.done.jobsDone.has(job.key) || !replay) return undefined;
-  const probes = [...ctx.done.probes.entries()].filter(([k]) => k.startsWith(`${job.key}::`)).map(([, r]) => r);
+  const probes: ProbeRecord[] = [];
+  for (const probe of job.transcript.probes) {
+    for (let r = 1; r <= ctx.config.repeat; r++) {
+      const record = ctx.done.probes.get(probeKey(job.key, probe.id, r));
+      if (record) probes.push(record);
+    }
+  }
   const summaries = replay.summaries.map((s) => ctx.done.summaryGrades.get(summaryKey(job.key, s.index)) ?? s);
   ctx.progress.tick(probes.length);
   return { turns: replay.turns, summaries, probes, complete: true };
