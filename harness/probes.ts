@@ -22,11 +22,10 @@ function request(task: ProbeTask): { system: string | undefined; input: AgentInp
   return { system: task.transcript.system, input: [...task.context.items, userMessage(task.context.probe.question)] };
 }
 
-async function ask(task: ProbeTask, graders: Graders): Promise<ModelResult> {
-  const { repeat } = task;
+async function ask(req: ReturnType<typeof request>, repeat: number, graders: Graders): Promise<ModelResult> {
   // Repeats are separate samples: each gets its own cache entry.
   const model = modelForRepeat(graders.answerModel, repeat - 1);
-  return model.complete({ ...request(task), purpose: 'answer' });
+  return model.complete({ ...req, purpose: 'answer' });
 }
 
 /** The exact context that was sent, as role/text pairs, for the failures view. */
@@ -73,9 +72,9 @@ async function judge(task: ProbeTask, answer: string, graders: Graders): Promise
 
 export async function answerProbe(task: ProbeTask, graders: Graders): Promise<ProbeRecord> {
   const record = baseRecord(task, graders.model);
-  const { system, input } = request(task);
-  record.countedInputTokens = graders.counter.request(system, input);
-  const result = await ask(task, graders);
+  const req = request(task);
+  record.countedInputTokens = graders.counter.request(req.system, req.input);
+  const result = await ask(req, task.repeat, graders);
   Object.assign(record, { usage: result.usage, cost: result.cost, latencyMs: result.latencyMs, cached: result.cached });
   if (result.error) {
     Object.assign(record, { error: result.error, passed: false, attribution: 'error', context: sentContext(task) });
