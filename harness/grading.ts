@@ -16,7 +16,8 @@ import { createSummaryJudge, gradeSummary, type SummaryJudge } from '../graders/
 import type { Summarizer } from '../strategies/base.js';
 import { OfflineSummarizer } from '../strategies/offline-summarizer.js';
 import { createLlmSummarizer } from '../strategies/llm-summarizer.js';
-import { DEFAULT_SUMMARIZER, type SummarizerOptions } from '../strategies/registry.js';
+import type { SummarizerOptions } from '../strategies/registry.js';
+import { summarizerOptionsOf } from '../strategies/summary-input.js';
 
 export interface Graders {
   counter: TokenCounter;
@@ -27,11 +28,6 @@ export interface Graders {
   counts(): { calls: number; cacheHits: number; dedupHits: number; errors: number };
   model: string;
   judge: string;
-}
-
-function summarizerOptions(strategy: StrategyConfig): SummarizerOptions {
-  const opts = strategy.options.summarizer;
-  return typeof opts === 'object' && opts ? opts : DEFAULT_SUMMARIZER;
 }
 
 /**
@@ -104,7 +100,7 @@ export function buildGraders(config: SuiteConfig): Graders {
     makeSummarizer: (options) =>
       options.model === 'offline' ? new OfflineSummarizer(options) : createLlmSummarizer(options, modelFor(options.model)),
     async gradeSummary(transcript, summary, previous, strategy) {
-      const wordLimit = summarizerOptions(strategy).word_limit;
+      const wordLimit = summarizerOptionsOf(strategy.options).word_limit;
       const grades = await gradeSummary({ transcript, summary, previous }, { wordLimit }, summaryJudgeFor(wordLimit));
       return { ...summary, grades };
     },

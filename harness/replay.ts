@@ -3,6 +3,7 @@
 // are captured as the exact view the model would see; they never enter the session.
 import type { MemoryStrategy, ProtectPredicate, SummaryEvent } from '../strategies/base.js';
 import type { StrategyContext, StrategyDefinition, StrategyOptions } from '../strategies/registry.js';
+import { summarizerOptionsOf } from '../strategies/summary-input.js';
 import { itemText, turnItems } from './items.js';
 import { containsNormalized, factPhrases, normalizeText } from './normalize.js';
 import type { TokenCounter } from './tokens.js';
@@ -171,8 +172,7 @@ function summaryRecord(
 }
 
 function summarizerLabel(input: ReplayInput): string {
-  const opts = input.options.summarizer;
-  const model = typeof opts === 'object' && opts ? opts.model : 'offline';
+  const { model } = summarizerOptionsOf(input.options);
   return model === 'offline' ? 'offline-extractive' : model;
 }
 
