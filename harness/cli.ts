@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultConfig, loadConfig, type SuiteConfig } from './config.js';
-import { isInputError } from './errors.js';
+import { EXIT, isInputError } from './errors.js';
 import { runSuite } from './run.js';
 import { memevalVersion } from './run-info.js';
 import { redact } from './secrets.js';
@@ -19,7 +19,7 @@ import { writeReports } from '../reports/index.js';
 import { loadRun, runDirOf } from '../reports/load.js';
 import type { RunResult } from './types.js';
 
-export const EXIT = { ok: 0, gateFailed: 1, badInput: 2, runFailed: 3, interrupted: 130 } as const;
+export { EXIT };
 
 /** A usage or input problem: printed as one line, exit 2, no stack trace. */
 export class UsageError extends Error {}

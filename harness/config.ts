@@ -36,9 +36,21 @@ export interface GateConfig {
   max_drop?: number;
   vs?: 'baseline-run' | 'baseline-strategy';
   significant?: boolean;
+  /**
+   * An optional gate that cannot be evaluated (no baseline, no data, only
+   * errored data) is reported as skipped; any other gate fails then.
+   */
+  optional?: boolean;
   /** `file:line:col` of the gate, for messages. */
   where: string;
 }
+
+/**
+ * How many errored items a run may have and still count as measured:
+ * `count` errored items, or `percent` of the attempted items of any stage.
+ * The default is `{ count: 0 }`: one error and the run is incomplete (exit 3).
+ */
+export type MaxErrors = { kind: 'count'; value: number } | { kind: 'percent'; value: number };
 
 export interface SuiteConfig {
   file?: string;
@@ -53,6 +65,9 @@ export interface SuiteConfig {
   judge_samples: number;
   cache: string | false;
   baseline?: string;
+  /** A previous run directory (resolved against the config's folder) that `vs: baseline-run` gates compare with. */
+  baseline_run?: string;
+  max_errors: MaxErrors;
   /** Probes sent directly to the model, or through the @openai/agents runner. */
   agent: 'direct' | 'runner';
   strategies: StrategyConfig[];
@@ -118,6 +133,7 @@ export function defaultConfig(baseDir: string): SuiteConfig {
     judge_samples: DEFAULTS.judge_samples,
     cache: resolve(base, DEFAULTS.cache),
     agent: DEFAULTS.agent,
+    max_errors: { kind: 'count', value: 0 },
     strategies,
     gates: [],
     providers: {},
@@ -185,6 +201,7 @@ function readConfig(top: MapReader, file: string): SuiteConfig {
     judge_samples: top.int('judge_samples', { min: 1 }) ?? DEFAULTS.judge_samples,
     cache: readCache(top, baseDir),
     agent: readChoice(top, 'agent', AGENTS) ?? DEFAULTS.agent,
+    max_errors: { kind: 'count', value: 0 },
     strategies,
     gates: [],
     providers,

@@ -2,6 +2,13 @@
 // file (or a whole suite) is collected and thrown once as an InputError.
 import { redact } from './secrets.js';
 
+/**
+ * Exit codes of every command. 1 is left to Node for an unexpected crash, and
+ * a failed gate is 100 (as promptfoo's failed tests) so a CI log can never
+ * mistake a crash, bad input or a run that could not measure for a gate verdict.
+ */
+export const EXIT = { ok: 0, crashed: 1, badInput: 2, runFailed: 3, gateFailed: 100, interrupted: 130 } as const;
+
 export interface Problem {
   file: string;
   /** 1-based; 0 when the problem concerns the whole file (e.g. it cannot be read). */

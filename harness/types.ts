@@ -202,8 +202,42 @@ export interface ProbeRecord {
   latencyMs?: number;
   cached?: boolean;
   error?: string;
+  /** Which call failed when `error` is set: the answering model, or the judge grading the answer. */
+  errorStage?: 'answer' | 'judge';
   /** The exact context sent with the question (instructions and messages as text), for the failures view. */
   context?: { role: string; text: string }[];
+}
+
+/** The four places a run can fail to measure; every report counts errors per stage. */
+export const ERROR_STAGES = ['answer', 'answer-judge', 'summarizer', 'summary-judge'] as const;
+export type ErrorStage = (typeof ERROR_STAGES)[number];
+
+/** Errors of one stage: how many, out of how many attempts, and the first message as the server gave it. */
+export interface StageErrors {
+  stage: ErrorStage;
+  errors: number;
+  attempted: number;
+  firstError?: string;
+}
+
+/**
+ * Everything that makes a strategy's numbers what they are. Two runs whose
+ * fingerprints differ for a strategy id are not measuring the same thing,
+ * and the diff says so field by field.
+ */
+export interface StrategyFingerprint {
+  use: string;
+  /** Resolved options (defaults filled in), summarizer block included. */
+  options: Record<string, unknown>;
+  /** Summarizer model spec, for strategies that summarise. */
+  summarizer?: string;
+  /** Summary prompt: path relative to the config, sha256, and the text (so a diff can show the change). */
+  prompt?: { path: string; hash: string; text: string };
+  /** The model that answered probes, the judge, and where they were served from (public URL, never a key). */
+  answerModel: string;
+  judge: string;
+  endpoint?: string;
+  agent: 'direct' | 'runner';
 }
 
 /** A configured strategy as it appears in reports. */
@@ -211,13 +245,38 @@ export interface StrategyInfo {
   id: string;
   use: string;
   options: Record<string, unknown>;
+  /** Absent in runs made before fingerprints were recorded. */
+  fingerprint?: StrategyFingerprint;
+}
+
+/** Where a run's numbers came from. No key, no absolute local path. */
+export interface Provenance {
+  /** Model spec → public base URL it was called at (`offline` has none). */
+  endpoints: Record<string, string>;
+  answerModel: string;
+  judge: string;
+  summarizers: string[];
+  agent: 'direct' | 'runner';
+  memevalVersion: string;
+  gitSha?: string;
 }
 
 /** Everything needed to reproduce and label a run. */
 export interface RunInfo {
   runId: string;
-  /** `running` while journaling; `interrupted` after Ctrl-C (resumable); `complete` at the end. */
-  status: 'running' | 'interrupted' | 'complete' | 'failed';
+  /**
+   * `running` while journaling; `interrupted` after Ctrl-C (resumable);
+   * `complete` when every item was measured within `max_errors`;
+   * `incomplete` when it finished with more errors than `max_errors` allows;
+   * `failed` when it stopped early on an error retries cannot fix (bad key,
+   * unknown model, nothing listening). Only `complete` runs can pass a gate.
+   */
+  status: 'running' | 'interrupted' | 'complete' | 'incomplete' | 'failed';
+  /** Why the run is `incomplete` or `failed`: stage, count and the first error as the server gave it. */
+  failure?: string;
+  /** Errors per stage, counted over every attempted item. */
+  errors?: StageErrors[];
+  provenance?: Provenance;
   startedAt: string;
   finishedAt?: string;
   memevalVersion: string;
