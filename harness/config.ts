@@ -14,6 +14,9 @@ export interface ProviderConfig {
   api?: 'responses' | 'chat';
   timeout_ms?: number;
   max_attempts?: number;
+  /** Backoff cap of the first retry (doubles per attempt) and of any retry, in ms. */
+  retry_base_delay_ms?: number;
+  retry_max_delay_ms?: number;
 }
 
 /** USD per 1M tokens. */

@@ -16,6 +16,8 @@ export interface ProviderSettings {
   api?: string;
   timeout_ms?: number;
   max_attempts?: number;
+  retry_base_delay_ms?: number;
+  retry_max_delay_ms?: number;
 }
 
 export interface CreateModelOptions {

@@ -228,6 +228,18 @@ export function summarize(run: RunResult): StrategySummary[] {
   return strategyIds(run).map((id) => summarizeStrategy(run, id));
 }
 
+/**
+ * What a metric's value rests on: how many items were measured, how many of
+ * the items it should have measured errored, and what they are. A gate that
+ * finds `measured === 0` cannot be evaluated and fails (unless optional).
+ */
+export interface MetricSupport {
+  measured: number;
+  errors: number;
+  /** Plural noun for messages: `probes`, `summaries`, `turns`. */
+  unit: string;
+}
+
 /** A metric a gate or diff can name, and which way is better. */
 export interface MetricDef {
   name: string;
@@ -236,10 +248,14 @@ export interface MetricDef {
   binary: boolean;
   description: string;
   read: (s: StrategySummary) => number | undefined;
+  support: (s: StrategySummary) => MetricSupport;
 }
 
+// Placeholder support until each metric states its own denominator.
+const noSupport = (s: StrategySummary): MetricSupport => ({ measured: s.graded, errors: s.errors, unit: 'probes' });
+
 function def(name: string, higherIsBetter: boolean, description: string, read: MetricDef['read'], binary = false): MetricDef {
-  return { name, higherIsBetter, binary, description, read };
+  return { name, higherIsBetter, binary, description, read, support: noSupport };
 }
 
 const BASE_METRICS: MetricDef[] = [
