@@ -20,7 +20,7 @@ import type { LimitFunction } from 'p-limit';
 import { userMessage } from './items.js';
 import type { Model, ModelRequest, ModelResult } from './model.js';
 import { costOf } from './prices.js';
-import type { OpenAIRunnerTarget } from './providers/openai.js';
+import { failedCallError, type OpenAIRunnerTarget } from './providers/openai.js';
 import { withRetry } from './retry.js';
 import { redact } from './secrets.js';
 import type { Usage } from './types.js';
@@ -224,19 +224,21 @@ async function answerViaOpenAI(probe: PreparedProbe, target: OpenAIRunnerTarget,
   });
   const agent = makeAgent(probe, target.name, opts);
   const started = performance.now();
+  // The model's own breaker: a bad key found by either path stops both.
   const attempt = () =>
     withRetry((signal) => runOnce(runner, agent, probe, signal), {
       maxAttempts: target.maxAttempts,
-      baseDelayMs: 1_000,
-      maxDelayMs: 30_000,
+      baseDelayMs: target.baseDelayMs,
+      maxDelayMs: target.maxDelayMs,
       timeoutMs: target.timeoutMs,
       sleep: target.sleep,
+      guard: target.guard,
     });
   const outcome = await (opts.limit ? opts.limit(attempt) : attempt());
   const latencyMs = performance.now() - started;
   if (!outcome.ok) {
     const usage = { inputTokens: 0, outputTokens: 0 };
-    return { output: '', usage, cached: false, latencyMs, error: redact(`${target.id}: ${outcome.error}`), probe, added: [] };
+    return { output: '', usage, cached: false, latencyMs, error: failedCallError(target.id, outcome), probe, added: [] };
   }
   const { output, usage, added } = outcome.value;
   return { output, usage, cost: costOf(usage, target.price), cached: false, latencyMs, probe, added };

@@ -1,11 +1,12 @@
 // Turns a model spec from config (`offline`, `openai:<name>`, `<provider>:<name>`)
 // into a ready Model: cache → concurrency limit → retries → provider.
 import type { LimitFunction } from 'p-limit';
+import { Breakers } from './breaker.js';
 import { CachedModel, ModelStats, type ModelStatsSnapshot } from './cache.js';
 import type { Model, ModelRequest, ModelResult } from './model.js';
 import { OfflineModel } from './offline-model.js';
 import { priceFor, type Price } from './prices.js';
-import { OpenAIModel, parseApi, type OpenAIRunnerTarget } from './providers/openai.js';
+import { OpenAIModel, parseApi, type OpenAIApi, type OpenAIRunnerTarget } from './providers/openai.js';
 
 /** A `providers:` entry of the config (same shape as config.ts's ProviderConfig). */
 export interface ProviderSettings {
@@ -29,6 +30,8 @@ export interface CreateModelOptions {
   limit: LimitFunction;
   /** Counters for the run summary; defaults to the process-wide ones (`modelStats()`). */
   stats?: ModelStats;
+  /** Circuit breakers the run watches (`fatal()`); defaults to the process-wide ones (`modelBreakers()`). */
+  breakers?: Breakers;
   /** Injected in tests to record backoff waits. */
   sleep?: (ms: number) => Promise<void>;
   /** Environment to read keys and `OPENAI_BASE_URL` from; default process.env. */
@@ -36,10 +39,27 @@ export interface CreateModelOptions {
 }
 
 const defaultStats = new ModelStats();
+const defaultBreakers = new Breakers();
 
 /** Counters of every model built without an explicit `stats` (calls, cache hits, dedup hits, errors). */
 export function modelStats(): ModelStatsSnapshot {
   return defaultStats.snapshot();
+}
+
+/** The circuit breakers of every model built without explicit `breakers`. */
+export function modelBreakers(): Breakers {
+  return defaultBreakers;
+}
+
+/**
+ * A model spec or provider setup that cannot work (unknown provider, no base_url,
+ * no model name, an unset key variable): bad input, found before any call is made.
+ */
+export class ModelSetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ModelSetupError';
+  }
 }
 
 export interface ModelSpec {
@@ -74,19 +94,27 @@ class LimitedModel implements Model {
   }
 }
 
+function apiOf(spec: ModelSpec, settings: ProviderSettings | undefined): OpenAIApi {
+  try {
+    return parseApi(settings?.api);
+  } catch (error) {
+    throw new ModelSetupError(`provider "${spec.provider}": ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 function openAIModel(spec: ModelSpec, opts: CreateModelOptions): OpenAIModel {
   const env = opts.env ?? process.env;
   const settings = opts.providers[spec.provider];
   if (!settings && spec.provider !== 'openai') {
     const known = Object.keys(opts.providers);
     const hint = known.length > 0 ? `configured providers: ${known.join(', ')}` : 'no providers are configured';
-    throw new Error(`unknown model provider "${spec.provider}" in "${spec.provider}:${spec.name}" (use offline, openai:<name> or a providers: entry; ${hint})`);
+    throw new ModelSetupError(`unknown model provider "${spec.provider}" in "${spec.provider}:${spec.name}" (use offline, openai:<name> or a providers: entry; ${hint})`);
   }
-  if (spec.name.length === 0) throw new Error(`model "${spec.provider}:" has no model name`);
+  if (spec.name.length === 0) throw new ModelSetupError(`model "${spec.provider}:" has no model name`);
   const isOpenAI = spec.provider === 'openai';
   if (!isOpenAI && !settings?.base_url) {
     // Falling back to api.openai.com would send this provider's traffic (and key) to the wrong place.
-    throw new Error(`provider "${spec.provider}" needs a base_url`);
+    throw new ModelSetupError(`provider "${spec.provider}" needs a base_url`);
   }
   const keyEnv = settings?.api_key_env ?? (isOpenAI ? 'OPENAI_API_KEY' : undefined);
   const apiKey = keyEnv ? env[keyEnv] : undefined;
@@ -95,17 +123,21 @@ function openAIModel(spec: ModelSpec, opts: CreateModelOptions): OpenAIModel {
   // while a local server reached through OPENAI_BASE_URL may not.
   const keyRequired = settings?.api_key_env !== undefined || (isOpenAI && !baseURL);
   if (keyEnv && !apiKey && keyRequired) {
-    throw new Error(`${keyEnv} is not set (needed by ${spec.provider}:${spec.name})`);
+    throw new ModelSetupError(`${keyEnv} is not set (needed by ${spec.provider}:${spec.name})`);
   }
   return new OpenAIModel({
     name: spec.name,
     provider: spec.provider,
-    api: parseApi(settings?.api),
+    api: apiOf(spec, settings),
     baseURL,
     // '' (not undefined) so the model does not fall back to process.env behind an injected env.
     apiKey: apiKey ?? '',
+    keyEnv,
+    breakers: opts.breakers ?? defaultBreakers,
     timeoutMs: settings?.timeout_ms,
     maxAttempts: settings?.max_attempts,
+    baseDelayMs: settings?.retry_base_delay_ms,
+    maxDelayMs: settings?.retry_max_delay_ms,
     price: priceFor(`${spec.provider}:${spec.name}`, opts.prices),
     // OpenAI wants max_completion_tokens; other compatible servers widely know only max_tokens.
     chatMaxTokensField: isOpenAI ? 'max_completion_tokens' : 'max_tokens',
@@ -116,7 +148,8 @@ function openAIModel(spec: ModelSpec, opts: CreateModelOptions): OpenAIModel {
 /**
  * Builds the model a spec names. `offline` is returned bare: it is deterministic
  * and cheaper than a cache read. Anything else is wrapped as cache → limit →
- * (retrying) provider. An unknown provider is a plain Error the CLI reports.
+ * (retrying, breaker-guarded) provider. A setup that cannot work throws
+ * ModelSetupError, so the CLI reports it as bad input before anything runs.
  */
 export function createModel(spec: string, opts: CreateModelOptions): Model {
   const parsed = parseModelSpec(spec);

@@ -18,17 +18,33 @@ export interface RetryOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Injected in tests; defaults to Math.random. */
   random?: () => number;
+  /** Sees every attempt's outcome and may end the call early (a circuit breaker, harness/breaker.ts). */
+  guard?: RetryGuard;
+}
+
+/**
+ * Lets something outside the loop stop calls that cannot succeed: `blocked` is
+ * asked before every attempt, `failed` after every failure; a message from
+ * either ends the call with that message, whatever the attempts left.
+ */
+export interface RetryGuard {
+  blocked(): string | undefined;
+  failed(info: FailureInfo): string | undefined;
+  succeeded(): void;
 }
 
 export type RetryOutcome<T> =
   | { ok: true; value: T; attempts: number }
-  | { ok: false; error: string; status?: number; attempts: number };
+  /** `fatal`: the guard ended the call; `error` is its complete message. */
+  | { ok: false; error: string; status?: number; attempts: number; fatal?: true };
 
 /** What one failure means for the retry loop. */
 export interface FailureInfo {
   retryable: boolean;
   status?: number;
   retryAfterMs?: number;
+  /** The socket error code of a connection failure (`ECONNREFUSED`, `ENOTFOUND`, …). */
+  code?: string;
   message: string;
 }
 
@@ -37,6 +53,17 @@ export class PermanentError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'PermanentError';
+  }
+}
+
+/**
+ * A failure worth another attempt whatever its shape, e.g. a 200 whose body a
+ * gateway cut short or replaced with its own HTML page.
+ */
+export class TransientError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TransientError';
   }
 }
 
@@ -74,6 +101,16 @@ export function retryAfterMs(headers: HeaderBag, now: number = Date.now()): numb
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+// Clients wrap what their fetch throws (the openai client in APIConnectionError), so causes are searched too.
+function transientCause(error: unknown): TransientError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth++) {
+    if (current instanceof TransientError) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 function errorCode(error: unknown): string | undefined {
   // Node puts the socket error code on the error or on its `cause` chain.
   let current: unknown = error;
@@ -98,6 +135,8 @@ export function classifyFailure(error: unknown): FailureInfo {
   const message = redact(String((error as { message?: unknown })?.message ?? error));
   if (error instanceof PermanentError) return { retryable: false, message };
   if (error instanceof AttemptTimeout) return { retryable: true, message };
+  const transient = transientCause(error);
+  if (transient) return { retryable: true, message: redact(transient.message) };
   const status = (error as { status?: unknown })?.status;
   if (typeof status === 'number') {
     const headers = (error as { headers?: HeaderBag }).headers;
@@ -106,7 +145,7 @@ export function classifyFailure(error: unknown): FailureInfo {
   }
   if (isConnectionError(error)) {
     const code = errorCode(error);
-    return { retryable: true, message: code && !message.includes(code) ? `${message} (${code})` : message };
+    return { retryable: true, code, message: code && !message.includes(code) ? `${message} (${code})` : message };
   }
   return { retryable: false, message };
 }
@@ -135,12 +174,16 @@ async function attempt<T>(fn: (signal: AbortSignal, attempt: number) => Promise<
   }
 }
 
-function finalMessage(info: FailureInfo, attempts: number): string {
+/** `HTTP <status>: <message>`, or the bare message when there was no reply; redacted. */
+export function failureText(info: FailureInfo): string {
   // The openai client already starts its messages with the status code.
   const message = info.status !== undefined ? info.message.replace(new RegExp(`^${info.status}\\s+`), '') : info.message;
   const status = info.status !== undefined ? `HTTP ${info.status}: ` : '';
-  const tries = attempts > 1 ? ` (after ${attempts} attempts)` : '';
-  return redact(`${status}${message}${tries}`);
+  return redact(`${status}${message}`);
+}
+
+function finalMessage(info: FailureInfo, attempts: number): string {
+  return attempts > 1 ? `${failureText(info)} (after ${attempts} attempts)` : failureText(info);
 }
 
 /**
@@ -154,11 +197,19 @@ export async function withRetry<T>(
   const sleep = opts.sleep ?? realSleep;
   const maxAttempts = Math.max(1, Math.floor(opts.maxAttempts));
   const maxRetryAfter = opts.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+  const guard = opts.guard;
   for (let n = 1; ; n++) {
+    // Asked again after every wait: another call may have found the endpoint unusable meanwhile.
+    const blocked = guard?.blocked();
+    if (blocked !== undefined) return { ok: false, error: blocked, attempts: n - 1, fatal: true };
     try {
-      return { ok: true, value: await attempt(fn, n, opts.timeoutMs), attempts: n };
+      const value = await attempt(fn, n, opts.timeoutMs);
+      guard?.succeeded();
+      return { ok: true, value, attempts: n };
     } catch (error) {
       const info = classifyFailure(error);
+      const fatal = guard?.failed(info);
+      if (fatal !== undefined) return { ok: false, error: fatal, status: info.status, attempts: n, fatal: true };
       if (!info.retryable || n >= maxAttempts) {
         return { ok: false, error: finalMessage(info, n), status: info.status, attempts: n };
       }

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { answerWithRunner, prepareProbe, probeRequest, ProbeSession, SdkModelAdapter } from '../harness/agent-path.js';
+import { Breakers } from '../harness/breaker.js';
 import { assistantMessage, itemText, userMessage } from '../harness/items.js';
 import type { Model, ModelRequest, ModelResult } from '../harness/model.js';
 import { ABSTAIN_ANSWER, OfflineModel } from '../harness/offline-model.js';
 import { OpenAIModel } from '../harness/providers/openai.js';
 import type { AgentInputItem } from '../harness/types.js';
 import { MemoryStrategy } from '../strategies/base.js';
-import { echoHandler, responsesBody, startFakeOpenAI, type FakeServer } from './helpers/fake-openai.js';
+import { apiError, echoHandler, htmlPage, responsesBody, startFakeOpenAI, truncatedJson, type FakeReply, type FakeServer } from './helpers/fake-openai.js';
 
 /** Shows only the last four items: enough to tell the view from the full history. */
 class LastFour extends MemoryStrategy {
@@ -110,6 +111,54 @@ describe('agent path: probes through the @openai/agents runner', () => {
     expect(failed.error).toContain('HTTP 401');
     expect(failed.error).not.toContain(KEY);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries a 200 HTML page or cut-off JSON through the runner too, within the model’s delays', async () => {
+    const sleeps: number[] = [];
+    const replies: FakeReply[] = [htmlPage(), truncatedJson(responsesBody('lost'))];
+    server.setHandler((_req, i) => replies[i] ?? { json: responsesBody('through the gateway') });
+    const model = new OpenAIModel({
+      name: 'gpt-4.1-mini',
+      baseURL: server.baseURL,
+      apiKey: KEY,
+      baseDelayMs: 4,
+      maxDelayMs: 5,
+      sleep: async (ms) => void sleeps.push(ms),
+    });
+    const strategy = await strategyWithHistory();
+    const answer = await answerWithRunner({ session: strategy, question: 'Firmware?', model: model.runnerTarget() });
+    expect(answer.error).toBeUndefined();
+    expect(answer.output).toBe('through the gateway');
+    expect(server.requests).toHaveLength(3);
+    expect(sleeps).toHaveLength(2);
+    for (const ms of sleeps) expect(ms).toBeLessThanOrEqual(4);
+    server.requests.length = 0;
+    server.setHandler(() => htmlPage('Proxy sign-in'));
+    const twice = new OpenAIModel({ name: 'gpt-4.1-mini', baseURL: server.baseURL, apiKey: KEY, maxAttempts: 2, sleep: async () => {} });
+    const failed = await answerWithRunner({ session: strategy, question: 'Firmware?', model: twice.runnerTarget() });
+    expect(failed.error).toMatch(/not valid JSON: "<html><head><title>Proxy sign-in.*OpenAI-compatible \/v1 endpoint.*after 2 attempts/);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('trips the model’s breaker on the runner path, and shares it with direct calls', async () => {
+    server.setHandler(() => apiError(404, 'The model `gpt-nope` does not exist'));
+    const breakers = new Breakers();
+    const model = new OpenAIModel({ name: 'gpt-nope', baseURL: server.baseURL, apiKey: KEY, breakers, sleep: async () => {} });
+    const strategy = await strategyWithHistory();
+    const ask = () => answerWithRunner({ session: strategy, question: 'Firmware?', model: model.runnerTarget() });
+    const first = await ask();
+    expect(first.error).toMatch(/^openai:gpt-nope: HTTP 404/);
+    await ask();
+    const third = await ask();
+    expect(server.requests).toHaveLength(3);
+    const fatal = breakers.fatal();
+    expect(fatal).toMatch(new RegExp(`^openai:gpt-nope: model "gpt-nope" was not found at ${server.baseURL} \\(HTTP 404: The model`));
+    expect(third.error).toBe(fatal);
+    const fourth = await ask();
+    expect(fourth.error).toBe(fatal);
+    expect(fourth.output).toBe('');
+    expect((await model.complete(probeRequest(fourth.probe))).error).toBe(fatal);
+    expect(server.requests).toHaveLength(3);
   });
 
   it('runs the offline reader through the same runner via the SDK model adapter', async () => {

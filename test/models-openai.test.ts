@@ -1,9 +1,20 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assistantMessage, userMessage } from '../harness/items.js';
 import type { ModelRequest } from '../harness/model.js';
-import { OpenAIModel, type OpenAIModelOptions } from '../harness/providers/openai.js';
+import pLimit from 'p-limit';
+import { createModel, runnerTargetOf } from '../harness/models.js';
+import { DEFAULT_MAX_ATTEMPTS, OpenAIModel, type OpenAIModelOptions } from '../harness/providers/openai.js';
 import type { AgentInputItem } from '../harness/types.js';
-import { chatBody, echoHandler, responsesBody, startFakeOpenAI, type FakeReply, type FakeServer } from './helpers/fake-openai.js';
+import {
+  chatBody,
+  echoHandler,
+  htmlPage,
+  responsesBody,
+  startFakeOpenAI,
+  truncatedJson,
+  type FakeReply,
+  type FakeServer,
+} from './helpers/fake-openai.js';
 
 const KEY = 'sk-proj-TESTKEY0123456789abcdefABCDEF';
 
@@ -167,6 +178,25 @@ describe('OpenAIModel against a local OpenAI-compatible server', () => {
     expect(sleeps).toEqual([]);
   });
 
+  it('takes attempts and retry delays from the provider settings, on both paths', async () => {
+    server.setHandler(() => ({ json: { error: { message: 'overloaded' } }, status: 503 }));
+    const model = createModel('local:tiny', {
+      providers: { local: { base_url: server.baseURL, max_attempts: 4, retry_base_delay_ms: 2, retry_max_delay_ms: 3 } },
+      prices: {},
+      cacheDir: false,
+      limit: pLimit(1),
+      env: {},
+      sleep: async (ms) => void sleeps.push(ms),
+    });
+    const result = await model.complete(request);
+    expect(result.error).toMatch(/after 4 attempts/);
+    expect(server.requests).toHaveLength(4);
+    expect(sleeps).toHaveLength(3);
+    // Unflowed defaults (1 s base) would make waits this short all but impossible.
+    for (const ms of sleeps) expect(ms).toBeLessThanOrEqual(3);
+    expect(runnerTargetOf(model)).toMatchObject({ maxAttempts: 4, baseDelayMs: 2, maxDelayMs: 3 });
+  });
+
   it('times out a slow attempt and retries it', async () => {
     server.setHandler((_req, i) => (i === 0 ? { json: responsesBody('late'), delayMs: 2_000 } : { json: responsesBody('quick') }));
     const result = await make({ timeoutMs: 300 }).complete(request);
@@ -186,12 +216,53 @@ describe('OpenAIModel against a local OpenAI-compatible server', () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it('reports a non-JSON body as an error without retrying', async () => {
-    server.setHandler(() => ({ text: '<html>proxy login</html>' }));
-    const result = await make().complete(request);
-    expect(result.error).toMatch(/not a JSON object/);
+  it('retries a 200 whose body is a gateway HTML page or cut-off JSON', async () => {
+    const replies: FakeReply[] = [htmlPage(), truncatedJson(responsesBody('never seen'))];
+    server.setHandler((_req, i) => replies[i] ?? { json: responsesBody('third time') });
+    const result = await make({ maxAttempts: 3 }).complete(request);
+    expect(result.error).toBeUndefined();
+    expect(result.output).toBe('third time');
+    expect(server.requests).toHaveLength(3);
+    expect(sleeps).toHaveLength(2);
+    // The same on Chat Completions.
+    server.requests.length = 0;
+    server.setHandler((_req, i) => (i === 0 ? { text: 'upstream connect error' } : { json: chatBody('chat ok') }));
+    expect((await make({ api: 'chat' }).complete(request)).output).toBe('chat ok');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('names the body and the likely cause when every reply is HTML', async () => {
+    server.setHandler(() => ({ text: `<html><body>Sign in to the proxy. token: ${KEY}</body></html>`, headers: { 'content-type': 'text/html' } }));
+    const result = await make({ maxAttempts: 4 }).complete(request);
+    expect(server.requests).toHaveLength(4);
     expect(result.output).toBe('');
+    expect(result.error).toContain('not valid JSON: "<html><body>Sign in to the proxy. token: [REDACTED]');
+    expect(result.error).toContain('OpenAI-compatible /v1 endpoint');
+    expect(result.error).toContain('after 4 attempts');
+    expect(result.error).not.toContain(KEY.slice(0, 12));
+  });
+
+  it('does not retry JSON of the wrong shape', async () => {
+    server.setHandler(() => ({ json: { id: 'x', object: 'response' } }));
+    const responses = await make().complete(request);
+    expect(responses.error).toMatch(/no `output` list/);
     expect(server.requests).toHaveLength(1);
+    server.requests.length = 0;
+    server.setHandler(() => ({ json: { id: 'x', choices: [] } }));
+    const chat = await make({ api: 'chat' }).complete(request);
+    expect(chat.error).toMatch(/no choices/);
+    expect(server.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it(`makes ${DEFAULT_MAX_ATTEMPTS} attempts by default, waiting within the configured delays`, async () => {
+    expect(DEFAULT_MAX_ATTEMPTS).toBe(6);
+    server.setHandler(() => ({ json: { error: { message: 'overloaded' } }, status: 503 }));
+    const result = await make({ maxAttempts: undefined, baseDelayMs: 2, maxDelayMs: 3 }).complete(request);
+    expect(server.requests).toHaveLength(6);
+    expect(result.error).toMatch(/after 6 attempts/);
+    expect(sleeps).toHaveLength(5);
+    for (const ms of sleeps) expect(ms).toBeLessThanOrEqual(3);
   });
 
   it('never puts the API key in an error message', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, classifyFailure, PermanentError, retryAfterMs, withRetry } from '../harness/retry.js';
+import { backoffMs, classifyFailure, PermanentError, retryAfterMs, TransientError, withRetry, type FailureInfo, type RetryGuard } from '../harness/retry.js';
 
 function httpError(status: number, headers: Record<string, string> = {}, message = `${status} failed`): Error {
   return Object.assign(new Error(message), { status, headers: new Headers(headers) });
@@ -24,8 +24,16 @@ describe('retry policy', () => {
     expect(classifyFailure(reset).retryable).toBe(true);
     const wrapped = Object.assign(new Error('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
     expect(classifyFailure(wrapped).retryable).toBe(true);
+    expect(classifyFailure(wrapped).code).toBe('ECONNREFUSED');
     expect(classifyFailure(new PermanentError('bad reply')).retryable).toBe(false);
     expect(classifyFailure(new TypeError('x is not a function')).retryable).toBe(false);
+  });
+
+  it('retries a transient body even when a client wrapped it as a connection error', () => {
+    expect(classifyFailure(new TransientError('the reply was not valid JSON: "<html>"')).retryable).toBe(true);
+    // The openai client turns whatever its fetch throws into APIConnectionError("Connection error.").
+    const wrapped = Object.assign(new Error('Connection error.'), { name: 'APIConnectionError', cause: new TransientError('the reply was not valid JSON: "<h"') });
+    expect(classifyFailure(wrapped)).toEqual({ retryable: true, message: 'the reply was not valid JSON: "<h"' });
   });
 
   it('uses full jitter below an exponentially growing cap', () => {
@@ -89,5 +97,50 @@ describe('retry policy', () => {
     );
     expect(outcome.ok).toBe(false);
     if (!outcome.ok) expect(outcome.error).toBe('HTTP 401: Incorrect API key provided: [REDACTED]');
+  });
+});
+
+describe('retry guard (what a circuit breaker plugs into)', () => {
+  function recordingGuard(stopAfter: number): RetryGuard & { seen: FailureInfo[]; successes: number } {
+    const seen: FailureInfo[] = [];
+    const guard = {
+      seen,
+      successes: 0,
+      blocked: () => (seen.length >= stopAfter ? 'stopped by the guard' : undefined),
+      failed: (info: FailureInfo) => {
+        seen.push(info);
+        return seen.length >= stopAfter ? 'stopped by the guard' : undefined;
+      },
+      succeeded: () => {
+        guard.successes++;
+      },
+    };
+    return guard;
+  }
+
+  it('ends the retries as soon as the guard says so, with its message', async () => {
+    const guard = recordingGuard(2);
+    let calls = 0;
+    const outcome = await withRetry(
+      async () => {
+        calls++;
+        throw Object.assign(new Error('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+      },
+      { ...fast, maxAttempts: 6, sleep: async () => {}, guard },
+    );
+    expect(calls).toBe(2);
+    expect(outcome).toEqual({ ok: false, error: 'stopped by the guard', attempts: 2, fatal: true });
+    expect(guard.seen.map((i) => i.code)).toEqual(['ECONNREFUSED', 'ECONNREFUSED']);
+  });
+
+  it('makes no attempt while the guard blocks, and reports successes to it', async () => {
+    const blocked = recordingGuard(0);
+    let calls = 0;
+    const outcome = await withRetry(async () => ++calls, { ...fast, maxAttempts: 3, guard: blocked });
+    expect(calls).toBe(0);
+    expect(outcome).toEqual({ ok: false, error: 'stopped by the guard', attempts: 0, fatal: true });
+    const open = recordingGuard(10);
+    expect(await withRetry(async () => 'fine', { ...fast, maxAttempts: 3, guard: open })).toEqual({ ok: true, value: 'fine', attempts: 1 });
+    expect(open.successes).toBe(1);
   });
 });

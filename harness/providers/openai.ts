@@ -1,14 +1,16 @@
 // Any OpenAI-compatible server (OpenAI, Azure OpenAI v1, Ollama, vLLM, LiteLLM)
 // through the official `openai` client: the Responses API by default, Chat
 // Completions with `api: 'chat'`. Retries are ours (harness/retry.ts), so the
-// client is built with `maxRetries: 0`.
+// client is built with `maxRetries: 0`; a circuit breaker (harness/breaker.ts)
+// stops calls that no retry can fix.
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
 import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from 'openai/resources/responses/responses';
 import { itemRole, itemText, itemType } from '../items.js';
 import type { Model, ModelRequest, ModelResult } from '../model.js';
 import { costOf, type Price } from '../prices.js';
-import { PermanentError, withRetry } from '../retry.js';
+import { Breakers, DEFAULT_OPENAI_BASE_URL, type Endpoint } from '../breaker.js';
+import { PermanentError, TransientError, withRetry, type RetryGuard, type RetryOutcome } from '../retry.js';
 import { redact, registerSecret } from '../secrets.js';
 import type { AgentInputItem, Usage } from '../types.js';
 
@@ -24,6 +26,10 @@ export interface OpenAIModelOptions {
   baseURL?: string;
   /** Default for the `openai` provider: `OPENAI_API_KEY`. */
   apiKey?: string;
+  /** The variable the key came from, named in the fix hint of a rejected key. */
+  keyEnv?: string;
+  /** The registry whose breaker guards this model's endpoint; default a registry of this model's own. */
+  breakers?: Breakers;
   timeoutMs?: number;
   maxAttempts?: number;
   baseDelayMs?: number;
@@ -45,11 +51,17 @@ export interface OpenAIRunnerTarget {
   price?: Price;
   timeoutMs: number;
   maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** The model's circuit breaker: the runner path trips and honours the same one. */
+  guard: RetryGuard;
   sleep?: (ms: number) => Promise<void>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
-export const DEFAULT_MAX_ATTEMPTS = 4;
+// Under 30% independent transient faults, 0.3^6 ≈ 0.07% of calls exhaust their
+// retries, well inside the 1% a run may lose.
+export const DEFAULT_MAX_ATTEMPTS = 6;
 const DEFAULT_BASE_DELAY_MS = 1_000;
 const DEFAULT_MAX_DELAY_MS = 30_000;
 
@@ -170,15 +182,38 @@ function count(value: unknown): number {
 
 const NOT_JSON = "the server's reply was not a JSON object (is the base URL an OpenAI-compatible /v1 endpoint?)";
 
-// A proxy or a wrong base URL can answer 200 with HTML or plain text.
-async function readJson(response: Response): Promise<unknown> {
-  const text = await response.text();
+const BODY_PREVIEW_CHARS = 80;
+
+// A gateway hiccup answers 200 with its own HTML page or a cut-off body, and the
+// next attempt usually succeeds; a wrong base URL does it every time, hence the hint.
+function parseBody(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new PermanentError(`${NOT_JSON}: ${JSON.stringify(text.slice(0, 80))}`);
+    // Redacted before cutting, so a key split at the cut cannot slip past the patterns.
+    const preview = JSON.stringify(redact(text).slice(0, BODY_PREVIEW_CHARS));
+    throw new TransientError(`the reply was not valid JSON: ${preview} (if this persists, check that the base URL is an OpenAI-compatible /v1 endpoint)`);
   }
 }
+
+async function readJson(response: Response): Promise<unknown> {
+  return parseBody(await response.text());
+}
+
+/**
+ * fetch for the client: a 2xx reply must be JSON. The Agents SDK parses replies
+ * inside the client, where an HTML page turns into a TypeError that looks like a
+ * bug and is never retried; failing here makes it a TransientError on both paths.
+ */
+const checkedFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const type = response.headers.get('content-type') ?? '';
+  // Error statuses are the client's to read; streams cannot be read ahead.
+  if (!response.ok || response.status === 204 || type.includes('text/event-stream')) return response;
+  const text = await response.text();
+  parseBody(text);
+  return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+};
 
 function jsonReply(raw: unknown): AnyRecord {
   const rec = asRecord(raw);
@@ -214,6 +249,11 @@ export function parseChatReply(raw: unknown): { output: string; usage: Usage } {
   return { output, usage: { inputTokens: count(usage.prompt_tokens), outputTokens: count(usage.completion_tokens) } };
 }
 
+/** The error of a failed call: a tripped breaker's message already names the model; others get the id in front. */
+export function failedCallError(id: string, outcome: Extract<RetryOutcome<unknown>, { ok: false }>): string {
+  return redact(outcome.fatal ? outcome.error : `${id}: ${outcome.error}`);
+}
+
 /** Normalises an `api:` value from config (`chat`, `chat_completions`, `responses`). */
 export function parseApi(value: string | undefined): OpenAIApi {
   if (value === undefined || value === 'responses') return 'responses';
@@ -230,6 +270,7 @@ export class OpenAIModel implements Model {
   private readonly opts: OpenAIModelOptions;
   private readonly timeoutMs: number;
   private readonly maxAttempts: number;
+  private readonly guard: RetryGuard;
 
   constructor(opts: OpenAIModelOptions) {
     this.opts = opts;
@@ -244,10 +285,13 @@ export class OpenAIModel implements Model {
     const apiKey = opts.apiKey ?? (isOpenAI ? process.env.OPENAI_API_KEY : undefined);
     registerSecret(apiKey);
     // A local server (Ollama, vLLM) needs no key, but the client insists on one.
-    this.client = new OpenAI({ apiKey: apiKey || 'no-key', baseURL, maxRetries: 0, timeout: this.timeoutMs });
+    this.client = new OpenAI({ apiKey: apiKey || 'no-key', baseURL, maxRetries: 0, timeout: this.timeoutMs, fetch: checkedFetch });
     // Where the answer comes from matters (a local `llama3` is not Azure's); the key never does.
     const server = publicBaseURL(baseURL);
     this.params = { api: this.api, ...(server ? { baseURL: server } : {}), ...(this.api === 'chat' ? { maxTokensField: this.maxTokensField } : {}) };
+    const keyEnv = opts.keyEnv ?? (isOpenAI ? 'OPENAI_API_KEY' : undefined);
+    const endpoint: Endpoint = { provider: opts.provider ?? 'openai', model: this.name, baseURL: server ?? DEFAULT_OPENAI_BASE_URL, keyEnv, api: this.api };
+    this.guard = (opts.breakers ?? new Breakers()).guard(endpoint);
   }
 
   private get maxTokensField(): 'max_completion_tokens' | 'max_tokens' {
@@ -265,8 +309,19 @@ export class OpenAIModel implements Model {
       price: this.opts.price,
       timeoutMs: this.timeoutMs,
       maxAttempts: this.maxAttempts,
+      baseDelayMs: this.baseDelayMs,
+      maxDelayMs: this.maxDelayMs,
+      guard: this.guard,
       sleep: this.opts.sleep,
     };
+  }
+
+  private get baseDelayMs(): number {
+    return this.opts.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
+  }
+
+  private get maxDelayMs(): number {
+    return this.opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
   }
 
   // The raw response is parsed here so a non-JSON reply becomes a clear error, not a client TypeError.
@@ -283,14 +338,15 @@ export class OpenAIModel implements Model {
     const started = performance.now();
     const outcome = await withRetry((signal) => this.call(request, signal), {
       maxAttempts: this.maxAttempts,
-      baseDelayMs: this.opts.baseDelayMs ?? DEFAULT_BASE_DELAY_MS,
-      maxDelayMs: this.opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
+      baseDelayMs: this.baseDelayMs,
+      maxDelayMs: this.maxDelayMs,
       timeoutMs: this.timeoutMs,
       sleep: this.opts.sleep,
+      guard: this.guard,
     });
     const latencyMs = performance.now() - started;
     if (!outcome.ok) {
-      return { output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs, error: redact(`${this.id}: ${outcome.error}`) };
+      return { output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs, error: failedCallError(this.id, outcome) };
     }
     const { output, usage } = outcome.value;
     return { output, usage, cost: costOf(usage, this.opts.price), cached: false, latencyMs };

@@ -81,6 +81,28 @@ export function chatBody(text: string, usage = { input: 10, output: 5 }): Record
   };
 }
 
+/** A gateway's own error page, sent with status 200 as some proxies do. */
+export function htmlPage(title = 'Bad gateway'): FakeReply {
+  return { text: `<html><head><title>${title}</title></head><body><h1>${title}</h1></body></html>`, headers: { 'content-type': 'text/html' } };
+}
+
+/** A JSON reply cut off after `chars` characters, still labelled application/json. */
+export function truncatedJson(body: unknown, chars = 60): FakeReply {
+  return { text: JSON.stringify(body).slice(0, chars), headers: { 'content-type': 'application/json' } };
+}
+
+/** An error reply in OpenAI's shape (`{ error: { message } }`). */
+export function apiError(status: number, message: string): FakeReply {
+  return { json: { error: { message, type: 'invalid_request_error' } }, status };
+}
+
+/** A base URL on 127.0.0.1 where nothing listens: a fake server's port, after the server closed. */
+export async function closedBaseURL(): Promise<string> {
+  const server = await startFakeOpenAI();
+  await server.close();
+  return server.baseURL;
+}
+
 /** Default behaviour: echo the last user message back, in the shape of the endpoint called. */
 export const echoHandler: FakeHandler = (req) => {
   const text = `echo: ${lastUserText(req.body)}`;
