@@ -1,6 +1,6 @@
 // One summary row per strategy, and the named metrics gates and diffs use.
-import { PROBE_KINDS } from '../harness/types.js';
-import type { Attribution, ProbeKind, ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../harness/types.js';
+import { ERROR_STAGES, PROBE_KINDS } from '../harness/types.js';
+import type { Attribution, ErrorStage, ProbeKind, ProbeRecord, RunInfo, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../harness/types.js';
 import { clusteredMeanCI, mean, passHatN, percentile, type RepeatCount } from './stats.js';
 
 export const ATTRIBUTIONS: readonly Attribution[] = ['trimmed', 'lost-in-summary', 'present-but-missed', 'abstain-fail', 'error'];
@@ -34,22 +34,42 @@ export interface StrategySummary {
   /** Distinct transcript × critical fact pairs dropped at any turn. */
   criticalDrops: number;
   turnsWithCriticalDrop: number;
+  /** Summaries the strategy tried to make: made + summarizer errors. */
+  summariesAttempted: number;
   summariesMade: number;
+  /** Summarizer calls that failed. */
   summaryErrors: number;
   summaryTokensIn: number;
   summaryTokensOut: number;
+  /** Every probe record (the same number as `attempted`). */
   probes: number;
+  /** passed + failed + errors: every probe record. */
+  attempted: number;
   graded: number;
   passed: number;
-  /** passed / graded; errors are excluded from the denominator and never count as a pass. */
+  /** Graded and not passed. */
+  failed: number;
+  /** passed / attempted: an errored probe counts as not passed, so errors can never flatter it. */
   accuracy?: number;
+  /** passed / graded; only beside `accuracy`, never in its place. */
+  accuracyGraded?: number;
+  /** 95% interval of `accuracy` (over attempted, errors as 0), clustered by transcript. */
   accuracyLow?: number;
   accuracyHigh?: number;
+  /** Per kind, passed / attempted probes of that kind. */
   accuracyByKind: Partial<Record<ProbeKind, number>>;
+  attemptedByKind: Partial<Record<ProbeKind, number>>;
+  gradedByKind: Partial<Record<ProbeKind, number>>;
+  /** Mean token F1 over graded answers. */
   meanF1?: number;
-  /** pass^N over the run's repeat count, only when repeat > 1. */
+  /** pass^N over the run's repeat count, only when repeat > 1; an errored repeat counts as not passed. */
   passHatN?: number;
+  /** Probe records that errored or were never graded (attempted − graded). */
   errors: number;
+  /** Probes whose answering model call failed. */
+  answerErrors: number;
+  /** Probes answered whose grading by the answer judge failed. */
+  answerJudgeErrors: number;
   attribution: Record<Attribution, number>;
   inputTokens: number;
   /** API-reported input tokens over our tiktoken count, on calls that report usage (1 = the counts agree). */
@@ -64,7 +84,9 @@ export interface StrategySummary {
   judgeCoverage?: number;
   judgeFaithfulness?: number;
   judgeScore?: number;
+  /** Summaries made that the summary judge scored; the judge means above are over these only. */
   judged: number;
+  /** Summaries made whose judging failed. */
   judgeErrors: number;
   checksCoverage?: number;
   unsupportedClaims: number;
@@ -77,6 +99,14 @@ export interface StrategySummary {
  */
 export function isProbeError(r: ProbeRecord): boolean {
   return r.error !== undefined || r.judge?.verdict === 'error' || r.passed === undefined;
+}
+
+/** Which stage made a probe record an error; undefined for a graded record (or one never graded without an error). */
+export function probeErrorStage(r: ProbeRecord): 'answer' | 'answer-judge' | undefined {
+  if (r.errorStage === 'answer') return 'answer';
+  if (r.errorStage === 'judge' || r.judge?.verdict === 'error') return 'answer-judge';
+  // Records written before `errorStage` existed: an error without a judge verdict came from the answer call.
+  return r.error !== undefined ? 'answer' : undefined;
 }
 
 /** Strategy ids in config order, then any that only appear in records. */
@@ -115,24 +145,29 @@ function turnMetrics(turns: TurnRecord[]) {
   };
 }
 
+// An errored record counts 0: it was attempted and did not pass.
+function passedOf(r: ProbeRecord): boolean {
+  return !isProbeError(r) && r.passed === true;
+}
+
 function byTranscript(records: ProbeRecord[]): number[][] {
   const groups = new Map<string, number[]>();
   for (const r of records) {
     const list = groups.get(r.transcript) ?? [];
-    list.push(r.passed ? 1 : 0);
+    list.push(passedOf(r) ? 1 : 0);
     groups.set(r.transcript, list);
   }
   return [...groups.values()];
 }
 
-/** Graded repeats and passes per transcript × probe, for pass^N. */
-export function repeatCounts(graded: ProbeRecord[]): RepeatCount[] {
+/** Repeats and passes per transcript × probe, for pass^N; an errored repeat counts as not passed. */
+export function repeatCounts(records: ProbeRecord[]): RepeatCount[] {
   const counts = new Map<string, RepeatCount>();
-  for (const r of graded) {
+  for (const r of records) {
     const key = `${r.transcript}\u0000${r.probe}`;
     const c = counts.get(key) ?? { n: 0, c: 0 };
     c.n++;
-    if (r.passed) c.c++;
+    if (passedOf(r)) c.c++;
     counts.set(key, c);
   }
   return [...counts.values()];
@@ -144,19 +179,28 @@ function countAgreement(probes: ProbeRecord[]): number | undefined {
   return counted > 0 ? sum(both.map((r) => r.usage?.inputTokens ?? 0)) / counted : undefined;
 }
 
-function accuracyOf(records: ProbeRecord[]): number | undefined {
-  return records.length ? records.filter((r) => r.passed).length / records.length : undefined;
+function ratio(part: number, whole: number): number | undefined {
+  return whole > 0 ? part / whole : undefined;
+}
+
+function kindMetrics(probes: ProbeRecord[]) {
+  const accuracyByKind: Partial<Record<ProbeKind, number>> = {};
+  const attemptedByKind: Partial<Record<ProbeKind, number>> = {};
+  const gradedByKind: Partial<Record<ProbeKind, number>> = {};
+  for (const kind of PROBE_KINDS) {
+    const mine = probes.filter((r) => r.kind === kind);
+    if (mine.length === 0) continue;
+    attemptedByKind[kind] = mine.length;
+    gradedByKind[kind] = mine.filter((r) => !isProbeError(r)).length;
+    accuracyByKind[kind] = mine.filter(passedOf).length / mine.length;
+  }
+  return { accuracyByKind, attemptedByKind, gradedByKind };
 }
 
 function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean) {
   const graded = probes.filter((r) => !isProbeError(r));
   const passed = graded.filter((r) => r.passed).length;
-  const ci = withCI ? clusteredMeanCI(byTranscript(graded)) : undefined;
-  const accuracyByKind: Partial<Record<ProbeKind, number>> = {};
-  for (const kind of PROBE_KINDS) {
-    const acc = accuracyOf(graded.filter((r) => r.kind === kind));
-    if (acc !== undefined) accuracyByKind[kind] = acc;
-  }
+  const ci = withCI ? clusteredMeanCI(byTranscript(probes)) : undefined;
   const attribution = Object.fromEntries(ATTRIBUTIONS.map((a) => [a, 0])) as Record<Attribution, number>;
   for (const r of probes) if (r.attribution) attribution[r.attribution]++;
   const costs = probes.map((r) => r.cost).filter((c): c is number => c !== undefined);
@@ -164,15 +208,20 @@ function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean) {
   const latencies = probes.filter((r) => !r.cached && r.latencyMs !== undefined).map((r) => r.latencyMs as number);
   return {
     probes: probes.length,
+    attempted: probes.length,
     graded: graded.length,
     passed,
-    accuracy: accuracyOf(graded),
+    failed: graded.length - passed,
+    accuracy: ratio(passed, probes.length),
+    accuracyGraded: ratio(passed, graded.length),
     accuracyLow: ci?.low,
     accuracyHigh: ci?.high,
-    accuracyByKind,
+    ...kindMetrics(probes),
     meanF1: mean(graded.map((r) => r.f1).filter((f): f is number => f !== undefined)),
-    passHatN: repeat > 1 ? passHatN(repeatCounts(graded), repeat) : undefined,
+    passHatN: repeat > 1 ? passHatN(repeatCounts(probes), repeat) : undefined,
     errors: probes.length - graded.length,
+    answerErrors: probes.filter((r) => probeErrorStage(r) === 'answer').length,
+    answerJudgeErrors: probes.filter((r) => probeErrorStage(r) === 'answer-judge').length,
     attribution,
     inputTokens: sum(probes.map((r) => r.usage?.inputTokens ?? 0)),
     apiVsCountedInput: countAgreement(probes),
@@ -189,6 +238,7 @@ function summaryMetrics(summaries: SummaryRecord[]) {
   const judged = made.filter((s) => s.grades?.judge && !s.grades.judge.error).map((s) => s.grades!.judge!);
   const checked = made.filter((s) => s.grades).map((s) => s.grades!);
   return {
+    summariesAttempted: summaries.length,
     summariesMade: made.length,
     summaryErrors: summaries.length - made.length,
     summaryTokensIn: sum(summaries.map((s) => s.usage.inputTokens)),
@@ -228,6 +278,63 @@ export function summarize(run: RunResult): StrategySummary[] {
   return strategyIds(run).map((id) => summarizeStrategy(run, id));
 }
 
+// The message of an errored item, or undefined when the item did not error at this stage.
+type ErrorOf<T> = (item: T) => string | undefined;
+
+function countStage<T>(stage: ErrorStage, attempted: T[], errorOf: ErrorOf<T>): StageErrors {
+  const messages = attempted.map(errorOf).filter((m): m is string => m !== undefined);
+  const out: StageErrors = { stage, errors: messages.length, attempted: attempted.length };
+  if (messages.length) out.firstError = messages[0];
+  return out;
+}
+
+const NO_MESSAGE = '(no message recorded)';
+
+/**
+ * Errors per stage, in ERROR_STAGES order. Each stage is attempted only by the
+ * items that got past the one before it: the answer judge grades answered
+ * probes, the summary judge scores summaries that were made.
+ */
+export function stageErrorsOf(probes: ProbeRecord[], summaries: SummaryRecord[]): StageErrors[] {
+  const answered = probes.filter((r) => probeErrorStage(r) !== 'answer');
+  const made = summaries.filter((s) => s.error === undefined);
+  const counts: Record<ErrorStage, StageErrors> = {
+    answer: countStage('answer', probes, (r) => (probeErrorStage(r) === 'answer' ? (r.error ?? NO_MESSAGE) : undefined)),
+    'answer-judge': countStage('answer-judge', answered, (r) =>
+      probeErrorStage(r) === 'answer-judge' ? (r.error ?? r.judge?.reason ?? NO_MESSAGE) : undefined,
+    ),
+    summarizer: countStage('summarizer', summaries, (s) => s.error),
+    'summary-judge': countStage('summary-judge', made, (s) => s.grades?.judge?.error),
+  };
+  return ERROR_STAGES.map((stage) => counts[stage]);
+}
+
+/** Errors per stage over the whole run, one entry per ERROR_STAGES item. */
+export function stageErrors(run: RunResult): StageErrors[] {
+  return stageErrorsOf(run.probes, run.summaries);
+}
+
+/** What every report puts first when a run did not finish cleanly: a status word and why. */
+export interface RunNotice {
+  label: 'INCOMPLETE' | 'FAILED' | 'INTERRUPTED' | 'RUNNING';
+  reason: string;
+}
+
+const NOTICE_DEFAULTS: Record<RunNotice['label'], string> = {
+  INCOMPLETE: 'more items errored than max_errors allows',
+  FAILED: 'the run stopped early on an error retries could not fix',
+  INTERRUPTED: 'the run was stopped before it finished; the numbers cover the work done so far (memeval run --resume RUN_DIR finishes it)',
+  RUNNING: 'the run had not finished when these reports were made; the numbers cover the work done so far',
+};
+
+/** Undefined for a complete run; runs saved before `status` existed count as complete once they finished. */
+export function runNotice(info: RunInfo): RunNotice | undefined {
+  const status = info.status as RunInfo['status'] | undefined;
+  if (status === 'complete' || (status === undefined && info.finishedAt)) return undefined;
+  const label: RunNotice['label'] = status === undefined ? 'INTERRUPTED' : (status.toUpperCase() as RunNotice['label']);
+  return { label, reason: info.failure ?? NOTICE_DEFAULTS[label] };
+}
+
 /**
  * What a metric's value rests on: how many items were measured, how many of
  * the items it should have measured errored, and what they are. A gate that
@@ -251,34 +358,63 @@ export interface MetricDef {
   support: (s: StrategySummary) => MetricSupport;
 }
 
-// Placeholder support until each metric states its own denominator.
-const noSupport = (s: StrategySummary): MetricSupport => ({ measured: s.graded, errors: s.errors, unit: 'probes' });
+function def(name: string, higherIsBetter: boolean, description: string, read: MetricDef['read'], support: MetricDef['support'], binary = false): MetricDef {
+  return { name, higherIsBetter, binary, description, read, support };
+}
 
-function def(name: string, higherIsBetter: boolean, description: string, read: MetricDef['read'], binary = false): MetricDef {
-  return { name, higherIsBetter, binary, description, read, support: noSupport };
+// Accuracy, F1 and pass^N rest on graded probes; every errored probe is one they could not measure.
+const gradedProbes = (s: StrategySummary): MetricSupport => ({ measured: s.graded, errors: s.errors, unit: 'probes' });
+
+function gradedOfKind(kind: ProbeKind): MetricDef['support'] {
+  return (s) => {
+    const graded = s.gradedByKind[kind] ?? 0;
+    return { measured: graded, errors: (s.attemptedByKind[kind] ?? 0) - graded, unit: 'probes' };
+  };
+}
+
+// Cost and latency come from the answering call, so only its failures are missing data.
+const answeredProbes = (s: StrategySummary): MetricSupport => ({ measured: s.attempted - s.answerErrors, errors: s.answerErrors, unit: 'probes' });
+
+// A summary the summarizer failed to make is one the judge could not score either.
+const judgedSummaries = (s: StrategySummary): MetricSupport => ({ measured: s.judged, errors: s.judgeErrors + s.summaryErrors, unit: 'summaries' });
+
+const madeSummaries = (s: StrategySummary): MetricSupport => ({ measured: s.summariesMade, errors: s.summaryErrors, unit: 'summaries' });
+
+const replayedTurns = (s: StrategySummary): MetricSupport => ({ measured: s.turns, errors: 0, unit: 'turns' });
+
+// An error count is itself the data: it rests on every attempt of its stage and has nothing missing.
+function attemptsOf(attempted: (s: StrategySummary) => number, unit: string): MetricDef['support'] {
+  return (s) => ({ measured: attempted(s), errors: 0, unit });
 }
 
 const BASE_METRICS: MetricDef[] = [
-  def('probe.accuracy', true, 'passed / graded probe records (errors excluded)', (s) => s.accuracy, true),
-  ...PROBE_KINDS.map((k) => def(`probe.accuracy.${k}`, true, `accuracy on ${k} probes`, (s) => s.accuracyByKind[k], true)),
-  def('probe.f1', true, 'mean token F1 of graded answers', (s) => s.meanF1),
-  def('probe.pass_hat_n', true, 'pass^N over repeats (repeat > 1 only)', (s) => s.passHatN),
-  def('probe.errors', false, 'probe records that errored or were not graded', (s) => s.errors),
-  def('context.mean_tokens', false, 'mean context tokens per turn', (s) => s.meanContextTokens),
-  def('context.peak_tokens', false, 'peak context tokens at any turn', (s) => s.peakContextTokens),
-  def('context.compression', false, 'mean context tokens / mean full-history tokens', (s) => s.compression),
-  def('facts.retention', true, 'mean share of stated facts present in the context', (s) => s.factRetention),
-  def('facts.critical_dropped', false, 'distinct transcript × critical fact pairs dropped', (s) => s.criticalDrops),
-  // More summaries means more summariser calls; fewer is cheaper.
-  def('summary.count', false, 'summaries made (errors excluded)', (s) => s.summariesMade),
-  def('summary.judge.overall', true, 'mean judge overall score (1–5)', (s) => s.judgeOverall),
-  def('summary.judge.coverage', true, 'mean judge coverage (0–1)', (s) => s.judgeCoverage),
-  def('summary.judge.faithfulness', true, 'mean judge faithfulness (0–1)', (s) => s.judgeFaithfulness),
-  def('summary.judge.score', true, 'mean judge score = min(coverage, faithfulness)', (s) => s.judgeScore),
-  def('summary.checks.coverage', true, 'mean deterministic fact coverage of summaries', (s) => s.checksCoverage),
-  def('summary.checks.unsupported', false, 'identifiers in summaries absent from the source', (s) => s.unsupportedClaims),
-  def('cost.total', false, 'USD spent answering probes', (s) => s.cost),
-  def('latency.p50', false, 'median answer latency in ms (cache hits excluded)', (s) => s.latencyP50),
+  def('probe.accuracy', true, 'passed / attempted probes (an errored probe counts as not passed)', (s) => s.accuracy, gradedProbes, true),
+  def('probe.accuracy_graded', true, 'passed / graded probes (errored probes left out; shown beside probe.accuracy, never instead)', (s) => s.accuracyGraded, gradedProbes, true),
+  ...PROBE_KINDS.map((k) =>
+    def(`probe.accuracy.${k}`, true, `passed / attempted ${k} probes (an errored probe counts as not passed)`, (s) => s.accuracyByKind[k], gradedOfKind(k), true),
+  ),
+  def('probe.f1', true, 'mean token F1 over graded answers', (s) => s.meanF1, gradedProbes),
+  def('probe.pass_hat_n', true, 'pass^N over repeats (repeat > 1 only; an errored repeat counts as not passed)', (s) => s.passHatN, gradedProbes),
+  def('probe.errors', false, 'probe records that errored or were not graded (answer and answer-judge errors)', (s) => s.errors, attemptsOf((s) => s.attempted, 'probes')),
+  def('probe.answer_errors', false, 'probes whose answering model call failed, of attempted probes', (s) => s.answerErrors, attemptsOf((s) => s.attempted, 'probes')),
+  def('probe.judge_errors', false, 'answered probes the answer judge failed to grade', (s) => s.answerJudgeErrors, attemptsOf((s) => s.attempted - s.answerErrors, 'probes')),
+  def('context.mean_tokens', false, 'mean context tokens over replayed turns', (s) => s.meanContextTokens, replayedTurns),
+  def('context.peak_tokens', false, 'peak context tokens at any replayed turn', (s) => s.peakContextTokens, replayedTurns),
+  def('context.compression', false, 'mean context tokens / mean full-history tokens over replayed turns', (s) => s.compression, replayedTurns),
+  def('facts.retention', true, 'mean share of stated facts present in the context, over replayed turns', (s) => s.factRetention, replayedTurns),
+  def('facts.critical_dropped', false, 'distinct transcript × critical fact pairs dropped at any replayed turn', (s) => s.criticalDrops, replayedTurns),
+  // More summaries means more summarizer calls; fewer is cheaper. The count comes from replaying turns.
+  def('summary.count', false, 'summaries made (summarizer errors not counted)', (s) => s.summariesMade, (s) => ({ measured: s.turns, errors: s.summaryErrors, unit: 'turns' })),
+  def('summary.errors', false, 'summarizer calls that failed, of summaries attempted', (s) => s.summaryErrors, attemptsOf((s) => s.summariesAttempted, 'summaries')),
+  def('summary.judge.errors', false, 'summaries made that the summary judge failed to score', (s) => s.judgeErrors, attemptsOf((s) => s.summariesMade, 'summaries')),
+  def('summary.judge.overall', true, 'mean judge overall score (1–5) over judged summaries', (s) => s.judgeOverall, judgedSummaries),
+  def('summary.judge.coverage', true, 'mean judge coverage (0–1) over judged summaries', (s) => s.judgeCoverage, judgedSummaries),
+  def('summary.judge.faithfulness', true, 'mean judge faithfulness (0–1) over judged summaries', (s) => s.judgeFaithfulness, judgedSummaries),
+  def('summary.judge.score', true, 'mean judge score = min(coverage, faithfulness) over judged summaries', (s) => s.judgeScore, judgedSummaries),
+  def('summary.checks.coverage', true, 'mean deterministic fact coverage over summaries made', (s) => s.checksCoverage, madeSummaries),
+  def('summary.checks.unsupported', false, 'identifiers in summaries made that are absent from the source', (s) => s.unsupportedClaims, madeSummaries),
+  def('cost.total', false, 'USD spent answering probes', (s) => s.cost, answeredProbes),
+  def('latency.p50', false, 'median answer latency in ms over answered probes (cache hits excluded)', (s) => s.latencyP50, answeredProbes),
 ];
 
 /** Every metric name gates accept (`probe.accuracy.<kind>` expanded for each probe kind). */

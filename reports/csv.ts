@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { PROBE_KINDS } from '../harness/types.js';
 import type { ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../harness/types.js';
-import { ATTRIBUTIONS, modelKind, modelLabel, summarize, type StrategySummary } from './aggregate.js';
+import { ATTRIBUTIONS, modelKind, modelLabel, probeErrorStage, summarize, summarizeStrategy, type StrategySummary } from './aggregate.js';
 import { writeFileAtomic } from './load.js';
 import type { Reporter } from './types.js';
 
@@ -82,6 +82,8 @@ function probeRow(p: ProbeRecord, runModel: string): Row {
     latency_ms: p.latencyMs,
     cached: p.cached,
     error: p.error,
+    // Which call failed, in the stage names every report uses.
+    error_stage: probeErrorStage(p),
   };
 }
 
@@ -89,9 +91,10 @@ export const PROBE_COLUMNS = [
   'strategy', 'transcript', 'probe', 'kind', 'after_turn', 'repeat', 'model', 'model_kind', 'question', 'reference',
   'context_items', 'context_tokens', 'counted_input_tokens', 'api_input_tokens', 'output_tokens', 'answer', 'exact', 'f1', 'judge_verdict',
   'judge_reason', 'judge_model', 'passed', 'attribution', 'facts_needed', 'facts_present', 'facts_missing', 'cost',
-  'latency_ms', 'cached', 'error',
+  'latency_ms', 'cached', 'error', 'error_stage',
 ];
 
+// Every count a rate rests on sits beside it, so a reader can see what the rate could not measure.
 function summaryRow(s: StrategySummary, model: string): Row {
   const row: Row = {
     strategy: s.strategy,
@@ -106,14 +109,21 @@ function summaryRow(s: StrategySummary, model: string): Row {
     fact_retention: s.factRetention,
     critical_drops: s.criticalDrops,
     turns_with_critical_drop: s.turnsWithCriticalDrop,
+    summaries_attempted: s.summariesAttempted,
     summaries: s.summariesMade,
     summary_errors: s.summaryErrors,
+    summarizer_errors: s.summaryErrors,
     summary_tokens_in: s.summaryTokensIn,
     summary_tokens_out: s.summaryTokensOut,
     probes: s.probes,
+    attempted: s.attempted,
     graded: s.graded,
     passed: s.passed,
+    errors: s.errors,
+    answer_errors: s.answerErrors,
+    answer_judge_errors: s.answerJudgeErrors,
     accuracy: s.accuracy,
+    accuracy_graded: s.accuracyGraded,
     accuracy_ci_low: s.accuracyLow,
     accuracy_ci_high: s.accuracyHigh,
   };
@@ -121,7 +131,6 @@ function summaryRow(s: StrategySummary, model: string): Row {
   Object.assign(row, {
     mean_f1: s.meanF1,
     pass_hat_n: s.passHatN,
-    errors: s.errors,
   });
   for (const a of ATTRIBUTIONS) row[`attribution_${a}`] = s.attribution[a];
   Object.assign(row, {
@@ -137,7 +146,9 @@ function summaryRow(s: StrategySummary, model: string): Row {
     judge_faithfulness: s.judgeFaithfulness,
     judge_score: s.judgeScore,
     judged: s.judged,
+    summaries_judged: s.judged,
     judge_errors: s.judgeErrors,
+    summary_judge_errors: s.judgeErrors,
     checks_fact_coverage: s.checksCoverage,
     unsupported_claims: s.unsupportedClaims,
     drift_lost: s.driftLost,
@@ -206,21 +217,13 @@ export function probesCsv(run: RunResult): string {
 
 export function summaryCsv(run: RunResult): string {
   const rows = summarize(run).map((s) => summaryRow(s, run.info.model));
-  return toCsv(rows, Object.keys(rows[0] ?? summaryRow(emptySummaryShape(), run.info.model)));
+  // A run without strategies still gets the full header: the row of an empty run names every column.
+  const empty: RunResult = { info: run.info, turns: [], probes: [], summaries: [] };
+  return toCsv(rows, Object.keys(rows[0] ?? summaryRow(summarizeStrategy(empty, '', false), run.info.model)));
 }
 
 export function summariesCsv(run: RunResult): string {
   return toCsv(run.summaries.map(summariesRow), SUMMARIES_COLUMNS);
-}
-
-// Gives the header of summary.csv for a run without strategies.
-function emptySummaryShape(): StrategySummary {
-  return {
-    strategy: '', transcripts: 0, turns: 0, criticalDrops: 0, turnsWithCriticalDrop: 0, summariesMade: 0, summaryErrors: 0,
-    summaryTokensIn: 0, summaryTokensOut: 0, probes: 0, graded: 0, passed: 0, accuracyByKind: {}, errors: 0,
-    attribution: Object.fromEntries(ATTRIBUTIONS.map((a) => [a, 0])) as StrategySummary['attribution'],
-    inputTokens: 0, outputTokens: 0, judged: 0, judgeErrors: 0, unsupportedClaims: 0, driftLost: 0,
-  };
 }
 
 export const csvReporter: Reporter = {

@@ -3,8 +3,8 @@
 // and every piece of run data passes through `esc` before it reaches markup.
 import { join } from 'node:path';
 import { PROBE_KINDS } from '../harness/types.js';
-import type { ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../harness/types.js';
-import { judgeLabel, modelLabel, strategyIds, summarize, type StrategySummary } from './aggregate.js';
+import type { ProbeRecord, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../harness/types.js';
+import { isProbeError, judgeLabel, modelLabel, probeErrorStage, runNotice, stageErrors, strategyIds, summarize, type StrategySummary } from './aggregate.js';
 import { writeFileAtomic } from './load.js';
 import type { Reporter } from './types.js';
 
@@ -47,6 +47,7 @@ summary{cursor:pointer}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:8px;border-radius:4px;margin:4px 0}
 .msg{border-left:3px solid #d0d7de;padding-left:8px;margin:6px 0}.role{font-weight:600;font-size:12px;color:#57606a}
 svg{background:#fff;border:1px solid #d0d7de;border-radius:6px}svg text{font:11px system-ui,sans-serif;fill:#1b1f24}
+.banner{border:2px solid #cf222e;background:#ffebe9;color:#82071e;border-radius:6px;padding:10px 14px;margin:0 0 12px}.banner strong{margin-right:6px}
 .legend span{display:inline-block;margin-right:14px}.swatch{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:4px;vertical-align:-1px}
 `;
 
@@ -241,20 +242,43 @@ function header(run: RunResult): string {
   return `<h1>memeval report — ${esc(i.runId)}</h1><table class="meta">${table}</table>${config}`;
 }
 
+/** Shown above everything else when the run did not finish cleanly, so no number below reads as a verdict. */
+function banner(run: RunResult): string {
+  const notice = runNotice(run.info);
+  if (!notice) return '';
+  return `<div class="banner" role="alert"><strong>${esc(notice.label)}</strong>${esc(notice.reason)}</div>`;
+}
+
+// `62.0% (31/50)`: the count shows that errored probes are in the denominator.
 function accuracyCell(s: StrategySummary): string {
   if (s.accuracy === undefined) return '–';
   const ci = s.accuracyLow !== undefined ? ` <span class="muted">[${pct(s.accuracyLow)}, ${pct(s.accuracyHigh)}]</span>` : '';
-  return `${pct(s.accuracy)}${ci}`;
+  const graded = s.errors > 0 ? `<br><span class="muted">graded only: ${pct(s.accuracyGraded)} (${s.passed}/${s.graded})</span>` : '';
+  return `${pct(s.accuracy)} (${s.passed}/${s.attempted})${ci}${graded}`;
+}
+
+// Which call failed matters for the fix, so the stages with errors are named under the count.
+function errorsCell(s: StrategySummary): string {
+  if (!s.errors) return '<td class="n">0</td>';
+  const parts: [string, number][] = [['answer', s.answerErrors], ['judge', s.answerJudgeErrors]];
+  const stages = parts.filter(([, n]) => n > 0).map(([name, n]) => `${name} ${n}`);
+  return `<td class="n bad">${s.errors}${stages.length ? `<br><span class="muted">${stages.join(' · ')}</span>` : ''}</td>`;
+}
+
+// Judge means are over judged summaries only, so how many that is, and how many failed, stand beside them.
+function judgedCell(s: StrategySummary): string {
+  const errors = s.judgeErrors ? ` <span class="bad">(${s.judgeErrors} judge errors)</span>` : '';
+  return `<td class="n">${s.judged} / ${s.summariesMade}${errors}</td>`;
 }
 
 function overview(rows: StrategySummary[]): string {
-  const head = ['strategy', 'accuracy [95% CI]', 'graded', 'errors', 'mean ctx tokens', 'peak ctx tokens', 'compression', 'fact retention', 'critical drops', 'summaries', 'judge overall', 'judge score', 'check coverage', 'cost', 'latency p50 / p95 ms'];
+  const head = ['strategy', 'accuracy (passed/attempted) [95% CI]', 'graded', 'errors', 'mean ctx tokens', 'peak ctx tokens', 'compression', 'fact retention', 'critical drops', 'summaries', 'judge overall', 'judge score', 'judged / made', 'check coverage', 'cost', 'latency p50 / p95 ms'];
   const body = rows.map((s) => {
     const cells = [
       `<td>${esc(s.strategy)}${s.use ? ` <span class="muted">(${esc(s.use)})</span>` : ''}</td>`,
       `<td class="n">${accuracyCell(s)}</td>`,
       `<td class="n">${s.graded}</td>`,
-      `<td class="n${s.errors ? ' bad' : ''}">${s.errors}</td>`,
+      errorsCell(s),
       `<td class="n">${num(s.meanContextTokens)}</td>`,
       `<td class="n">${num(s.peakContextTokens)}</td>`,
       `<td class="n">${num(s.compression, 2)}</td>`,
@@ -263,13 +287,26 @@ function overview(rows: StrategySummary[]): string {
       `<td class="n">${s.summariesMade}${s.summaryErrors ? ` <span class="bad">(+${s.summaryErrors} failed)</span>` : ''}</td>`,
       `<td class="n">${num(s.judgeOverall, 2)}</td>`,
       `<td class="n">${num(s.judgeScore, 2)}</td>`,
+      judgedCell(s),
       `<td class="n">${pct(s.checksCoverage)}</td>`,
       `<td class="n">${usd(s.cost)}</td>`,
       `<td class="n">${num(s.latencyP50)} / ${num(s.latencyP95)}</td>`,
     ];
     return `<tr>${cells.join('')}</tr>`;
   });
-  return `<h2 id="overview">Overview</h2><table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('\n')}</table>`;
+  const note = '<p class="muted">Accuracy is passed / attempted probes: an errored probe counts as not passed.</p>';
+  return `<h2 id="overview">Overview</h2>${note}<table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('\n')}</table>`;
+}
+
+function stageRow(s: StageErrors): string {
+  return `<tr><td>${esc(s.stage)}</td><td class="n${s.errors ? ' bad' : ''}">${s.errors} / ${s.attempted}</td><td>${esc(s.firstError ?? '–')}</td></tr>`;
+}
+
+/** Errors per stage over the whole run; only when some stage errored. */
+function stageTable(run: RunResult): string {
+  const stages = stageErrors(run);
+  if (!stages.some((s) => s.errors > 0)) return '';
+  return `<h3 id="errors">Errors per stage</h3><table class="stage-errors"><tr><th>stage</th><th>errors / attempted</th><th>first error</th></tr>${stages.map(stageRow).join('')}</table>`;
 }
 
 function kindTable(rows: StrategySummary[]): string {
@@ -278,14 +315,14 @@ function kindTable(rows: StrategySummary[]): string {
     const kinds = PROBE_KINDS.map((k) => `<td class="n">${pct(s.accuracyByKind[k])}</td>`).join('');
     return `<tr><td>${esc(s.strategy)}</td>${kinds}<td class="n">${num(s.meanF1, 2)}</td><td class="n">${pct(s.passHatN)}</td></tr>`;
   });
-  return `<h3>Accuracy by probe kind</h3><table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>`;
+  return `<h3>Accuracy by probe kind</h3><p class="muted">passed / attempted probes of each kind; mean F1 is over graded answers.</p><table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>`;
 }
 
 function scatterSection(rows: StrategySummary[]): string {
   const points = rows
     .filter((s) => s.accuracy !== undefined && s.meanContextTokens !== undefined)
     .map((s) => ({ label: s.strategy, x: s.meanContextTokens as number, y: s.accuracy as number }));
-  const chart = points.length ? scatterChart(points) : '<p class="muted">No graded probes with turn data.</p>';
+  const chart = points.length ? scatterChart(points) : '<p class="muted">No attempted probes with turn data.</p>';
   return `<h2 id="tradeoff">Accuracy vs context size</h2><p class="muted">Outlined points joined by the dashed line form the Pareto frontier (no other strategy is both cheaper and more accurate).</p>${chart}`;
 }
 
@@ -325,7 +362,9 @@ function contextBlock(p: ProbeRecord, shown: Map<string, string>): string {
 }
 
 function failureBlock(p: ProbeRecord, shown: Map<string, string>): string {
-  const status = p.passed === false ? '<span class="bad">failed</span>' : '<span class="warn">error</span>';
+  // An errored probe may carry passed: false; it is shown as the error it is, with the stage that failed.
+  const stage = probeErrorStage(p);
+  const status = isProbeError(p) ? `<span class="warn">error${stage ? ` (${esc(stage)})` : ''}</span>` : '<span class="bad">failed</span>';
   const rows: [string, string][] = [
     ['question', p.question],
     ['reference', p.reference],
@@ -371,8 +410,15 @@ function summaryBlock(s: SummaryRecord): string {
   }
   if (g?.drift) rows.push(['drift', `lost ${g.drift.lost.join(', ') || '–'} · changed ${g.drift.changed.join(', ') || '–'} · reverted ${g.drift.reverted.join(', ') || '–'}`]);
   const table = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${esc(v)}</td></tr>`).join('');
-  const verdict = s.error ? '<span class="bad">failed</span>' : g?.judge && !g.judge.error ? `judge ${g.judge.overall}/5` : 'not judged';
+  const verdict = summaryVerdict(s);
   return `<details class="summary-rec"><summary>${esc(`${s.strategy} · ${s.transcript} · summary ${s.index}`)} — ${verdict}</summary><table class="meta">${table}</table><pre>${esc(s.text)}</pre></details>`;
+}
+
+function summaryVerdict(s: SummaryRecord): string {
+  const judge = s.grades?.judge;
+  if (s.error) return '<span class="bad">summarizer failed</span>';
+  if (judge?.error) return '<span class="warn">judge error</span>';
+  return judge ? `judge ${judge.overall}/5` : 'not judged';
 }
 
 function summariesSection(run: RunResult): string {
@@ -383,7 +429,7 @@ function summariesSection(run: RunResult): string {
 export function renderReport(run: RunResult): string {
   const rows = summarize(run);
   const nav = '<nav><a href="#overview">overview</a><a href="#tradeoff">trade-off</a><a href="#transcripts">per transcript</a><a href="#failures">failures</a><a href="#summaries">summaries</a></nav>';
-  const body = [header(run), nav, overview(rows), kindTable(rows), scatterSection(rows), transcriptCharts(run), failures(run), summariesSection(run)];
+  const body = [banner(run), header(run), nav, overview(rows), stageTable(run), kindTable(rows), scatterSection(rows), transcriptCharts(run), failures(run), summariesSection(run)];
   return page(`memeval ${run.info.runId}`, body.join('\n'));
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { METRIC_NAMES, isMetricName, judgeLabel, metricValue, modelLabel, summarize } from '../reports/aggregate.js';
-import { sampleRun } from './helpers/sample-run.js';
+import { METRIC_NAMES, isMetricName, judgeLabel, metricDef, metricValue, modelLabel, runNotice, stageErrors, summarize, summarizeStrategy } from '../reports/aggregate.js';
+import { bulkRun, sampleRun, withSummaryJudgeErrors } from './helpers/sample-run.js';
 
 // Every expected number below is worked out by hand from test/helpers/sample-run.ts.
 describe('summarize', () => {
@@ -33,19 +33,25 @@ describe('summarize', () => {
     expect(summ.criticalDrops).toBe(0);
   });
 
-  it('counts probes, accuracy with errors excluded, kinds, F1 and pass^2', () => {
+  it('counts probes, accuracy over attempted (an error counts as not passed), kinds, F1 and pass^2', () => {
     const { full, summ } = byId;
     const trim = byId['trim-2'];
-    expect([full.probes, full.graded, full.passed, full.errors]).toEqual([10, 10, 9, 0]);
+    expect([full.probes, full.attempted, full.graded, full.passed, full.failed, full.errors]).toEqual([10, 10, 10, 9, 1, 0]);
     expect(full.accuracy).toBeCloseTo(0.9, 12);
+    expect(full.accuracyGraded).toBeCloseTo(0.9, 12);
     expect(full.accuracyByKind).toEqual({ recall: 1, update: 1, temporal: 1, 'multi-hop': 1, abstention: 0.5 });
     expect(full.meanF1).toBeCloseTo(9.25 / 10, 12);
     expect(full.passHatN).toBeCloseTo(4 / 5, 12);
-    expect([trim.probes, trim.graded, trim.passed, trim.errors]).toEqual([10, 9, 7, 1]);
-    expect(trim.accuracy).toBeCloseTo(7 / 9, 12);
-    expect(trim.accuracyByKind).toEqual({ recall: 0, update: 1, temporal: 1, 'multi-hop': 1, abstention: 1 });
-    expect(trim.meanF1).toBeCloseTo(7.5 / 9, 12);
-    expect(trim.passHatN).toBeCloseTo(3 / 4, 12); // p3 has one graded repeat, so it is skipped
+    // trim-2's p3 repeat 2 errored in the answer call.
+    expect([trim.probes, trim.attempted, trim.graded, trim.passed, trim.failed, trim.errors]).toEqual([10, 10, 9, 7, 2, 1]);
+    expect([trim.answerErrors, trim.answerJudgeErrors]).toEqual([1, 0]);
+    expect(trim.accuracy).toBeCloseTo(7 / 10, 12);
+    expect(trim.accuracyGraded).toBeCloseTo(7 / 9, 12);
+    expect(trim.accuracyByKind).toEqual({ recall: 0, update: 1, temporal: 0.5, 'multi-hop': 1, abstention: 1 });
+    expect(trim.attemptedByKind.temporal).toBe(2);
+    expect(trim.gradedByKind.temporal).toBe(1);
+    expect(trim.meanF1).toBeCloseTo(7.5 / 9, 12); // F1 stays over graded answers
+    expect(trim.passHatN).toBeCloseTo(3 / 5, 12); // p3's errored repeat is not a pass, so p3 fails pass^2
     expect(summ.accuracy).toBeCloseTo(0.7, 12);
     expect(summ.accuracyByKind).toEqual({ recall: 1, update: 0.5, temporal: 1, 'multi-hop': 0, abstention: 1 });
     expect(summ.meanF1).toBeCloseTo(7.75 / 10, 12);
@@ -82,7 +88,8 @@ describe('summarize', () => {
     expect(summ.judgeFaithfulness).toBeCloseTo(0.8, 12);
     expect(summ.judgeScore).toBeCloseTo(0.65, 12);
     expect(summ.checksCoverage).toBeCloseTo(0.75, 12);
-    expect([summ.unsupportedClaims, summ.driftLost, summ.judged]).toEqual([1, 1, 2]);
+    expect([summ.unsupportedClaims, summ.driftLost, summ.judged, summ.judgeErrors]).toEqual([1, 1, 2, 0]);
+    expect(summ.summariesAttempted).toBe(3);
     expect(full.summariesMade).toBe(0);
     expect(full.judgeOverall).toBeUndefined();
   });
@@ -93,14 +100,91 @@ describe('summarize', () => {
     rec.error = 'timeout';
     rec.passed = true;
     const full = summarize(run)[0];
-    expect([full.graded, full.passed, full.errors]).toEqual([9, 8, 1]);
+    expect([full.attempted, full.graded, full.passed, full.errors]).toEqual([10, 9, 8, 1]);
+    expect(full.accuracy).toBeCloseTo(8 / 10, 12);
+  });
+
+  it('keeps errored probes in the accuracy denominator and its interval', () => {
+    // 30 of 100 answers fail: accuracy must drop to 0.7, not stay at 1 over the 70 graded.
+    const run = bulkRun({ runId: 'r', strategies: ['a'], transcripts: 10, probesPer: 10, passes: (_s, _t, p) => (p < 3 ? 'error' : true) });
+    const a = summarize(run)[0];
+    expect([a.attempted, a.graded, a.errors, a.answerErrors]).toEqual([100, 70, 30, 30]);
+    expect(a.accuracy).toBeCloseTo(0.7, 12);
+    expect(a.accuracyGraded).toBe(1);
+    expect(a.accuracyHigh!).toBeLessThan(1);
+    expect(a.accuracyLow!).toBeLessThanOrEqual(0.7);
+  });
+
+  it('gives a run whose every probe errored an accuracy of 0, not no value', () => {
+    const run = bulkRun({ runId: 'r', strategies: ['a'], transcripts: 2, probesPer: 3, passes: () => 'error' });
+    const a = summarize(run)[0];
+    expect([a.accuracy, a.accuracyGraded, a.errors]).toEqual([0, undefined, 6]);
+  });
+
+  it('tells answer errors from answer-judge errors', () => {
+    const full = summarize(sampleRun({ outcomes: { full: ['pass', 'judge-error', 'pass', 'error', 'pass', 'pass', 'pass', 'judge-error', 'pass', 'fail'] } }))[0];
+    expect([full.attempted, full.graded, full.passed, full.failed, full.errors, full.answerErrors, full.answerJudgeErrors]).toEqual([10, 7, 6, 1, 3, 1, 2]);
+    expect(full.accuracy).toBeCloseTo(6 / 10, 12);
+    expect(full.accuracyGraded).toBeCloseTo(6 / 7, 12);
+  });
+
+  it('counts summary-judge failures as judge errors, not as zero errors', () => {
+    const summ = summarize(withSummaryJudgeErrors(sampleRun()))[2];
+    expect([summ.summariesAttempted, summ.summariesMade, summ.summaryErrors, summ.judged, summ.judgeErrors]).toEqual([3, 2, 1, 0, 2]);
+    expect(summ.judgeOverall).toBeUndefined();
+  });
+});
+
+describe('stageErrors', () => {
+  it('counts each stage over the items that reached it, with the first message', () => {
+    const run = sampleRun({ outcomes: { full: ['pass', 'judge-error', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'error'] } });
+    run.probes[9].error = 'connection reset';
+    expect(stageErrors(run)).toEqual([
+      // 30 probes; full q2r2 and trim-2 p3r2 failed to answer, and full's records come first.
+      { stage: 'answer', errors: 2, attempted: 30, firstError: 'connection reset' },
+      { stage: 'answer-judge', errors: 1, attempted: 28, firstError: 'judge: judge returned no JSON' },
+      { stage: 'summarizer', errors: 1, attempted: 3, firstError: 'summarizer timed out' },
+      { stage: 'summary-judge', errors: 0, attempted: 2 },
+    ]);
+  });
+
+  it('reads records written before errorStage existed: a judge verdict of error is a judge error', () => {
+    const run = sampleRun();
+    const rec = run.probes[0];
+    Object.assign(rec, { judge: { verdict: 'error', reason: 'rate limited', model: 'x' }, passed: undefined });
+    const judge = stageErrors(run)[1];
+    expect([judge.errors, judge.firstError]).toEqual([1, 'rate limited']);
+    expect(stageErrors(run)[0].errors).toBe(1); // only trim-2's answer error
+  });
+
+  it('shows 96 of 96 summary-judge failures as 96 errors', () => {
+    const run = withSummaryJudgeErrors(bulkRun({ runId: 'r', strategies: ['a', 'b'], transcripts: 48, probesPer: 1, passes: () => true, summaryOverall: () => 4 }));
+    expect(stageErrors(run)[3]).toEqual({ stage: 'summary-judge', errors: 96, attempted: 96, firstError: 'HTTP 401 from judge: invalid api key' });
+    const a = summarize(run)[0];
+    expect([a.judged, a.judgeErrors]).toEqual([0, 48]);
+  });
+});
+
+describe('runNotice', () => {
+  it('is absent for complete runs and names the status and reason otherwise', () => {
+    expect(runNotice(sampleRun().info)).toBeUndefined();
+    const info = { ...sampleRun({ status: 'incomplete' }).info, failure: '30 of 100 probe answers errored.' };
+    expect(runNotice(info)).toEqual({ label: 'INCOMPLETE', reason: '30 of 100 probe answers errored.' });
+    expect(runNotice(sampleRun({ status: 'failed' }).info)?.label).toBe('FAILED');
+    expect(runNotice(sampleRun({ status: 'interrupted' }).info)?.label).toBe('INTERRUPTED');
   });
 });
 
 describe('metricValue', () => {
   const run = sampleRun();
   it('reads named metrics', () => {
-    expect(metricValue(run, 'trim-2', 'probe.accuracy')).toBeCloseTo(7 / 9, 12);
+    expect(metricValue(run, 'trim-2', 'probe.accuracy')).toBeCloseTo(7 / 10, 12);
+    expect(metricValue(run, 'trim-2', 'probe.accuracy_graded')).toBeCloseTo(7 / 9, 12);
+    expect(metricValue(run, 'trim-2', 'probe.errors')).toBe(1);
+    expect(metricValue(run, 'trim-2', 'probe.answer_errors')).toBe(1);
+    expect(metricValue(run, 'trim-2', 'probe.judge_errors')).toBe(0);
+    expect(metricValue(run, 'summ', 'summary.errors')).toBe(1);
+    expect(metricValue(run, 'summ', 'summary.judge.errors')).toBe(0);
     expect(metricValue(run, 'trim-2', 'probe.accuracy.recall')).toBe(0);
     expect(metricValue(run, 'trim-2', 'facts.critical_dropped')).toBe(1);
     expect(metricValue(run, 'summ', 'summary.judge.overall')).toBe(3);
@@ -111,7 +195,7 @@ describe('metricValue', () => {
     expect(metricValue(run, 'full', 'summary.judge.overall')).toBeUndefined();
   });
   it('lists every documented name and rejects others', () => {
-    for (const name of ['probe.accuracy', 'probe.accuracy.multi-hop', 'probe.f1', 'probe.pass_hat_n', 'probe.errors', 'context.mean_tokens', 'context.peak_tokens', 'context.compression', 'facts.retention', 'facts.critical_dropped', 'summary.count', 'summary.judge.overall', 'summary.judge.coverage', 'summary.judge.faithfulness', 'summary.judge.score', 'summary.checks.coverage', 'summary.checks.unsupported', 'cost.total', 'latency.p50']) {
+    for (const name of ['probe.accuracy', 'probe.accuracy.multi-hop', 'probe.f1', 'probe.pass_hat_n', 'probe.errors', 'context.mean_tokens', 'context.peak_tokens', 'context.compression', 'facts.retention', 'facts.critical_dropped', 'summary.count', 'summary.judge.overall', 'summary.judge.coverage', 'summary.judge.faithfulness', 'summary.judge.score', 'summary.checks.coverage', 'summary.checks.unsupported', 'cost.total', 'latency.p50', 'probe.accuracy_graded', 'probe.answer_errors', 'probe.judge_errors', 'summary.errors', 'summary.judge.errors']) {
       expect(METRIC_NAMES).toContain(name);
     }
     expect(isMetricName('probe.accuracy.bogus')).toBe(false);
@@ -121,5 +205,41 @@ describe('metricValue', () => {
     expect(judgeLabel('offline')).toBe('offline (built-in rule-based grader, not an LLM)');
     expect(modelLabel('offline')).toBe('offline (built-in extractive reader, not an LLM)');
     expect(modelLabel('openai:gpt-4.1-mini')).toBe('openai:gpt-4.1-mini');
+  });
+});
+
+describe('metric support', () => {
+  const support = (run: ReturnType<typeof sampleRun>, strategy: string, metric: string) => metricDef(metric)!.support(summarizeStrategy(run, strategy, false));
+  const run = sampleRun();
+
+  it('states what each metric rests on and what it could not measure', () => {
+    expect(support(run, 'trim-2', 'probe.accuracy')).toEqual({ measured: 9, errors: 1, unit: 'probes' });
+    expect(support(run, 'trim-2', 'probe.accuracy.temporal')).toEqual({ measured: 1, errors: 1, unit: 'probes' });
+    expect(support(run, 'trim-2', 'probe.accuracy.recall')).toEqual({ measured: 2, errors: 0, unit: 'probes' });
+    expect(support(run, 'trim-2', 'cost.total')).toEqual({ measured: 9, errors: 1, unit: 'probes' });
+    expect(support(run, 'trim-2', 'context.mean_tokens')).toEqual({ measured: 6, errors: 0, unit: 'turns' });
+    expect(support(run, 'summ', 'summary.judge.overall')).toEqual({ measured: 2, errors: 1, unit: 'summaries' });
+    expect(support(run, 'summ', 'summary.checks.coverage')).toEqual({ measured: 2, errors: 1, unit: 'summaries' });
+    expect(support(run, 'full', 'summary.judge.overall')).toEqual({ measured: 0, errors: 0, unit: 'summaries' });
+  });
+
+  it('gives error counts their attempts as support, with nothing missing', () => {
+    expect(support(run, 'trim-2', 'probe.errors')).toEqual({ measured: 10, errors: 0, unit: 'probes' });
+    expect(support(run, 'trim-2', 'probe.judge_errors')).toEqual({ measured: 9, errors: 0, unit: 'probes' });
+    expect(support(run, 'summ', 'summary.errors')).toEqual({ measured: 3, errors: 0, unit: 'summaries' });
+    expect(support(run, 'summ', 'summary.judge.errors')).toEqual({ measured: 2, errors: 0, unit: 'summaries' });
+    for (const name of ['probe.errors', 'probe.answer_errors', 'probe.judge_errors', 'summary.errors', 'summary.judge.errors']) {
+      expect(metricDef(name)!.higherIsBetter, name).toBe(false);
+    }
+  });
+
+  it('puts summary-judge failures into the judge means\' support', () => {
+    const broken = withSummaryJudgeErrors(sampleRun());
+    expect(support(broken, 'summ', 'summary.judge.score')).toEqual({ measured: 0, errors: 3, unit: 'summaries' });
+    expect(metricValue(broken, 'summ', 'summary.judge.errors')).toBe(2);
+  });
+
+  it('names the denominator in the accuracy description', () => {
+    expect(metricDef('probe.accuracy')!.description).toBe('passed / attempted probes (an errored probe counts as not passed)');
   });
 });

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeReports } from '../reports/index.js';
 import { loadRun } from '../reports/load.js';
-import { sampleRun } from './helpers/sample-run.js';
+import { summaryCsv } from '../reports/csv.js';
+import { bulkRun, sampleRun, withSummaryJudgeErrors } from './helpers/sample-run.js';
 
 // A small RFC 4180 reader, written here so the test does not trust the writer's library.
 function parseCsv(text: string): string[][] {
@@ -85,7 +86,8 @@ describe('CSV reports', () => {
       cost: '0.001', latency_ms: '1000', cached: 'false', error: '',
     });
     const err = rows.find((x) => x.strategy === 'trim-2' && x.probe === 'p3' && x.repeat === '2')!;
-    expect(err).toMatchObject({ error: 'HTTP 500 from provider after 3 retries', passed: '', api_input_tokens: '', attribution: 'error' });
+    expect(err).toMatchObject({ error: 'HTTP 500 from provider after 3 retries', error_stage: 'answer', passed: '', api_input_tokens: '', attribution: 'error' });
+    expect(fail.error_stage).toBe('');
     const cached = rows.find((x) => x.strategy === 'full' && x.probe === 'p1' && x.repeat === '2')!;
     expect(cached.cached).toBe('true');
     expect(cached.facts_needed).toBe('f1');
@@ -95,13 +97,17 @@ describe('CSV reports', () => {
     const rows = records(join(dir, 'summary.csv'));
     expect(rows.map((r) => r.strategy)).toEqual(['full', 'trim-2', 'summ']);
     const trim = rows[1];
-    expect(Number(trim.accuracy)).toBeCloseTo(7 / 9, 12);
+    // trim-2 has one errored answer: it stays in the denominator of accuracy.
+    expect(Number(trim.accuracy)).toBeCloseTo(7 / 10, 12);
+    expect(Number(trim.accuracy_graded)).toBeCloseTo(7 / 9, 12);
+    expect(trim).toMatchObject({ attempted: '10', graded: '9', passed: '7', errors: '1', answer_errors: '1', answer_judge_errors: '0' });
     expect(trim.accuracy_recall).toBe('0');
-    expect(trim.errors).toBe('1');
+    expect(trim.accuracy_temporal).toBe('0.5');
     expect(trim.model).toBe('offline (built-in extractive reader, not an LLM)');
     expect(Number(trim.accuracy_ci_low)).toBeLessThanOrEqual(Number(trim.accuracy));
     expect(Number(trim.accuracy_ci_high)).toBeGreaterThanOrEqual(Number(trim.accuracy));
     expect(rows[2].judge_overall).toBe('3');
+    expect(rows[2]).toMatchObject({ summaries_attempted: '3', summaries: '2', summarizer_errors: '1', summary_errors: '1', summaries_judged: '2', summary_judge_errors: '0' });
     expect(rows[0].judge_overall).toBe('');
   });
 
@@ -143,5 +149,34 @@ describe('formula injection', () => {
     expect(safeCell(-3)).toBe(-3);
     expect(safeCell(true)).toBe('true');
     expect(safeCell(undefined)).toBe('');
+  });
+});
+
+describe('summary.csv counts what could not be measured', () => {
+  const parse = (text: string) => {
+    const [head, ...rows] = parseCsv(text);
+    return rows.map((r) => Object.fromEntries(head.map((h, i) => [h, r[i]])));
+  };
+
+  it('shows summary-judge failures as judge errors with nothing judged', () => {
+    const run = withSummaryJudgeErrors(bulkRun({ runId: 'r', strategies: ['a', 'b'], transcripts: 48, probesPer: 1, passes: () => true, summaryOverall: () => 4 }));
+    const rows = parse(summaryCsv(run));
+    for (const row of rows) {
+      expect(row).toMatchObject({ summaries_attempted: '48', summaries_judged: '0', judged: '0', summary_judge_errors: '48', judge_errors: '48', judge_overall: '' });
+    }
+  });
+
+  it('gives an all-errored strategy accuracy 0 and an empty graded accuracy', () => {
+    const rows = parse(summaryCsv(bulkRun({ runId: 'r', strategies: ['a'], transcripts: 2, probesPer: 2, passes: () => 'error' })));
+    expect(rows[0]).toMatchObject({ attempted: '4', graded: '0', errors: '4', accuracy: '0', accuracy_graded: '' });
+  });
+
+  it('writes the full header for a run without strategies', () => {
+    const run = sampleRun();
+    const empty = { ...run, info: { ...run.info, strategies: [] }, turns: [], probes: [], summaries: [] };
+    const [head] = parseCsv(summaryCsv(empty));
+    for (const col of ['attempted', 'passed', 'errors', 'answer_errors', 'answer_judge_errors', 'summaries_attempted', 'summarizer_errors', 'summary_judge_errors', 'summaries_judged', 'accuracy', 'accuracy_graded']) {
+      expect(head).toContain(col);
+    }
   });
 });

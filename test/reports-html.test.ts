@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { htmlReporter, paretoFrontier, renderReport } from '../reports/html.js';
-import { sampleRun } from './helpers/sample-run.js';
+import { bulkRun, sampleRun, withSummaryJudgeErrors } from './helpers/sample-run.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCRIPT = '<script>window.__pwned=1</script>';
@@ -41,6 +41,68 @@ describe('report.html markup', () => {
     expect(html).not.toMatch(/<[^>]*\son\w+=/i); // hostile text stays escaped, so no tag carries a handler
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//i);
     expect(html).toContain('offline (built-in extractive reader, not an LLM)');
+  });
+});
+
+// The markup between <body> and the first heading: where a run's status must show.
+function beforeHeading(html: string): string {
+  return html.slice(html.indexOf('<body>'), html.indexOf('<h1>'));
+}
+
+describe('report.html denominators and errors', () => {
+  it('shows accuracy over attempted with its counts, and graded accuracy only beside it', () => {
+    const html = renderReport(sampleRun());
+    expect(html).toContain('70.0% (7/10)');
+    expect(html).toContain('graded only: 77.8% (7/9)');
+    expect(html).toContain('90.0% (9/10)');
+    expect(html).not.toContain('graded only: 90.0%'); // no errors, nothing to set beside it
+  });
+
+  it('lists errors per stage with the first message, escaped', () => {
+    const run = sampleRun();
+    run.probes.find((p) => p.error)!.error = 'HTTP 500 <b>upstream</b>';
+    const html = renderReport(run);
+    const table = html.slice(html.indexOf('<table class="stage-errors">'));
+    expect(table).toContain('<td>answer</td><td class="n bad">1 / 30</td><td>HTTP 500 &lt;b&gt;upstream&lt;/b&gt;</td>');
+    expect(table).toContain('<td>summarizer</td><td class="n bad">1 / 3</td><td>summarizer timed out</td>');
+    expect(table).toContain('<td>summary-judge</td><td class="n">0 / 2</td><td>–</td>');
+  });
+
+  it('has no stage table when nothing errored', () => {
+    const run = sampleRun({ outcomes: { 'trim-2': ['fail', 'fail', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass'] } });
+    run.summaries = run.summaries.filter((s) => !s.error);
+    expect(renderReport(run)).not.toContain('stage-errors');
+  });
+
+  it('shows 96 of 96 summary-judge failures as judge errors beside the judge scores', () => {
+    const run = withSummaryJudgeErrors(bulkRun({ runId: 'r', strategies: ['a', 'b'], transcripts: 48, probesPer: 1, passes: () => true, summaryOverall: () => 4 }));
+    const html = renderReport(run);
+    expect(html).toContain('<td class="n">0 / 48 <span class="bad">(48 judge errors)</span></td>');
+    expect(html).toContain('<td>summary-judge</td><td class="n bad">96 / 96</td><td>HTTP 401 from judge: invalid api key</td>');
+    expect(html).toContain('judge error</span></summary>');
+  });
+
+  it('marks an errored probe as an error of its stage, not as a failure', () => {
+    const html = renderReport(sampleRun({ outcomes: { full: ['judge-error', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass'] } }));
+    expect(html).toContain('<span class="warn">error (answer-judge)</span> full · t1 · p1');
+    expect(html).toContain('<span class="warn">error (answer)</span> trim-2 · t1 · p3');
+  });
+
+  it('puts an INCOMPLETE, FAILED or INTERRUPTED banner first, quoting the failure escaped', () => {
+    const run = sampleRun({ status: 'incomplete' });
+    run.info.failure = `30 of 100 probe answers errored. First answer error: ${SCRIPT}`;
+    const top = beforeHeading(renderReport(run));
+    expect(top).toContain('<div class="banner" role="alert"><strong>INCOMPLETE</strong>30 of 100 probe answers errored.');
+    expect(top).toContain('&lt;script&gt;');
+    expect(top).not.toContain(SCRIPT);
+    expect(beforeHeading(renderReport(sampleRun({ status: 'failed' })))).toContain('<strong>FAILED</strong>');
+    expect(beforeHeading(renderReport(sampleRun({ status: 'interrupted' })))).toContain('<strong>INTERRUPTED</strong>');
+  });
+
+  it('has no banner for a complete run', () => {
+    const html = renderReport(sampleRun());
+    expect(html).not.toContain('class="banner"');
+    expect(beforeHeading(html).trim()).toBe('<body>');
   });
 });
 

@@ -2,7 +2,8 @@
 // expected aggregates can be worked out on paper (see test/reports-aggregate.test.ts).
 import type { Attribution, ProbeKind, ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../../harness/types.js';
 
-export type Outcome = 'pass' | 'fail' | 'error';
+/** `error` is a failed answer call; `judge-error` an answer the judge failed to grade. */
+export type Outcome = 'pass' | 'fail' | 'error' | 'judge-error';
 
 interface TurnRow {
   full: number;
@@ -91,6 +92,20 @@ function probeRecord(strategy: string, index: number, outcome: Outcome, model: s
   };
   if (outcome === 'error') {
     return { ...base, error: 'HTTP 500 from provider after 3 retries', attribution: 'error' };
+  }
+  if (outcome === 'judge-error') {
+    // As harness/probes.ts writes it: an answer, a judge verdict of `error`, passed false.
+    return {
+      ...base,
+      answer: spec.reference,
+      judge: { verdict: 'error', reason: 'judge returned no JSON', model: 'openai:judge' },
+      passed: false,
+      error: 'judge: judge returned no JSON',
+      errorStage: 'judge',
+      attribution: 'error',
+      usage: { inputTokens: contextTokens + 10, outputTokens: 5 },
+      cost: 0.001,
+    };
   }
   const passed = outcome === 'pass';
   return {
@@ -295,4 +310,13 @@ export function bulkRun(options: {
     probes: probesOut,
     summaries: summariesOut,
   };
+}
+
+/** Makes every summary that was made fail its judging, as a judge that answers with errors does. */
+export function withSummaryJudgeErrors(run: RunResult, message = 'HTTP 401 from judge: invalid api key'): RunResult {
+  for (const s of run.summaries) {
+    if (s.error || !s.grades) continue;
+    s.grades.judge = { model: 'openai:judge', coverage: 0, faithfulness: 0, temporal: 0, format: 0, overall: 0, score: 0, invented: [], reasons: {}, error: message };
+  }
+  return run;
 }

@@ -1,0 +1,57 @@
+// The result table the CLI prints after a run. Accuracy is over attempted
+// probes, and every error sits in plain view: a run that could not measure
+// must never print a clean-looking table.
+import type { RunResult, StageErrors } from '../harness/types.js';
+import { runNotice, stageErrors, summarize, type StrategySummary } from './aggregate.js';
+
+const HEAD = ['strategy', 'accuracy', 'mean tok', 'peak tok', 'compress', 'retention', 'crit drop', 'errors'];
+
+// Long server messages would swamp the table; reports and run.json keep the full text.
+const MAX_MESSAGE = 200;
+
+function pct(x: number | undefined): string {
+  return x === undefined || Number.isNaN(x) ? '—' : `${(100 * x).toFixed(1)}%`;
+}
+
+function int(x: number | undefined): string {
+  return x === undefined ? '—' : x.toFixed(0);
+}
+
+function line(cells: string[]): string {
+  return cells.map((c, i) => (i === 0 ? c.padEnd(22) : c.padStart(10))).join(' ');
+}
+
+/** Every failed call of the strategy, whatever the stage, so summary-judge failures cannot hide behind a clean accuracy. */
+function strategyErrors(r: StrategySummary): number {
+  return r.errors + r.summaryErrors + r.judgeErrors;
+}
+
+function row(r: StrategySummary): string {
+  return line([r.strategy, pct(r.accuracy), int(r.meanContextTokens), int(r.peakContextTokens), pct(r.compression), pct(r.factRetention), int(r.criticalDrops), String(strategyErrors(r))]);
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_MESSAGE ? `${flat.slice(0, MAX_MESSAGE - 1)}…` : flat;
+}
+
+/** `errors: answer 12/300 · …` and the first message of each stage that errored; nothing when no stage did. */
+function errorLines(stages: StageErrors[]): string[] {
+  if (!stages.some((s) => s.errors > 0)) return [];
+  const counts = stages.map((s) => `${s.stage} ${s.errors}/${s.attempted}`).join(' · ');
+  const firsts = stages.filter((s) => s.errors > 0).map((s) => `  first ${s.stage} error: ${oneLine(s.firstError ?? '(no message recorded)')}`);
+  return [`errors: ${counts}`, ...firsts];
+}
+
+export function formatTable(run: RunResult): string {
+  const notice = runNotice(run.info);
+  const lines = [
+    // The reason is printed whole: it names the stage, the count and what to do next.
+    ...(notice ? [`${notice.label}: ${notice.reason}`] : []),
+    line(HEAD),
+    ...summarize(run).map(row),
+    ...errorLines(stageErrors(run)),
+  ];
+  if (run.info.model === 'offline') lines.push('model: offline (the built-in extractive reader, not an LLM)');
+  return `${lines.join('\n')}\n`;
+}
