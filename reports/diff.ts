@@ -1,16 +1,20 @@
-// Before/after comparison of two runs: metric deltas, probes that flipped,
+// Before/after comparison of two runs: what changed between them (strategies
+// added or removed, a shared strategy's options, prompt or models, the models
+// and endpoints of the whole run), then metric deltas, probes that flipped,
 // summaries whose grades moved, and per-strategy significance so a one-probe
-// wobble is not reported as a regression.
+// wobble is not reported as a regression. Only strategies both runs measured
+// are compared: a strategy one run never ran has no delta to report.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'csv-stringify/sync';
+import { createTwoFilesPatch } from 'diff';
 import { isInputError } from '../harness/errors.js';
-import type { ProbeRecord, RunResult, SummaryRecord } from '../harness/types.js';
+import type { ProbeRecord, RunInfo, RunResult, StrategyFingerprint, StrategyInfo, SummaryRecord } from '../harness/types.js';
 import { METRIC_NAMES, isProbeError, metricDef, strategyIds, summarizeStrategy } from './aggregate.js';
 import { esc, num, page, pct } from './html.js';
 import { loadRun, runDirOf, writeFileAtomic } from './load.js';
-import { diffMarkdown } from './markdown.js';
+import { diffMarkdown, unrecordedNote } from './markdown.js';
 import { mcnemarExact, pairedBootstrap, type PairedResult } from './stats.js';
 
 export const SIGNIFICANCE_LEVEL = 0.05;
@@ -43,10 +47,9 @@ export interface SummaryMove {
   cand?: number;
 }
 
+/** A strategy both runs measured. */
 export interface StrategyDiff {
   strategy: string;
-  inBase: boolean;
-  inCand: boolean;
   metrics: MetricDelta[];
   /** Probes graded in both runs (matched on transcript + probe, repeats aggregated). */
   sharedProbes: number;
@@ -66,9 +69,44 @@ export interface PromptChange {
   cand: string[];
 }
 
+/** One field of a shared strategy's fingerprint (or options) that differs between the runs. */
+export interface FieldChange {
+  /** `use`, `options.<name>`, `summarizer`, `prompt`, `prompt.path`, `answerModel`, `judge`, `endpoint` or `agent`. */
+  field: string;
+  /** Values as text; undefined when the run did not set the field. For `prompt`, the prompt hashes. */
+  base?: string;
+  cand?: string;
+  /** For `prompt`: a unified diff of the two prompt texts. */
+  patch?: string;
+}
+
+/** What differs about a strategy id both runs measured. */
+export interface StrategyChange {
+  strategy: string;
+  changes: FieldChange[];
+  /** The run(s) that recorded no fingerprint for it: then only `use` and options were compared. */
+  unrecorded?: 'base' | 'candidate' | 'both';
+}
+
+export interface RunSide {
+  runId: string;
+  model: string;
+  judge: string;
+  status: RunInfo['status'];
+  failure?: string;
+}
+
 export interface RunDiff {
-  base: { runId: string; model: string };
-  cand: { runId: string; model: string };
+  base: RunSide;
+  cand: RunSide;
+  /** Reasons the deltas may not mean what they seem: a run that did not complete, a model, judge or endpoint change. */
+  warnings: string[];
+  /** Strategy ids only the candidate ran, and only the base ran; neither is compared. */
+  added: string[];
+  removed: string[];
+  /** Shared strategies whose fingerprint differs or was not recorded. */
+  changes: StrategyChange[];
+  /** Comparisons of the shared strategies. */
   strategies: StrategyDiff[];
   flips: ProbeFlip[];
   summaryMoves: SummaryMove[];
@@ -163,8 +201,6 @@ function strategyDiff(base: RunResult, cand: RunResult, strategy: string): { dif
     }));
   const diff: StrategyDiff = {
     strategy,
-    inBase: strategyIds(base).includes(strategy),
-    inCand: strategyIds(cand).includes(strategy),
     metrics: metricDeltas(base, cand, strategy),
     sharedProbes: cmp.pairs.length,
     passToFail: cmp.passToFail,
@@ -191,7 +227,11 @@ function promptsOf(run: RunResult, strategy: string): string[] {
   return [...new Set(used)].sort();
 }
 
-/** The "before/after a prompt change" job: say which strategies' summary prompts changed. */
+/**
+ * Which strategies' summary prompts changed, read from the summary records.
+ * Used for strategies without fingerprints; a fingerprint carries the prompt
+ * text, and its change is shown as a text diff instead.
+ */
 function promptChanges(base: RunResult, cand: RunResult, ids: string[]): PromptChange[] {
   return ids
     .map((strategy) => ({ strategy, base: promptsOf(base, strategy), cand: promptsOf(cand, strategy) }))
@@ -215,23 +255,189 @@ function summaryMoves(base: RunResult, cand: RunResult): SummaryMove[] {
   return moves;
 }
 
+// ---------- what changed between the runs ----------
+
+type Fields = Map<string, string | undefined>;
+
+function shown(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Options as `options.<name>` fields; a nested block (the summarizer) as `options.<block>.<name>`. */
+function optionFields(options: Record<string, unknown>, prefix: string, out: Fields): void {
+  for (const [name, value] of Object.entries(options)) {
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) optionFields(value as Record<string, unknown>, `${prefix}${name}.`, out);
+    else out.set(`${prefix}${name}`, shown(value));
+  }
+}
+
+/** A fingerprint as comparable fields; the prompt text is compared apart (it gets a text diff). */
+function fingerprintFields(fp: StrategyFingerprint): Fields {
+  const out: Fields = new Map([['use', fp.use]]);
+  optionFields(fp.options, 'options.', out);
+  // Reported as `summarizer` and `prompt`, which say it without the nesting.
+  out.delete('options.summarizer.model');
+  out.delete('options.summarizer.prompt');
+  out.set('summarizer', fp.summarizer);
+  out.set('prompt.path', fp.prompt?.path);
+  out.set('answerModel', fp.answerModel);
+  out.set('judge', fp.judge);
+  out.set('endpoint', fp.endpoint);
+  out.set('agent', fp.agent);
+  return out;
+}
+
+function infoFields(info: StrategyInfo): Fields {
+  const out: Fields = new Map([['use', info.use]]);
+  optionFields(info.options, 'options.', out);
+  return out;
+}
+
+/**
+ * Runs recorded before paths were made relative hold an absolute prompt path;
+ * `/home/a/proj/prompts/x.md` and `prompts/x.md` name the same file, not a change.
+ */
+function sameValue(field: string, a: string | undefined, b: string | undefined): boolean {
+  if (a === b) return true;
+  if (field !== 'options.summarizer.prompt' || a === undefined || b === undefined) return false;
+  const slashes = (path: string) => path.replace(/\\/g, '/');
+  return slashes(a).endsWith(`/${slashes(b)}`) || slashes(b).endsWith(`/${slashes(a)}`);
+}
+
+function fieldChanges(base: Fields, cand: Fields): FieldChange[] {
+  const names = [...new Set([...base.keys(), ...cand.keys()])];
+  return names.filter((f) => !sameValue(f, base.get(f), cand.get(f))).map((field) => ({ field, base: base.get(field), cand: cand.get(field) }));
+}
+
+/** A unified diff of two prompt texts, without jsdiff's `====` banner line. */
+export function promptPatch(base: { path: string; text: string }, cand: { path: string; text: string }): string {
+  const patch = createTwoFilesPatch(`base/${base.path}`, `candidate/${cand.path}`, base.text, cand.text);
+  return patch.replace(/^=+\n/, '');
+}
+
+function promptChange(base: StrategyFingerprint, cand: StrategyFingerprint): FieldChange | undefined {
+  if (base.prompt?.hash === cand.prompt?.hash) return undefined;
+  const none = { path: '(none)', text: '' };
+  return { field: 'prompt', base: base.prompt?.hash, cand: cand.prompt?.hash, patch: promptPatch(base.prompt ?? none, cand.prompt ?? none) };
+}
+
+function unrecordedSide(base: StrategyInfo, cand: StrategyInfo): NonNullable<StrategyChange['unrecorded']> {
+  if (!base.fingerprint && !cand.fingerprint) return 'both';
+  return base.fingerprint ? 'candidate' : 'base';
+}
+
+function strategyChange(base: StrategyInfo, cand: StrategyInfo): StrategyChange {
+  const [b, c] = [base.fingerprint, cand.fingerprint];
+  if (!b || !c) {
+    // Runs made before fingerprints were recorded still carry `use` and options.
+    return { strategy: base.id, changes: fieldChanges(infoFields(base), infoFields(cand)), unrecorded: unrecordedSide(base, cand) };
+  }
+  const prompt = promptChange(b, c);
+  const changes = fieldChanges(fingerprintFields(b), fingerprintFields(c));
+  return { strategy: base.id, changes: prompt ? [...changes, prompt] : changes };
+}
+
+/** Shared strategies that differ or could not be fully compared; strategies only in the records are skipped. */
+function strategyChanges(base: RunResult, cand: RunResult, shared: string[]): StrategyChange[] {
+  const out: StrategyChange[] = [];
+  for (const id of shared) {
+    const b = base.info.strategies.find((s) => s.id === id);
+    const c = cand.info.strategies.find((s) => s.id === id);
+    if (!b || !c) continue;
+    const change = strategyChange(b, c);
+    if (change.changes.length || change.unrecorded) out.push(change);
+  }
+  return out;
+}
+
+function statusWarning(side: 'base' | 'candidate', info: RunInfo): string | undefined {
+  if (info.status === 'complete') return undefined;
+  const why = info.failure ? `: "${info.failure}"` : '';
+  return `the ${side} run did not complete (status ${info.status})${why}; its numbers do not cover every item`;
+}
+
+function mixWarning(what: string, base: string, cand: string, change: string): string | undefined {
+  if (base === cand) return undefined;
+  return `the runs used different ${what}: ${base} → ${cand}; deltas mix the strategy change with the ${change} change`;
+}
+
+function endpointWarnings(base: RunInfo, cand: RunInfo): string[] {
+  if (!base.provenance && !cand.provenance) return ['neither run recorded where its models were served from; endpoints cannot be compared'];
+  if (!base.provenance || !cand.provenance) {
+    const side = base.provenance ? 'candidate' : 'base';
+    return [`the ${side} run did not record where its models were served from; endpoints cannot be compared`];
+  }
+  const b = base.provenance.endpoints;
+  const c = cand.provenance.endpoints;
+  return Object.keys(b)
+    .filter((spec) => spec in c && b[spec] !== c[spec])
+    .map((spec) => `the runs called ${spec} at different endpoints: ${b[spec]} → ${c[spec]}; deltas mix the strategy change with the endpoint change`);
+}
+
+/** Everything that makes the deltas less than a clean before/after of the strategies. */
+export function runWarnings(base: RunInfo, cand: RunInfo): string[] {
+  const answer = (i: RunInfo) => i.provenance?.answerModel ?? i.model;
+  const judge = (i: RunInfo) => i.provenance?.judge ?? i.judge;
+  const warnings = [
+    statusWarning('base', base),
+    statusWarning('candidate', cand),
+    mixWarning('answer models', answer(base), answer(cand), 'model'),
+    mixWarning('judges', judge(base), judge(cand), 'judge'),
+    ...endpointWarnings(base, cand),
+  ];
+  return warnings.filter((w): w is string => w !== undefined);
+}
+
+function runSide(info: RunInfo): RunSide {
+  const side: RunSide = { runId: info.runId, model: info.model, judge: info.judge, status: info.status };
+  if (info.failure !== undefined) side.failure = info.failure;
+  return side;
+}
+
+function unfingerprinted(run: RunResult, ids: string[]): string[] {
+  return ids.filter((id) => !run.info.strategies.find((s) => s.id === id)?.fingerprint);
+}
+
 export function diffRuns(base: RunResult, cand: RunResult): RunDiff {
-  const ids = [...new Set([...strategyIds(base), ...strategyIds(cand)])];
-  const parts = ids.map((id) => strategyDiff(base, cand, id));
+  const baseIds = strategyIds(base);
+  const candIds = strategyIds(cand);
+  const shared = baseIds.filter((id) => candIds.includes(id));
+  const parts = shared.map((id) => strategyDiff(base, cand, id));
+  // Record-based prompt changes only where a fingerprint cannot show the text.
+  const noFingerprint = new Set([...unfingerprinted(base, shared), ...unfingerprinted(cand, shared)]);
   return {
-    base: { runId: base.info.runId, model: base.info.model },
-    cand: { runId: cand.info.runId, model: cand.info.model },
+    base: runSide(base.info),
+    cand: runSide(cand.info),
+    warnings: runWarnings(base.info, cand.info),
+    added: candIds.filter((id) => !baseIds.includes(id)),
+    removed: baseIds.filter((id) => !candIds.includes(id)),
+    changes: strategyChanges(base, cand, shared),
     strategies: parts.map((p) => p.diff),
     flips: parts.flatMap((p) => p.flips),
     summaryMoves: summaryMoves(base, cand),
-    promptChanges: promptChanges(base, cand, ids),
+    promptChanges: promptChanges(base, cand, shared.filter((id) => noFingerprint.has(id))),
   };
 }
 
 // ---------- files ----------
 
+type CsvRow = (string | number)[];
+
+/** Warnings, added/removed strategies and fingerprint changes, as rows beside the metrics. */
+function changeRows(diff: RunDiff): CsvRow[] {
+  const rows: CsvRow[] = diff.warnings.map((w) => ['', 'run.warning', '', w, '', '']);
+  for (const id of diff.removed) rows.push([id, 'strategy.removed', 'present', '', '', '']);
+  for (const id of diff.added) rows.push([id, 'strategy.added', '', 'present', '', '']);
+  for (const c of diff.changes) {
+    if (c.unrecorded) rows.push([c.strategy, 'fingerprint.not_recorded', '', c.unrecorded, '', '']);
+    for (const f of c.changes) rows.push([c.strategy, `changed.${f.field}`, f.base ?? '', f.cand ?? '', '', '']);
+  }
+  return rows;
+}
+
 export function diffCsv(diff: RunDiff): string {
-  const rows: (string | number)[][] = [['strategy', 'metric', 'base', 'candidate', 'delta', 'worse']];
+  const rows: CsvRow[] = [['strategy', 'metric', 'base', 'candidate', 'delta', 'worse'], ...changeRows(diff)];
   for (const s of diff.strategies) {
     for (const m of s.metrics) rows.push([s.strategy, m.metric, m.base ?? '', m.cand ?? '', m.delta ?? '', m.worse ? 'true' : 'false']);
     rows.push([s.strategy, 'probe.shared', '', s.sharedProbes, '', '']);
@@ -252,6 +458,20 @@ function signed(v: number | undefined, digits: number): string {
   return `${v > 0 ? '+' : ''}${num(v, digits)}`;
 }
 
+function changesHtml(diff: RunDiff): string {
+  const parts: string[] = diff.warnings.map((w) => `<p class="bad">⚠️ <b>${esc(w)}</b></p>`);
+  if (diff.removed.length) parts.push(`<p>Removed (only in base, not compared): ${diff.removed.map((id) => `<b>${esc(id)}</b>`).join(', ')}</p>`);
+  if (diff.added.length) parts.push(`<p>Added (only in candidate, not compared): ${diff.added.map((id) => `<b>${esc(id)}</b>`).join(', ')}</p>`);
+  const rows = diff.changes.flatMap((c) => c.changes.map((f) => `<tr><td>${esc(c.strategy)}</td><td>${esc(f.field)}</td><td>${esc(f.base ?? '–')}</td><td>${esc(f.cand ?? '–')}</td></tr>`));
+  if (rows.length) parts.push(`<h2>What changed in shared strategies</h2><table><tr><th>strategy</th><th>field</th><th>base</th><th>candidate</th></tr>${rows.join('')}</table>`);
+  for (const c of diff.changes) {
+    for (const f of c.changes) if (f.patch) parts.push(`<h3>${esc(c.strategy)}: summary prompt</h3><pre>${esc(f.patch)}</pre>`);
+  }
+  const unrecorded = unrecordedNote(diff);
+  if (unrecorded) parts.push(`<p class="muted">${esc(unrecorded)}</p>`);
+  return parts.join('\n');
+}
+
 export function diffHtml(diff: RunDiff): string {
   const blocks = diff.strategies.map((s) => {
     const verdict = s.significant
@@ -269,6 +489,7 @@ export function diffHtml(diff: RunDiff): string {
   const prompts = diff.promptChanges.map((c) => `<tr><td>${esc(c.strategy)}</td><td>${esc(c.base.join(', ') || '–')}</td><td>${esc(c.cand.join(', ') || '–')}</td></tr>`);
   const promptTable = prompts.length ? `<h2>Summary prompts that changed</h2><table><tr><th>strategy</th><th>base</th><th>candidate</th></tr>${prompts.join('')}</table>` : '';
   const body = `<h1>memeval diff</h1><p>base <b>${esc(diff.base.runId)}</b> → candidate <b>${esc(diff.cand.runId)}</b></p>
+${changesHtml(diff)}
 ${promptTable}
 ${blocks.join('\n')}
 <h2>Flipped probes (${diff.flips.length})</h2>${flips.length ? `<table><tr><th>strategy</th><th>transcript</th><th>probe</th><th>flip</th><th>pass rate</th></tr>${flips.join('')}</table>` : '<p class="muted">None.</p>'}

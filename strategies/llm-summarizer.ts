@@ -5,7 +5,7 @@ import type { Model } from '../harness/model.js';
 import type { AgentInputItem } from '../harness/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
 import type { SummarizerOptions } from './registry.js';
-import { buildSummaryInput, loadSummaryPrompt, SUMMARY_SHADOW } from './summary-input.js';
+import { buildSummaryInput, loadSummaryPrompt, promptLabel, SUMMARY_SHADOW } from './summary-input.js';
 
 export interface LlmSummarizerOptions {
   model: Model;
@@ -51,7 +51,8 @@ export class LlmSummarizer implements Summarizer {
       request,
       usage: result.usage,
       durationMs: result.latencyMs,
-      promptPath: this.prompt.path,
+      // Relative to the working directory: the summarizer does not know the config's folder.
+      promptPath: promptLabel(this.prompt.path),
       promptHash: this.prompt.hash,
     };
   }

@@ -7,7 +7,7 @@ import { TokenCounter } from '../harness/tokens.js';
 import type { AgentInputItem } from '../harness/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
 import type { SummarizerOptions } from './registry.js';
-import { buildSummaryInput, loadSummaryPrompt, SUMMARY_SHADOW } from './summary-input.js';
+import { buildSummaryInput, loadSummaryPrompt, promptLabel, SUMMARY_SHADOW } from './summary-input.js';
 
 /** The cookbook prompt's section headings, in its order. */
 export const SUMMARY_HEADINGS = [
@@ -269,7 +269,8 @@ export class OfflineSummarizer implements Summarizer {
         outputTokens: this.counter.text(summary),
       },
       durationMs: performance.now() - started,
-      promptPath: prompt.path,
+      // Relative to the working directory: the summarizer does not know the config's folder.
+      promptPath: promptLabel(prompt.path),
       promptHash: prompt.hash,
     };
   }

@@ -3,6 +3,7 @@
 // prompt change shows up as a diff and a hash in reports.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { basename, isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fileProblem, InputError } from '../harness/errors.js';
 import { itemLabel, itemText } from '../harness/items.js';
@@ -14,6 +15,24 @@ export const SUMMARY_SHADOW = 'Summarize the conversation we had so far.';
 
 /** The cookbook's SUMMARY_PROMPT, shipped verbatim next to this module. */
 export const DEFAULT_SUMMARY_PROMPT_PATH = fileURLToPath(new URL('./prompts/cookbook-summary.md', import.meta.url));
+
+/**
+ * How the built-in prompt is named in records: where memeval is installed is
+ * machine-dependent and says nothing about the prompt, so it gets a fixed label.
+ */
+export const BUILTIN_PROMPT_LABEL = 'builtin:cookbook-summary.md';
+
+/**
+ * A prompt path fit for reports and run.json: relative to `from` (the
+ * config's folder or the working directory), never an absolute local path.
+ */
+export function promptLabel(path: string, from: string = process.cwd()): string {
+  if (path === DEFAULT_SUMMARY_PROMPT_PATH) return BUILTIN_PROMPT_LABEL;
+  if (!isAbsolute(path)) return path;
+  const rel = relative(from, path);
+  // On another drive (Windows) there is no relative path; the file name still names the prompt.
+  return isAbsolute(rel) ? basename(path) : rel;
+}
 
 export interface SummaryPrompt {
   text: string;
