@@ -6,7 +6,8 @@ import { dirname, resolve } from 'node:path';
 import { DEFAULT_SUMMARIZER, getStrategy, strategyNames } from '../strategies/registry.js';
 import type { OptionSpec, StrategyDefinition, StrategyOptions, SummarizerOptions } from '../strategies/registry.js';
 import { InputError, fileProblem } from './errors.js';
-import { MapReader, YamlSource, didYouMean, isMap, isScalar, quote, readMap, scalarText, type YNode } from './yaml-source.js';
+import { parseMaxErrors } from './verdict.js';
+import { MapReader, YamlSource, describe, didYouMean, isMap, isScalar, quote, readMap, scalarText, type YNode } from './yaml-source.js';
 
 export interface ProviderConfig {
   base_url?: string;
@@ -81,15 +82,16 @@ export interface SuiteConfig {
 
 const TOP_KEYS = [
   'datasets', 'out', 'model', 'judge', 'concurrency', 'repeat', 'judge_samples', 'cache', 'baseline',
-  'agent', 'strategies', 'gates', 'providers', 'prices',
+  'baseline_run', 'max_errors', 'agent', 'strategies', 'gates', 'providers', 'prices',
 ] as const;
 const SUMMARIZER_KEYS = ['model', 'prompt', 'max_tokens', 'tool_trim_limit', 'word_limit'] as const;
-const GATE_KEYS = ['metric', 'strategy', 'min', 'max', 'max_drop', 'vs', 'significant'] as const;
-const PROVIDER_KEYS = ['base_url', 'api_key_env', 'api', 'timeout_ms', 'max_attempts'] as const;
+const GATE_KEYS = ['metric', 'strategy', 'min', 'max', 'max_drop', 'vs', 'significant', 'optional'] as const;
+const PROVIDER_KEYS = ['base_url', 'api_key_env', 'api', 'timeout_ms', 'max_attempts', 'retry_base_delay_ms', 'retry_max_delay_ms'] as const;
 const PRICE_KEYS = ['input', 'output'] as const;
 const GATE_VS = ['baseline-run', 'baseline-strategy'] as const;
 const AGENTS = ['direct', 'runner'] as const;
 const APIS = ['responses', 'chat'] as const;
+const MAX_ERRORS_FORMS = 'a whole number of errored items (0 or more) or a percentage from 0% to 100% such as "2%"';
 /** Ids appear in CLI lists (`--strategies a,b`), file names and gate patterns. */
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const PROVIDER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -107,6 +109,11 @@ const DEFAULTS = {
   cache: '.memeval/cache',
   agent: 'direct',
 } as const;
+
+/** One errored item and the run is incomplete: a number nobody measured must not pass a gate. */
+function defaultMaxErrors(): MaxErrors {
+  return { kind: 'count', value: 0 };
+}
 
 /** What runs when there is no config file: the strategies of the spec's example that are registered. */
 const DEFAULT_STRATEGIES: { id: string; use: string; options: Record<string, number> }[] = [
@@ -136,7 +143,7 @@ export function defaultConfig(baseDir: string): SuiteConfig {
     judge_samples: DEFAULTS.judge_samples,
     cache: resolve(base, DEFAULTS.cache),
     agent: DEFAULTS.agent,
-    max_errors: { kind: 'count', value: 0 },
+    max_errors: defaultMaxErrors(),
     strategies,
     gates: [],
     providers: {},
@@ -204,7 +211,7 @@ function readConfig(top: MapReader, file: string): SuiteConfig {
     judge_samples: top.int('judge_samples', { min: 1 }) ?? DEFAULTS.judge_samples,
     cache: readCache(top, baseDir),
     agent: readChoice(top, 'agent', AGENTS) ?? DEFAULTS.agent,
-    max_errors: { kind: 'count', value: 0 },
+    max_errors: readMaxErrors(top) ?? defaultMaxErrors(),
     strategies,
     gates: [],
     providers,
@@ -212,6 +219,9 @@ function readConfig(top: MapReader, file: string): SuiteConfig {
   };
   const baseline = readBaseline(top, ids);
   if (baseline !== undefined) config.baseline = baseline;
+  // Not checked for existence: the first run of a suite is what later becomes its baseline run.
+  const baselineRun = top.string('baseline_run', { nonEmpty: true });
+  if (baselineRun !== undefined) config.baseline_run = resolve(baseDir, baselineRun);
   config.gates = readGates(top, ids, baseline !== undefined);
   return config;
 }
@@ -224,6 +234,19 @@ function readDatasets(top: MapReader): string[] {
   if (list === undefined) return [];
   if (list.length === 0) top.problem('datasets', '"datasets" in the config must list at least one glob');
   return list;
+}
+
+/** `max_errors:` as a count (`3`) or a percentage (`"2%"`, `2.5%`); undefined when absent or bad (reported). */
+function readMaxErrors(top: MapReader): MaxErrors | undefined {
+  if (!top.has('max_errors')) return undefined;
+  const node = top.value('max_errors');
+  const text = scalarText(node);
+  // The same spelling as --max-errors, so the flag and the key cannot drift apart.
+  const parsed = text === undefined ? undefined : parseMaxErrors(text);
+  if (parsed) return parsed;
+  const shown = node && isScalar(node) && typeof node.value === 'string' ? quote(node.value) : describe(node);
+  top.problem('max_errors', `"max_errors" in the config must be ${MAX_ERRORS_FORMS}, not ${shown}`);
+  return undefined;
 }
 
 function readCache(top: MapReader, baseDir: string): string | false {
@@ -436,6 +459,7 @@ function readGate(src: YamlSource, node: YNode, index: number, ids: string[], ha
   const max = g.number('max');
   const maxDrop = g.number('max_drop', { min: 0 });
   const significant = g.boolean('significant');
+  const optional = g.boolean('optional');
   const vs = readChoice(g, 'vs', GATE_VS);
   const bounds = ['min', 'max', 'max_drop'].filter((k) => g.has(k));
   if (bounds.length === 0) src.report(g.node, `${g.label} needs at least one of "min", "max" or "max_drop"`);
@@ -452,6 +476,7 @@ function readGate(src: YamlSource, node: YNode, index: number, ids: string[], ha
   if (maxDrop !== undefined) gate.max_drop = maxDrop;
   if (effectiveVs !== undefined) gate.vs = effectiveVs;
   if (significant !== undefined) gate.significant = significant;
+  if (optional !== undefined) gate.optional = optional;
   return gate;
 }
 
@@ -495,7 +520,19 @@ function readProvider(p: MapReader): ProviderConfig {
   if (timeout !== undefined) provider.timeout_ms = timeout;
   const attempts = p.int('max_attempts', { min: 1 });
   if (attempts !== undefined) provider.max_attempts = attempts;
+  readRetryDelays(p, provider);
   return provider;
+}
+
+function readRetryDelays(p: MapReader, provider: ProviderConfig): void {
+  const base = p.int('retry_base_delay_ms', { min: 0 });
+  const max = p.int('retry_max_delay_ms', { min: 0 });
+  if (base !== undefined) provider.retry_base_delay_ms = base;
+  if (max !== undefined) provider.retry_max_delay_ms = max;
+  // A cap below the first delay would make every retry wait the cap, which is never what was meant.
+  if (base !== undefined && max !== undefined && max < base) {
+    p.problem('retry_max_delay_ms', `"retry_max_delay_ms" in ${p.label} (${max}) must not be below "retry_base_delay_ms" (${base})`);
+  }
 }
 
 function baseUrlProblem(value: string): string | undefined {

@@ -1,17 +1,19 @@
 // Quality gates for CI: absolute bounds (min/max) and relative drops against
 // a baseline run or the baseline strategy, optionally only when the drop is
-// statistically significant.
+// statistically significant. A gate with nothing to measure (no baseline run,
+// no data, only errored data) fails: an unmeasured number must never pass.
 import { appendFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultConfig, loadConfig, type GateConfig, type SuiteConfig } from '../harness/config.js';
-import { InputError, isInputError, type Problem } from '../harness/errors.js';
+import { EXIT, InputError, isInputError, type Problem } from '../harness/errors.js';
+import { recordedConfig } from '../harness/run-info.js';
 import type { ProbeRecord, RunResult } from '../harness/types.js';
 import { DEFAULT_CALIBRATION_OUT, hasCalibration } from '../graders/calibrate.js';
-import { isProbeError, metricDef, metricValue, runsByTranscript, strategyIds, type MetricDef } from './aggregate.js';
+import { isProbeError, metricDef, metricValue, runsByTranscript, strategyIds, summarizeStrategy, type MetricDef, type MetricSupport } from './aggregate.js';
 import { SIGNIFICANCE_LEVEL, compareProbes } from './diff.js';
 import { gateJUnit } from './junit.js';
-import { loadRun, newestRunDir, runDirOf, writeFileAtomic } from './load.js';
+import { RUN_FILE, loadRun, newestRunDir, runDirOf, writeFileAtomic } from './load.js';
 import { gateMarkdown } from './markdown.js';
 import { pairedBootstrap } from './stats.js';
 
@@ -20,8 +22,13 @@ export type { GateConfig };
 export interface GateResult {
   gate: GateConfig;
   strategy: string;
+  /** `fail` also covers a gate that could not be evaluated; an optional one is `skipped` then, never `pass`. */
   status: 'pass' | 'fail' | 'skipped';
+  /** Why the gate could not be evaluated (no baseline run, no data, only errored data); unset when it was. */
+  notEvaluated?: string;
   value?: number;
+  /** How many items the value rests on, and how many of the items it should cover errored. */
+  support?: MetricSupport;
   /** The compared value (baseline run or baseline strategy) for `max_drop` gates. */
   baseline?: number;
   /** How far the metric moved the wrong way (positive = worse). */
@@ -34,6 +41,8 @@ export interface GateResult {
 export interface GateOptions {
   baselineRun?: RunResult;
   baselineStrategy?: string;
+  /** Why there is no `baselineRun`, when something better than "none was named" is known. */
+  noBaselineRun?: string;
 }
 
 const EPS = 1e-12;
@@ -48,11 +57,48 @@ function fmt(v: number | undefined): string {
   return Number.isInteger(v) ? String(v) : v.toFixed(4).replace(/0+$/, '').replace(/\.$/, '');
 }
 
-function boundFailures(gate: GateConfig, value: number | undefined): string[] {
-  const out: string[] = [];
-  if (gate.min !== undefined && (value === undefined || value < gate.min - EPS)) out.push(`${fmt(value)} is below min ${gate.min}`);
-  if (gate.max !== undefined && (value === undefined || value > gate.max + EPS)) out.push(`${fmt(value)} is above max ${gate.max}`);
-  return out;
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** One comparison of a gate: whether it held, and how to say so. */
+interface Check {
+  ok: boolean;
+  text: string;
+}
+
+function boundChecks(gate: GateConfig, value: number): Check[] {
+  const checks: Check[] = [];
+  if (gate.min !== undefined) {
+    const ok = value >= gate.min - EPS;
+    checks.push({ ok, text: `${ok ? '≥' : '<'} min ${gate.min}` });
+  }
+  if (gate.max !== undefined) {
+    const ok = value <= gate.max + EPS;
+    checks.push({ ok, text: `${ok ? '≤' : '>'} max ${gate.max}` });
+  }
+  return checks;
+}
+
+/** A metric's value for one strategy, what it rests on, and why there is nothing to judge when there is not. */
+interface Measurement {
+  value?: number;
+  support: MetricSupport;
+  missing?: string;
+}
+
+function measure(def: MetricDef, run: RunResult, strategy: string): Measurement {
+  const summary = summarizeStrategy(run, strategy, false);
+  const support = def.support(summary);
+  const value = def.read(summary);
+  if (support.measured > 0 && value !== undefined) return { value, support };
+  return { value, support, missing: missingData(support) };
+}
+
+function missingData(s: MetricSupport): string {
+  if (s.measured > 0) return `no value over ${s.measured} ${s.unit}`;
+  if (s.errors > 0) return `no graded ${s.unit} (${plural(s.errors, 'error')})`;
+  return `no data (no ${s.unit} measured)`;
 }
 
 function probesFor(run: RunResult, strategy: string, metric: string): ProbeRecord[] {
@@ -63,6 +109,8 @@ function probesFor(run: RunResult, strategy: string, metric: string): ProbeRecor
 interface Side {
   run: RunResult;
   strategy: string;
+  /** How messages name it: `baseline run <id>` or `baseline strategy <id>`. */
+  label: string;
 }
 
 /** Tests whether cand differs from base: McNemar on paired probes for accuracy, else a per-transcript paired bootstrap. */
@@ -82,49 +130,79 @@ function significance(def: MetricDef, base: Side, cand: Side): { test: 'mcnemar'
   return { test: 'bootstrap', p: pairedBootstrap(pairs)?.p };
 }
 
+/** What a `max_drop` gate compares with, or why there is nothing to compare with. */
 function baselineSide(gate: GateConfig, strategy: string, run: RunResult, opts: GateOptions): Side | string {
-  if (gate.vs === 'baseline-run') {
-    if (!opts.baselineRun) return 'no baseline run given (--baseline RUN)';
-    if (!strategyIds(opts.baselineRun).includes(strategy)) return `strategy "${strategy}" is not in the baseline run`;
-    return { run: opts.baselineRun, strategy };
+  if (gate.vs !== 'baseline-run') {
+    const name = opts.baselineStrategy ?? run.info.baseline ?? '';
+    return { run, strategy: name, label: `baseline strategy ${name}` };
   }
-  return { run, strategy: opts.baselineStrategy ?? run.info.baseline ?? '' };
+  const base = opts.baselineRun;
+  if (!base) return `no baseline run to compare with (${opts.noBaselineRun ?? 'pass --baseline RUN or set baseline_run:'})`;
+  const unusable = runFailure(base);
+  if (unusable) return `the baseline cannot be compared with: ${unusable}`;
+  const ids = strategyIds(base);
+  if (!ids.includes(strategy)) return `baseline run ${base.info.runId} has no strategy "${strategy}" (it has: ${ids.join(', ')})`;
+  return { run: base, strategy, label: `baseline run ${base.info.runId}` };
+}
+
+/** The `max_drop` comparison, with the numbers it rests on. */
+type DropCheck = Check & Pick<GateResult, 'baseline' | 'drop' | 'test' | 'pValue'>;
+
+/** Compares `value` (of `cand`) with the same metric on `side`; a string says why it cannot. */
+function dropCheck(gate: GateConfig, def: MetricDef, value: number, side: Side, cand: Side): DropCheck | string {
+  const maxDrop = gate.max_drop ?? 0;
+  const base = measure(def, side.run, side.strategy);
+  if (base.missing !== undefined || base.value === undefined) return `${side.label} has ${base.missing ?? 'no data'} for ${def.name}`;
+  const drop = def.higherIsBetter ? base.value - value : value - base.value;
+  const numbers = { baseline: base.value, drop };
+  const change = `vs ${side.label} (${fmt(base.value)} → ${fmt(value)})`;
+  if (drop <= maxDrop + EPS) return { ...numbers, ok: true, text: `change ${change} within max_drop ${maxDrop}` };
+  const what = `dropped ${fmt(drop)} ${change}, more than max_drop ${maxDrop}`;
+  if (!gate.significant) return { ...numbers, ok: false, text: what };
+  const sig = significance(def, side, cand);
+  const p = sig.p === undefined ? 'n/a' : sig.p.toPrecision(3);
+  const tested = { ...numbers, test: sig.test, pValue: sig.p };
+  if (sig.p !== undefined && sig.p < SIGNIFICANCE_LEVEL) return { ...tested, ok: false, text: `${what}; significant (${sig.test} p = ${p})` };
+  return { ...tested, ok: true, text: `${what}, but not significant (${sig.test} p = ${p})` };
+}
+
+/** A gate that could not be evaluated: a failure, or skipped when the gate is optional. Never a pass. */
+function notEvaluated(result: GateResult, subject: string, reason: string): GateResult {
+  const status = result.gate.optional ? 'skipped' : 'fail';
+  const verdict = status === 'skipped' ? 'skipped (optional)' : 'FAIL';
+  return { ...result, status, notEvaluated: reason, message: `${subject}: ${reason} — ${verdict}` };
+}
+
+function valueText(value: number, support: MetricSupport): string {
+  const errors = support.errors > 0 ? ` (${plural(support.errors, 'error')})` : '';
+  return `= ${fmt(value)} over ${support.measured} ${support.unit}${errors}`;
 }
 
 function evaluateOne(gate: GateConfig, def: MetricDef, strategy: string, run: RunResult, opts: GateOptions): GateResult {
-  const value = metricValue(run, strategy, def.name);
-  const failures = boundFailures(gate, value);
-  const result: GateResult = { gate, strategy, status: 'pass', value, message: '' };
-  const notes: string[] = [];
+  const subject = `${strategy} ${def.name}`;
+  const own = measure(def, run, strategy);
+  const result: GateResult = { gate, strategy, status: 'pass', support: own.support, message: '' };
+  // An accuracy of 0 over only errored probes is not a measurement; no value is shown for it.
+  if (own.missing !== undefined || own.value === undefined) return notEvaluated(result, subject, own.missing ?? 'no data');
+  result.value = own.value;
+  const checks = boundChecks(gate, own.value);
   if (gate.max_drop !== undefined) {
     const side = baselineSide(gate, strategy, run, opts);
-    if (typeof side === 'string') {
-      if (failures.length === 0) return { ...result, status: 'skipped', message: `skipped: ${side}` };
-      notes.push(`max_drop not checked: ${side}`);
+    const drop = typeof side === 'string' ? side : dropCheck(gate, def, own.value, side, { run, strategy, label: 'this run' });
+    if (typeof drop !== 'string') {
+      const { ok, text, ...numbers } = drop;
+      Object.assign(result, numbers);
+      checks.push({ ok, text });
+    } else if (checks.every((c) => c.ok)) {
+      return notEvaluated(result, subject, drop);
     } else {
-      const base = metricValue(side.run, side.strategy, def.name);
-      result.baseline = base;
-      const label = gate.vs === 'baseline-run' ? 'baseline run' : `baseline strategy ${side.strategy}`;
-      if (base === undefined || value === undefined) failures.push(`no data to compare with the ${label}`);
-      else {
-        const drop = def.higherIsBetter ? base - value : value - base;
-        result.drop = drop;
-        if (drop > gate.max_drop + EPS) {
-          const what = `dropped ${fmt(drop)} vs ${label} (${fmt(base)} → ${fmt(value)}), more than max_drop ${gate.max_drop}`;
-          if (!gate.significant) failures.push(what);
-          else {
-            const sig = significance(def, side, { run, strategy });
-            result.test = sig.test;
-            result.pValue = sig.p;
-            if (sig.p !== undefined && sig.p < SIGNIFICANCE_LEVEL) failures.push(`${what}; significant (${sig.test} p = ${sig.p.toPrecision(3)})`);
-            else notes.push(`${what}, but not significant (${sig.test} p = ${sig.p === undefined ? 'n/a' : sig.p.toPrecision(3)})`);
-          }
-        } else notes.push(`change vs ${label}: ${fmt(base)} → ${fmt(value)}`);
-      }
+      // A bound that already failed is a verdict of its own; the missing comparison is only noted.
+      checks.push({ ok: true, text: `max_drop not checked: ${drop}` });
     }
   }
-  if (failures.length) return { ...result, status: 'fail', message: [...failures, ...notes].join('; ') };
-  return { ...result, message: [`${def.name} = ${fmt(value)}`, ...notes].join('; ') };
+  const failed = checks.some((c) => !c.ok);
+  const message = `${subject} ${valueText(own.value, own.support)} ${checks.map((c) => c.text).join('; ')}${failed ? ' — FAIL' : ''}`;
+  return { ...result, status: failed ? 'fail' : 'pass', message };
 }
 
 function gateProblems(gate: GateConfig, run: RunResult, opts: GateOptions): Problem[] {
@@ -149,7 +227,9 @@ function gateProblems(gate: GateConfig, run: RunResult, opts: GateOptions): Prob
  * Evaluates every gate for every strategy it names ("*" = all). A relative
  * gate (`max_drop`) compares with the same strategy in `baselineRun`
  * (`vs: baseline-run`) or with the baseline strategy of this run (the default).
- * A gate whose metric has no data fails. Bad gates throw an InputError.
+ * A gate that cannot be evaluated (no baseline run, a strategy the baseline
+ * never ran, no data, only errored data) fails with the reason, or is skipped
+ * when it is `optional`; it never passes. Bad gates throw an InputError.
  */
 export function evaluateGates(run: RunResult, gates: GateConfig[], opts: GateOptions = {}): GateResult[] {
   const problems = gates.flatMap((g) => gateProblems(g, run, opts));
@@ -165,10 +245,11 @@ export function evaluateGates(run: RunResult, gates: GateConfig[], opts: GateOpt
   return results;
 }
 
-/** Why the run itself cannot be gated (exit 3), or undefined when it finished. */
+/** Why the run itself cannot be gated (exit 3), or undefined when it is complete. */
 export function runFailure(run: RunResult): string | undefined {
-  const status = run.info.status;
-  if (status !== undefined && status !== 'complete') return `run ${run.info.runId} is ${status}, not complete`;
+  const status = run.info.status as RunResult['info']['status'] | undefined;
+  const why = run.info.failure ? `: ${run.info.failure}` : '';
+  if (status !== undefined && status !== 'complete') return `run ${run.info.runId} is ${status}, not complete${why}`;
   if (status === undefined && !run.info.finishedAt) return `run ${run.info.runId} never finished`;
   if (run.probes.length > 0 && run.probes.every(isProbeError)) return `every probe of run ${run.info.runId} errored (${run.probes[0].error ?? 'no grade'})`;
   return undefined;
@@ -179,7 +260,8 @@ export function judgeCalibrated(judge: string, dirs: string[]): boolean {
   return dirs.some((d) => hasCalibration(judge, d));
 }
 
-export type GateConfigSource = Pick<SuiteConfig, 'out' | 'gates' | 'baseline'> & { baseDir?: string };
+/** What `memeval gate` needs of a config: where runs are, the gates, and what they compare with. */
+export type GateConfigSource = Pick<SuiteConfig, 'out' | 'gates' | 'baseline' | 'baseline_run'> & { baseDir?: string };
 export type LoadGateConfig = (file: string | undefined) => GateConfigSource | Promise<GateConfigSource>;
 
 /** --config FILE, else ./memeval.config.yaml, else the built-in defaults (which define no gates). */
@@ -187,6 +269,42 @@ export function loadGateConfig(file: string | undefined): GateConfigSource {
   if (file) return loadConfig(file);
   const fallback = resolve('memeval.config.yaml');
   return existsSync(fallback) ? loadConfig(fallback) : defaultConfig(process.cwd());
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The recorded gates, checked for the fields evaluation relies on (run.json may be edited by hand). */
+function recordedGates(value: unknown, runFile: string): GateConfig[] {
+  if (value === undefined) return [];
+  const whole = (message: string): Problem => ({ file: runFile, line: 0, col: 0, message });
+  if (!Array.isArray(value)) throw new InputError([whole('info.config.gates must be a list')]);
+  const problems: Problem[] = [];
+  const gates = (value as unknown[]).map((g, i) => {
+    if (!isRecord(g) || typeof g.metric !== 'string' || typeof g.strategy !== 'string') {
+      problems.push(whole(`info.config.gates[${i}] is not a gate (it needs "metric" and "strategy")`));
+    }
+    const where = isRecord(g) && typeof g.where === 'string' ? g.where : `${runFile} info.config.gates[${i}]`;
+    return { ...(g as GateConfig), where };
+  });
+  if (problems.length) throw new InputError(problems);
+  return gates;
+}
+
+/** The gates, baseline strategy and baseline run a run was made with, from its run.json. */
+function recordedGateConfig(run: RunResult, runDir: string): GateConfigSource {
+  const dir = resolve(runDir);
+  const config = recordedConfig(run.info, dir) as Partial<SuiteConfig>;
+  const source: GateConfigSource = {
+    out: typeof config.out === 'string' ? config.out : dirname(dir),
+    gates: recordedGates(config.gates, join(dir, RUN_FILE)),
+  };
+  const baseline = typeof config.baseline === 'string' ? config.baseline : run.info.baseline;
+  if (baseline !== undefined) source.baseline = baseline;
+  if (typeof config.baseline_run === 'string') source.baseline_run = config.baseline_run;
+  if (typeof config.baseDir === 'string') source.baseDir = config.baseDir;
+  return source;
 }
 
 const USAGE = 'usage: memeval gate [RUN] [--baseline RUN] [--config FILE]';
@@ -236,40 +354,68 @@ function writeGateFiles(dir: string, run: RunResult, results: GateResult[], warn
 }
 
 /**
- * `memeval gate [RUN] [--baseline RUN] [--config FILE]`. Exit 0 all gates
- * pass, 1 a gate failed, 2 bad input or usage, 3 the run itself failed.
+ * The baseline run for `vs: baseline-run` gates: `--baseline` (which must
+ * exist) beats the config's `baseline_run:` (which may not exist yet, e.g.
+ * before a first run is kept; its gates then fail, or skip when optional).
+ */
+function baselineOptions(args: GateArgs, config: GateConfigSource): Pick<GateOptions, 'baselineRun' | 'noBaselineRun'> {
+  if (!config.gates.some((g) => g.vs === 'baseline-run')) return {};
+  if (args.baseline) return { baselineRun: loadRun(args.baseline) };
+  const configured = config.baseline_run;
+  if (configured === undefined) return {};
+  if (!existsSync(configured)) return { noBaselineRun: `baseline_run ${configured} does not exist` };
+  return { baselineRun: loadRun(configured) };
+}
+
+/** The config that names the runs folder (when RUN is not given) or the gates (with --config). */
+async function fileConfig(args: GateArgs, loadConfigFn: LoadGateConfig): Promise<GateConfigSource | undefined> {
+  return args.config !== undefined || args.runArg === undefined ? loadConfigFn(args.config) : undefined;
+}
+
+async function gateRun(args: GateArgs, loadConfigFn: LoadGateConfig): Promise<number> {
+  const fromFile = await fileConfig(args, loadConfigFn);
+  const runDir = args.runArg ? runDirOf(args.runArg) : newestRunDir(fromFile?.out ?? '.');
+  if (!runDir) throw new InputError([{ file: fromFile?.out ?? '.', line: 0, col: 0, message: 'no run directory with a run.json here; pass RUN' }]);
+  const run = loadRun(runDir);
+  const failure = runFailure(run);
+  if (failure) {
+    writeGateFiles(runDir, run, [], [], failure);
+    say(process.stderr, `memeval gate: ${failure}`);
+    return EXIT.runFailed;
+  }
+  // The gates the run was made with, unless --config names others.
+  const config = args.config !== undefined && fromFile ? fromFile : recordedGateConfig(run, runDir);
+  if (config.gates.length === 0) {
+    const where = args.config !== undefined ? `${args.config} has no "gates:"` : `run ${run.info.runId} was made with no gates`;
+    say(process.stderr, `memeval gate: ${where} (add "gates:" to the config or pass --config FILE)`);
+    return EXIT.badInput;
+  }
+  const results = evaluateGates(run, config.gates, { ...baselineOptions(args, config), baselineStrategy: config.baseline });
+  const warnings = calibrationWarnings(run, config.gates, config, runDir);
+  for (const w of warnings) say(process.stderr, `\n!!! ${w}\n`);
+  say(process.stdout, writeGateFiles(runDir, run, results, warnings));
+  return results.some((r) => r.status === 'fail') ? EXIT.gateFailed : EXIT.ok;
+}
+
+/**
+ * `memeval gate [RUN] [--baseline RUN] [--config FILE]`: the gates recorded in
+ * RUN's run.json (or those of --config FILE). Exit 0 every gate passed, 100 a
+ * gate failed or could not be evaluated, 2 bad input or usage, 3 the run is
+ * not complete. `loadConfigFn` reads --config (and, without RUN, the config
+ * whose `out:` holds the newest run).
  */
 export async function gateCommand(argv: string[], loadConfigFn: LoadGateConfig = loadGateConfig): Promise<number> {
   const args = parseGateArgs(argv);
   if (!args) {
     say(process.stderr, USAGE);
-    return 2;
+    return EXIT.badInput;
   }
   try {
-    const config = await loadConfigFn(args.config);
-    const runDir = args.runArg ? runDirOf(args.runArg) : newestRunDir(config.out);
-    if (!runDir) throw new InputError([{ file: config.out, line: 0, col: 0, message: 'no run directory with a run.json here; pass RUN' }]);
-    const run = loadRun(runDir);
-    const failure = runFailure(run);
-    if (failure) {
-      writeGateFiles(runDir, run, [], [], failure);
-      say(process.stderr, `memeval gate: ${failure}`);
-      return 3;
-    }
-    if (config.gates.length === 0) {
-      say(process.stderr, 'memeval gate: no gates configured (add "gates:" to the config or pass --config FILE)');
-      return 2;
-    }
-    const baselineRun = args.baseline ? loadRun(args.baseline) : undefined;
-    const results = evaluateGates(run, config.gates, { baselineRun, baselineStrategy: config.baseline });
-    const warnings = calibrationWarnings(run, config.gates, config, runDir);
-    for (const w of warnings) say(process.stderr, `\n!!! ${w}\n`);
-    say(process.stdout, writeGateFiles(runDir, run, results, warnings));
-    return results.some((r) => r.status === 'fail') ? 1 : 0;
+    return await gateRun(args, loadConfigFn);
   } catch (err) {
     if (isInputError(err)) {
       say(process.stderr, err.message);
-      return 2;
+      return EXIT.badInput;
     }
     throw err;
   }

@@ -1,5 +1,7 @@
-// JUnit XML for CI test tabs: one testcase per gate result and one per probe
-// record, so a CI UI shows both the gate verdicts and every failing probe.
+// JUnit XML for CI test tabs. It must agree with the gate's exit code, so only
+// the gates suite carries the verdict: a probe record is a CI failure only
+// when a failed `probe.*` gate covers it; every other probe is informational,
+// its outcome kept in <system-out> where a CI UI still shows it.
 import type { ProbeRecord, RunResult } from '../harness/types.js';
 import type { GateResult } from './gate.js';
 
@@ -21,6 +23,7 @@ interface Case {
   failure?: { message: string; body: string };
   error?: { message: string; body: string };
   skipped?: string;
+  systemOut?: string;
 }
 
 function caseXml(c: Case): string {
@@ -29,6 +32,7 @@ function caseXml(c: Case): string {
   if (c.failure) inner.push(`      <failure message="${xmlEscape(c.failure.message)}" type="failure">${xmlEscape(c.failure.body)}</failure>`);
   if (c.error) inner.push(`      <error message="${xmlEscape(c.error.message)}" type="error">${xmlEscape(c.error.body)}</error>`);
   if (c.skipped !== undefined) inner.push(`      <skipped message="${xmlEscape(c.skipped)}"/>`);
+  if (c.systemOut !== undefined) inner.push(`      <system-out>${xmlEscape(c.systemOut)}</system-out>`);
   return inner.length ? `${open}>\n${inner.join('\n')}\n    </testcase>` : `${open}/>`;
 }
 
@@ -47,9 +51,11 @@ function gateCase(r: GateResult): Case {
     r.gate.max !== undefined ? `max ${r.gate.max}` : '',
     r.gate.max_drop !== undefined ? `max_drop ${r.gate.max_drop} vs ${r.gate.vs ?? 'baseline-strategy'}${r.gate.significant ? ' (significant)' : ''}` : '',
   ].filter(Boolean).join(', ');
-  const c: Case = { classname: `gates.${r.strategy}`, name: `${r.gate.metric} ${bound}`, timeSec: 0 };
+  const c: Case = { classname: `gates.${r.strategy}`, name: `${r.gate.metric} ${bound}${r.gate.optional ? ' (optional)' : ''}`, timeSec: 0 };
   const body = `${r.message}\n(gate at ${r.gate.where})`;
-  if (r.status === 'fail') c.failure = { message: r.message, body };
+  // A gate that could not be evaluated did not measure a regression: an error, not a failure, but just as red.
+  if (r.status === 'fail' && r.notEvaluated !== undefined) c.error = { message: `could not be evaluated: ${r.notEvaluated}`, body };
+  else if (r.status === 'fail') c.failure = { message: r.message, body };
   if (r.status === 'skipped') c.skipped = r.message;
   return c;
 }
@@ -66,26 +72,52 @@ function probeBody(p: ProbeRecord): string {
   ].filter(Boolean).join('\n');
 }
 
-function probeCase(p: ProbeRecord): Case {
+/** What went wrong with a probe record, or undefined when it passed. */
+function probeProblem(p: ProbeRecord): { kind: 'error' | 'failure'; message: string } | undefined {
+  if (p.error || p.judge?.verdict === 'error' || p.passed === undefined) {
+    return { kind: 'error', message: p.error ?? (p.judge?.verdict === 'error' ? `judge error: ${p.judge.reason}` : 'not graded') };
+  }
+  if (!p.passed) return { kind: 'failure', message: `${p.attribution ?? 'failed'}: ${p.judge?.reason ?? 'answer did not match'}` };
+  return undefined;
+}
+
+/** `gated`: a failed probe gate covers this record, so its failure or error is part of the verdict. */
+function probeCase(p: ProbeRecord, gated: boolean): Case {
   const c: Case = {
     classname: `probes.${p.strategy}.${p.transcript}`,
     name: `${p.probe} (${p.kind}) #${p.repeat}`,
     timeSec: (p.cached ? 0 : p.latencyMs ?? 0) / 1000,
   };
-  if (p.error || p.judge?.verdict === 'error' || p.passed === undefined) {
-    c.error = { message: p.error ?? (p.judge?.verdict === 'error' ? `judge error: ${p.judge.reason}` : 'not graded'), body: probeBody(p) };
-  } else if (!p.passed) {
-    c.failure = { message: `${p.attribution ?? 'failed'}: ${p.judge?.reason ?? 'answer did not match'}`, body: probeBody(p) };
-  }
+  const problem = probeProblem(p);
+  if (!problem) return c;
+  if (gated) c[problem.kind] = { message: problem.message, body: probeBody(p) };
+  else c.systemOut = `${problem.kind === 'error' ? 'ERROR' : 'FAILED'} (informational): ${problem.message}\n${probeBody(p)}`;
   return c;
 }
 
-/** The junit.xml of a gate run; `failure` (the run itself failed) becomes one errored testcase. */
+/** Whether a failed gate on a `probe.*` metric covers this record (`probe.accuracy.<kind>` only its kind). */
+function coveredByFailedGate(p: ProbeRecord, failed: GateResult[]): boolean {
+  return failed.some((r) => {
+    if (r.strategy !== p.strategy) return false;
+    const kind = r.gate.metric.startsWith('probe.accuracy.') ? r.gate.metric.slice('probe.accuracy.'.length) : undefined;
+    return kind === undefined || kind === p.kind;
+  });
+}
+
+/**
+ * The junit.xml of a gate run; `failure` (the run itself failed) becomes one
+ * errored testcase. It holds no <failure> or <error> exactly when every gate
+ * passed or was skipped, i.e. when `memeval gate` exits 0.
+ */
 export function gateJUnit(run: RunResult, results: GateResult[], failure?: string): string {
-  const suites: string[] = [];
+  const id = run.info.runId;
   const gateCases = results.map(gateCase);
-  if (failure) gateCases.unshift({ classname: 'run', name: run.info.runId, timeSec: 0, error: { message: failure, body: failure } });
-  suites.push(suiteXml(`memeval gates (${run.info.runId})`, gateCases));
-  suites.push(suiteXml(`memeval probes (${run.info.runId}, model ${run.info.model})`, run.probes.map(probeCase)));
+  if (failure) gateCases.unshift({ classname: 'run', name: id, timeSec: 0, error: { message: failure, body: failure } });
+  const failedProbeGates = results.filter((r) => r.status === 'fail' && r.gate.metric.startsWith('probe.'));
+  const gated = run.probes.filter((p) => coveredByFailedGate(p, failedProbeGates));
+  const informational = run.probes.filter((p) => !coveredByFailedGate(p, failedProbeGates));
+  const suites = [suiteXml(`memeval gates (run ${id})`, gateCases)];
+  if (gated.length) suites.push(suiteXml(`memeval probes of failed gates (run ${id}, model ${run.info.model})`, gated.map((p) => probeCase(p, true))));
+  suites.push(suiteXml(`memeval probes (informational, run ${id}, model ${run.info.model})`, informational.map((p) => probeCase(p, false))));
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="memeval">\n${suites.join('\n')}\n</testsuites>\n`;
 }

@@ -1,7 +1,7 @@
 // Markdown for gate results (gate.md, the GitHub step summary) and diffs (diff.md).
 import type { RunResult } from '../harness/types.js';
 import { judgeLabel, modelLabel } from './aggregate.js';
-import type { RunDiff } from './diff.js';
+import type { FieldChange, RunDiff } from './diff.js';
 import type { GateResult } from './gate.js';
 
 /** Makes text safe inside a Markdown table cell: no pipes, no line breaks, no raw HTML. */
@@ -24,28 +24,40 @@ function n(v: number | undefined, digits = 4): string {
   return Number.isInteger(v) ? String(v) : v.toFixed(digits);
 }
 
-const ICON = { pass: '✅ pass', fail: '❌ fail', skipped: '⏭️ skipped' } as const;
+function resultIcon(r: GateResult): string {
+  if (r.status === 'pass') return '✅ pass';
+  if (r.status === 'skipped') return '⏭️ skipped (optional)';
+  return r.notEvaluated === undefined ? '❌ fail' : '❌ fail: not evaluated';
+}
+
+/**
+ * The one line CI readers look at. "Passed" only when every required check
+ * was evaluated and held; a failure that is only checks with nothing to
+ * measure reads "could not be evaluated", still a failing verdict.
+ */
+function gateVerdict(results: GateResult[], failure: string | undefined): string {
+  if (failure) return `💥 **Gate could not be evaluated**: ${mdCell(failure)}`;
+  const passed = results.filter((r) => r.status === 'pass').length;
+  const failed = results.filter((r) => r.status === 'fail');
+  const unevaluated = failed.filter((r) => r.notEvaluated !== undefined).length;
+  const skipped = results.filter((r) => r.status === 'skipped').length;
+  const head =
+    failed.length === 0 ? '✅ **Gate passed**' : unevaluated === failed.length ? '⚠️ **Gate could not be evaluated** (counts as FAILED)' : '❌ **Gate FAILED**';
+  const notEvaluatedNote = unevaluated ? ` (${unevaluated} could not be evaluated)` : '';
+  return `${head} — ${passed} passed, ${failed.length} failed${notEvaluatedNote}, ${skipped} skipped (optional, not evaluated)`;
+}
 
 export function gateMarkdown(run: RunResult, results: GateResult[], warnings: string[] = [], failure?: string): string {
-  const failed = results.filter((r) => r.status === 'fail').length;
-  const skipped = results.filter((r) => r.status === 'skipped').length;
-  const checked = results.length - skipped;
-  const skipNote = skipped ? ` (${skipped} skipped)` : '';
-  const verdict = failure
-    ? `💥 the run failed: ${mdCell(failure)}`
-    : failed
-      ? `❌ ${failed} of ${checked} gate checks failed${skipNote}`
-      : `✅ all ${checked} gate checks passed${skipNote}`;
   const lines = [
     `## memeval gate — ${mdCell(run.info.runId)}`,
     '',
-    `Answering model: **${mdCell(modelLabel(run.info.model))}** · judge: ${mdCell(judgeLabel(run.info.judge))}`,
+    gateVerdict(results, failure),
     '',
-    verdict,
+    `Answering model: **${mdCell(modelLabel(run.info.model))}** · judge: ${mdCell(judgeLabel(run.info.judge))}`,
   ];
   for (const w of warnings) lines.push('', `> ⚠️ **${mdCell(w)}**`);
   if (results.length) {
-    const rows = results.map((r) => [ICON[r.status], mdCell(r.strategy), mdCell(r.gate.metric), n(r.value), n(r.baseline), r.pValue === undefined ? '–' : r.pValue.toPrecision(3), mdCell(r.message)]);
+    const rows = results.map((r) => [resultIcon(r), mdCell(r.strategy), mdCell(r.gate.metric), n(r.value), n(r.baseline), r.pValue === undefined ? '–' : r.pValue.toPrecision(3), mdCell(r.message)]);
     lines.push('', table(['result', 'strategy', 'metric', 'value', 'baseline', 'p', 'detail'], rows));
   }
   return `${lines.join('\n')}\n`;
@@ -59,6 +71,49 @@ function signed(v: number | undefined, digits = 4): string {
 /** Metrics worth a line in the diff summary; diff.csv has all of them. */
 const HEADLINE = ['probe.accuracy', 'probe.errors', 'context.mean_tokens', 'context.peak_tokens', 'facts.retention', 'facts.critical_dropped', 'summary.judge.overall', 'summary.checks.coverage', 'tokens.input', 'cost.total', 'latency.p50'];
 
+/** One line naming the strategies compared on options only because a run recorded no fingerprint. */
+export function unrecordedNote(diff: RunDiff): string | undefined {
+  const ids = diff.changes.filter((c) => c.unrecorded).map((c) => c.strategy);
+  if (ids.length === 0) return undefined;
+  const sides = new Set(diff.changes.flatMap((c) => (c.unrecorded ? [c.unrecorded] : [])));
+  const only = sides.size === 1 ? [...sides][0] : undefined;
+  const which = only === 'both' ? 'either run' : only ? `the ${only} run` : 'one or both runs';
+  return `Fingerprint not recorded in ${which} for ${ids.join(', ')}: compared use and options only.`;
+}
+
+/** A fence longer than any backtick run in the text, so a prompt cannot close it early. */
+function fence(text: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  return '`'.repeat(longest + 1);
+}
+
+/** Strategies only one run has: named, never compared. */
+function addedRemovedLines(diff: RunDiff): string[] {
+  const ids = (list: string[]) => list.map((id) => `\`${id.replace(/`/g, '')}\``).join(', ');
+  const lines: string[] = [];
+  if (diff.removed.length) lines.push(`- **removed** (only in base, not compared): ${ids(diff.removed)}`);
+  if (diff.added.length) lines.push(`- **added** (only in candidate, not compared): ${ids(diff.added)}`);
+  return lines.length ? ['### Strategies in one run only', '', ...lines, ''] : [];
+}
+
+/** Field-by-field changes of shared strategies, then each changed prompt as a text diff. */
+function strategyChangeLines(diff: RunDiff): string[] {
+  const candCell = (f: FieldChange) => mdCell(`${f.cand ?? '–'}${f.patch ? ' (text diff below)' : ''}`);
+  const rows = diff.changes.flatMap((c) => c.changes.map((f) => [mdCell(c.strategy), mdCell(f.field), mdCell(f.base ?? '–'), candCell(f)]));
+  const lines: string[] = [];
+  if (rows.length) lines.push('### What changed in shared strategies', '', table(['strategy', 'field', 'base', 'candidate'], rows), '');
+  for (const c of diff.changes) {
+    for (const f of c.changes) {
+      if (!f.patch) continue;
+      const bar = fence(f.patch);
+      lines.push(`#### ${mdCell(c.strategy)}: summary prompt`, '', `${bar}diff`, f.patch.trimEnd(), bar, '');
+    }
+  }
+  const note = unrecordedNote(diff);
+  if (note) lines.push(mdCell(note), '');
+  return lines;
+}
+
 export function diffMarkdown(diff: RunDiff): string {
   const lines = [
     `## memeval diff: ${mdCell(diff.base.runId)} → ${mdCell(diff.cand.runId)}`,
@@ -66,6 +121,8 @@ export function diffMarkdown(diff: RunDiff): string {
     `Models: ${mdCell(modelLabel(diff.base.model))} → ${mdCell(modelLabel(diff.cand.model))}`,
     '',
   ];
+  for (const w of diff.warnings) lines.push(`> ⚠️ **${mdCell(w)}**`, '');
+  lines.push(...addedRemovedLines(diff), ...strategyChangeLines(diff));
   if (diff.promptChanges.length) {
     const promptRows = diff.promptChanges.map((c) => [mdCell(c.strategy), mdCell(c.base.join(', ') || '–'), mdCell(c.cand.join(', ') || '–')]);
     lines.push('### Summary prompts that changed', '', table(['strategy', 'base prompt', 'candidate prompt'], promptRows), '');

@@ -188,7 +188,7 @@ describe('config top level', () => {
     expectProblem(found, '6:28', 'gate 3 names strategy "nope", which is not configured (use "*" or one of: w)');
     expectProblem(found, '7:50', '"vs" in gate 4 must be one of baseline-run, baseline-strategy, not "yesterday"');
     expectProblem(found, '8:45', '"vs" in gate 5 only applies together with "max_drop"');
-    expectProblem(found, '8:59', 'unknown key "treshold" in gate 5 (expected one of: metric, strategy, min, max, max_drop, vs, significant)');
+    expectProblem(found, '8:59', 'unknown key "treshold" in gate 5 (expected one of: metric, strategy, min, max, max_drop, vs, significant, optional)');
     expectProblem(found, '9:43', 'gate 6 compares against the baseline strategy, but the config sets no "baseline:"');
     expectProblem(found, '10:46', 'gate 7 has max 0.1 below min 0.9');
     expectProblem(found, '10:64', '"significant" in gate 7 must be true or false, not the number 1');
@@ -221,6 +221,36 @@ describe('config top level', () => {
     expectProblem(found, '4:12', 'unknown key "api_key" in provider "other" (did you mean "api_key_env"?)');
     expectProblem(found, '6:19', 'the price of "openai:gpt-4.1" is missing "output"');
     expectProblem(found, '6:28', '"input" in the price of "openai:gpt-4.1" must be at least 0, not -1');
+  });
+
+  it('checks max_errors, baseline_run, optional and retry delays at their positions', () => {
+    const found = problems([
+      'max_errors: 2.5',
+      'baseline_run: ""',
+      'providers:',
+      '  p: { retry_base_delay_ms: -1, retry_max_delay_ms: 1.5 }',
+      '  q: { retry_base_delay_ms: 500, retry_max_delay_ms: 100 }',
+      ...WINDOW,
+      'gates:',
+      '  - { metric: m, strategy: w, min: 0.5, optional: yes }',
+      '  - { metric: m, strategy: w, min: 0.5, optinal: true }',
+    ]);
+    expectProblem(found, '1:13', '"max_errors" in the config must be a whole number of errored items (0 or more) or a percentage from 0% to 100% such as "2%", not the number 2.5');
+    expectProblem(found, '2:15', '"baseline_run" in the config must not be empty');
+    expectProblem(found, '4:29', '"retry_base_delay_ms" in provider "p" must be at least 0, not -1');
+    expectProblem(found, '4:53', '"retry_max_delay_ms" in provider "p" must be a whole number, not the number 1.5');
+    expectProblem(found, '5:54', '"retry_max_delay_ms" in provider "q" (100) must not be below "retry_base_delay_ms" (500)');
+    expectProblem(found, '9:51', '"optional" in gate 1 must be true or false, not text');
+    expectProblem(found, '10:41', 'unknown key "optinal" in gate 2 (did you mean "optional"?)');
+  });
+
+  it('rejects a max_errors that is neither a count nor a percentage up to 100%', () => {
+    const bad = (value: string) => problems([`max_errors: ${value}`, ...WINDOW]);
+    expectProblem(bad('-1'), '1:13', 'not the number -1');
+    expectProblem(bad('"150%"'), '1:13', 'a percentage from 0% to 100% such as "2%", not "150%"');
+    expectProblem(bad('lots'), '1:13', 'not "lots"');
+    expectProblem(bad('[1]'), '1:13', 'not a list');
+    expectProblem(bad(''), '1:1', 'not empty');
   });
 
   it('stores only the name of the key variable', () => {

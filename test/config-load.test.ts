@@ -32,6 +32,8 @@ describe('loading configs', () => {
     expect(config.out).toBe(join(dir, 'runs'));
     expect(config.cache).toBe(join(dir, '.memeval/cache'));
     expect(config).toMatchObject({ model: 'offline', judge: 'offline', concurrency: 8, repeat: 1, baseline: 'full', agent: 'direct' });
+    expect(config.baseline_run).toBe(join(dir, 'eval/baseline'));
+    expect(config.max_errors).toEqual({ kind: 'count', value: 0 });
     expect(config.strategies.map((s) => [s.id, s.use])).toEqual([
       ['full', 'full-history'],
       ['trim-3', 'trimming'],
@@ -48,6 +50,7 @@ describe('loading configs', () => {
       { metric: 'probe.accuracy', strategy: 'summarize-4-2', min: 0.8, where: at(0) },
       { metric: 'summary.judge.overall', strategy: 'summarize-4-2', min: 4, where: at(1) },
       { metric: 'probe.accuracy', strategy: '*', max_drop: 0.05, vs: 'baseline-run', significant: true, where: at(2) },
+      { metric: 'probe.accuracy.temporal', strategy: '*', min: 0.5, optional: true, where: at(3) },
     ]);
   });
 
@@ -65,6 +68,7 @@ describe('loading configs', () => {
       judge_samples: 1,
       cache: '/etc/suite/.memeval/cache',
       agent: 'direct',
+      max_errors: { kind: 'count', value: 0 },
       strategies: [{ id: 'full-history', use: 'full-history', options: {} }],
       gates: [],
       providers: {},
@@ -134,5 +138,38 @@ describe('judge_samples', () => {
     expect(() => parseConfig('judge_samples: 0\nstrategies:\n  - { id: full, use: full-history }\n', '/tmp/c.yaml')).toThrow(
       /\/tmp\/c\.yaml:1:\d+: .*judge_samples/,
     );
+  });
+});
+
+describe('max_errors, baseline_run, optional gates and retry delays', () => {
+  const base = 'strategies:\n  - { id: full, use: full-history }\n';
+
+  it('reads max_errors as a count or a percentage', () => {
+    expect(parseConfig(`max_errors: 3\n${base}`, '/tmp/c.yaml').max_errors).toEqual({ kind: 'count', value: 3 });
+    expect(parseConfig(`max_errors: "2%"\n${base}`, '/tmp/c.yaml').max_errors).toEqual({ kind: 'percent', value: 2 });
+    expect(parseConfig(`max_errors: 2.5%\n${base}`, '/tmp/c.yaml').max_errors).toEqual({ kind: 'percent', value: 2.5 });
+    expect(parseConfig(`max_errors: 100%\n${base}`, '/tmp/c.yaml').max_errors).toEqual({ kind: 'percent', value: 100 });
+  });
+
+  it('resolves baseline_run against the config folder, without requiring it to exist yet', () => {
+    const config = parseConfig(`baseline_run: ../kept/base-run\n${base}`, '/srv/suite/memeval.yaml');
+    expect(config.baseline_run).toBe('/srv/kept/base-run');
+    expect(parseConfig(base, '/srv/suite/memeval.yaml').baseline_run).toBeUndefined();
+  });
+
+  it('reads optional on a gate and the retry delays of a provider', () => {
+    const config = parseConfig(
+      [
+        'providers:',
+        '  local: { base_url: "http://127.0.0.1:8000/v1", retry_base_delay_ms: 0, retry_max_delay_ms: 2000 }',
+        base,
+        'gates:',
+        '  - { metric: probe.accuracy, strategy: full, min: 0.5, optional: true }',
+        '  - { metric: probe.accuracy, strategy: full, min: 0.5, optional: false }',
+      ].join('\n'),
+      '/tmp/c.yaml',
+    );
+    expect(config.providers.local).toMatchObject({ retry_base_delay_ms: 0, retry_max_delay_ms: 2000 });
+    expect(config.gates.map((g) => g.optional)).toEqual([true, false]);
   });
 });
