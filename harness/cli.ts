@@ -1,5 +1,6 @@
-// The `memeval` command line. Exit codes: 0 ok, 1 a gate failed, 2 bad input
-// or usage, 3 the run itself failed, 130 interrupted (resumable).
+// The `memeval` command line. Exit codes (harness/errors.ts): 0 ok, 2 bad input
+// or usage, 3 the run could not measure (errors past max_errors, an unusable
+// endpoint), 100 a gate failed, 130 interrupted (resumable); 1 is a crash.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,7 +15,10 @@ import { diffCommand } from '../reports/diff.js';
 import { gateCommand } from '../reports/gate.js';
 import { calibrateCommand } from '../graders/calibrate.js';
 import { importCommand } from './importers/index.js';
-import { summarize } from '../reports/aggregate.js';
+import { formatTable } from '../reports/table.js';
+import { recordedConfig } from './run-info.js';
+import { parseMaxErrors } from './verdict.js';
+import type { MaxErrors } from './config.js';
 import { writeReports } from '../reports/index.js';
 import { loadRun, runDirOf } from '../reports/load.js';
 import type { RunResult } from './types.js';
@@ -29,7 +33,7 @@ const HELP = `memeval — evaluate conversation-memory strategies
 Usage:
   memeval run [--config FILE] [--datasets] [GLOB ...] [--strategies id,id] [--out DIR]
               [--model M] [--judge M] [--concurrency N] [--repeat N] [--agent direct|runner]
-              [--no-cache] [--gate] [--resume RUN_DIR]
+              [--no-cache] [--max-errors N|P%] [--gate] [--baseline RUN] [--resume RUN_DIR]
   memeval diff BASE_RUN CANDIDATE_RUN [--out DIR]
   memeval gate [RUN] [--baseline RUN] [--config FILE]
   memeval calibrate [--judge MODEL] [--data DIR] [--out DIR]
@@ -38,7 +42,9 @@ Usage:
   memeval strategies            list strategies and their options
 
 Models: offline (built-in extractive reader, no network), openai:<name>, <provider>:<name>.
-Exit codes: 0 ok · 1 a gate failed · 2 bad input or usage · 3 the run failed · 130 interrupted.`;
+Exit codes: 0 ok · 2 bad input or usage · 3 the run could not measure (errors past
+--max-errors, default 0; bad key, unknown model or nothing listening) · 100 a gate
+failed · 130 interrupted (resume with --resume) · 1 memeval itself crashed.`;
 
 const RUN_OPTIONS = {
   config: { type: 'string' },
@@ -52,6 +58,8 @@ const RUN_OPTIONS = {
   agent: { type: 'string' },
   'no-cache': { type: 'boolean' },
   gate: { type: 'boolean' },
+  baseline: { type: 'string' },
+  'max-errors': { type: 'string' },
   resume: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -106,29 +114,35 @@ export function applyFlags(config: SuiteConfig, flags: RunFlags): SuiteConfig {
     out.agent = flags.agent;
   }
   if (flags['no-cache']) out.cache = false;
+  const maxErrors = maxErrorsFlag(flags['max-errors']);
+  if (maxErrors) out.max_errors = maxErrors;
   return out;
 }
 
-/** A resumed run uses the config it started with, whatever the file says now. */
-function resumedConfig(dir: string): { config: SuiteConfig; only: string[] } {
+function maxErrorsFlag(value: string | undefined): MaxErrors | undefined {
+  if (value === undefined) return undefined;
+  const parsed = parseMaxErrors(value);
+  if (!parsed) throw new UsageError(`--max-errors must be a whole number ≥ 0 or a percentage such as 2% (got "${value}")`);
+  return parsed;
+}
+
+/**
+ * A resumed run uses the config it started with, whatever the file says now;
+ * only `--max-errors` may be given again (to accept a known level of errors).
+ */
+function resumedConfig(dir: string, flags: RunFlags): { config: SuiteConfig; only: string[] } {
   const file = join(resolve(dir), 'run.json');
   if (!existsSync(file)) throw new UsageError(`${dir}: not a run directory (no run.json)`);
   const saved = JSON.parse(readFileSync(file, 'utf8')) as RunResult;
-  return { config: saved.info.config as unknown as SuiteConfig, only: saved.info.strategies.map((s) => s.id) };
+  const config = recordedConfig(saved.info, resolve(dir));
+  const maxErrors = maxErrorsFlag(flags['max-errors']);
+  if (maxErrors) config.max_errors = maxErrors;
+  return { config, only: saved.info.strategies.map((s) => s.id) };
 }
 
-function printTable(run: RunResult): void {
-  const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '—' : `${(100 * x).toFixed(1)}%`);
-  const int = (x: number | undefined) => (x === undefined ? '—' : x.toFixed(0));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(22) : c.padStart(10))).join(' ');
-  process.stdout.write(`${line(['strategy', 'accuracy', 'mean tok', 'peak tok', 'compress', 'retention', 'crit drop'])}\n`);
-  for (const r of summarize(run)) {
-    const cells = [r.strategy, pct(r.accuracy), int(r.meanContextTokens), int(r.peakContextTokens), pct(r.compression), pct(r.factRetention), int(r.criticalDrops)];
-    process.stdout.write(`${line(cells)}\n`);
-  }
-  if (run.info.model === 'offline') {
-    process.stdout.write('model: offline (the built-in extractive reader, not an LLM)\n');
-  }
+/** The gate step of `run --gate`: the run's own recorded gates, against --baseline or the config's baseline_run. */
+function gateArgs(dir: string, flags: RunFlags): string[] {
+  return [dir, ...(flags.baseline ? ['--baseline', flags.baseline] : [])];
 }
 
 async function runCommand(argv: string[]): Promise<number> {
@@ -137,7 +151,12 @@ async function runCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return EXIT.ok;
   }
-  const resumed = flags.resume ? resumedConfig(flags.resume) : undefined;
+  if (flags.baseline && !flags.gate) throw new UsageError('--baseline names the run that `--gate` compares with; add --gate');
+  // Checked before the run, not after it: a missing baseline must not cost a whole run first.
+  if (flags.baseline && !existsSync(join(resolve(flags.baseline), 'run.json'))) {
+    throw new UsageError(`--baseline ${flags.baseline}: not a run directory (no run.json), so relative gates would have nothing to compare with`);
+  }
+  const resumed = flags.resume ? resumedConfig(flags.resume, flags) : undefined;
   const config = resumed ? resumed.config : applyFlags(baseConfig(flags), flags);
   const only = resumed?.only ?? flags.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
   const controller = new AbortController();
@@ -156,10 +175,13 @@ async function runCommand(argv: string[]): Promise<number> {
       );
       return EXIT.interrupted;
     }
-    printTable(outcome.run);
+    process.stdout.write(formatTable(outcome.run));
     process.stdout.write(`\nreports: ${outcome.dir}\n  ${['report.html', 'summary.csv', 'probes.csv', 'turns.csv', 'run.json'].join('  ')}\n`);
-    if (flags.gate) return gateCommand([outcome.dir, ...(flags.config ? ['--config', flags.config] : [])]);
-    return EXIT.ok;
+    const { status, failure } = outcome.run.info;
+    if (status !== 'complete') process.stderr.write(`\nmemeval: the run is ${status.toUpperCase()}. ${failure ?? ''}\n`);
+    // The gate step also writes junit.xml and gate.md, which say why a run that could not measure cannot pass.
+    if (flags.gate) return gateCommand(gateArgs(outcome.dir, flags));
+    return status === 'complete' ? EXIT.ok : EXIT.runFailed;
   } finally {
     process.off('SIGINT', onSigint);
   }

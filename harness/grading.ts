@@ -4,6 +4,7 @@ import pLimit from 'p-limit';
 import type { SuiteConfig, StrategyConfig } from './config.js';
 import type { LimitFunction } from 'p-limit';
 import { answerWithRunner } from './agent-path.js';
+import { Breakers } from './breaker.js';
 import { CachedModel, ModelStats } from './cache.js';
 import { createModel, runnerTargetOf } from './models.js';
 import type { Model, ModelRequest, ModelResult } from './model.js';
@@ -18,6 +19,7 @@ import { OfflineSummarizer } from '../strategies/offline-summarizer.js';
 import { createLlmSummarizer } from '../strategies/llm-summarizer.js';
 import type { SummarizerOptions } from '../strategies/registry.js';
 import { summarizerOptionsOf } from '../strategies/summary-input.js';
+import { getStrategy } from '../strategies/registry.js';
 
 export interface Graders {
   counter: TokenCounter;
@@ -26,6 +28,8 @@ export interface Graders {
   makeSummarizer(options: SummarizerOptions): Summarizer;
   gradeSummary(transcript: Transcript, summary: SummaryRecord, previous: SummaryRecord | undefined, strategy: StrategyConfig): Promise<SummaryRecord>;
   counts(): { calls: number; cacheHits: number; dedupHits: number; errors: number };
+  /** Why an endpoint cannot be used (bad key, unknown model, nothing listening), once a circuit breaker tripped. */
+  fatal(): string | undefined;
   model: string;
   judge: string;
 }
@@ -63,6 +67,16 @@ class RunnerAnswerModel implements Model {
   }
 }
 
+/** Every model spec a run will call: the answering model, the judge, and each strategy's summarizer. */
+function modelSpecs(config: SuiteConfig, strategies: StrategyConfig[]): string[] {
+  const specs = new Set([config.model, config.judge]);
+  for (const s of strategies) {
+    if (Object.values(getStrategy(s.use)?.options ?? {}).some((o) => o.type === 'summarizer')) specs.add(summarizerOptionsOf(s.options).model);
+  }
+  specs.delete('offline');
+  return [...specs];
+}
+
 function runnerModel(model: Model, config: SuiteConfig, limit: LimitFunction, stats: ModelStats): Model {
   const target = runnerTargetOf(model);
   if (!target) return new RunnerAnswerModel(model, model, limit);
@@ -70,18 +84,24 @@ function runnerModel(model: Model, config: SuiteConfig, limit: LimitFunction, st
   return new CachedModel(new RunnerAnswerModel(target, model, limit), { dir: config.cache, stats });
 }
 
-export function buildGraders(config: SuiteConfig): Graders {
+/**
+ * Builds every model the run needs up front, so a missing key or an unknown
+ * provider is reported (ModelSetupError) before any work starts.
+ */
+export function buildGraders(config: SuiteConfig, strategies: StrategyConfig[] = config.strategies): Graders {
   const stats = new ModelStats();
+  const breakers = new Breakers();
   const limit = pLimit(config.concurrency);
   const models = new Map<string, Model>();
   const modelFor = (spec: string): Model => {
     let model = models.get(spec);
     if (!model) {
-      model = createModel(spec, { providers: config.providers, prices: config.prices, cacheDir: config.cache, limit, stats });
+      model = createModel(spec, { providers: config.providers, prices: config.prices, cacheDir: config.cache, limit, stats, breakers });
       models.set(spec, model);
     }
     return model;
   };
+  for (const spec of modelSpecs(config, strategies)) modelFor(spec);
   const answerModel = config.agent === 'runner' ? runnerModel(modelFor(config.model), config, limit, stats) : modelFor(config.model);
   const judgeModel = config.judge === 'offline' ? undefined : modelFor(config.judge);
   const summaryJudges = new Map<number, SummaryJudge>();
@@ -108,6 +128,7 @@ export function buildGraders(config: SuiteConfig): Graders {
       const s = stats.snapshot();
       return { calls: s.calls, cacheHits: s.cacheHits, dedupHits: s.dedupHits, errors: s.errors };
     },
+    fatal: () => breakers.fatal(),
     model: config.model,
     judge: config.judge,
   };

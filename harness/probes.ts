@@ -77,7 +77,7 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
   const result = await ask(req, task.repeat, graders);
   Object.assign(record, { usage: result.usage, cost: result.cost, latencyMs: result.latencyMs, cached: result.cached });
   if (result.error) {
-    Object.assign(record, { error: result.error, passed: false, attribution: 'error', context: sentContext(task) });
+    Object.assign(record, { error: result.error, errorStage: 'answer', passed: false, attribution: 'error', context: sentContext(task) });
     return record;
   }
   record.answer = result.output;
@@ -85,7 +85,10 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
   record.f1 = tokenF1(result.output, task.context.probe.answer);
   record.judge = await judge(task, result.output, graders);
   record.passed = record.judge.verdict === 'pass';
-  if (record.judge.verdict === 'error') record.error = `judge: ${record.judge.reason}`;
+  if (record.judge.verdict === 'error') {
+    record.error = `judge: ${record.judge.reason}`;
+    record.errorStage = 'judge';
+  }
   record.attribution = attribute({
     kind: record.kind,
     passed: record.passed,

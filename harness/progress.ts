@@ -4,7 +4,19 @@
 export interface ProgressCounts {
   calls: number;
   cacheHits: number;
+  /** Failed model calls (after retries). */
   errors: number;
+  /** Items that ended as errors, per stage; shown whenever any is non-zero. */
+  stages?: { answer: number; judge: number; summarizer: number; summaryJudge: number };
+}
+
+/** Errored items per stage when the run counts them, else failed calls. */
+function errorText(c: ProgressCounts): string {
+  if (!c.stages) return `errors ${c.errors}`;
+  const { answer, judge, summarizer, summaryJudge } = c.stages;
+  const total = answer + judge + summarizer + summaryJudge;
+  if (total === 0) return 'errors 0';
+  return `errors ${total} (answer ${answer} · answer-judge ${judge} · summarizer ${summarizer} · summary-judge ${summaryJudge})`;
 }
 
 export class Progress {
@@ -45,7 +57,7 @@ export class Progress {
   line(): string {
     const c = this.counts();
     const pct = this.total ? Math.floor((100 * this.done) / this.total) : 100;
-    return `${this.done}/${this.total} (${pct}%) · calls ${c.calls} · cache hits ${c.cacheHits} · errors ${c.errors} · ETA ${this.eta()}`;
+    return `${this.done}/${this.total} (${pct}%) · calls ${c.calls} · cache hits ${c.cacheHits} · ${errorText(c)} · ETA ${this.eta()}`;
   }
 
   private eta(): string {

@@ -13,11 +13,14 @@ import { Progress } from './progress.js';
 import { getStrategy } from '../strategies/registry.js';
 import '../strategies/index.js';
 import { buildGraders, type Graders } from './grading.js';
+import { ModelSetupError } from './models.js';
 import { answerProbe } from './probes.js';
 import { runInfo, newRunId } from './run-info.js';
 import { writeReports } from '../reports/index.js';
 import { redactDeep } from './secrets.js';
 import { InputError, fileProblem } from './errors.js';
+import { judgeRun } from './verdict.js';
+import { stageErrors } from '../reports/aggregate.js';
 import type { ProbeRecord, RunResult, SummaryRecord, Transcript, TurnRecord } from './types.js';
 
 export interface RunOptions {
@@ -34,6 +37,7 @@ export interface RunOptions {
 export interface RunOutcome {
   dir: string;
   run: RunResult;
+  /** Stopped by the user (Ctrl-C); resumable. A run stopped by an unfixable error is `run.info.status === 'failed'` instead. */
   interrupted: boolean;
 }
 
@@ -51,7 +55,23 @@ interface RunContext {
   journal: Journal;
   done: FinishedWork;
   progress: Progress;
-  signal?: AbortSignal;
+  /** Fires on Ctrl-C and when an error retries cannot fix stops the run. */
+  signal: AbortSignal;
+  stop: () => void;
+  errors: StageCounts;
+}
+
+/** Errors met so far, per stage, for the progress line. */
+type StageCounts = { answer: number; judge: number; summarizer: number; summaryJudge: number };
+
+/** An errored record is re-attempted on resume; a finished one never is. */
+const probeErrored = (r: ProbeRecord): boolean => r.error !== undefined || r.passed === undefined;
+const gradeErrored = (s: SummaryRecord): boolean => s.grades?.judge?.error !== undefined;
+const replayErrored = (summaries: SummaryRecord[]): boolean => summaries.some((s) => s.error !== undefined);
+
+/** After each finished item: count its errors, and stop the run if an endpoint is known to be unusable. */
+function afterItem(ctx: RunContext): void {
+  if (ctx.graders.fatal()) ctx.stop();
 }
 
 function selectStrategies(config: SuiteConfig, only?: string[]): StrategyConfig[] {
@@ -86,22 +106,29 @@ async function gradeSummaries(job: Job, summaries: SummaryRecord[], ctx: RunCont
   for (const summary of summaries) {
     const key = summaryKey(job.key, summary.index);
     let record = ctx.done.summaryGrades.get(key);
-    if (!record) {
+    if (!record || gradeErrored(record)) {
+      if (ctx.signal.aborted) {
+        graded.push(summary);
+        continue;
+      }
       record = redactDeep(await ctx.graders.gradeSummary(job.transcript, summary, graded.at(-1), job.strategy));
       ctx.journal.append({ type: 'summary-grade', key, record });
+      if (summary.error === undefined && gradeErrored(record)) ctx.errors.summaryJudge++;
+      afterItem(ctx);
     }
     graded.push(record);
   }
   return graded;
 }
 
-async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext): Promise<ProbeRecord[]> {
+/** `reuse` is false when the journaled answers were given on a context that has since changed (a summary was redone). */
+async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext, reuse: boolean): Promise<ProbeRecord[]> {
   const tasks: Promise<ProbeRecord | undefined>[] = [];
   for (const probeCtx of replay.probes) {
     for (let r = 1; r <= ctx.config.repeat; r++) {
       const key = probeKey(job.key, probeCtx.probe.id, r);
-      const finished = ctx.done.probes.get(key);
-      if (finished) {
+      const finished = reuse ? ctx.done.probes.get(key) : undefined;
+      if (finished && !probeErrored(finished)) {
         // Progress counts probe answers, so journaled ones count as done.
         ctx.progress.tick();
         tasks.push(Promise.resolve(finished));
@@ -109,13 +136,17 @@ async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext): Promi
       }
       tasks.push(
         (async () => {
-          if (ctx.signal?.aborted) return undefined;
+          if (ctx.signal.aborted) return undefined;
           const answered = await answerProbe({ transcript: job.transcript, strategy: job.strategy.id, context: probeCtx, repeat: r }, ctx.graders);
           // Graded on the real text, stored redacted: transcripts and answers can quote API keys.
           const record = redactDeep(answered);
-          if (ctx.signal?.aborted && record.error) return undefined;
+          // A call cut short by Ctrl-C is not an answer; it is asked again on resume.
+          if (ctx.signal.aborted && record.error && !ctx.graders.fatal()) return undefined;
           ctx.journal.append({ type: 'probe', key, record });
+          if (record.errorStage === 'answer') ctx.errors.answer++;
+          else if (record.errorStage === 'judge') ctx.errors.judge++;
           ctx.progress.tick();
+          afterItem(ctx);
           return record;
         })(),
       );
@@ -132,18 +163,23 @@ interface JobResult {
   complete: boolean;
 }
 
-/** A job finished before an interruption is rebuilt from the journal, not redone. */
+/**
+ * A job finished before an interruption is rebuilt from the journal, not
+ * redone, unless some of its items errored: those are re-attempted.
+ */
 function journaledJob(job: Job, ctx: RunContext): JobResult | undefined {
   const replay = ctx.done.replays.get(job.key);
-  if (!ctx.done.jobsDone.has(job.key) || !replay) return undefined;
+  if (!ctx.done.jobsDone.has(job.key) || !replay || replayErrored(replay.summaries)) return undefined;
   const probes: ProbeRecord[] = [];
   for (const probe of job.transcript.probes) {
     for (let r = 1; r <= ctx.config.repeat; r++) {
       const record = ctx.done.probes.get(probeKey(job.key, probe.id, r));
-      if (record) probes.push(record);
+      if (!record || probeErrored(record)) return undefined;
+      probes.push(record);
     }
   }
   const summaries = replay.summaries.map((s) => ctx.done.summaryGrades.get(summaryKey(job.key, s.index)) ?? s);
+  if (summaries.some(gradeErrored)) return undefined;
   ctx.progress.tick(probes.length);
   return { turns: replay.turns, summaries, probes, complete: true };
 }
@@ -151,17 +187,23 @@ function journaledJob(job: Job, ctx: RunContext): JobResult | undefined {
 async function runJob(job: Job, ctx: RunContext): Promise<JobResult> {
   const journaled = journaledJob(job, ctx);
   if (journaled) return journaled;
+  const previous = ctx.done.replays.get(job.key);
+  // A replay whose summarizer failed is replayed again: the failed summary is
+  // re-attempted (finished ones come from the cache), and the probes after it
+  // saw a different context, so their journaled answers no longer apply.
+  const redo = previous !== undefined && replayErrored(previous.summaries);
   const replay = await replayJob(job, ctx);
-  if (!ctx.done.replays.has(job.key)) {
+  if (!previous || redo) {
     ctx.journal.append({ type: 'replay', job: job.key, turns: replay.turns, summaries: redactDeep(replay.summaries) });
+    ctx.errors.summarizer += replay.summaries.filter((s) => s.error !== undefined).length;
   }
   const summaries = await gradeSummaries(job, replay.summaries, ctx);
-  const probes = await runProbes(job, replay, ctx);
+  const probes = await runProbes(job, replay, ctx, !redo);
   const expected = replay.probes.length * ctx.config.repeat;
-  const complete = probes.length === expected && !ctx.signal?.aborted;
+  const complete = probes.length === expected && !ctx.signal.aborted;
   if (complete) ctx.journal.append({ type: 'job-done', job: job.key });
   ctx.journal.sync();
-  const turns = ctx.done.replays.get(job.key)?.turns ?? replay.turns;
+  const turns = previous && !redo ? previous.turns : replay.turns;
   return { turns, summaries, probes, complete };
 }
 
@@ -234,14 +276,32 @@ function writeRunJson(path: string, run: RunResult): void {
   writeChunksAtomic(path, chunks());
 }
 
+/** Models are built (keys, providers, base URLs checked) before any run directory exists: bad setup is bad input. */
+function setUpGraders(config: SuiteConfig, strategies: StrategyConfig[]): Graders {
+  try {
+    return buildGraders(config, strategies);
+  } catch (error) {
+    if (!(error instanceof ModelSetupError)) throw error;
+    throw new InputError([fileProblem(config.file ?? 'memeval config', error.message)]);
+  }
+}
+
+/** The user's Ctrl-C and the run's own stop (an unusable endpoint) as one signal. */
+function stopSignal(user: AbortSignal | undefined): { signal: AbortSignal; stop: () => void } {
+  const controller = new AbortController();
+  if (user?.aborted) controller.abort();
+  user?.addEventListener('abort', () => controller.abort(), { once: true });
+  return { signal: controller.signal, stop: () => controller.abort() };
+}
+
 export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
   const { config } = opts;
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const transcripts = await loadSuite(config.datasets, config.baseDir);
   const strategies = selectStrategies(config, opts.only);
+  const graders = setUpGraders(config, strategies);
   const { dir, runId } = prepareDir(config, opts.resumeDir);
-  const graders = buildGraders(config);
-  const info = runInfo(runId, config, strategies, transcripts, graders);
+  const info = runInfo(runId, dir, config, strategies, transcripts, graders);
   writeFileAtomic(join(dir, 'run.json'), JSON.stringify({ info: redactDeep(info), turns: [], probes: [], summaries: [] }, null, 1));
 
   const journalPath = join(dir, JOURNAL_FILE);
@@ -249,11 +309,13 @@ export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
   const journal = new Journal(journalPath);
   journal.open();
   const jobs = buildJobs(transcripts, strategies);
-  const progress = new Progress(workUnits(jobs, config.repeat), () => graders.counts());
+  const errors: StageCounts = { answer: 0, judge: 0, summarizer: 0, summaryJudge: 0 };
+  const progress = new Progress(workUnits(jobs, config.repeat), () => ({ ...graders.counts(), stages: errors }));
   log(`memeval: ${transcripts.length} transcripts × ${strategies.length} strategies, model ${config.model}, judge ${config.judge} → ${dir}`);
   if (done.probes.size) log(`resuming: ${done.probes.size} probe answers already journaled`);
 
-  const ctx: RunContext = { config, graders, counter: graders.counter, journal, done, progress, signal: opts.signal };
+  const { signal, stop } = stopSignal(opts.signal);
+  const ctx: RunContext = { config, graders, counter: graders.counter, journal, done, progress, signal, stop, errors };
   const jobLimit = pLimit(Math.max(2, config.concurrency));
   const results: JobResult[] = new Array(jobs.length);
   try {
@@ -268,13 +330,25 @@ export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
     progress.finish();
     journal.close();
   }
-  const interrupted = Boolean(opts.signal?.aborted) || results.some((r) => !r.complete);
+  const fatal = graders.fatal();
+  const interrupted = !fatal && (Boolean(opts.signal?.aborted) || results.some((r) => !r.complete));
   const stats = graders.counts();
   info.calls = { made: stats.calls, cacheHits: stats.cacheHits, dedupHits: stats.dedupHits, errors: stats.errors };
-  info.status = interrupted ? 'interrupted' : 'complete';
+  const records = collect(jobs, results);
+  const run: RunResult = { info, ...records };
+  const errorsByStage = stageErrors(run);
+  info.errors = errorsByStage;
+  if (interrupted) info.status = 'interrupted';
+  else {
+    const unattempted = workUnits(jobs, config.repeat) - records.probes.length;
+    const verdict = judgeRun(errorsByStage, config.max_errors ?? { kind: 'count', value: 0 }, fatal, unattempted);
+    info.status = verdict.status;
+    if (verdict.failure) info.failure = verdict.failure;
+  }
   info.finishedAt = new Date().toISOString();
-  const run: RunResult = { info: redactDeep(info), ...collect(jobs, results) };
+  run.info = redactDeep(info);
   writeRunJson(join(dir, 'run.json'), run);
+  // An incomplete or failed run still gets every report, marked as such at the top.
   if (!interrupted) await writeReports(run, dir);
   return { dir, run, interrupted };
 }

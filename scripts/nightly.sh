@@ -4,7 +4,8 @@
 #
 #   CONFIG=memeval.config.yaml OUT=runs scripts/nightly.sh
 #
-# Exit status is the gate's: 0 pass, 1 a gate failed, 2 bad input, 3 the run failed.
+# Exit status is memeval's: 0 pass, 100 a gate failed (or could not be
+# evaluated), 2 bad input, 3 the run could not measure.
 set -euo pipefail
 
 CONFIG=${CONFIG:-memeval.config.yaml}
@@ -12,7 +13,7 @@ OUT=${OUT:-runs}
 MEMEVAL=${MEMEVAL:-"node bin/memeval.js"}
 LAST_GOOD="$OUT/last-good"   # a symlink to the newest run that passed its gates
 
-# 1. Run the suite. A failed run (exit 3) stops here and never becomes last-good.
+# 1. Run the suite. A run that could not measure (exit 3) stops here and never becomes last-good.
 $MEMEVAL run --config "$CONFIG" --out "$OUT"
 
 # 2. The run just written: the newest real directory with a run.json (the symlink is skipped).
@@ -24,6 +25,10 @@ BASELINE=()
 if [ -f "$LAST_GOOD/run.json" ]; then
   $MEMEVAL diff "$LAST_GOOD" "$RUN"
   BASELINE=(--baseline "$LAST_GOOD")
+else
+  # No silent pass: gates relative to a baseline run fail until one exists.
+  echo "nightly: no last-good run under $OUT yet; 'vs: baseline-run' gates will fail." >&2
+  echo "nightly: review $RUN and, if it is good, start the chain with: ln -sfn $(basename "$RUN") $LAST_GOOD" >&2
 fi
 
 status=0

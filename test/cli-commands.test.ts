@@ -41,12 +41,12 @@ describe('memeval CLI', () => {
     dirs = [];
   });
 
-  it('run --gate exits 1 when a gate fails and 0 when it passes, writing junit.xml', async () => {
+  it('run --gate exits 100 when a gate fails and 0 when it passes, writing junit.xml', async () => {
     const failing = workspace(0.9);
     const passing = workspace(0);
     dirs.push(failing, passing);
     // trim-1 keeps only turn 2, so the order number is gone and the probe fails.
-    expect(await main(['run', '--config', join(failing, 'memeval.config.yaml'), '--gate'])).toBe(1);
+    expect(await main(['run', '--config', join(failing, 'memeval.config.yaml'), '--gate'])).toBe(100);
     expect(await main(['run', '--config', join(passing, 'memeval.config.yaml'), '--gate'])).toBe(0);
     const run = readdirSync(join(failing, 'runs'))[0];
     expect(existsSync(join(failing, 'runs', run, 'junit.xml'))).toBe(true);

@@ -61,7 +61,7 @@ describe('scripts/nightly.sh', () => {
     expect(existsSync(join(dir, 'runs', firstTarget, 'gate.md'))).toBe(true);
 
     const second = await nightly(dir, bad);
-    expect(second.code, second.out).toBe(1);
+    expect(second.code, second.out).toBe(100);
     expect(readlinkSync(join(dir, 'runs', 'last-good'))).toBe(firstTarget);
     expect(second.out).toContain('memeval diff');
   });
