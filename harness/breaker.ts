@@ -75,28 +75,31 @@ function urlHint(endpoint: Endpoint): string {
   return endpoint.provider === 'openai' ? "OPENAI_BASE_URL (or the provider's base_url)" : `the base_url of provider "${endpoint.provider}"`;
 }
 
-/** What is wrong and how to fix it; names the endpoint and model, never the key. */
+/**
+ * What is wrong and how to fix it; names the endpoint (and the model, where the
+ * fault is the model's), never the key. No caller's model id in front: a
+ * server-wide fault blocks every model there, and each blocked call puts its own.
+ */
 function fatalMessage(endpoint: Endpoint, kind: FatalKind, info: FailureInfo): string {
-  const id = `${endpoint.provider}:${endpoint.model}`;
   const url = endpoint.baseURL;
   switch (kind) {
     case 'unauthorized':
-      return redact(`${id} at ${url}: the API key was rejected (${serverText(info)}). Check ${keyHint(endpoint)}.`);
+      return redact(`the API key was rejected by ${url} (${serverText(info)}). Check ${keyHint(endpoint)}.`);
     case 'forbidden':
       return redact(
-        `${id} at ${url}: permission denied (${serverText(info)}). Check that the key's project or organisation has access to model "${endpoint.model}".`,
+        `permission denied for model "${endpoint.model}" at ${url} (${serverText(info)}). Check that the key's project or organisation has access to it.`,
       );
     case 'not_found': {
       // Servers without the Responses API (older Ollama, some gateways) answer 404 for the route itself.
       const route = endpoint.api === 'chat' ? '' : ' If the server has no Responses API, set the provider\'s api: chat.';
       return redact(
-        `${id}: model "${endpoint.model}" was not found at ${url} (${serverText(info)}). Check the model name, and that the base URL ends in /v1.${route}`,
+        `model "${endpoint.model}" was not found at ${url} (${serverText(info)}). Check the model name, and that the base URL ends in /v1.${route}`,
       );
     }
     case 'refused':
-      return redact(`${id}: nothing is listening at ${url} (connection refused). Is ${urlHint(endpoint)} right, and is the server running?`);
+      return redact(`nothing is listening at ${url} (connection refused). Is ${urlHint(endpoint)} right, and is the server running?`);
     case 'host_not_found':
-      return redact(`${id}: the host of ${url} was not found (DNS lookup failed). Is ${urlHint(endpoint)} right?`);
+      return redact(`the host of ${url} was not found (DNS lookup failed). Is ${urlHint(endpoint)} right?`);
   }
 }
 
@@ -127,7 +130,8 @@ export class Breakers {
 
   /** The message that blocks calls to `endpoint`, if its breaker (server-wide or the model's own) has tripped. */
   blocked(endpoint: Endpoint): string | undefined {
-    return this.open.get(serverKey(endpoint)) ?? this.open.get(modelKey(endpoint));
+    const message = this.open.get(serverKey(endpoint)) ?? this.open.get(modelKey(endpoint));
+    return message === undefined ? undefined : `${endpoint.provider}:${endpoint.model}: ${message}`;
   }
 
   /** Counts a failed attempt; returns the blocking message once the endpoint's breaker has tripped. */

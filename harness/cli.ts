@@ -178,9 +178,9 @@ async function runCommand(argv: string[]): Promise<number> {
     process.stdout.write(formatTable(outcome.run));
     process.stdout.write(`\nreports: ${outcome.dir}\n  ${['report.html', 'summary.csv', 'probes.csv', 'turns.csv', 'run.json'].join('  ')}\n`);
     const { status, failure } = outcome.run.info;
-    if (status !== 'complete') process.stderr.write(`\nmemeval: the run is ${status.toUpperCase()}. ${failure ?? ''}\n`);
-    // The gate step also writes junit.xml and gate.md, which say why a run that could not measure cannot pass.
+    // The gate step also writes junit.xml and gate.md, and says itself why a run that could not measure cannot pass.
     if (flags.gate) return gateCommand(gateArgs(outcome.dir, flags));
+    if (status !== 'complete') process.stderr.write(`\nmemeval: the run is ${status.toUpperCase()}. ${failure ?? ''}\n`);
     return status === 'complete' ? EXIT.ok : EXIT.runFailed;
   } finally {
     process.off('SIGINT', onSigint);

@@ -86,7 +86,8 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
   record.judge = await judge(task, result.output, graders);
   record.passed = record.judge.verdict === 'pass';
   if (record.judge.verdict === 'error') {
-    record.error = `judge: ${record.judge.reason}`;
+    // The stage is in errorStage; the prefix keeps the message readable on its own.
+    record.error = /^judge\b/i.test(record.judge.reason) ? record.judge.reason : `judge: ${record.judge.reason}`;
     record.errorStage = 'judge';
   }
   record.attribution = attribute({

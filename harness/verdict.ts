@@ -37,10 +37,15 @@ function overBudget(errors: StageErrors[], max: MaxErrors): boolean {
   return errors.some((s) => s.attempted > 0 && (100 * s.errors) / s.attempted > max.value);
 }
 
+/** A server's message ends a sentence of ours; quoted so where it ends is plain. */
+function quoted(message: string | undefined): string {
+  return message === undefined ? '(no message)' : `"${message.replace(/\s+/g, ' ').trim()}"`;
+}
+
 function describe(errors: StageErrors[]): string {
   const bad = errors.filter((s) => s.errors > 0);
   const counts = bad.map((s) => `${s.errors} of ${s.attempted} ${STAGE_WORDS[s.stage]}`).join(', ');
-  const firsts = bad.map((s) => `First ${s.stage} error: ${s.firstError ?? '(no message)'}`).join(' ');
+  const firsts = bad.map((s) => `First ${s.stage} error: ${quoted(s.firstError)}.`).join(' ');
   return `${counts} errored. ${firsts}`;
 }
 

@@ -46,8 +46,8 @@ function errorLines(stages: StageErrors[]): string[] {
 export function formatTable(run: RunResult): string {
   const notice = runNotice(run.info);
   const lines = [
-    // The reason is printed whole: it names the stage, the count and what to do next.
-    ...(notice ? [`${notice.label}: ${notice.reason}`] : []),
+    // A short flag here; the command prints the whole reason (stage, count, first error, what to do) on stderr.
+    ...(notice ? [`${notice.label}: every rate below counts errored or unattempted items as not passed`] : []),
     line(HEAD),
     ...summarize(run).map(row),
     ...errorLines(stageErrors(run)),

@@ -152,12 +152,12 @@ describe('agent path: probes through the @openai/agents runner', () => {
     const third = await ask();
     expect(server.requests).toHaveLength(3);
     const fatal = breakers.fatal();
-    expect(fatal).toMatch(new RegExp(`^openai:gpt-nope: model "gpt-nope" was not found at ${server.baseURL} \\(HTTP 404: The model`));
-    expect(third.error).toBe(fatal);
+    expect(fatal).toMatch(new RegExp(`^model "gpt-nope" was not found at ${server.baseURL} \\(HTTP 404: The model`));
+    expect(third.error).toBe(`openai:gpt-nope: ${fatal}`);
     const fourth = await ask();
-    expect(fourth.error).toBe(fatal);
+    expect(fourth.error).toBe(`openai:gpt-nope: ${fatal}`);
     expect(fourth.output).toBe('');
-    expect((await model.complete(probeRequest(fourth.probe))).error).toBe(fatal);
+    expect((await model.complete(probeRequest(fourth.probe))).error).toBe(`openai:gpt-nope: ${fatal}`);
     expect(server.requests).toHaveLength(3);
   });
 

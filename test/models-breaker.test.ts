@@ -24,10 +24,9 @@ describe('Breakers (the registry alone)', () => {
     expect(breakers.failed(at, status(401))).toBeUndefined();
     expect(breakers.fatal()).toBeUndefined();
     const message = breakers.failed(at, status(401));
-    expect(message).toBe(
-      "openai:gpt-x at http://127.0.0.1:9/v1: the API key was rejected (HTTP 401: no). Check OPENAI_API_KEY (or the provider's api_key_env).",
-    );
-    expect(breakers.fatal()).toBe(message);
+    // The run's reason names the server; each blocked call puts its own model in front.
+    expect(breakers.fatal()).toBe("the API key was rejected by http://127.0.0.1:9/v1 (HTTP 401: no). Check OPENAI_API_KEY (or the provider's api_key_env).");
+    expect(message).toBe(`openai:gpt-x: ${breakers.fatal()}`);
     expect(breakers.blocked(at)).toBe(message);
     breakers.succeeded(at);
     expect(breakers.blocked(at)).toBe(message);
@@ -107,17 +106,17 @@ describe('breakers against a local OpenAI-compatible server', () => {
     expect(first.error).toMatch(/^openai:gpt-x: HTTP 401/);
     const fatal = breakers.fatal();
     expect(fatal).toBe(
-      `openai:gpt-x at ${server.baseURL}: the API key was rejected (HTTP 401: Incorrect API key provided: [REDACTED]). Check OPENAI_API_KEY (or the provider's api_key_env).`,
+      `the API key was rejected by ${server.baseURL} (HTTP 401: Incorrect API key provided: [REDACTED]). Check OPENAI_API_KEY (or the provider's api_key_env).`,
     );
-    expect(third.error).toBe(fatal);
+    expect(third.error).toBe(`openai:gpt-x: ${fatal}`);
     const started = performance.now();
     const fourth = await model.complete(request);
     expect(performance.now() - started).toBeLessThan(100);
     expect(server.requests).toHaveLength(3);
-    expect(fourth.error).toBe(fatal);
+    expect(fourth.error).toBe(`openai:gpt-x: ${fatal}`);
     expect(fourth.output).toBe('');
-    // A second model on the same server and key is stopped too, before any request.
-    expect((await make(breakers, { name: 'gpt-y' }).complete(request)).error).toBe(fatal);
+    // A second model on the same server and key is stopped too, before any request, under its own name.
+    expect((await make(breakers, { name: 'gpt-y' }).complete(request)).error).toBe(`openai:gpt-y: ${fatal}`);
     expect(server.requests).toHaveLength(3);
     expect(sleeps).toEqual([]);
   });
@@ -131,7 +130,7 @@ describe('breakers against a local OpenAI-compatible server', () => {
     for (let i = 0; i < 3; i++) await typo.complete(request);
     const blocked = await typo.complete(request);
     expect(server.requests).toHaveLength(3);
-    expect(blocked.error).toBe(breakers.fatal());
+    expect(blocked.error).toBe(`openai:gpt-typo: ${breakers.fatal()}`);
     expect(blocked.error).toMatch(new RegExp(`^openai:gpt-typo: model "gpt-typo" was not found at ${server.baseURL} \\(HTTP 404: The model`));
     expect(blocked.error).toContain('Check the model name, and that the base URL ends in /v1.');
     const other = await make(breakers, { name: 'gpt-real' }).complete(request);
@@ -164,11 +163,11 @@ describe('breakers against a local OpenAI-compatible server', () => {
     expect(elapsed).toBeLessThan(2_000);
     const fatal = breakers.fatal();
     expect(fatal).toBe(
-      `openai:gpt-x: nothing is listening at ${baseURL} (connection refused). Is OPENAI_BASE_URL (or the provider's base_url) right, and is the server running?`,
+      `nothing is listening at ${baseURL} (connection refused). Is OPENAI_BASE_URL (or the provider's base_url) right, and is the server running?`,
     );
-    for (const call of calls) expect(call.error).toBe(fatal);
+    for (const call of calls) expect(call.error).toBe(`openai:gpt-x: ${fatal}`);
     const again = performance.now();
-    expect((await model.complete(request)).error).toBe(fatal);
+    expect((await model.complete(request)).error).toBe(`openai:gpt-x: ${fatal}`);
     expect(performance.now() - again).toBeLessThan(100);
   });
 
@@ -188,7 +187,7 @@ describe('breakers against a local OpenAI-compatible server', () => {
     // Distinct requests: identical ones in flight would be deduplicated.
     for (let i = 0; i < 4; i++) await model.complete({ ...request, input: [userMessage(`question ${i}`)] });
     expect(server.requests).toHaveLength(3);
-    expect(breakers.fatal()).toMatch(/^local:gpt-x at http:\/\/127\.0\.0\.1:\d+\/v1: permission denied \(HTTP 403: Project does not have access/);
+    expect(breakers.fatal()).toMatch(/^permission denied for model "gpt-x" at http:\/\/127\.0\.0\.1:\d+\/v1 \(HTTP 403: Project does not have access/);
     expect(modelBreakers().fatal()).toBeUndefined();
     const shared = createModel('local:gpt-x', options());
     for (let i = 0; i < 3; i++) await shared.complete({ ...request, input: [userMessage(`again ${i}`)] });

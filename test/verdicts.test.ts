@@ -10,7 +10,7 @@ import { runSuite } from '../harness/run.js';
 import type { RunResult } from '../harness/types.js';
 import { summarize } from '../reports/aggregate.js';
 import { startFakeOpenAI, responsesBody, type FakeHandler, type FakeReply, type FakeServer } from './helpers/fake-openai.js';
-import { contextText, tinyTranscript, Workspace } from './helpers/cli.js';
+import { contextText, runCli, stackLines, tinyTranscript, Workspace } from './helpers/cli.js';
 
 const KEY_ENV = 'VERDICT_TEST_KEY';
 process.env[KEY_ENV] = 'verdict-test-key-0001';
@@ -128,6 +128,18 @@ describe('errors retries cannot fix stop the run in seconds', () => {
     expect(Date.now() - started).toBeLessThan(15_000);
   });
 
+  it('the command exits 3 and says on stderr what is wrong and how to fix it', async () => {
+    const s = await server(() => ({ json: { error: { message: 'Incorrect API key provided' } }, status: 401 }));
+    const ws = workspace({ baseURL: s.baseURL, transcripts: 3 });
+    const result = await runCli(['run'], { cwd: ws.dir, env: { [KEY_ENV]: 'verdict-cli-key-0002' } });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(/^FAILED: /m);
+    expect(result.stderr).toMatch(/the run is FAILED\. The run stopped early: the API key was rejected by http:\/\/127\.0\.0\.1:\d+\/v1/);
+    expect(result.stderr).toContain(`Check ${KEY_ENV}`);
+    expect(stackLines(result.stderr)).toEqual([]);
+    expect(result.stdout + result.stderr).not.toContain('verdict-cli-key-0002');
+  });
+
   it('a missing API key is bad input, reported before any run directory is made', async () => {
     const s = await server(readsContext);
     const ws = workspace({ baseURL: s.baseURL, keyEnv: 'VERDICT_TEST_UNSET_KEY' });
@@ -185,7 +197,7 @@ describe('transient faults are retried; what is left counts against accuracy; re
     expect(errored.length).toBeGreaterThan(0);
     expect(first.run.info.status).toBe('incomplete');
     expect(first.run.info.failure).toMatch(new RegExp(`${errored.length} of ${first.run.probes.length} probe answers`));
-    expect(first.run.info.failure).toMatch(/First answer error: fake:answer-model: /);
+    expect(first.run.info.failure).toMatch(/First answer error: "fake:answer-model: /);
     for (const row of summarize(first.run)) {
       const mine = first.run.probes.filter((p) => p.strategy === row.strategy);
       const passed = mine.filter((p) => p.passed).length;
