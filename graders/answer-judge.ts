@@ -1,9 +1,9 @@
 // Answer graders: a reference-guided yes/no LLM rubric, and the documented
 // offline rule. A judge that cannot decide returns 'error', never 'pass'.
 import { z } from 'zod';
-import { userMessage } from '../harness/items.js';
-import type { JsonSchemaFormat, Model } from '../harness/model.js';
-import type { ProbeKind } from '../harness/types.js';
+import { userMessage } from '../core/items.js';
+import type { JsonSchemaFormat, Model } from '../core/model.js';
+import type { ProbeKind } from '../core/types.js';
 import { isAbstention, mustIncludePass, tokenF1 } from './exact.js';
 import type { AnswerInput, Grader, JudgeVerdict } from './types.js';
 

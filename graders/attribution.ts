@@ -1,7 +1,7 @@
 // Why a probe was answered wrongly: the strategy lost a needed fact (cut, or
 // summarised away), or the fact was there and the model missed it.
-import { factPresentIn } from '../harness/normalize.js';
-import type { Attribution, Fact, ProbeKind, ProbeRecord, SummaryRecord } from '../harness/types.js';
+import { factPresentIn } from '../core/text.js';
+import type { Attribution, Fact, ProbeKind, ProbeRecord, SummaryRecord } from '../core/types.js';
 
 /** A summary that was part of the context the model saw, and the real turns it stands for. */
 export interface SummaryInView {

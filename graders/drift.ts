@@ -1,8 +1,8 @@
 // Drift between successive summaries of one transcript by one strategy: facts a
 // re-summary dropped, facts whose value moved on, and updates that were undone
 // (context poisoning: the summary went back to a superseded value).
-import { factPresentIn } from '../harness/normalize.js';
-import type { Fact, SummaryDrift, SummaryRecord, Transcript } from '../harness/types.js';
+import { factPresentIn } from '../core/text.js';
+import type { Fact, SummaryDrift, SummaryRecord, Transcript } from '../core/types.js';
 
 /** Facts that replace `fact`, nearest first (follows `superseded_by` chains). */
 function newerVersions(fact: Fact, byId: Map<string, Fact>): Fact[] {

@@ -1,6 +1,6 @@
 // Deterministic answer checks: must_include matching, LoCoMo-style token F1 and
 // abstention detection. No model is involved, so these are exact and repeatable.
-import { containsPhrase, normalizeText } from '../harness/normalize.js';
+import { containsPhrase, normalizeText } from '../core/text.js';
 
 /** True when every `mustInclude` entry has at least one alternative in `answer` (normalised match). */
 export function mustIncludePass(answer: string, mustInclude: string[][]): boolean {

@@ -1,6 +1,6 @@
 // Agreement statistics for judge calibration: accuracy, Cohen's kappa and a
 // bootstrap confidence interval that is reproducible (fixed-seed generator).
-import { seededRandom } from '../harness/random.js';
+import { seededRandom } from '../core/random.js';
 
 /** Cohen's kappa of two raters over paired categorical labels; NaN when chance agreement is 1 (both raters constant and equal). */
 export function cohenKappa<T>(a: T[], b: T[]): number {

@@ -1,8 +1,8 @@
 // Deterministic checks every summary gets, with no model: fact coverage,
 // identifiers the source never mentions, length, headings and stale facts.
-import { itemLabel, itemText, turnItems } from '../harness/items.js';
-import { containsNormalized, factPresentIn, normalizeText } from '../harness/normalize.js';
-import type { Fact, SummaryChecks, SummaryRecord, Transcript } from '../harness/types.js';
+import { itemLabel, itemText, turnItems } from '../core/items.js';
+import { containsNormalized, factPresentIn, normalizeText } from '../core/text.js';
+import type { Fact, SummaryChecks, SummaryRecord, Transcript } from '../core/types.js';
 
 export interface SummaryCheckOptions {
   /** Word limit the summary is held to (the summarizer's `word_limit`). */

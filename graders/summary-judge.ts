@@ -4,10 +4,9 @@
 // score = min(coverage, alignment). The offline judge derives the same fields
 // from the deterministic checks.
 import { z } from 'zod';
-import { userMessage } from '../harness/items.js';
-import type { JsonSchemaFormat, Model } from '../harness/model.js';
-import { modelForRepeat } from '../harness/models.js';
-import type { Fact, SummaryGrades, SummaryJudgement } from '../harness/types.js';
+import { userMessage } from '../core/items.js';
+import { modelForRepeat, type JsonSchemaFormat, type Model } from '../core/model.js';
+import type { Fact, SummaryGrades, SummaryJudgement } from '../core/types.js';
 import { parseJsonReply } from './answer-judge.js';
 import { summaryDrift } from './drift.js';
 import {

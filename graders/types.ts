@@ -1,6 +1,6 @@
 // Graders turn a model's output into a verdict. A grader that cannot decide
 // reports an error; an error is never a pass.
-import type { Probe, SummaryRecord, Transcript } from '../harness/types.js';
+import type { Probe, SummaryRecord, Transcript } from '../core/types.js';
 
 export interface Grader<Input, Output> {
   readonly name: string;

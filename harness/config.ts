@@ -3,10 +3,12 @@
 // once. The config only ever holds the *name* of an API key's variable.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { DEFAULT_SUMMARIZER, getStrategy, strategyNames } from '../strategies/registry.js';
+import { DEFAULT_SUMMARIZER, type StrategyRegistry } from '../strategies/registry.js';
+import { STRATEGIES } from '../strategies/index.js';
 import type { OptionSpec, StrategyDefinition, StrategyOptions, SummarizerOptions } from '../strategies/registry.js';
-import { InputError, fileProblem } from './errors.js';
-import { parseMaxErrors } from './verdict.js';
+import type { GateConfig, MaxErrors } from '../core/types.js';
+import { InputError, fileProblem } from '../core/errors.js';
+import { parseMaxErrors } from './run/verdict.js';
 import { MapReader, YamlSource, describe, didYouMean, isMap, isScalar, quote, readMap, scalarText, type YNode } from './yaml-source.js';
 
 export interface ProviderConfig {
@@ -32,29 +34,9 @@ export interface StrategyConfig {
   options: StrategyOptions;
 }
 
-export interface GateConfig {
-  metric: string;
-  strategy: string;
-  min?: number;
-  max?: number;
-  max_drop?: number;
-  vs?: 'baseline-run' | 'baseline-strategy';
-  significant?: boolean;
-  /**
-   * An optional gate that cannot be evaluated (no baseline, no data, only
-   * errored data) is reported as skipped; any other gate fails then.
-   */
-  optional?: boolean;
-  /** `file:line:col` of the gate, for messages. */
-  where: string;
-}
 
-/**
- * How many errored items a run may have and still count as measured:
- * `count` errored items, or `percent` of the attempted items of any stage.
- * The default is `{ count: 0 }`: one error and the run is incomplete (exit 3).
- */
-export type MaxErrors = { kind: 'count'; value: number } | { kind: 'percent'; value: number };
+
+export type { GateConfig, MaxErrors };
 
 export interface SuiteConfig {
   file?: string;
@@ -123,11 +105,11 @@ const DEFAULT_STRATEGIES: { id: string; use: string; options: Record<string, num
   { id: 'budget-2k', use: 'token-budget', options: { max_tokens: 2000 } },
 ];
 
-export function defaultConfig(baseDir: string): SuiteConfig {
+export function defaultConfig(baseDir: string, registry: StrategyRegistry = STRATEGIES): SuiteConfig {
   const base = resolve(baseDir);
   const strategies: StrategyConfig[] = [];
   for (const s of DEFAULT_STRATEGIES) {
-    const def = getStrategy(s.use);
+    const def = registry.get(s.use);
     if (!def) continue;
     const options = plainOptions(def, s.options);
     if (options) strategies.push({ id: s.id, use: s.use, options });
@@ -166,7 +148,8 @@ function plainOptions(def: StrategyDefinition, raw: Record<string, number>): Str
   return (def.check?.(options) ?? []).length === 0 ? options : undefined;
 }
 
-export function loadConfig(path: string): SuiteConfig {
+/** `registry`: the strategies `use:` may name (default: the built-in ones). */
+export function loadConfig(path: string, registry: StrategyRegistry = STRATEGIES): SuiteConfig {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -174,11 +157,11 @@ export function loadConfig(path: string): SuiteConfig {
     const code = (e as { code?: unknown }).code;
     throw new InputError([fileProblem(path, `cannot read config file (${typeof code === 'string' ? code : (e as Error).message})`)]);
   }
-  return parseConfig(text, path);
+  return parseConfig(text, path, registry);
 }
 
 /** Parses a config; `file` names it in messages and its directory anchors relative paths. */
-export function parseConfig(text: string, file: string): SuiteConfig {
+export function parseConfig(text: string, file: string, registry: StrategyRegistry = STRATEGIES): SuiteConfig {
   const src = YamlSource.parse(text, file);
   if (!src.ok) throw new InputError(src.problems);
   if (src.root === null) {
@@ -187,17 +170,17 @@ export function parseConfig(text: string, file: string): SuiteConfig {
   }
   const top = readMap(src, src.root, 'the config', 'a mapping (datasets:, strategies:, ...)');
   if (!top) throw new InputError(src.problems);
-  const config = readConfig(top, file);
+  const config = readConfig(top, file, registry);
   if (!src.ok) throw new InputError(src.problems);
   return config;
 }
 
-function readConfig(top: MapReader, file: string): SuiteConfig {
+function readConfig(top: MapReader, file: string, registry: StrategyRegistry): SuiteConfig {
   top.allow(TOP_KEYS);
   const baseDir = dirname(resolve(file));
   const providers = readProviders(top);
   const modelNames = new Set(['openai', ...Object.keys(providers)]);
-  const strategies = readStrategies(top, baseDir, modelNames);
+  const strategies = readStrategies(top, baseDir, modelNames, registry);
   const ids = strategies.map((s) => s.id);
   const config: SuiteConfig = {
     file,
@@ -292,12 +275,12 @@ function readModelName(reader: MapReader, key: string, providers: Set<string>): 
 
 // ---------------------------------------------------------------- strategies
 
-function readStrategies(top: MapReader, baseDir: string, providers: Set<string>): StrategyConfig[] {
+function readStrategies(top: MapReader, baseDir: string, providers: Set<string>, registry: StrategyRegistry): StrategyConfig[] {
   const nodes = top.list('strategies', { required: true, nonEmpty: true }) ?? [];
   const strategies: StrategyConfig[] = [];
   const firstAt = new Map<string, string>();
   nodes.forEach((node, i) => {
-    const s = readStrategy(top.src, node, i + 1, baseDir, providers);
+    const s = readStrategy(top.src, node, i + 1, baseDir, providers, registry);
     if (!s) return;
     const at = s.reader.at('id');
     const earlier = firstAt.get(s.config.id);
@@ -314,17 +297,18 @@ function readStrategy(
   index: number,
   baseDir: string,
   providers: Set<string>,
+  registry: StrategyRegistry,
 ): { config: StrategyConfig; reader: MapReader } | undefined {
   const reader = readMap(src, node, strategyLabel(src, node, index));
   if (!reader) return undefined;
   const use = reader.word('use', { required: true });
   const id = readStrategyId(reader, use);
   if (use === undefined) return undefined;
-  const def = getStrategy(use);
+  const def = registry.get(use);
   if (!def) {
-    const guess = didYouMean(use, strategyNames());
+    const guess = didYouMean(use, registry.names());
     const hint = guess ? `did you mean "${guess}"? ` : '';
-    reader.problem('use', `unknown strategy ${quote(use)} in ${reader.label} (${hint}registered: ${strategyNames().join(', ')})`);
+    reader.problem('use', `unknown strategy ${quote(use)} in ${reader.label} (${hint}registered: ${registry.names().join(', ')})`);
     return undefined;
   }
   reader.allow(['id', 'use', ...Object.keys(def.options)], 'option', ` (use: ${use})`);

@@ -3,7 +3,7 @@
 // harness/transcript.ts and harness/config.ts.
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
 import type { Alias, Document, ParsedNode, Scalar, YAMLError, YAMLMap, YAMLSeq } from 'yaml';
-import { positionOf, type Problem } from './errors.js';
+import { positionOf, type Problem } from '../core/errors.js';
 
 export type YNode = ParsedNode;
 

@@ -1,7 +1,7 @@
 // One summary row per strategy, and the named metrics gates and diffs use.
-import { ERROR_STAGES, PROBE_KINDS } from '../harness/types.js';
-import type { Attribution, ErrorStage, ProbeKind, ProbeRecord, RunInfo, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../harness/types.js';
-import { clusteredMeanCI, mean, passHatN, percentile, type RepeatCount } from './stats.js';
+import { ERROR_STAGES, PROBE_KINDS } from '../core/types.js';
+import type { Attribution, ErrorStage, ProbeKind, ProbeRecord, RunInfo, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
+import { clusteredMeanCI, mean, passHatN, percentile, type RepeatCount } from '../core/stats.js';
 
 export const ATTRIBUTIONS: readonly Attribution[] = ['trimmed', 'lost-in-summary', 'present-but-missed', 'abstain-fail', 'error'];
 

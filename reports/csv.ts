@@ -2,8 +2,8 @@
 // Lists are joined with ";" and missing values are empty cells.
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import { PROBE_KINDS } from '../harness/types.js';
-import type { ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../harness/types.js';
+import { PROBE_KINDS } from '../core/types.js';
+import type { ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../core/types.js';
 import { ATTRIBUTIONS, modelKind, modelLabel, probeErrorStage, summarize, summarizeStrategy, type StrategySummary } from './aggregate.js';
 import { writeFileAtomic } from './load.js';
 import type { Reporter } from './types.js';

@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'csv-stringify/sync';
 import { createTwoFilesPatch } from 'diff';
-import { isInputError } from '../harness/errors.js';
-import type { ProbeRecord, RunInfo, RunResult, StrategyFingerprint, StrategyInfo, SummaryRecord } from '../harness/types.js';
+import { isInputError } from '../core/errors.js';
+import type { ProbeRecord, RunInfo, RunResult, StrategyFingerprint, StrategyInfo, SummaryRecord } from '../core/types.js';
 import { METRIC_NAMES, isProbeError, metricDef, strategyIds, summarizeStrategy } from './aggregate.js';
 import { esc, num, page, pct } from './html.js';
 import { loadRun, runDirOf, writeFileAtomic } from './load.js';
 import { diffMarkdown, unrecordedNote } from './markdown.js';
-import { mcnemarExact, pairedBootstrap, type PairedResult } from './stats.js';
+import { mcnemarExact, pairedBootstrap, type PairedResult } from '../core/stats.js';
 
 export const SIGNIFICANCE_LEVEL = 0.05;
 
@@ -510,33 +510,4 @@ export function writeDiff(diff: RunDiff, dir: string): string[] {
     writeFileAtomic(path, text);
     return path;
   });
-}
-
-const USAGE = 'usage: memeval diff BASE_RUN CANDIDATE_RUN [--out DIR]';
-
-/** `memeval diff BASE_RUN CANDIDATE_RUN [--out DIR]`: exit 0, or 2 on bad input or usage. */
-export async function diffCommand(argv: string[]): Promise<number> {
-  try {
-    const { values, positionals } = parseArgs({ args: argv, options: { out: { type: 'string' } }, allowPositionals: true, strict: true });
-    if (positionals.length !== 2) {
-      process.stderr.write(`${USAGE}\n`);
-      return 2;
-    }
-    const [basePath, candPath] = positionals;
-    const diff = diffRuns(loadRun(basePath), loadRun(candPath));
-    const dir = values.out ?? runDirOf(candPath);
-    const written = writeDiff(diff, dir);
-    process.stdout.write(`${diffMarkdown(diff)}\nwrote ${written.join(', ')}\n`);
-    return 0;
-  } catch (err) {
-    if (isInputError(err)) {
-      for (const line of err.message.split('\n')) process.stderr.write(`${line}\n`);
-      return 2;
-    }
-    if (err instanceof TypeError && 'code' in err && String((err as { code: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`memeval diff: ${err.message}\n${USAGE}\n`);
-      return 2;
-    }
-    throw err;
-  }
 }

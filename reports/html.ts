@@ -2,8 +2,8 @@
 // script and no network. A Content-Security-Policy forbids scripts outright,
 // and every piece of run data passes through `esc` before it reaches markup.
 import { join } from 'node:path';
-import { PROBE_KINDS } from '../harness/types.js';
-import type { ProbeRecord, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../harness/types.js';
+import { PROBE_KINDS } from '../core/types.js';
+import type { ProbeRecord, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
 import { isProbeError, judgeLabel, modelLabel, probeErrorStage, runNotice, stageErrors, strategyIds, summarize, type StrategySummary } from './aggregate.js';
 import { writeFileAtomic } from './load.js';
 import type { Reporter } from './types.js';

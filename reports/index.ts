@@ -1,7 +1,7 @@
 // Writes the standard reports of a finished run: the CSVs and report.html.
 // Each file is written to a temp file in `dir` and renamed into place.
 import { mkdirSync } from 'node:fs';
-import type { RunResult } from '../harness/types.js';
+import type { RunResult } from '../core/types.js';
 import { csvReporter } from './csv.js';
 import { htmlReporter } from './html.js';
 import type { Reporter } from './types.js';

@@ -2,7 +2,7 @@
 // the gates suite carries the verdict: a probe record is a CI failure only
 // when a failed `probe.*` gate covers it; every other probe is informational,
 // its outcome kept in <system-out> where a CI UI still shows it.
-import type { ProbeRecord, RunResult } from '../harness/types.js';
+import type { ProbeRecord, RunResult } from '../core/types.js';
 import type { GateResult } from './gate.js';
 
 /** Escapes text for XML content and attributes, dropping characters XML 1.0 forbids. */

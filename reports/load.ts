@@ -2,8 +2,8 @@
 import { existsSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { InputError, positionOf, type Problem } from '../harness/errors.js';
-import type { RunResult } from '../harness/types.js';
+import { InputError, positionOf, type Problem } from '../core/errors.js';
+import type { RunResult } from '../core/types.js';
 
 export const RUN_FILE = 'run.json';
 
@@ -81,4 +81,4 @@ export function newestRunDir(out: string): string | undefined {
   return last === undefined ? undefined : join(out, last);
 }
 
-export { writeFileAtomic } from '../harness/atomic.js';
+export { writeFileAtomic } from '../core/atomic.js';

@@ -1,5 +1,5 @@
 // Markdown for gate results (gate.md, the GitHub step summary) and diffs (diff.md).
-import type { RunResult } from '../harness/types.js';
+import type { RunResult } from '../core/types.js';
 import { judgeLabel, modelLabel } from './aggregate.js';
 import type { FieldChange, RunDiff } from './diff.js';
 import type { GateResult } from './gate.js';

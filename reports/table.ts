@@ -1,7 +1,7 @@
 // The result table the CLI prints after a run. Accuracy is over attempted
 // probes, and every error sits in plain view: a run that could not measure
 // must never print a clean-looking table.
-import type { RunResult, StageErrors } from '../harness/types.js';
+import type { RunResult, StageErrors } from '../core/types.js';
 import { runNotice, stageErrors, summarize, type StrategySummary } from './aggregate.js';
 
 const HEAD = ['strategy', 'accuracy', 'mean tok', 'peak tok', 'compress', 'retention', 'crit drop', 'errors'];

@@ -1,5 +1,5 @@
 // A reporter writes one or more files for a finished (or resumed) run.
-import type { RunResult } from '../harness/types.js';
+import type { RunResult } from '../core/types.js';
 
 export interface Reporter {
   readonly name: string;

@@ -11,20 +11,20 @@ import { fileURLToPath } from 'node:url';
 import pLimit from 'p-limit';
 import { get_encoding } from 'tiktoken';
 import { generateSuite, generateTranscript } from './generate.js';
-import { writeTranscriptFile } from '../harness/yaml-write.js';
+import { writeTranscriptFile } from '../harness/datasets/yaml-write.js';
 import { parseConfig } from '../harness/config.js';
-import { runSuite } from '../harness/run.js';
-import { replayTranscript } from '../harness/replay.js';
-import { TokenCounter } from '../harness/tokens.js';
-import { itemText, turnItems } from '../harness/items.js';
-import { createModel } from '../harness/models.js';
-import { ModelStats } from '../harness/cache.js';
-import { userMessage } from '../harness/items.js';
-import { getStrategy, DEFAULT_SUMMARIZER, type StrategyOptions } from '../strategies/registry.js';
-import '../strategies/index.js';
+import { runSuite } from '../harness/run/run.js';
+import { replayTranscript } from '../harness/run/replay.js';
+import { TokenCounter } from '../core/tokens.js';
+import { itemText, turnItems } from '../core/items.js';
+import { createModel } from '../harness/models/create.js';
+import { ModelStats } from '../harness/models/cache.js';
+import { userMessage } from '../core/items.js';
+import { DEFAULT_SUMMARIZER, type StrategyOptions } from '../strategies/registry.js';
+import { STRATEGIES } from '../strategies/index.js';
 import { OfflineSummarizer } from '../strategies/offline-summarizer.js';
-import { startFakeOpenAI, responsesBody } from '../test/helpers/fake-openai.js';
-import type { Transcript } from '../harness/types.js';
+import { startFakeOpenAI, responsesBody } from './lib/fake-openai.js';
+import type { Transcript } from '../core/types.js';
 
 const REPS = 3;
 const BASE_TURNS = 40;
@@ -63,7 +63,7 @@ async function replayAll(transcripts: Transcript[]): Promise<void> {
   const counter = new TokenCounter('gpt-4.1-mini');
   for (const transcript of transcripts) {
     for (const s of REPLAY_STRATEGIES) {
-      const definition = getStrategy(s.use);
+      const definition = STRATEGIES.get(s.use);
       if (!definition) throw new Error(`strategy ${s.use} is not registered`);
       await replayTranscript({
         transcript,

@@ -13,12 +13,12 @@
 // (which of two dated events comes first) and abstention (a detail never given).
 // Everything derives from one seed through a small PRNG, so the same options give
 // byte-identical files.
-import { seededRandom } from '../harness/random.js';
+import { seededRandom } from '../core/random.js';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { writeTranscriptFile } from '../harness/yaml-write.js';
-import type { Fact, MessageTurn, Probe, ToolCallSpec, Transcript } from '../harness/types.js';
+import { writeTranscriptFile } from '../harness/datasets/yaml-write.js';
+import type { Fact, MessageTurn, Probe, ToolCallSpec, Transcript } from '../core/types.js';
 
 export interface GenerateOptions {
   turns: number;

@@ -3,7 +3,7 @@
 // model sees. The same object works in `run(agent, input, { session })`.
 import { randomUUID } from 'node:crypto';
 import type { AgentInputItem, Session } from '@openai/agents';
-import type { Usage } from '../harness/types.js';
+import type { Usage } from '../core/types.js';
 
 /** What a summarizer returns for one prefix of the conversation. */
 export interface SummaryOutput {

@@ -1,5 +1,5 @@
 // The baseline: the model sees every item ever added, system items included.
-import type { AgentInputItem } from '../harness/types.js';
+import type { AgentInputItem } from '../core/types.js';
 import { MemoryStrategy } from './base.js';
 import type { StrategyDefinition } from './registry.js';
 

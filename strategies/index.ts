@@ -1,7 +1,7 @@
-// Registers every built-in strategy (importing this module has that effect)
-// and re-exports the classes.
+// The built-in strategies as one static registry, and the classes for use in
+// production code (`import { SummarizingStrategy } from 'memeval/strategies'`).
 import { fullHistory } from './full-history.js';
-import { getStrategy, registerStrategy, type StrategyDefinition } from './registry.js';
+import { StrategyRegistry, type StrategyDefinition } from './registry.js';
 import { slidingWindow } from './sliding-window.js';
 import { softLimitCompaction } from './soft-limit-compaction.js';
 import { summarizing } from './summarizing.js';
@@ -17,9 +17,12 @@ export const BUILTIN_STRATEGIES: readonly StrategyDefinition[] = [
   softLimitCompaction,
 ];
 
-for (const def of BUILTIN_STRATEGIES) {
-  if (!getStrategy(def.use)) registerStrategy(def);
-}
+/** What a config's `use:` may name, unless a caller passes its own registry. */
+export const STRATEGIES = new StrategyRegistry(BUILTIN_STRATEGIES);
+
+export { StrategyRegistry, DEFAULT_SUMMARIZER, type StrategyDefinition, type StrategyOptions, type SummarizerOptions } from './registry.js';
+export { MemoryStrategy, type Summarizer, type SummaryEvent } from './base.js';
+export { LlmSummarizer } from './llm-summarizer.js';
 
 export { FullHistoryStrategy, fullHistory } from './full-history.js';
 export { TrimmingStrategy, trimming, lastTurnsStart } from './trimming.js';

@@ -1,8 +1,8 @@
 // The cookbook's LLMSummarizer on the `Model` interface: the summary prompt as
 // system message, the prefix as `ROLE: text` lines as the user message.
-import { userMessage } from '../harness/items.js';
-import type { Model } from '../harness/model.js';
-import type { AgentInputItem } from '../harness/types.js';
+import { userMessage } from '../core/items.js';
+import type { Model } from '../core/model.js';
+import type { AgentInputItem } from '../core/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
 import type { SummarizerOptions } from './registry.js';
 import { buildSummaryInput, loadSummaryPrompt, promptLabel, SUMMARY_SHADOW } from './summary-input.js';

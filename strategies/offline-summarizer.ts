@@ -1,10 +1,10 @@
 // A deterministic, extractive summarizer: no model, no network. It selects
 // sentences of the conversation and files them under the cookbook prompt's
 // headings. It is a documented algorithm, not a language model.
-import { userMessage } from '../harness/items.js';
-import { normalizeText } from '../harness/normalize.js';
-import { TokenCounter } from '../harness/tokens.js';
-import type { AgentInputItem } from '../harness/types.js';
+import { userMessage } from '../core/items.js';
+import { normalizeText } from '../core/text.js';
+import { TokenCounter } from '../core/tokens.js';
+import type { AgentInputItem } from '../core/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
 import type { SummarizerOptions } from './registry.js';
 import { buildSummaryInput, loadSummaryPrompt, promptLabel, SUMMARY_SHADOW } from './summary-input.js';

@@ -1,6 +1,6 @@
 // Strategies register by their `use:` name with a typed option schema, so the
 // config loader can reject a bad option with its file:line:col.
-import type { TokenCounter } from '../harness/tokens.js';
+import type { TokenCounter } from '../core/tokens.js';
 import type { MemoryStrategy, ProtectPredicate, Summarizer } from './base.js';
 
 /** The `summarizer:` block of a strategy's config. */
@@ -54,19 +54,33 @@ export interface StrategyDefinition {
   create(options: StrategyOptions, ctx: StrategyContext): MemoryStrategy;
 }
 
-const registry = new Map<string, StrategyDefinition>();
+/**
+ * The strategies a config may name, fixed when built: config parsing and runs
+ * take one explicitly, so nothing depends on what some import registered.
+ */
+export class StrategyRegistry {
+  private readonly byUse = new Map<string, StrategyDefinition>();
 
-export function registerStrategy(def: StrategyDefinition): void {
-  if (registry.has(def.use)) throw new Error(`strategy "${def.use}" is registered twice`);
-  registry.set(def.use, def);
-}
+  constructor(definitions: readonly StrategyDefinition[]) {
+    for (const def of definitions) {
+      // Checked at load: two definitions under one name would make configs ambiguous.
+      if (this.byUse.has(def.use)) throw new Error(`strategy "${def.use}" is registered twice`);
+      this.byUse.set(def.use, def);
+    }
+  }
 
-export function getStrategy(use: string): StrategyDefinition | undefined {
-  return registry.get(use);
-}
+  get(use: string): StrategyDefinition | undefined {
+    return this.byUse.get(use);
+  }
 
-export function strategyNames(): string[] {
-  return [...registry.keys()].sort();
+  names(): string[] {
+    return [...this.byUse.keys()].sort();
+  }
+
+  /** This registry plus `more` (a project's own strategies beside the built-in ones). */
+  with(more: readonly StrategyDefinition[]): StrategyRegistry {
+    return new StrategyRegistry([...this.byUse.values(), ...more]);
+  }
 }
 
 /** Reads a numeric option that the schema has already validated. */

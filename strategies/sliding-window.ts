@@ -1,6 +1,6 @@
 // The last N items, whatever their kind, with system items kept in front.
-import { dropOrphanToolItems, itemRole } from '../harness/items.js';
-import type { AgentInputItem } from '../harness/types.js';
+import { dropOrphanToolItems, itemRole } from '../core/items.js';
+import type { AgentInputItem } from '../core/types.js';
 import { MemoryStrategy } from './base.js';
 import { num, type StrategyDefinition } from './registry.js';
 

@@ -7,9 +7,9 @@
 // next time the limit is reached the summary message and everything newer are
 // compacted again. The summary is a plain user message, not an SDK
 // `compaction` item, because the runner drops everything before those.
-import { dropOrphanToolItems, userMessage } from '../harness/items.js';
-import type { TokenCounter } from '../harness/tokens.js';
-import type { AgentInputItem } from '../harness/types.js';
+import { dropOrphanToolItems, userMessage } from '../core/items.js';
+import type { TokenCounter } from '../core/tokens.js';
+import type { AgentInputItem } from '../core/types.js';
 import { failedSummary, MemoryStrategy, type Summarizer, type SummaryOutput } from './base.js';
 import { num, type StrategyDefinition } from './registry.js';
 import { SUMMARY_SHADOW, summarizerOptionsOf } from './summary-input.js';

@@ -1,8 +1,8 @@
 // The cookbook's SummarizingSession: once the conversation has more than
 // `context_limit` real user turns, everything before the last
 // `keep_last_n_turns` turns becomes one synthetic user→assistant pair.
-import { dropOrphanToolItems, isUserMessage } from '../harness/items.js';
-import type { AgentInputItem } from '../harness/types.js';
+import { dropOrphanToolItems, isUserMessage } from '../core/items.js';
+import type { AgentInputItem } from '../core/types.js';
 import { failedSummary, MemoryStrategy, type Summarizer, type SummaryOutput } from './base.js';
 import { num, type StrategyDefinition } from './registry.js';
 import { SUMMARY_SHADOW, summarizerOptionsOf } from './summary-input.js';

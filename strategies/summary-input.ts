@@ -5,9 +5,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fileProblem, InputError } from '../harness/errors.js';
-import { itemLabel, itemText } from '../harness/items.js';
-import type { AgentInputItem } from '../harness/types.js';
+import { fileProblem, InputError } from '../core/errors.js';
+import { itemLabel, itemText } from '../core/items.js';
+import type { AgentInputItem } from '../core/types.js';
 import { DEFAULT_SUMMARIZER, type StrategyOptions, type SummarizerOptions } from './registry.js';
 
 /** The synthetic user line that precedes a summary (the cookbook's shadow prompt). */

@@ -1,9 +1,9 @@
 // Ephemeral compaction to a token budget: the stored history is never touched;
 // the view drops whole turns from the oldest side once it grows past a high
 // watermark, down to a low watermark, and stays put until the next compaction.
-import { callIdOf, dropOrphanToolItems, itemRole, itemType, turnStarts } from '../harness/items.js';
-import type { TokenCounter } from '../harness/tokens.js';
-import type { AgentInputItem } from '../harness/types.js';
+import { callIdOf, dropOrphanToolItems, itemRole, itemType, turnStarts } from '../core/items.js';
+import type { TokenCounter } from '../core/tokens.js';
+import type { AgentInputItem } from '../core/types.js';
 import { MemoryStrategy, type ProtectPredicate } from './base.js';
 import { optionalNum, type StrategyDefinition, type StrategyOptions } from './registry.js';
 

@@ -1,7 +1,7 @@
 // The cookbook's TrimmingSession: keep the last N user turns verbatim. Unlike
 // the cookbook, the stored history stays full; only the view is trimmed.
-import { dropOrphanToolItems, isUserMessage } from '../harness/items.js';
-import type { AgentInputItem } from '../harness/types.js';
+import { dropOrphanToolItems, isUserMessage } from '../core/items.js';
+import type { AgentInputItem } from '../core/types.js';
 import { MemoryStrategy } from './base.js';
 import { num, type StrategyDefinition } from './registry.js';
 

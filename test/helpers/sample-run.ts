@@ -1,6 +1,6 @@
 // Hand-built RunResults for report tests. Every number here is chosen so the
 // expected aggregates can be worked out on paper (see test/reports-aggregate.test.ts).
-import type { Attribution, ProbeKind, ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../../harness/types.js';
+import type { Attribution, ProbeKind, ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../../core/types.js';
 
 /** `error` is a failed answer call; `judge-error` an answer the judge failed to grade. */
 export type Outcome = 'pass' | 'fail' | 'error' | 'judge-error';

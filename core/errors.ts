@@ -1,0 +1,107 @@
+// Bad input is reported, never thrown as a stack trace: every problem of a
+// file (or a whole suite) is collected and thrown once as an InputError.
+import { redact } from './secrets.js';
+
+/**
+ * Exit codes of every command. 1 is left to Node for an unexpected crash, and
+ * a failed gate is 100 (as promptfoo's failed tests) so a CI log can never
+ * mistake a crash, bad input or a run that could not measure for a gate verdict.
+ */
+export const EXIT = { ok: 0, crashed: 1, badInput: 2, runFailed: 3, gateFailed: 100, interrupted: 130 } as const;
+
+export interface Problem {
+  file: string;
+  /** 1-based; 0 when the problem concerns the whole file (e.g. it cannot be read). */
+  line: number;
+  /** 1-based; 0 together with `line`. */
+  col: number;
+  message: string;
+}
+
+/** `file:line:col: message`, or `file: message` for a whole-file problem. */
+export function formatProblem(p: Problem): string {
+  if (p.line < 1) return `${p.file}: ${p.message}`;
+  return `${p.file}:${p.line}:${Math.max(1, p.col)}: ${p.message}`;
+}
+
+/** Keeps files in first-seen order and sorts each file's problems by position, so output reads top to bottom. */
+function orderProblems(problems: readonly Problem[]): Problem[] {
+  const fileRank = new Map<string, number>();
+  for (const p of problems) if (!fileRank.has(p.file)) fileRank.set(p.file, fileRank.size);
+  return problems
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => {
+      const byFile = (fileRank.get(a.p.file) ?? 0) - (fileRank.get(b.p.file) ?? 0);
+      if (byFile !== 0) return byFile;
+      if (a.p.line !== b.p.line) return a.p.line - b.p.line;
+      if (a.p.col !== b.p.col) return a.p.col - b.p.col;
+      return a.i - b.i;
+    })
+    .map(({ p }) => p);
+}
+
+/** A usage problem (a bad flag, a missing argument): one line, exit 2, no stack trace. */
+export class UsageError extends Error {}
+
+export class InputError extends Error {
+  readonly problems: Problem[];
+
+  constructor(problems: readonly Problem[]) {
+    // Messages quote user input, which can be a pasted API key.
+    const ordered = orderProblems(problems).map((p) => ({ ...p, message: redact(p.message) }));
+    super(ordered.map(formatProblem).join('\n'));
+    this.name = 'InputError';
+    this.problems = ordered;
+  }
+}
+
+export function isInputError(e: unknown): e is InputError {
+  if (e instanceof InputError) return true;
+  // A second copy of this module (e.g. a bundled CLI) still produces recognisable errors.
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    (e as { name?: unknown }).name === 'InputError' &&
+    Array.isArray((e as { problems?: unknown }).problems)
+  );
+}
+
+/** Line starts of `text`, for turning offsets into positions without a YAML parse. */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  return starts;
+}
+
+/** Anything that maps an offset to a 1-based position (the `yaml` package's LineCounter does). */
+export interface PositionLookup {
+  linePos(offset: number): { line: number; col: number };
+}
+
+/** 1-based line and column of `offset`; never below 1:1 even for empty text. */
+export function positionOf(source: string | PositionLookup, offset: number): { line: number; col: number } {
+  const at = Math.max(0, Math.floor(Number.isFinite(offset) ? offset : 0));
+  if (typeof source !== 'string') {
+    const pos = source.linePos(at);
+    return { line: Math.max(1, pos.line), col: Math.max(1, pos.col) };
+  }
+  const starts = lineStarts(source);
+  const end = Math.min(at, source.length);
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= end) lo = mid;
+    else hi = mid - 1;
+  }
+  return { line: lo + 1, col: end - starts[lo] + 1 };
+}
+
+export function problemAt(file: string, source: string | PositionLookup, offset: number, message: string): Problem {
+  return { file, ...positionOf(source, offset), message };
+}
+
+/** A problem about a whole file or a pattern, with no position inside it. */
+export function fileProblem(file: string, message: string): Problem {
+  return { file, line: 0, col: 0, message };
+}

@@ -1,0 +1,55 @@
+// One interface for every model role (agent, judge, summarizer). Every call
+// returns one uniform result; a failed call carries `error` and never throws.
+import type { AgentInputItem, Usage } from './types.js';
+
+/** A JSON schema the reply must follow (structured output). */
+export interface JsonSchemaFormat {
+  name: string;
+  schema: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  /** System instructions, sent as the instructions / system message. */
+  system?: string;
+  input: AgentInputItem[];
+  maxOutputTokens?: number;
+  temperature?: number;
+  responseFormat?: JsonSchemaFormat;
+  /** What the call is for; the offline model behaves differently per role. */
+  purpose: 'answer' | 'judge' | 'summary';
+}
+
+export interface ModelResult {
+  output: string;
+  /** The provider's own token counts (counted with tiktoken for the offline model). */
+  usage: Usage;
+  /** USD, from the price table; undefined when the model has no price. */
+  cost?: number;
+  /** Served from the cache (no call was made). */
+  cached: boolean;
+  latencyMs: number;
+  /** Set when the call failed after all retries; `output` is then empty. */
+  error?: string;
+}
+
+export interface Model {
+  /** Stable name used in reports and cache keys, e.g. `offline`, `openai:gpt-4.1-mini`. */
+  readonly id: string;
+  /** Request parameters that change the answer (part of the cache key). */
+  readonly params: Record<string, unknown>;
+  complete(request: ModelRequest): Promise<ModelResult>;
+  /**
+   * A view of this model whose calls are cached apart per sample (models
+   * behind the call cache have it), so N samples are N answers, not one.
+   */
+  sample?(sample: number): Model;
+}
+
+/**
+ * The model to use for repeat `repeat` (0-based) of a probe or judgement:
+ * repeats after the first are cached apart, so `repeat: N` measures N answers,
+ * not one answer N times. A model without a cache has nothing to keep apart.
+ */
+export function modelForRepeat(model: Model, repeat: number): Model {
+  return model.sample ? model.sample(repeat) : model;
+}

@@ -1,0 +1,215 @@
+// Small, dependency-free statistics for reports, diffs and gates.
+//
+// Probe outcomes are not independent: probes of one transcript share a
+// context and tend to pass or fail together. Intervals and tests that compare
+// means therefore resample whole transcripts (cluster bootstrap) rather than
+// single probes. Every bootstrap uses a fixed-seed PRNG so a report is
+// reproducible byte for byte.
+import { seededRandom } from './random.js';
+
+export interface Interval {
+  low: number;
+  high: number;
+}
+
+export interface MeanInterval extends Interval {
+  mean: number;
+}
+
+export interface PairedResult extends Interval {
+  /** Mean of candidate minus mean of base. */
+  diff: number;
+  /** Two-sided bootstrap p-value for "no difference". */
+  p: number;
+}
+
+export interface BootstrapOptions {
+  iterations?: number;
+  seed?: number;
+  /** Two-sided coverage; 0.95 by default. */
+  level?: number;
+}
+
+const DEFAULT_ITERATIONS = 2000;
+const DEFAULT_SEED = 20240601;
+const Z95 = 1.959963984540054;
+
+
+export { seededRandom };
+
+/** Wilson score interval for a binomial proportion (better than the normal interval near 0 and 1). */
+export function wilson(successes: number, n: number, z = Z95): Interval {
+  if (n <= 0) return { low: 0, high: 1 };
+  const p = successes / n;
+  const z2 = z * z;
+  const denom = 1 + z2 / n;
+  const centre = (p + z2 / (2 * n)) / denom;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
+  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+}
+
+/** Nearest-rank percentile (q in 0–1) of unsorted values; undefined for an empty list. */
+export function percentile(values: number[], q: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil(q * sorted.length));
+  return sorted[rank - 1];
+}
+
+export function mean(values: number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+function quantileOfSorted(sorted: number[], q: number): number {
+  // Linear interpolation between order statistics (type 7), as numpy's default.
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+interface ClusterTotals {
+  sums: number[];
+  counts: number[];
+}
+
+// Per-cluster totals, so each bootstrap draw costs O(clusters) rather than O(observations).
+function totals(clusters: number[][]): ClusterTotals {
+  return { sums: clusters.map((c) => c.reduce((a, b) => a + b, 0)), counts: clusters.map((c) => c.length) };
+}
+
+function pooledMean(t: ClusterTotals, picks: number[]): number {
+  let sum = 0;
+  let count = 0;
+  for (const i of picks) {
+    sum += t.sums[i];
+    count += t.counts[i];
+  }
+  return count === 0 ? NaN : sum / count;
+}
+
+function resample(n: number, rand: () => number): number[] {
+  const picks = new Array<number>(n);
+  for (let i = 0; i < n; i++) picks[i] = Math.floor(rand() * n);
+  return picks;
+}
+
+/**
+ * 95% CI of a mean of outcomes (e.g. per-probe 0/1) grouped into clusters
+ * (transcripts): percentile cluster bootstrap. Each draw resamples whole
+ * clusters with replacement and takes the pooled mean of their outcomes.
+ * With a single cluster the bootstrap cannot see between-cluster variance, so
+ * the Wilson interval of the pooled outcomes is returned instead.
+ */
+export function clusteredMeanCI(clusters: number[][], options: BootstrapOptions = {}): MeanInterval | undefined {
+  const nonEmpty = clusters.filter((c) => c.length > 0);
+  const all: number[] = nonEmpty.flat();
+  if (all.length === 0) return undefined;
+  const total = all.reduce((a, b) => a + b, 0);
+  const m = total / all.length;
+  if (nonEmpty.length === 1) {
+    const binary = all.every((v) => v === 0 || v === 1);
+    if (binary) return { mean: m, ...wilson(total, all.length) };
+    return { mean: m, low: m, high: m };
+  }
+  const iterations = options.iterations ?? DEFAULT_ITERATIONS;
+  const rand = seededRandom(options.seed ?? DEFAULT_SEED);
+  const t = totals(nonEmpty);
+  const draws: number[] = [];
+  for (let i = 0; i < iterations; i++) draws.push(pooledMean(t, resample(nonEmpty.length, rand)));
+  draws.sort((a, b) => a - b);
+  const alpha = 1 - (options.level ?? 0.95);
+  return { mean: m, low: quantileOfSorted(draws, alpha / 2), high: quantileOfSorted(draws, 1 - alpha / 2) };
+}
+
+function logChoose(n: number, k: number): number {
+  let s = 0;
+  for (let i = 1; i <= k; i++) s += Math.log(n - k + i) - Math.log(i);
+  return s;
+}
+
+/**
+ * Exact two-sided McNemar test: given b pairs that went pass→fail and c that
+ * went fail→pass, under "no change" the discordant pairs split as
+ * Binomial(b + c, 1/2). p = min(1, 2 · P(X ≤ min(b, c))).
+ */
+export function mcnemarExact(b: number, c: number): number {
+  const n = b + c;
+  if (n === 0) return 1;
+  const k = Math.min(b, c);
+  let tail = 0;
+  for (let i = 0; i <= k; i++) tail += Math.exp(logChoose(n, i) - n * Math.LN2);
+  return Math.min(1, 2 * tail);
+}
+
+export interface PairedObservation {
+  cluster: string;
+  base: number;
+  cand: number;
+}
+
+function groupPairs(pairs: PairedObservation[]): number[][] {
+  const byCluster = new Map<string, number[]>();
+  for (const p of pairs) {
+    const list = byCluster.get(p.cluster) ?? [];
+    list.push(p.cand - p.base);
+    byCluster.set(p.cluster, list);
+  }
+  return [...byCluster.values()];
+}
+
+/**
+ * Paired bootstrap clustered by `cluster` for the difference of means
+ * (candidate − base) of paired observations. Whole clusters are resampled;
+ * the CI is the percentile interval and the two-sided p-value is
+ * 2 · min(share of draws ≤ 0, share ≥ 0), capped at 1. When every observed
+ * difference is 0 the p-value is 1.
+ */
+export function pairedBootstrap(pairs: PairedObservation[], options: BootstrapOptions = {}): PairedResult | undefined {
+  if (pairs.length === 0) return undefined;
+  const clusters = groupPairs(pairs);
+  const diffs = clusters.flat();
+  const diff = diffs.reduce((a, b) => a + b, 0) / diffs.length;
+  if (diffs.every((d) => d === 0)) return { diff: 0, low: 0, high: 0, p: 1 };
+  const iterations = options.iterations ?? DEFAULT_ITERATIONS;
+  const rand = seededRandom(options.seed ?? DEFAULT_SEED);
+  const t = totals(clusters);
+  const draws: number[] = [];
+  let atOrBelow = 0;
+  let atOrAbove = 0;
+  for (let i = 0; i < iterations; i++) {
+    const d = pooledMean(t, resample(clusters.length, rand));
+    draws.push(d);
+    if (d <= 0) atOrBelow++;
+    if (d >= 0) atOrAbove++;
+  }
+  draws.sort((a, b) => a - b);
+  const alpha = 1 - (options.level ?? 0.95);
+  const p = Math.min(1, (2 * Math.min(atOrBelow, atOrAbove)) / iterations);
+  return { diff, low: quantileOfSorted(draws, alpha / 2), high: quantileOfSorted(draws, 1 - alpha / 2), p };
+}
+
+/** Per-probe repeat counts for pass^N: n graded repeats, c of them passed. */
+export interface RepeatCount {
+  n: number;
+  c: number;
+}
+
+/**
+ * pass^N as in tau-bench: the chance that N independent tries of a probe all
+ * pass, estimated without bias per probe as C(c, N) / C(n, N) and averaged
+ * over probes. Probes with fewer than N graded repeats are skipped.
+ */
+export function passHatN(counts: RepeatCount[], N: number): number | undefined {
+  const usable = counts.filter((x) => x.n >= N && N >= 1);
+  if (usable.length === 0) return undefined;
+  let total = 0;
+  for (const { n, c } of usable) {
+    let ratio = 1;
+    // C(c,N)/C(n,N) = Π_{i<N} (c−i)/(n−i); becomes 0 once c < N.
+    for (let i = 0; i < N; i++) ratio *= Math.max(0, c - i) / (n - i);
+    total += ratio;
+  }
+  return total / usable.length;
+}

@@ -1,0 +1,77 @@
+// `memeval calibrate`: grades the labelled calibration set with a summary
+// judge, prints agreement per criterion, and keeps the record that runs and
+// gates look up (`.memeval/calibration/<judge-id>.json`).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import pLimit from 'p-limit';
+import { EXIT, isInputError } from '../../core/errors.js';
+import type { Model } from '../../core/model.js';
+import { calibrate, formatCalibrationTable, type CalibrationItem } from '../../graders/calibrate.js';
+import { createSummaryJudge } from '../../graders/summary-judge.js';
+import { CALIBRATION_WORD_LIMIT, DEFAULT_CALIBRATION_OUT, calibrationRecordPath, loadCalibrationSet } from '../datasets/calibration.js';
+import { createModel } from '../models/create.js';
+import { packagePath } from '../package.js';
+
+export const DEFAULT_CALIBRATION_DATA = packagePath('datasets/calibration/');
+
+export interface CalibrateDeps {
+  /** Builds the judge model for a non-offline `--judge`. */
+  makeModel?: (spec: string) => Model | Promise<Model>;
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+}
+
+
+/**
+ * `memeval calibrate [--judge MODEL] [--data DIR] [--out DIR] [--samples N]`.
+ * Exit 0 when every item was graded, 2 on bad input (flags or data), 3 when the
+ * judge failed on any item (the report is still written, with the errors).
+ */
+export async function calibrateCommand(argv: string[], deps: CalibrateDeps = {}): Promise<number> {
+  const out = deps.stdout ?? ((t: string) => process.stdout.write(t));
+  const err = deps.stderr ?? ((t: string) => process.stderr.write(t));
+  let flags: { judge?: string; data?: string; out?: string; samples?: string };
+  try {
+    flags = parseArgs({
+      args: argv,
+      options: { judge: { type: 'string' }, data: { type: 'string' }, out: { type: 'string' }, samples: { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (e) {
+    err(`memeval calibrate: ${(e as Error).message}\n`);
+    return EXIT.badInput;
+  }
+  const spec = flags.judge ?? 'offline';
+  const samples = flags.samples === undefined ? 1 : Number(flags.samples);
+  if (!Number.isInteger(samples) || samples < 1) {
+    err(`memeval calibrate: --samples must be a whole number ≥ 1, not ${JSON.stringify(flags.samples)}\n`);
+    return EXIT.badInput;
+  }
+  let items: CalibrationItem[];
+  try {
+    items = loadCalibrationSet(resolve(flags.data ?? DEFAULT_CALIBRATION_DATA));
+  } catch (e) {
+    if (!isInputError(e)) throw e;
+    err(`${e.message}\n`);
+    return EXIT.badInput;
+  }
+  const model = spec === 'offline' ? undefined : await buildModel(spec, deps);
+  const judge = createSummaryJudge(spec, { wordLimit: CALIBRATION_WORD_LIMIT, samples }, model);
+  const report = await calibrate(judge, items);
+  const dir = resolve(flags.out ?? DEFAULT_CALIBRATION_OUT);
+  const record = calibrationRecordPath(report.judge, dir);
+  mkdirSync(join(dir, 'calibration'), { recursive: true });
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  writeFileSync(join(dir, 'calibration.json'), json);
+  writeFileSync(record, json);
+  out(`${formatCalibrationTable(report)}\nwrote ${join(dir, 'calibration.json')} and ${record}\n`);
+  return report.errors > 0 ? EXIT.runFailed : EXIT.ok;
+}
+
+async function buildModel(spec: string, deps: CalibrateDeps): Promise<Model> {
+  if (deps.makeModel) return deps.makeModel(spec);
+  // Only `openai:<name>` (OPENAI_BASE_URL / OPENAI_API_KEY) without a config file; calls are cached like a run's.
+  return createModel(spec, { providers: {}, prices: {}, cacheDir: join(DEFAULT_CALIBRATION_OUT, 'cache'), limit: pLimit(4) });
+}

@@ -1,0 +1,156 @@
+// `memeval run`: loads the config (flags override it), runs the suite, prints
+// the table, and exits by the run's own verdict (or the gate's with --gate).
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { EXIT, UsageError } from '../../core/errors.js';
+import type { RunResult } from '../../core/types.js';
+import { formatTable } from '../../reports/table.js';
+import { defaultConfig, loadConfig, type MaxErrors, type SuiteConfig } from '../config.js';
+import { runSuite } from '../run/run.js';
+import { recordedConfig } from '../run/run-info.js';
+import { parseMaxErrors } from '../run/verdict.js';
+import { gateCommand } from './gate.js';
+import { HELP } from '../help.js';
+
+const RUN_OPTIONS = {
+  config: { type: 'string' },
+  datasets: { type: 'string', multiple: true },
+  strategies: { type: 'string' },
+  out: { type: 'string' },
+  model: { type: 'string' },
+  judge: { type: 'string' },
+  concurrency: { type: 'string' },
+  repeat: { type: 'string' },
+  agent: { type: 'string' },
+  'no-cache': { type: 'boolean' },
+  gate: { type: 'boolean' },
+  baseline: { type: 'string' },
+  'max-errors': { type: 'string' },
+  resume: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function positiveInt(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a whole number ≥ 1 (got "${value}")`);
+  return n;
+}
+
+type RunFlags = ReturnType<typeof parseRunFlags>;
+
+/** `--datasets a b c` (what a shell makes of an unquoted glob) and bare globs both name transcripts. */
+function parseRunFlags(argv: string[]) {
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: true, strict: true });
+    if (positionals.length) values.datasets = [...(values.datasets ?? []), ...positionals];
+    return values;
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\nRun "memeval --help" for usage.`);
+  }
+}
+
+function baseConfig(flags: RunFlags): SuiteConfig {
+  if (flags.config) {
+    if (!existsSync(flags.config)) throw new UsageError(`${flags.config}: config file not found`);
+    return loadConfig(flags.config);
+  }
+  const fallback = resolve('memeval.config.yaml');
+  return existsSync(fallback) ? loadConfig(fallback) : defaultConfig(process.cwd());
+}
+
+/** Command-line flags override the config file. */
+export function applyFlags(config: SuiteConfig, flags: RunFlags): SuiteConfig {
+  const out: SuiteConfig = { ...config };
+  if (flags.datasets?.length) {
+    // Globs on the command line are relative to the working directory; `!glob` excludes.
+    out.datasets = flags.datasets.map((g) => {
+      const negated = g.startsWith('!');
+      const path = relative(config.baseDir, resolve(negated ? g.slice(1) : g)) || '.';
+      return negated ? `!${path}` : path;
+    });
+  }
+  if (flags.out) out.out = resolve(flags.out);
+  if (flags.model) out.model = flags.model;
+  if (flags.judge) out.judge = flags.judge;
+  out.concurrency = positiveInt('concurrency', flags.concurrency) ?? out.concurrency;
+  out.repeat = positiveInt('repeat', flags.repeat) ?? out.repeat;
+  if (flags.agent) {
+    if (flags.agent !== 'direct' && flags.agent !== 'runner') throw new UsageError('--agent must be "direct" or "runner"');
+    out.agent = flags.agent;
+  }
+  if (flags['no-cache']) out.cache = false;
+  const maxErrors = maxErrorsFlag(flags['max-errors']);
+  if (maxErrors) out.max_errors = maxErrors;
+  return out;
+}
+
+function maxErrorsFlag(value: string | undefined): MaxErrors | undefined {
+  if (value === undefined) return undefined;
+  const parsed = parseMaxErrors(value);
+  if (!parsed) throw new UsageError(`--max-errors must be a whole number ≥ 0 or a percentage such as 2% (got "${value}")`);
+  return parsed;
+}
+
+/**
+ * A resumed run uses the config it started with, whatever the file says now;
+ * only `--max-errors` may be given again (to accept a known level of errors).
+ */
+function resumedConfig(dir: string, flags: RunFlags): { config: SuiteConfig; only: string[] } {
+  const file = join(resolve(dir), 'run.json');
+  if (!existsSync(file)) throw new UsageError(`${dir}: not a run directory (no run.json)`);
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as RunResult;
+  const config = recordedConfig(saved.info, resolve(dir));
+  const maxErrors = maxErrorsFlag(flags['max-errors']);
+  if (maxErrors) config.max_errors = maxErrors;
+  return { config, only: saved.info.strategies.map((s) => s.id) };
+}
+
+/** The gate step of `run --gate`: the run's own recorded gates, against --baseline or the config's baseline_run. */
+function gateArgs(dir: string, flags: RunFlags): string[] {
+  return [dir, ...(flags.baseline ? ['--baseline', flags.baseline] : [])];
+}
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const flags = parseRunFlags(argv);
+  if (flags.help) {
+    process.stdout.write(`${HELP}\n`);
+    return EXIT.ok;
+  }
+  if (flags.baseline && !flags.gate) throw new UsageError('--baseline names the run that `--gate` compares with; add --gate');
+  // Checked before the run, not after it: a missing baseline must not cost a whole run first.
+  if (flags.baseline && !existsSync(join(resolve(flags.baseline), 'run.json'))) {
+    throw new UsageError(`--baseline ${flags.baseline}: not a run directory (no run.json), so relative gates would have nothing to compare with`);
+  }
+  const resumed = flags.resume ? resumedConfig(flags.resume, flags) : undefined;
+  const config = resumed ? resumed.config : applyFlags(baseConfig(flags), flags);
+  const only = resumed?.only ?? flags.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    process.stderr.write('\nmemeval: stopping after the calls in flight (Ctrl-C again to quit now)…\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    const outcome = await runSuite({ config, only, resumeDir: flags.resume, signal: controller.signal });
+    if (outcome.interrupted) {
+      process.stderr.write(
+        `memeval: interrupted; finished work is saved. Resume with:\n  memeval run --resume ${outcome.dir}\n` +
+          `(memeval report ${outcome.dir} renders what is finished so far)\n`,
+      );
+      return EXIT.interrupted;
+    }
+    process.stdout.write(formatTable(outcome.run));
+    process.stdout.write(`\nreports: ${outcome.dir}\n  ${['report.html', 'summary.csv', 'probes.csv', 'turns.csv', 'run.json'].join('  ')}\n`);
+    const { status, failure } = outcome.run.info;
+    // The gate step also writes junit.xml and gate.md, and says itself why a run that could not measure cannot pass.
+    if (flags.gate) return gateCommand(gateArgs(outcome.dir, flags));
+    if (status !== 'complete') process.stderr.write(`\nmemeval: the run is ${status.toUpperCase()}. ${failure ?? ''}\n`);
+    return status === 'complete' ? EXIT.ok : EXIT.runFailed;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+

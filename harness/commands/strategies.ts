@@ -1,0 +1,17 @@
+// `memeval strategies`: every registered strategy with its options.
+import { EXIT } from '../../core/errors.js';
+import { STRATEGIES } from '../../strategies/index.js';
+
+export function strategiesCommand(): number {
+  for (const name of STRATEGIES.names()) {
+    const def = STRATEGIES.get(name);
+    if (!def) continue;
+    process.stdout.write(`${name} — ${def.doc}\n`);
+    for (const [key, spec] of Object.entries(def.options)) {
+      const dflt = spec.default === undefined ? '' : ` (default ${String(spec.default)})`;
+      process.stdout.write(`    ${key}: ${spec.type}${spec.required ? ', required' : ''}${dflt} — ${spec.doc}\n`);
+    }
+  }
+  return EXIT.ok;
+}
+

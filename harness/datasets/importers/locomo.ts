@@ -1,0 +1,341 @@
+// Converts one LoCoMo sample (snap-research/locomo, data/locomo10.json) into a
+// transcript.
+//
+// Mapping
+// - Sessions `session_<n>` in order of n become turns. LoCoMo is two people
+//   talking, so speaker_a's lines are user messages and speaker_b's are assistant
+//   messages; a run of lines by one speaker is joined, and each run starts with
+//   the speaker's name (the questions name people, so the names must be in context).
+// - A session's date goes on its first turn as `at:` (ISO, no zone: LoCoMo gives
+//   none) and, because strategies only see message text, as a `[Session n: date]`
+//   header line in that turn's user text. The raw date string stays in the turn's meta.
+// - Shared images become `[shares <blip_caption>]` after the line's text.
+// - Every QA item becomes a probe after the last turn. Categories follow the
+//   released data and LoCoMo's own scorer (task_eval/evaluation.py): 1 multi-hop
+//   (answers are comma lists, scored part by part), 2 temporal, 3 open-domain /
+//   commonsense → recall, 4 single-hop → recall, 5 adversarial → abstention
+//   (scored by the reply saying the information is not mentioned).
+// - Facts: for each evidence utterance, the answer (or, for a comma-list answer,
+//   each part) becomes a fact at that turn when it is stated in the utterance.
+//   Otherwise the evidence only goes under the probe's meta: no fact is invented.
+// - must_include: `[[answer]]` for answers of at most SHORT_ANSWER_WORDS words (a
+//   short comma list gets one entry per part); longer answers and abstentions get
+//   none, and the judge decides.
+// - Quirks are tolerated and recorded in meta: date keys without a session,
+//   malformed evidence ids, numeric answers, adversarial items without `answer`.
+import { type RecordProblem, SHORT_ANSWER_WORDS, SchemaError, answerStatedIn, answerText, isRecord, isoLocal, monthNumber, safeId, shortAnswerMustInclude, wordCount, withHeader } from './shared.js';
+import type { Fact, MessageTurn, Probe, ProbeKind, Transcript } from '../../../core/types.js';
+
+export const LOCOMO_ABSTENTION_ANSWER = 'Not mentioned in the conversation.';
+
+/** LoCoMo QA category → probe kind (see the mapping notes above). */
+export const LOCOMO_CATEGORIES: Readonly<Record<number, { name: string; kind: ProbeKind }>> = {
+  1: { name: 'multi-hop', kind: 'multi-hop' },
+  2: { name: 'temporal', kind: 'temporal' },
+  3: { name: 'open-domain', kind: 'recall' },
+  4: { name: 'single-hop', kind: 'recall' },
+  5: { name: 'adversarial', kind: 'abstention' },
+};
+
+/** Parses LoCoMo's `1:56 pm on 8 May, 2023` to `2023-05-08T13:56:00`; undefined when it does not fit. */
+export function parseLocomoDate(raw: string): string | undefined {
+  const m = /^\s*(\d{1,2})[:.](\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+)\.?,?\s+(\d{4})\s*$/i.exec(raw);
+  if (!m) return undefined;
+  let hour = Number(m[1]);
+  if (hour < 1 || hour > 12) return undefined;
+  const pm = m[3].toLowerCase() === 'p';
+  if (hour === 12) hour = pm ? 12 : 0;
+  else if (pm) hour += 12;
+  const month = monthNumber(m[5]);
+  if (month === undefined) return undefined;
+  return isoLocal(Number(m[6]), month, Number(m[4]), hour, Number(m[2]));
+}
+
+/** Canonical `D<session>:<line>` for an evidence id written leniently (`D1:3:5`, `(D1: 3)`, `d1:03`). */
+export function normalizeDiaId(raw: string): string | undefined {
+  const m = /^D(\d+):(\d+)/i.exec(raw.replace(/[\s()[\]]/g, ''));
+  return m ? `D${Number(m[1])}:${Number(m[2])}` : undefined;
+}
+
+/** Splits an evidence entry that packs several ids (`"D8:6; D9:17"`). */
+function evidenceIds(evidence: unknown): string[] {
+  const list = Array.isArray(evidence) ? evidence : evidence === undefined || evidence === null ? [] : [evidence];
+  const out: string[] = [];
+  for (const entry of list) {
+    const text = typeof entry === 'string' ? entry : String(entry);
+    for (const part of text.split(/[;,]|\s+(?=D)/i)) if (part.trim().length > 0) out.push(part.trim());
+  }
+  return out;
+}
+
+interface Utterance {
+  turn: number;
+  text: string;
+}
+
+interface Conversation {
+  speakerA: string;
+  speakerB: string;
+  turns: MessageTurn[];
+  /** Every dialogue id, as given and in canonical form, to its utterance. */
+  utterances: Map<string, Utterance>;
+  speakers: Set<string>;
+  notes: Record<string, unknown>;
+}
+
+function utteranceText(line: Record<string, unknown>): string {
+  const text = typeof line.text === 'string' ? line.text.trim() : '';
+  const caption = typeof line.blip_caption === 'string' ? line.blip_caption.trim() : '';
+  if (caption.length === 0) return text;
+  const image = `[shares ${caption}]`;
+  return text.length > 0 ? `${text} ${image}` : image;
+}
+
+interface Line {
+  diaId: string;
+  text: string;
+}
+
+interface Run {
+  side: 'user' | 'assistant';
+  text: string;
+  lines: Line[];
+}
+
+/** Consecutive lines by one speaker become one run; the speaker's name opens it. */
+function sessionRuns(lines: Record<string, unknown>[], conv: Conversation): Run[] {
+  const runs: Run[] = [];
+  let lastSpeaker: string | undefined;
+  for (const raw of lines) {
+    const speaker = typeof raw.speaker === 'string' && raw.speaker.trim().length > 0 ? raw.speaker.trim() : 'Unknown';
+    const line = { diaId: typeof raw.dia_id === 'string' ? raw.dia_id : '', text: utteranceText(raw) };
+    conv.speakers.add(speaker);
+    const current = runs[runs.length - 1];
+    if (current && speaker === lastSpeaker) {
+      current.text += `\n${line.text}`;
+      current.lines.push(line);
+      continue;
+    }
+    runs.push({ side: speaker === conv.speakerA ? 'user' : 'assistant', text: `${speaker}: ${line.text}`, lines: [line] });
+    lastSpeaker = speaker;
+  }
+  return runs;
+}
+
+interface DraftTurn {
+  user: string;
+  assistant?: string;
+  lines: Line[];
+}
+
+/** Pairs runs into turns: a speaker_a run opens a turn, the next run answers it. */
+function pairRuns(runs: Run[]): DraftTurn[] {
+  const drafts: DraftTurn[] = [];
+  for (const run of runs) {
+    const open = drafts[drafts.length - 1];
+    if (run.side === 'user') drafts.push({ user: run.text, lines: [...run.lines] });
+    else if (!open) drafts.push({ user: '', assistant: run.text, lines: [...run.lines] });
+    else {
+      // A third speaker can follow speaker_b; their lines join the same reply.
+      open.assistant = open.assistant === undefined ? run.text : `${open.assistant}\n${run.text}`;
+      open.lines.push(...run.lines);
+    }
+  }
+  return drafts;
+}
+
+function sessionNumbers(conv: Record<string, unknown>): { sessions: number[]; dated: number[] } {
+  const sessions: number[] = [];
+  const dated: number[] = [];
+  for (const key of Object.keys(conv)) {
+    const s = /^session_(\d+)$/.exec(key);
+    if (s) sessions.push(Number(s[1]));
+    const d = /^session_(\d+)_date_time$/.exec(key);
+    if (d) dated.push(Number(d[1]));
+  }
+  return { sessions: sessions.sort((a, b) => a - b), dated: dated.sort((a, b) => a - b) };
+}
+
+function addSession(conv: Conversation, n: number, lines: Record<string, unknown>[], rawDate: string | undefined): void {
+  const drafts = pairRuns(sessionRuns(lines, conv));
+  drafts.forEach((draft, i) => {
+    const turn: MessageTurn = { kind: 'message', user: draft.user, toolCalls: [], meta: {} };
+    if (draft.assistant !== undefined) turn.assistant = draft.assistant;
+    if (i === 0) startSession(turn, n, rawDate);
+    turn.meta = { ...turn.meta, dia_ids: draft.lines.map((l) => l.diaId) };
+    conv.turns.push(turn);
+    for (const line of draft.lines) indexUtterance(conv, line, conv.turns.length);
+  });
+}
+
+function startSession(turn: MessageTurn, n: number, rawDate: string | undefined): void {
+  turn.user = withHeader(rawDate ? `[Session ${n}: ${rawDate}]` : `[Session ${n}]`, turn.user);
+  const at = rawDate === undefined ? undefined : parseLocomoDate(rawDate);
+  if (at !== undefined) turn.at = at;
+  turn.meta = { session: n };
+  if (rawDate !== undefined) turn.meta.date = rawDate;
+  if (rawDate !== undefined && at === undefined) turn.meta.unparsed_date = true;
+}
+
+function indexUtterance(conv: Conversation, line: Line, turn: number): void {
+  const utterance = { turn, text: line.text };
+  if (line.diaId && !conv.utterances.has(line.diaId)) conv.utterances.set(line.diaId, utterance);
+  const canonical = normalizeDiaId(line.diaId);
+  if (canonical && !conv.utterances.has(canonical)) conv.utterances.set(canonical, utterance);
+}
+
+function readConversation(raw: Record<string, unknown>, where: string): Conversation {
+  const speakerA = raw.speaker_a;
+  const speakerB = raw.speaker_b;
+  if (typeof speakerA !== 'string' || typeof speakerB !== 'string') {
+    throw new SchemaError(`${where}.conversation`, 'speaker_a and speaker_b must be strings');
+  }
+  const conv: Conversation = { speakerA, speakerB, turns: [], utterances: new Map(), speakers: new Set(), notes: {} };
+  const { sessions, dated } = sessionNumbers(raw);
+  const empty: number[] = [];
+  for (const n of sessions) {
+    const lines = raw[`session_${n}`];
+    if (!Array.isArray(lines)) throw new SchemaError(`${where}.conversation.session_${n}`, 'a session must be a list of utterances');
+    const usable = lines.filter(isRecord);
+    if (usable.length !== lines.length) conv.notes[`session_${n}_skipped_lines`] = lines.length - usable.length;
+    if (usable.length === 0) {
+      empty.push(n);
+      continue;
+    }
+    const rawDate = raw[`session_${n}_date_time`];
+    addSession(conv, n, usable, typeof rawDate === 'string' ? rawDate : undefined);
+  }
+  if (empty.length > 0) conv.notes.empty_sessions = empty;
+  const undated = dated.filter((n) => !sessions.includes(n));
+  if (undated.length > 0) conv.notes.dates_without_session = undated;
+  const others = [...conv.speakers].filter((s) => s !== speakerA && s !== speakerB).sort();
+  if (others.length > 0) conv.notes.other_speakers = others;
+  return conv;
+}
+
+interface FactBook {
+  facts: Fact[];
+  byKey: Map<string, Fact>;
+}
+
+function factFor(book: FactBook, diaId: string, turn: number, phrase: string): Fact {
+  const key = `${turn}|${phrase.toLowerCase()}`;
+  const known = book.byKey.get(key);
+  if (known) return known;
+  const base = diaId.replace(':', '-');
+  const taken = new Set(book.facts.map((f) => f.id));
+  let id = base;
+  for (let i = 2; taken.has(id); i++) id = `${base}-${i}`;
+  const fact: Fact = { id, text: phrase, aliases: [], turn, critical: false, meta: { evidence: diaId } };
+  book.facts.push(fact);
+  book.byKey.set(key, fact);
+  return fact;
+}
+
+/** A multi-hop answer lists its parts with commas; LoCoMo scores each part, and so do we
+ * (each part is looked for in the evidence, and a short list needs every part, in any order). */
+function answerParts(answer: string, kind: ProbeKind): string[] {
+  if (kind !== 'multi-hop' || !answer.includes(', ')) return [answer];
+  const parts = answer.split(', ').map((p) => p.trim()).filter((p) => p.length > 0);
+  return parts.length > 1 ? parts : [answer];
+}
+
+function mustIncludeFor(answer: string, parts: string[], kind: ProbeKind): string[][] {
+  if (kind === 'abstention' || wordCount(answer) > SHORT_ANSWER_WORDS) return [];
+  if (parts.length > 1) return parts.map((p) => [p]);
+  return shortAnswerMustInclude(answer);
+}
+
+interface QaContext {
+  conv: Conversation;
+  book: FactBook;
+  lastTurn: number;
+}
+
+function qaToProbe(qa: Record<string, unknown>, index: number, ctx: QaContext): Probe | RecordProblem {
+  const where = `qa[${index}]`;
+  if (typeof qa.question !== 'string' || qa.question.trim().length === 0) return { where, reason: 'no question' };
+  const category = typeof qa.category === 'number' ? qa.category : Number(qa.category);
+  const known = LOCOMO_CATEGORIES[category];
+  const kind: ProbeKind = known?.kind ?? 'recall';
+  const given = answerText(qa.answer);
+  if (kind !== 'abstention' && (given === undefined || given.length === 0)) return { where, reason: 'no answer' };
+  const answer = kind === 'abstention' ? LOCOMO_ABSTENTION_ANSWER : (given as string);
+  const meta: Record<string, unknown> = { category: qa.category ?? null, category_name: known?.name ?? 'unknown' };
+  if (kind === 'abstention' && given !== undefined) meta.dataset_answer = given;
+  const adversarial = answerText(qa.adversarial_answer);
+  if (adversarial !== undefined) meta.adversarial_answer = adversarial;
+  const parts = answerParts(answer, kind);
+  const factIds = linkEvidence(qa.evidence, kind === 'abstention' ? [] : parts, ctx, meta);
+  return {
+    id: `q${index + 1}`,
+    afterTurn: ctx.lastTurn,
+    question: qa.question.trim(),
+    answer,
+    mustInclude: mustIncludeFor(answer, parts, kind),
+    facts: factIds,
+    kind,
+    meta,
+  };
+}
+
+/** Resolves evidence ids to turns and plants a fact where an answer phrase is stated. */
+function linkEvidence(evidence: unknown, phrases: string[], ctx: QaContext, meta: Record<string, unknown>): string[] {
+  const ids = evidenceIds(evidence);
+  if (ids.length > 0) meta.evidence = ids;
+  const unresolved: string[] = [];
+  const unmatched: string[] = [];
+  const factIds: string[] = [];
+  for (const raw of ids) {
+    const canonical = normalizeDiaId(raw);
+    const utterance = ctx.conv.utterances.get(raw) ?? (canonical ? ctx.conv.utterances.get(canonical) : undefined);
+    if (!utterance) {
+      unresolved.push(raw);
+      continue;
+    }
+    const stated = phrases.filter((p) => answerStatedIn(utterance.text, p));
+    for (const phrase of stated) {
+      const fact = factFor(ctx.book, canonical ?? raw, utterance.turn, phrase);
+      if (!factIds.includes(fact.id)) factIds.push(fact.id);
+    }
+    if (stated.length === 0) unmatched.push(`${raw} (turn ${utterance.turn})`);
+  }
+  if (unresolved.length > 0) meta.unresolved_evidence = unresolved;
+  if (unmatched.length > 0 && phrases.length > 0) meta.evidence_without_answer = unmatched;
+  return factIds;
+}
+
+/** Converts one LoCoMo sample; `index` is its position in the file (for ids and messages). */
+export function locomoSampleToTranscript(sample: unknown, index: number): Transcript {
+  const where = `[${index}]`;
+  if (!isRecord(sample)) throw new SchemaError(where, 'a LoCoMo sample must be an object');
+  if (!isRecord(sample.conversation)) throw new SchemaError(`${where}.conversation`, 'missing or not an object');
+  if (!Array.isArray(sample.qa)) throw new SchemaError(`${where}.qa`, 'missing or not a list');
+  const rawId = typeof sample.sample_id === 'string' || typeof sample.sample_id === 'number' ? String(sample.sample_id) : `sample-${index + 1}`;
+  const conv = readConversation(sample.conversation, where);
+  if (conv.turns.length === 0) throw new SchemaError(`${where}.conversation`, 'no session has any utterance');
+  const ctx: QaContext = { conv, book: { facts: [], byKey: new Map() }, lastTurn: conv.turns.length };
+  const probes: Probe[] = [];
+  const skipped: RecordProblem[] = [];
+  sample.qa.forEach((qa, i) => {
+    const result = isRecord(qa) ? qaToProbe(qa, i, ctx) : { where: `qa[${i}]`, reason: 'not an object' };
+    if ('reason' in result) skipped.push(result);
+    else probes.push(result);
+  });
+  const meta: Record<string, unknown> = { source: 'locomo', sample_id: rawId, speaker_a: conv.speakerA, speaker_b: conv.speakerB, ...conv.notes };
+  if (skipped.length > 0) meta.skipped_qa = skipped.map((s) => `${s.where}: ${s.reason}`);
+  return {
+    id: `locomo-${safeId(rawId)}`,
+    title: `LoCoMo ${rawId}: ${conv.speakerA} and ${conv.speakerB}`,
+    tags: ['locomo'],
+    system:
+      `The conversation below is between two people. User messages are ${conv.speakerA}'s, ` +
+      `assistant messages are ${conv.speakerB}'s; each session starts with its date in brackets. ` +
+      'Answer questions about the conversation from what was said in it.',
+    turns: conv.turns,
+    facts: ctx.book.facts.sort((a, b) => a.turn - b.turn),
+    probes,
+    file: `locomo-${safeId(rawId)}.yaml`,
+    meta,
+  };
+}

@@ -1,0 +1,97 @@
+// Rules both benchmark importers share, so LoCoMo and LongMemEval transcripts
+// are graded the same way.
+import { containsPhrase } from '../../../core/text.js';
+import type { MessageTurn } from '../../../core/types.js';
+
+/** Answers up to this many words get a `must_include`; longer ones are left to the judge,
+ * because a free-form sentence is almost never repeated word for word. */
+export const SHORT_ANSWER_WORDS = 5;
+
+/** A problem with one record of the input; the importer reports them together. */
+export interface RecordProblem {
+  /** Where in the input, e.g. `[3].qa[12]`. */
+  where: string;
+  reason: string;
+}
+
+export function wordCount(text: string): number {
+  const trimmed = text.trim();
+  return trimmed.length === 0 ? 0 : trimmed.split(/\s+/).length;
+}
+
+/** Benchmarks store some answers as numbers or lists; the transcript wants text. */
+export function answerText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim();
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) {
+    const parts = value.map(answerText).filter((p): p is string => p !== undefined && p.length > 0);
+    return parts.length > 0 ? parts.join(', ') : undefined;
+  }
+  return undefined;
+}
+
+/** `[[answer]]` for a short answer, nothing for a long one (see SHORT_ANSWER_WORDS). */
+export function shortAnswerMustInclude(answer: string): string[][] {
+  const words = wordCount(answer);
+  return words > 0 && words <= SHORT_ANSWER_WORDS ? [[answer]] : [];
+}
+
+/** The text a fact must be found in: everything said in the turn. */
+export function turnText(turn: MessageTurn): string {
+  return turn.assistant === undefined ? turn.user : `${turn.user}\n${turn.assistant}`;
+}
+
+/** True when `answer` is stated in `text` (the harness's own matching rule). */
+export function answerStatedIn(text: string, answer: string): boolean {
+  return answer.trim().length > 0 && containsPhrase(text, answer);
+}
+
+/** A file-name-safe, id-safe form of a benchmark identifier. */
+export function safeId(raw: string): string {
+  const cleaned = raw
+    .trim()
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '');
+  return cleaned.length > 0 ? cleaned : 'unnamed';
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+function pad2(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+/** Local date-time as ISO 8601 without a zone: the benchmarks give none, and inventing UTC would be wrong. */
+export function isoLocal(year: number, month: number, day: number, hour: number, minute: number): string | undefined {
+  const d = new Date(Date.UTC(year, month - 1, day, hour, minute));
+  if (d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) return undefined;
+  if (hour > 23 || minute > 59) return undefined;
+  return `${year}-${pad2(month)}-${pad2(day)}T${pad2(hour)}:${pad2(minute)}:00`;
+}
+
+export function monthNumber(name: string): number | undefined {
+  const lower = name.toLowerCase();
+  if (lower.length < 3) return undefined;
+  const index = MONTHS.findIndex((m) => m.startsWith(lower));
+  return index < 0 ? undefined : index + 1;
+}
+
+/** The input does not have the benchmark's shape; `where` says which record (e.g. `[3].qa`). */
+export class SchemaError extends Error {
+  constructor(
+    readonly where: string,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = 'SchemaError';
+  }
+}
+
+/** First turn text of a session: a header line, since strategies see message text only (not `at:`). */
+export function withHeader(header: string, text: string): string {
+  return text.length > 0 ? `${header}\n${text}` : header;
+}

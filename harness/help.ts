@@ -1,0 +1,18 @@
+// The usage text, on its own so `memeval --help` loads nothing else.
+export const HELP = `memeval — evaluate conversation-memory strategies
+
+Usage:
+  memeval run [--config FILE] [--datasets] [GLOB ...] [--strategies id,id] [--out DIR]
+              [--model M] [--judge M] [--concurrency N] [--repeat N] [--agent direct|runner]
+              [--no-cache] [--max-errors N|P%] [--gate] [--baseline RUN] [--resume RUN_DIR]
+  memeval diff BASE_RUN CANDIDATE_RUN [--out DIR]
+  memeval gate [RUN] [--baseline RUN] [--config FILE]
+  memeval calibrate [--judge MODEL] [--data DIR] [--out DIR]
+  memeval import locomo|longmemeval FILE.json --out DIR [--limit N]
+  memeval report RUN_DIR        re-render a run's reports from its run.json
+  memeval strategies            list strategies and their options
+
+Models: offline (built-in extractive reader, no network), openai:<name>, <provider>:<name>.
+Exit codes: 0 ok · 2 bad input or usage · 3 the run could not measure (errors past
+--max-errors, default 0; bad key, unknown model or nothing listening) · 100 a gate
+failed · 130 interrupted (resume with --resume) · 1 memeval itself crashed.`;

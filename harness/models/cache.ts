@@ -1,0 +1,206 @@
+// Content-addressed cache of model calls, plus in-flight deduplication.
+// The key covers everything that changes an answer (model id, its params, the
+// full request) and nothing secret: API keys never reach the key or the files.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
+import { redact } from '../../core/secrets.js';
+
+/** JSON with object keys sorted and `undefined` fields dropped, so equal values hash equally. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : sortKeys(v)));
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const inner = (value as Record<string, unknown>)[key];
+      if (inner !== undefined) out[key] = sortKeys(inner);
+    }
+    return out;
+  }
+  return value;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The cache key of one call. */
+export function cacheKey(modelId: string, params: Record<string, unknown>, request: ModelRequest): string {
+  return sha256(canonicalJson({ model: modelId, params, request }));
+}
+
+/** Counters a run reports (one object can be shared by every model of a run). */
+export class ModelStats {
+  /** Calls that reached the provider. */
+  calls = 0;
+  /** Calls answered from the cache files. */
+  cacheHits = 0;
+  /** Calls that joined an identical call already in flight. */
+  dedupHits = 0;
+  /** Calls whose final result carried an error. */
+  errors = 0;
+  /** Cache files found damaged, deleted and refetched. */
+  corruptEntries = 0;
+
+  snapshot(): ModelStatsSnapshot {
+    const { calls, cacheHits, dedupHits, errors, corruptEntries } = this;
+    return { calls, cacheHits, dedupHits, errors, corruptEntries };
+  }
+}
+
+export interface ModelStatsSnapshot {
+  calls: number;
+  cacheHits: number;
+  dedupHits: number;
+  errors: number;
+  corruptEntries: number;
+}
+
+interface CacheEntry {
+  key: string;
+  result: ModelResult;
+  /** sha256 of the canonical JSON of `result`. */
+  sha256: string;
+}
+
+/** The on-disk store: `<dir>/<key[0..2]>/<key>.json`, written atomically. */
+export class CacheStore {
+  constructor(readonly dir: string) {}
+
+  pathOf(key: string): string {
+    return join(this.dir, key.slice(0, 2), `${key}.json`);
+  }
+
+  /** The stored result, or undefined. A damaged entry is deleted and reported as `corrupt`. */
+  async read(key: string): Promise<{ result?: ModelResult; corrupt: boolean }> {
+    const path = this.pathOf(key);
+    let raw: string;
+    try {
+      raw = await readFile(path, 'utf8');
+    } catch {
+      return { corrupt: false };
+    }
+    const result = parseEntry(raw, key);
+    if (result) return { result, corrupt: false };
+    await unlink(path).catch(() => undefined);
+    return { corrupt: true };
+  }
+
+  async write(key: string, result: ModelResult): Promise<void> {
+    const path = this.pathOf(key);
+    const entry: CacheEntry = { key, result, sha256: sha256(canonicalJson(result)) };
+    await mkdir(dirname(path), { recursive: true });
+    // Rename is atomic on one file system: a reader sees the old file or the whole new one.
+    const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(tmp, JSON.stringify(entry), 'utf8');
+    await rename(tmp, path);
+  }
+}
+
+function parseEntry(raw: string, key: string): ModelResult | undefined {
+  let entry: Partial<CacheEntry>;
+  try {
+    entry = JSON.parse(raw) as Partial<CacheEntry>;
+  } catch {
+    return undefined;
+  }
+  if (typeof entry !== 'object' || entry === null || entry.key !== key) return undefined;
+  if (typeof entry.result !== 'object' || entry.result === null) return undefined;
+  if (entry.sha256 !== sha256(canonicalJson(entry.result))) return undefined;
+  if (typeof entry.result.output !== 'string' || entry.result.error !== undefined) return undefined;
+  return entry.result;
+}
+
+// Models promise never to throw; this keeps the promise even for one that does.
+function failure(error: unknown): ModelResult {
+  const message = error instanceof Error ? error.message : String(error);
+  return { output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs: 0, error: redact(message) };
+}
+
+export interface CachedModelOptions {
+  /** Cache directory, or false to keep only in-flight deduplication. */
+  dir: string | false;
+  stats?: ModelStats;
+}
+
+/**
+ * Wraps a model with the disk cache and in-flight deduplication. Hits come back
+ * with `cached: true` and the usage, cost and latency of the call that made them
+ * (reports sum cost over uncached results for the money spent by a run). A call
+ * that joined an identical one in flight is also `cached: true`: it made no call.
+ * Errors are never stored.
+ */
+export class CachedModel implements Model {
+  readonly id: string;
+  readonly params: Record<string, unknown>;
+  readonly stats: ModelStats;
+  private readonly store: CacheStore | undefined;
+  private readonly pending = new Map<string, Promise<ModelResult>>();
+
+  constructor(
+    readonly inner: Model,
+    opts: CachedModelOptions,
+  ) {
+    this.id = inner.id;
+    this.params = inner.params;
+    this.stats = opts.stats ?? new ModelStats();
+    this.store = opts.dir === false ? undefined : new CacheStore(opts.dir);
+  }
+
+  complete(request: ModelRequest): Promise<ModelResult> {
+    return this.completeSample(request, 0);
+  }
+
+  /**
+   * A view of this model whose calls are cached apart per `sample`, so repeating a
+   * probe N times draws N answers instead of one answer N times. Sample 0 is `this`.
+   */
+  sample(sample: number): Model {
+    if (sample === 0) return this;
+    return {
+      id: this.id,
+      params: { ...this.params, sample },
+      complete: (request) => this.completeSample(request, sample),
+    };
+  }
+
+  private completeSample(request: ModelRequest, sample: number): Promise<ModelResult> {
+    const params = sample === 0 ? this.params : { ...this.params, sample };
+    const key = cacheKey(this.id, params, request);
+    const inFlight = this.pending.get(key);
+    if (inFlight) {
+      this.stats.dedupHits++;
+      return inFlight.then((result) => ({ ...result, cached: true }));
+    }
+    const call = this.lookupOrCall(key, request).finally(() => this.pending.delete(key));
+    this.pending.set(key, call);
+    return call;
+  }
+
+  private async lookupOrCall(key: string, request: ModelRequest): Promise<ModelResult> {
+    if (this.store) {
+      const { result, corrupt } = await this.store.read(key);
+      if (corrupt) this.stats.corruptEntries++;
+      if (result) {
+        this.stats.cacheHits++;
+        return { ...result, cached: true };
+      }
+    }
+    this.stats.calls++;
+    const raw = await this.inner.complete(request).catch((error: unknown) => failure(error));
+    // A model may echo a key it saw in a transcript; nothing key-like is stored or passed on.
+    const result = { ...raw, output: redact(raw.output) };
+    if (result.error !== undefined) {
+      this.stats.errors++;
+      return result;
+    }
+    // A failed write costs only a future cache miss; the answer itself is good.
+    if (this.store) await this.store.write(key, { ...result, cached: false }).catch(() => undefined);
+    return result;
+  }
+}

@@ -1,0 +1,354 @@
+// Any OpenAI-compatible server (OpenAI, Azure OpenAI v1, Ollama, vLLM, LiteLLM)
+// through the official `openai` client: the Responses API by default, Chat
+// Completions with `api: 'chat'`. Retries are ours (harness/retry.ts), so the
+// client is built with `maxRetries: 0`; a circuit breaker (harness/breaker.ts)
+// stops calls that no retry can fix.
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
+import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from 'openai/resources/responses/responses';
+import { itemRole, itemText, itemType } from '../../core/items.js';
+import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
+import { costOf, type Price } from './prices.js';
+import { Breakers, DEFAULT_OPENAI_BASE_URL, type Endpoint } from './breaker.js';
+import { PermanentError, TransientError, withRetry, type RetryGuard, type RetryOutcome } from './retry.js';
+import { redact, registerSecret } from '../../core/secrets.js';
+import type { AgentInputItem, Usage } from '../../core/types.js';
+
+export type OpenAIApi = 'responses' | 'chat';
+
+export interface OpenAIModelOptions {
+  /** Model name the server knows, e.g. `gpt-4.1-mini` or `llama3.1`. */
+  name: string;
+  /** Provider label used in the id (`<provider>:<name>`); default `openai`. */
+  provider?: string;
+  api?: OpenAIApi;
+  /** Default for the `openai` provider: `OPENAI_BASE_URL`, then the client's default. */
+  baseURL?: string;
+  /** Default for the `openai` provider: `OPENAI_API_KEY`. */
+  apiKey?: string;
+  /** The variable the key came from, named in the fix hint of a rejected key. */
+  keyEnv?: string;
+  /** The registry whose breaker guards this model's endpoint; default a registry of this model's own. */
+  breakers?: Breakers;
+  timeoutMs?: number;
+  maxAttempts?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  price?: Price;
+  /** Chat Completions field for the output limit. OpenAI wants `max_completion_tokens`; many compatible servers only know `max_tokens`. */
+  chatMaxTokensField?: 'max_completion_tokens' | 'max_tokens';
+  /** Injected in tests to record backoff waits instead of sleeping. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** What the Agents SDK runner needs to call this model the way production does. */
+export interface OpenAIRunnerTarget {
+  kind: 'openai';
+  id: string;
+  client: OpenAI;
+  name: string;
+  api: OpenAIApi;
+  price?: Price;
+  timeoutMs: number;
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** The model's circuit breaker: the runner path trips and honours the same one. */
+  guard: RetryGuard;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+// Under 30% independent transient faults, 0.3^6 ≈ 0.07% of calls exhaust their
+// retries, well inside the 1% a run may lose.
+export const DEFAULT_MAX_ATTEMPTS = 6;
+const DEFAULT_BASE_DELAY_MS = 1_000;
+const DEFAULT_MAX_DELAY_MS = 30_000;
+
+type AnyRecord = Record<string, unknown>;
+
+/** The base URL without credentials, query or fragment (safe for ids, cache keys and reports). */
+export function publicBaseURL(baseURL: string | undefined): string | undefined {
+  if (!baseURL) return undefined;
+  try {
+    const url = new URL(baseURL);
+    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function systemText(item: AgentInputItem): boolean {
+  const role = itemRole(item);
+  return itemType(item) === 'message' && (role === 'system' || role === 'developer');
+}
+
+function callFields(item: AgentInputItem): { callId: string; name: string; arguments: string } {
+  const rec = item as unknown as AnyRecord;
+  return { callId: String(rec.callId ?? ''), name: String(rec.name ?? ''), arguments: String(rec.arguments ?? '') };
+}
+
+/**
+ * SDK items → Responses API input. Reasoning items are dropped: they are a model's
+ * private state, and the API only accepts ones it issued itself (by id).
+ */
+export function toResponsesInput(items: AgentInputItem[]): ResponseInputItem[] {
+  const out: ResponseInputItem[] = [];
+  for (const item of items) {
+    const type = itemType(item);
+    if (type === 'message') {
+      const role = itemRole(item);
+      if (role === 'user' || role === 'system' || role === 'developer') out.push({ role, content: itemText(item) });
+      else out.push({ role: 'assistant', content: itemText(item) });
+    } else if (type === 'function_call') {
+      const call = callFields(item);
+      out.push({ type: 'function_call', call_id: call.callId, name: call.name, arguments: call.arguments });
+    } else if (type === 'function_call_result') {
+      out.push({ type: 'function_call_output', call_id: callFields(item).callId, output: itemText(item) });
+    }
+  }
+  return out;
+}
+
+/**
+ * SDK items → Chat Completions messages. Consecutive tool calls become one
+ * assistant message with `tool_calls`; results become `tool` messages; reasoning
+ * items are dropped (the API has no place for them).
+ */
+export function toChatMessages(system: string | undefined, items: AgentInputItem[]): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [];
+  if (system) out.push({ role: 'system', content: system });
+  let pendingCalls: ChatCompletionMessageToolCall[] | undefined;
+  for (const item of items) {
+    const type = itemType(item);
+    if (type === 'function_call') {
+      const call = callFields(item);
+      if (!pendingCalls) {
+        pendingCalls = [];
+        out.push({ role: 'assistant', content: null, tool_calls: pendingCalls });
+      }
+      pendingCalls.push({ id: call.callId, type: 'function', function: { name: call.name, arguments: call.arguments } });
+      continue;
+    }
+    pendingCalls = undefined;
+    if (type === 'function_call_result') {
+      out.push({ role: 'tool', tool_call_id: callFields(item).callId, content: itemText(item) });
+    } else if (type === 'message') {
+      const role = itemRole(item);
+      if (systemText(item)) out.push({ role: role === 'developer' ? 'developer' : 'system', content: itemText(item) });
+      else if (role === 'user') out.push({ role: 'user', content: itemText(item) });
+      else out.push({ role: 'assistant', content: itemText(item) });
+    }
+  }
+  return out;
+}
+
+/** The Responses API body of a request. */
+export function responsesBody(name: string, request: ModelRequest): ResponseCreateParamsNonStreaming {
+  const body: ResponseCreateParamsNonStreaming = { model: name, input: toResponsesInput(request.input) };
+  if (request.system) body.instructions = request.system;
+  if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.responseFormat) {
+    const { name: formatName, schema } = request.responseFormat;
+    body.text = { format: { type: 'json_schema', name: formatName, schema, strict: true } };
+  }
+  return body;
+}
+
+/** The Chat Completions body of a request. */
+export function chatBody(
+  name: string,
+  request: ModelRequest,
+  maxTokensField: 'max_completion_tokens' | 'max_tokens' = 'max_completion_tokens',
+): ChatCompletionCreateParamsNonStreaming {
+  const body: ChatCompletionCreateParamsNonStreaming = { model: name, messages: toChatMessages(request.system, request.input) };
+  if (request.maxOutputTokens !== undefined) body[maxTokensField] = request.maxOutputTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.responseFormat) {
+    const { name: formatName, schema } = request.responseFormat;
+    body.response_format = { type: 'json_schema', json_schema: { name: formatName, schema, strict: true } };
+  }
+  return body;
+}
+
+function asRecord(value: unknown): AnyRecord | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as AnyRecord) : undefined;
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+const NOT_JSON = "the server's reply was not a JSON object (is the base URL an OpenAI-compatible /v1 endpoint?)";
+
+const BODY_PREVIEW_CHARS = 80;
+
+// A gateway hiccup answers 200 with its own HTML page or a cut-off body, and the
+// next attempt usually succeeds; a wrong base URL does it every time, hence the hint.
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    // Redacted before cutting, so a key split at the cut cannot slip past the patterns.
+    const preview = JSON.stringify(redact(text).slice(0, BODY_PREVIEW_CHARS));
+    throw new TransientError(`the reply was not valid JSON: ${preview} (if this persists, check that the base URL is an OpenAI-compatible /v1 endpoint)`);
+  }
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  return parseBody(await response.text());
+}
+
+/**
+ * fetch for the client: a 2xx reply must be JSON. The Agents SDK parses replies
+ * inside the client, where an HTML page turns into a TypeError that looks like a
+ * bug and is never retried; failing here makes it a TransientError on both paths.
+ */
+const checkedFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const type = response.headers.get('content-type') ?? '';
+  // Error statuses are the client's to read; streams cannot be read ahead.
+  if (!response.ok || response.status === 204 || type.includes('text/event-stream')) return response;
+  const text = await response.text();
+  parseBody(text);
+  return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+};
+
+function jsonReply(raw: unknown): AnyRecord {
+  const rec = asRecord(raw);
+  if (!rec) throw new PermanentError(NOT_JSON);
+  return rec;
+}
+
+/** Text and usage of a Responses API reply. */
+export function parseResponsesReply(raw: unknown): { output: string; usage: Usage } {
+  const rec = jsonReply(raw);
+  const texts: string[] = [];
+  for (const item of Array.isArray(rec.output) ? rec.output : []) {
+    const message = asRecord(item);
+    if (message?.type !== 'message' || !Array.isArray(message.content)) continue;
+    for (const part of message.content) {
+      const p = asRecord(part);
+      if (p?.type === 'output_text' && typeof p.text === 'string') texts.push(p.text);
+      else if (p?.type === 'refusal' && typeof p.refusal === 'string') texts.push(p.refusal);
+    }
+  }
+  if (!Array.isArray(rec.output)) throw new PermanentError('the Responses API reply has no `output` list');
+  const usage = asRecord(rec.usage) ?? {};
+  return { output: texts.join(''), usage: { inputTokens: count(usage.input_tokens), outputTokens: count(usage.output_tokens) } };
+}
+
+/** Text and usage of a Chat Completions reply. */
+export function parseChatReply(raw: unknown): { output: string; usage: Usage } {
+  const rec = jsonReply(raw);
+  if (!Array.isArray(rec.choices) || rec.choices.length === 0) throw new PermanentError('the Chat Completions reply has no choices');
+  const message = asRecord(asRecord(rec.choices[0])?.message) ?? {};
+  const output = typeof message.content === 'string' ? message.content : typeof message.refusal === 'string' ? message.refusal : '';
+  const usage = asRecord(rec.usage) ?? {};
+  return { output, usage: { inputTokens: count(usage.prompt_tokens), outputTokens: count(usage.completion_tokens) } };
+}
+
+/** The error of a failed call: a tripped breaker's message already names the model; others get the id in front. */
+export function failedCallError(id: string, outcome: Extract<RetryOutcome<unknown>, { ok: false }>): string {
+  return redact(outcome.fatal ? outcome.error : `${id}: ${outcome.error}`);
+}
+
+/** Normalises an `api:` value from config (`chat`, `chat_completions`, `responses`). */
+export function parseApi(value: string | undefined): OpenAIApi {
+  if (value === undefined || value === 'responses') return 'responses';
+  if (value === 'chat' || value === 'chat_completions' || value === 'chat-completions') return 'chat';
+  throw new Error(`unknown api "${value}" (use responses or chat)`);
+}
+
+export class OpenAIModel implements Model {
+  readonly id: string;
+  readonly params: Record<string, unknown>;
+  readonly api: OpenAIApi;
+  readonly name: string;
+  private readonly client: OpenAI;
+  private readonly opts: OpenAIModelOptions;
+  private readonly timeoutMs: number;
+  private readonly maxAttempts: number;
+  private readonly guard: RetryGuard;
+
+  constructor(opts: OpenAIModelOptions) {
+    this.opts = opts;
+    this.name = opts.name;
+    this.api = opts.api ?? 'responses';
+    this.id = `${opts.provider ?? 'openai'}:${opts.name}`;
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxAttempts = opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    // Only OpenAI's own provider reads the OPENAI_* variables: another server must never receive OpenAI's key.
+    const isOpenAI = (opts.provider ?? 'openai') === 'openai';
+    const baseURL = opts.baseURL ?? (isOpenAI ? process.env.OPENAI_BASE_URL : undefined);
+    const apiKey = opts.apiKey ?? (isOpenAI ? process.env.OPENAI_API_KEY : undefined);
+    registerSecret(apiKey);
+    // A local server (Ollama, vLLM) needs no key, but the client insists on one.
+    this.client = new OpenAI({ apiKey: apiKey || 'no-key', baseURL, maxRetries: 0, timeout: this.timeoutMs, fetch: checkedFetch });
+    // Where the answer comes from matters (a local `llama3` is not Azure's); the key never does.
+    const server = publicBaseURL(baseURL);
+    this.params = { api: this.api, ...(server ? { baseURL: server } : {}), ...(this.api === 'chat' ? { maxTokensField: this.maxTokensField } : {}) };
+    const keyEnv = opts.keyEnv ?? (isOpenAI ? 'OPENAI_API_KEY' : undefined);
+    const endpoint: Endpoint = { provider: opts.provider ?? 'openai', model: this.name, baseURL: server ?? DEFAULT_OPENAI_BASE_URL, keyEnv, api: this.api };
+    this.guard = (opts.breakers ?? new Breakers()).guard(endpoint);
+  }
+
+  private get maxTokensField(): 'max_completion_tokens' | 'max_tokens' {
+    return this.opts.chatMaxTokensField ?? 'max_completion_tokens';
+  }
+
+  /** The client and settings the Agents SDK runner uses for this model (harness/agent-path.ts). */
+  runnerTarget(): OpenAIRunnerTarget {
+    return {
+      kind: 'openai',
+      id: this.id,
+      client: this.client,
+      name: this.name,
+      api: this.api,
+      price: this.opts.price,
+      timeoutMs: this.timeoutMs,
+      maxAttempts: this.maxAttempts,
+      baseDelayMs: this.baseDelayMs,
+      maxDelayMs: this.maxDelayMs,
+      guard: this.guard,
+      sleep: this.opts.sleep,
+    };
+  }
+
+  private get baseDelayMs(): number {
+    return this.opts.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
+  }
+
+  private get maxDelayMs(): number {
+    return this.opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+  }
+
+  // The raw response is parsed here so a non-JSON reply becomes a clear error, not a client TypeError.
+  private async call(request: ModelRequest, signal: AbortSignal): Promise<{ output: string; usage: Usage }> {
+    if (this.api === 'chat') {
+      const body = chatBody(this.name, request, this.maxTokensField);
+      return parseChatReply(await readJson(await this.client.chat.completions.create(body, { signal }).asResponse()));
+    }
+    const body = responsesBody(this.name, request);
+    return parseResponsesReply(await readJson(await this.client.responses.create(body, { signal }).asResponse()));
+  }
+
+  async complete(request: ModelRequest): Promise<ModelResult> {
+    const started = performance.now();
+    const outcome = await withRetry((signal) => this.call(request, signal), {
+      maxAttempts: this.maxAttempts,
+      baseDelayMs: this.baseDelayMs,
+      maxDelayMs: this.maxDelayMs,
+      timeoutMs: this.timeoutMs,
+      sleep: this.opts.sleep,
+      guard: this.guard,
+    });
+    const latencyMs = performance.now() - started;
+    if (!outcome.ok) {
+      return { output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs, error: failedCallError(this.id, outcome) };
+    }
+    const { output, usage } = outcome.value;
+    return { output, usage, cost: costOf(usage, this.opts.price), cached: false, latencyMs };
+  }
+}

@@ -1,0 +1,136 @@
+// Builds, once per run, the models and graders the config names: the agent
+// model that answers probes, the judge, summarizers, and their counters.
+import pLimit from 'p-limit';
+import type { SuiteConfig, StrategyConfig } from '../config.js';
+import type { LimitFunction } from 'p-limit';
+import { answerWithRunner } from '../models/agent-path.js';
+import { Breakers } from '../models/breaker.js';
+import { CachedModel, ModelStats } from '../models/cache.js';
+import { createModel, runnerTargetOf } from '../models/create.js';
+import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
+import { questionAndContext } from '../models/offline.js';
+import type { OpenAIRunnerTarget } from '../models/openai.js';
+import { TokenCounter } from '../../core/tokens.js';
+import type { SummaryRecord, Transcript } from '../../core/types.js';
+import { createAnswerJudge, type AnswerJudge } from '../../graders/answer-judge.js';
+import { createSummaryJudge, gradeSummary, type SummaryJudge } from '../../graders/summary-judge.js';
+import type { Summarizer } from '../../strategies/base.js';
+import { OfflineSummarizer } from '../../strategies/offline-summarizer.js';
+import { createLlmSummarizer } from '../../strategies/llm-summarizer.js';
+import type { SummarizerOptions } from '../../strategies/registry.js';
+import { summarizerOptionsOf } from '../../strategies/summary-input.js';
+import type { StrategyRegistry } from '../../strategies/registry.js';
+import { STRATEGIES } from '../../strategies/index.js';
+
+export interface Graders {
+  counter: TokenCounter;
+  answerModel: Model;
+  answerJudge: AnswerJudge;
+  makeSummarizer(options: SummarizerOptions): Summarizer;
+  gradeSummary(transcript: Transcript, summary: SummaryRecord, previous: SummaryRecord | undefined, strategy: StrategyConfig): Promise<SummaryRecord>;
+  counts(): { calls: number; cacheHits: number; dedupHits: number; errors: number };
+  /** Why an endpoint cannot be used (bad key, unknown model, nothing listening), once a circuit breaker tripped. */
+  fatal(): string | undefined;
+  model: string;
+  judge: string;
+}
+
+/**
+ * Answers through a scoped `@openai/agents` Runner with the strategy's view as
+ * its session: OpenAI models run on the SDK's own OpenAIProvider, so the request
+ * is built exactly as production builds it; any other model goes through an adapter.
+ */
+class RunnerAnswerModel implements Model {
+  readonly id: string;
+  readonly params: Record<string, unknown>;
+
+  constructor(
+    private readonly target: OpenAIRunnerTarget | Model,
+    base: Model,
+    private readonly limit: LimitFunction,
+  ) {
+    this.id = base.id;
+    this.params = { ...base.params, path: 'agents-runner' };
+  }
+
+  async complete(request: ModelRequest): Promise<ModelResult> {
+    const { question, context } = questionAndContext(request.input);
+    const prepared = { instructions: request.system, items: context, question };
+    const { output, usage, cost, cached, latencyMs, error } = await answerWithRunner({
+      prepared,
+      question,
+      model: this.target,
+      limit: this.limit,
+      maxOutputTokens: request.maxOutputTokens,
+      temperature: request.temperature,
+    });
+    return { output, usage, cost, cached, latencyMs, error };
+  }
+}
+
+/** Every model spec a run will call: the answering model, the judge, and each strategy's summarizer. */
+function modelSpecs(config: SuiteConfig, strategies: StrategyConfig[], registry: StrategyRegistry): string[] {
+  const specs = new Set([config.model, config.judge]);
+  for (const s of strategies) {
+    if (Object.values(registry.get(s.use)?.options ?? {}).some((o) => o.type === 'summarizer')) specs.add(summarizerOptionsOf(s.options).model);
+  }
+  specs.delete('offline');
+  return [...specs];
+}
+
+function runnerModel(model: Model, config: SuiteConfig, limit: LimitFunction, stats: ModelStats): Model {
+  const target = runnerTargetOf(model);
+  if (!target) return new RunnerAnswerModel(model, model, limit);
+  // Cached at the answer level, like every other call: a rerun makes no requests.
+  return new CachedModel(new RunnerAnswerModel(target, model, limit), { dir: config.cache, stats });
+}
+
+/**
+ * Builds every model the run needs up front, so a missing key or an unknown
+ * provider is reported (ModelSetupError) before any work starts.
+ */
+export function buildGraders(config: SuiteConfig, strategies: StrategyConfig[] = config.strategies, registry: StrategyRegistry = STRATEGIES): Graders {
+  const stats = new ModelStats();
+  const breakers = new Breakers();
+  const limit = pLimit(config.concurrency);
+  const models = new Map<string, Model>();
+  const modelFor = (spec: string): Model => {
+    let model = models.get(spec);
+    if (!model) {
+      model = createModel(spec, { providers: config.providers, prices: config.prices, cacheDir: config.cache, limit, stats, breakers });
+      models.set(spec, model);
+    }
+    return model;
+  };
+  for (const spec of modelSpecs(config, strategies, registry)) modelFor(spec);
+  const answerModel = config.agent === 'runner' ? runnerModel(modelFor(config.model), config, limit, stats) : modelFor(config.model);
+  const judgeModel = config.judge === 'offline' ? undefined : modelFor(config.judge);
+  const summaryJudges = new Map<number, SummaryJudge>();
+  const summaryJudgeFor = (wordLimit: number): SummaryJudge => {
+    let judge = summaryJudges.get(wordLimit);
+    if (!judge) {
+      judge = createSummaryJudge(config.judge, { wordLimit, samples: config.judge_samples }, judgeModel);
+      summaryJudges.set(wordLimit, judge);
+    }
+    return judge;
+  };
+  return {
+    counter: new TokenCounter(config.model),
+    answerModel,
+    answerJudge: createAnswerJudge(config.judge, judgeModel),
+    makeSummarizer: (options) =>
+      options.model === 'offline' ? new OfflineSummarizer(options) : createLlmSummarizer(options, modelFor(options.model)),
+    async gradeSummary(transcript, summary, previous, strategy) {
+      const wordLimit = summarizerOptionsOf(strategy.options).word_limit;
+      const grades = await gradeSummary({ transcript, summary, previous }, { wordLimit }, summaryJudgeFor(wordLimit));
+      return { ...summary, grades };
+    },
+    counts: () => {
+      const s = stats.snapshot();
+      return { calls: s.calls, cacheHits: s.cacheHits, dedupHits: s.dedupHits, errors: s.errors };
+    },
+    fatal: () => breakers.fatal(),
+    model: config.model,
+    judge: config.judge,
+  };
+}

@@ -1,0 +1,89 @@
+// Append-only JSONL journal of finished work. Each entry is written with one
+// write(2) call, so a killed process leaves whole lines (plus at most one torn
+// last line, which reading skips); fsync runs at job boundaries and on close.
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import type { ProbeRecord, SummaryRecord, TurnRecord } from '../../core/types.js';
+
+export type JournalEntry =
+  | { type: 'replay'; job: string; turns: TurnRecord[]; summaries: SummaryRecord[] }
+  | { type: 'probe'; key: string; record: ProbeRecord }
+  | { type: 'summary-grade'; key: string; record: SummaryRecord }
+  | { type: 'job-done'; job: string };
+
+export const JOURNAL_FILE = 'journal.jsonl';
+
+export class Journal {
+  private fd: number | undefined;
+
+  constructor(readonly path: string) {}
+
+  open(): void {
+    this.fd = openSync(this.path, 'a');
+    // A kill mid-write can leave a torn last line; without a newline the next entry would be glued to it and lost.
+    if (endsTorn(this.path)) writeSync(this.fd, '\n');
+  }
+
+  append(entry: JournalEntry): void {
+    if (this.fd === undefined) throw new Error('journal is not open');
+    writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+  }
+
+  /** Forces finished work to disk (job boundaries, interrupts, the end of a run). */
+  sync(): void {
+    if (this.fd !== undefined) fsyncSync(this.fd);
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+function endsTorn(path: string): boolean {
+  const size = statSync(path).size;
+  if (size === 0) return false;
+  const fd = openSync(path, 'r');
+  try {
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads every whole entry; a torn final line (a kill mid-write) is ignored. */
+export function readJournal(path: string): JournalEntry[] {
+  if (!existsSync(path)) return [];
+  const entries: JournalEntry[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      entries.push(JSON.parse(line) as JournalEntry);
+    } catch {
+      // Only the last line can be torn; anything unparseable is unfinished work.
+    }
+  }
+  return entries;
+}
+
+/** What a resumed run can skip. */
+export interface FinishedWork {
+  replays: Map<string, { turns: TurnRecord[]; summaries: SummaryRecord[] }>;
+  probes: Map<string, ProbeRecord>;
+  summaryGrades: Map<string, SummaryRecord>;
+  jobsDone: Set<string>;
+}
+
+export function finishedWork(entries: JournalEntry[]): FinishedWork {
+  const work: FinishedWork = { replays: new Map(), probes: new Map(), summaryGrades: new Map(), jobsDone: new Set() };
+  for (const entry of entries) {
+    if (entry.type === 'replay') work.replays.set(entry.job, { turns: entry.turns, summaries: entry.summaries });
+    else if (entry.type === 'probe') work.probes.set(entry.key, entry.record);
+    else if (entry.type === 'summary-grade') work.summaryGrades.set(entry.key, entry.record);
+    else if (entry.type === 'job-done') work.jobsDone.add(entry.job);
+  }
+  return work;
+}

@@ -1,0 +1,111 @@
+// Answers one probe with the context a strategy kept, then grades it. The
+// probe never enters the strategy's session.
+import type { Graders } from './grading.js';
+import { itemLabel, itemText, userMessage } from '../../core/items.js';
+import type { ModelResult } from '../../core/model.js';
+import { modelForRepeat } from '../models/create.js';
+import type { ProbeContext } from './replay.js';
+import type { AgentInputItem, ProbeRecord, Transcript } from '../../core/types.js';
+import { attribute } from '../../graders/attribution.js';
+import { isAbstention, mustIncludePass, tokenF1 } from '../../graders/exact.js';
+import type { JudgeVerdict } from '../../graders/types.js';
+
+export interface ProbeTask {
+  transcript: Transcript;
+  strategy: string;
+  context: ProbeContext;
+  /** 1-based repeat index (`repeat: N` asks every probe N times). */
+  repeat: number;
+}
+
+function request(task: ProbeTask): { system: string | undefined; input: AgentInputItem[] } {
+  return { system: task.transcript.system, input: [...task.context.items, userMessage(task.context.probe.question)] };
+}
+
+async function ask(req: ReturnType<typeof request>, repeat: number, graders: Graders): Promise<ModelResult> {
+  // Repeats are separate samples: each gets its own cache entry.
+  const model = modelForRepeat(graders.answerModel, repeat - 1);
+  return model.complete({ ...req, purpose: 'answer' });
+}
+
+/** The exact context that was sent, as role/text pairs, for the failures view. */
+function sentContext(task: ProbeTask): { role: string; text: string }[] {
+  const lines = task.context.items.map((item) => ({ role: itemLabel(item).toLowerCase(), text: itemText(item) }));
+  if (task.transcript.system) lines.unshift({ role: 'system', text: task.transcript.system });
+  return lines;
+}
+
+function exactPass(task: ProbeTask, answer: string): boolean {
+  const { probe } = task.context;
+  if (probe.kind === 'abstention' && probe.mustInclude.length === 0) return isAbstention(answer);
+  return mustIncludePass(answer, probe.mustInclude);
+}
+
+function baseRecord(task: ProbeTask, model: string): ProbeRecord {
+  const { probe } = task.context;
+  return {
+    strategy: task.strategy,
+    transcript: task.transcript.id,
+    probe: probe.id,
+    kind: probe.kind,
+    afterTurn: probe.afterTurn,
+    repeat: task.repeat,
+    question: probe.question,
+    reference: probe.answer,
+    contextTokens: task.context.contextTokens,
+    contextItems: task.context.items.length,
+    factsNeeded: probe.facts,
+    factsPresent: task.context.factsPresent,
+    factsMissing: task.context.factsMissing,
+    model,
+  };
+}
+
+async function judge(task: ProbeTask, answer: string, graders: Graders): Promise<JudgeVerdict> {
+  try {
+    return await graders.answerJudge.grade({ transcript: task.transcript, probe: task.context.probe, answer });
+  } catch (error) {
+    // A judge that throws is an error, never a pass.
+    return { verdict: 'error', reason: error instanceof Error ? error.message : String(error), model: graders.judge };
+  }
+}
+
+export async function answerProbe(task: ProbeTask, graders: Graders): Promise<ProbeRecord> {
+  const record = baseRecord(task, graders.model);
+  const req = request(task);
+  record.countedInputTokens = graders.counter.request(req.system, req.input);
+  const result = await ask(req, task.repeat, graders);
+  Object.assign(record, { usage: result.usage, cost: result.cost, latencyMs: result.latencyMs, cached: result.cached });
+  if (result.error) {
+    Object.assign(record, { error: result.error, errorStage: 'answer', passed: false, attribution: 'error', context: sentContext(task) });
+    return record;
+  }
+  record.answer = result.output;
+  record.exact = exactPass(task, result.output);
+  record.f1 = tokenF1(result.output, task.context.probe.answer);
+  record.judge = await judge(task, result.output, graders);
+  record.passed = record.judge.verdict === 'pass';
+  if (record.judge.verdict === 'error') {
+    // The stage is in errorStage; the prefix keeps the message readable on its own.
+    record.error = /^judge\b/i.test(record.judge.reason) ? record.judge.reason : `judge: ${record.judge.reason}`;
+    record.errorStage = 'judge';
+  }
+  record.attribution = attribute({
+    kind: record.kind,
+    passed: record.passed,
+    error: record.error,
+    factsNeeded: record.factsNeeded,
+    factsPresent: record.factsPresent,
+    facts: task.transcript.facts,
+    summaries: summariesInView(task.context),
+  });
+  if (!record.passed) record.context = sentContext(task);
+  return record;
+}
+
+function summariesInView(context: ProbeContext): { coveredTurns: [number, number]; text: string }[] {
+  if (context.summarizedTurns.length === 0) return [];
+  const first = context.summarizedTurns[0];
+  const last = context.summarizedTurns[context.summarizedTurns.length - 1];
+  return context.summaryTexts.map((text) => ({ coveredTurns: [first, last], text }));
+}

@@ -1,0 +1,261 @@
+// Replays one transcript through one strategy, turn by turn, and measures what
+// the strategy would send: token pressure, facts kept, summaries made. Probes
+// are captured as the exact view the model would see; they never enter the session.
+import type { MemoryStrategy, ProtectPredicate, SummaryEvent } from '../../strategies/base.js';
+import type { StrategyContext, StrategyDefinition, StrategyOptions } from '../../strategies/registry.js';
+import { summarizerOptionsOf } from '../../strategies/summary-input.js';
+import { itemText, turnItems } from '../../core/items.js';
+import { containsNormalized, factPhrases, normalizeText } from '../../core/text.js';
+import type { TokenCounter } from '../../core/tokens.js';
+import type { AgentInputItem, Fact, Probe, SummaryRecord, Transcript, TurnRecord } from '../../core/types.js';
+
+/** What the model would be sent for one probe, and what that context holds. */
+export interface ProbeContext {
+  probe: Probe;
+  items: AgentInputItem[];
+  contextTokens: number;
+  factsPresent: string[];
+  factsMissing: string[];
+  /** Turns (1-based) whose items are absent from the view. */
+  cutTurns: number[];
+  /** Turns stood for by a summary that is in the view, and the summary texts. */
+  summarizedTurns: number[];
+  summaryTexts: string[];
+}
+
+export interface ReplayResult {
+  turns: TurnRecord[];
+  summaries: SummaryRecord[];
+  probes: ProbeContext[];
+}
+
+export interface ReplayInput {
+  transcript: Transcript;
+  strategyId: string;
+  definition: StrategyDefinition;
+  options: StrategyOptions;
+  counter: TokenCounter;
+  makeSummarizer: StrategyContext['makeSummarizer'];
+}
+
+/** Remembers, per item object, which facts its text states (computed once per item). */
+class FactIndex {
+  private readonly phrases: string[][];
+  private readonly cache = new WeakMap<object, Uint8Array>();
+
+  constructor(private readonly facts: Fact[]) {
+    this.phrases = facts.map((f) => factPhrases(f).map(normalizeText).filter((p) => p.length > 0));
+  }
+
+  of(item: AgentInputItem): Uint8Array {
+    const key = item as object;
+    let hit = this.cache.get(key);
+    if (!hit) {
+      hit = this.scan(itemText(item));
+      this.cache.set(key, hit);
+    }
+    return hit;
+  }
+
+  scan(text: string): Uint8Array {
+    const norm = normalizeText(text);
+    return Uint8Array.from(this.phrases, (ps) => (ps.some((p) => containsNormalized(norm, p)) ? 1 : 0));
+  }
+
+  /** Facts present anywhere in `items` or `extra` (the instructions). */
+  present(items: AgentInputItem[], extra: Uint8Array): Uint8Array {
+    const out = Uint8Array.from(extra);
+    for (const item of items) {
+      const bits = this.of(item);
+      for (let i = 0; i < bits.length; i++) out[i] |= bits[i];
+    }
+    return out;
+  }
+}
+
+/**
+ * Measures a view's tokens and facts. Most views grow by appending (full
+ * history, and every strategy between compactions), so when a view starts with
+ * the previous view's items only the new items are measured: replay time stays
+ * linear in the transcript's length instead of quadratic in its turns.
+ */
+class ViewMeter {
+  private last: AgentInputItem[] = [];
+  private lastTokens = 0;
+  private lastBits: Uint8Array;
+
+  constructor(
+    private readonly counter: TokenCounter,
+    private readonly index: FactIndex,
+    private readonly instructions: string | undefined,
+    private readonly systemBits: Uint8Array,
+  ) {
+    this.lastBits = Uint8Array.from(systemBits);
+  }
+
+  measure(view: AgentInputItem[]): { tokens: number; bits: Uint8Array } {
+    const grows = this.extends(view);
+    const added = grows ? view.slice(this.last.length) : view;
+    let tokens = grows ? this.lastTokens : this.counter.request(this.instructions, []);
+    for (const item of added) tokens += this.counter.item(item);
+    const bits = this.index.present(added, grows ? this.lastBits : this.systemBits);
+    this.last = view;
+    this.lastTokens = tokens;
+    this.lastBits = bits;
+    return { tokens, bits };
+  }
+
+  private extends(view: AgentInputItem[]): boolean {
+    if (this.last.length === 0 || view.length < this.last.length) return false;
+    for (let i = 0; i < this.last.length; i++) if (view[i] !== this.last[i]) return false;
+    return true;
+  }
+}
+
+/** Facts that are due at `turn`: stated by then and not replaced by a fact also stated by then. */
+function dueFacts(facts: Fact[], turn: number): Fact[] {
+  const stated = new Set(facts.filter((f) => f.turn <= turn).map((f) => f.id));
+  return facts.filter((f) => stated.has(f.id) && !(f.supersededBy && stated.has(f.supersededBy)));
+}
+
+function splitPresence(facts: Fact[], all: Fact[], bits: Uint8Array): { present: string[]; missing: string[] } {
+  const present: string[] = [];
+  const missing: string[] = [];
+  for (const fact of facts) (bits[all.indexOf(fact)] ? present : missing).push(fact.id);
+  return { present, missing };
+}
+
+/** Items stating a critical fact must survive budget trimming. */
+function protectCritical(index: FactIndex, facts: Fact[]): ProtectPredicate | undefined {
+  const critical = facts.map((f, i) => (f.critical ? i : -1)).filter((i) => i >= 0);
+  if (critical.length === 0) return undefined;
+  return (item) => {
+    const bits = index.of(item);
+    return critical.some((i) => bits[i] === 1);
+  };
+}
+
+/** 1-based turn of every full-history index, kept in step with the strategy's history. */
+class TurnMap {
+  readonly turnOfItem: number[] = [];
+  add(count: number, turn: number): void {
+    for (let i = 0; i < count; i++) this.turnOfItem.push(turn);
+  }
+  turnAt(index: number): number {
+    return this.turnOfItem[Math.min(Math.max(index, 0), this.turnOfItem.length - 1)] ?? 1;
+  }
+}
+
+function summaryRecord(
+  input: ReplayInput,
+  event: SummaryEvent,
+  index: number,
+  turn: number,
+  turns: TurnMap,
+): SummaryRecord {
+  const out = event.output;
+  return {
+    strategy: input.strategyId,
+    transcript: input.transcript.id,
+    turn,
+    coveredTurns: [turns.turnAt(event.firstItem), turns.turnAt(event.lastItem)],
+    index,
+    summarizer: summarizerLabel(input),
+    promptPath: out.promptPath,
+    promptHash: out.promptHash,
+    request: out.request,
+    text: out.summary,
+    usage: out.usage,
+    durationMs: out.durationMs,
+    error: event.error,
+  };
+}
+
+function summarizerLabel(input: ReplayInput): string {
+  const { model } = summarizerOptionsOf(input.options);
+  return model === 'offline' ? 'offline-extractive' : model;
+}
+
+/** Views keep history items by identity; anything else in a view is synthetic (a summary). */
+function cutAndSummarized(
+  view: AgentInputItem[],
+  history: readonly AgentInputItem[],
+  turns: TurnMap,
+  events: SummaryEvent[],
+): { cutTurns: number[]; summarizedTurns: number[]; summaryTexts: string[] } {
+  const kept = new Set<number>();
+  const inView = new Set<object>(view as object[]);
+  history.forEach((item, i) => {
+    if (inView.has(item as object)) kept.add(turns.turnAt(i));
+  });
+  const texts: string[] = [];
+  const summarized = new Set<number>();
+  for (const event of events) {
+    // A strategy may wrap the summary (e.g. under a header); the summary text itself must be in the view.
+    if (event.error || !view.some((item) => itemText(item).includes(event.output.summary))) continue;
+    texts.push(event.output.summary);
+    for (let t = turns.turnAt(event.firstItem); t <= turns.turnAt(event.lastItem); t++) summarized.add(t);
+  }
+  const last = turns.turnAt(history.length - 1);
+  const cut: number[] = [];
+  for (let t = 1; t <= last; t++) if (!kept.has(t)) cut.push(t);
+  return { cutTurns: cut, summarizedTurns: [...summarized].sort((a, b) => a - b), summaryTexts: texts };
+}
+
+export async function replayTranscript(input: ReplayInput): Promise<ReplayResult> {
+  const { transcript, counter } = input;
+  const facts = transcript.facts;
+  const index = new FactIndex(facts);
+  const systemBits = index.scan(transcript.system ?? '');
+  const strategy: MemoryStrategy = input.definition.create(input.options, {
+    counter,
+    instructions: transcript.system,
+    protect: protectCritical(index, facts),
+    makeSummarizer: input.makeSummarizer,
+  });
+  const turnMap = new TurnMap();
+  const meter = new ViewMeter(counter, index, transcript.system, systemBits);
+  const result: ReplayResult = { turns: [], summaries: [], probes: [] };
+  let fullTokens = counter.request(transcript.system, []);
+
+  for (let n = 1; n <= transcript.turns.length; n++) {
+    const items = turnItems(transcript.turns[n - 1], n);
+    const eventsBefore = strategy.events.length;
+    turnMap.add(items.length, n);
+    await strategy.addItems(items);
+    for (const item of items) fullTokens += counter.item(item);
+
+    const view = await strategy.getItems();
+    const { tokens: contextTokens, bits } = meter.measure(view);
+    const due = dueFacts(facts, n);
+    const { present, missing } = splitPresence(due, facts, bits);
+    const newEvents = strategy.events.slice(eventsBefore);
+    newEvents.forEach((event, i) => {
+      result.summaries.push(summaryRecord(input, event, eventsBefore + i + 1, n, turnMap));
+    });
+    result.turns.push({
+      strategy: input.strategyId,
+      transcript: transcript.id,
+      turn: n,
+      fullTokens,
+      contextTokens,
+      items: view.length,
+      factsPresent: present,
+      factsMissing: missing,
+      criticalDropped: missing.filter((id) => facts.find((f) => f.id === id)?.critical),
+      summaries: newEvents.length,
+    });
+
+    for (const probe of transcript.probes.filter((p) => p.afterTurn === n)) {
+      const where = cutAndSummarized(view, strategy.getHistory(), turnMap, strategy.events);
+      result.probes.push({ ...probeFacts(probe, bits, facts), probe, items: view, contextTokens, ...where });
+    }
+  }
+  return result;
+}
+
+function probeFacts(probe: Probe, bits: Uint8Array, facts: Fact[]): { factsPresent: string[]; factsMissing: string[] } {
+  const needed = facts.filter((f) => probe.facts.includes(f.id));
+  const { present, missing } = splitPresence(needed, facts, bits);
+  return { factsPresent: present, factsMissing: missing };
+}

@@ -1,0 +1,358 @@
+// Runs a suite: transcripts × strategies replayed, probes answered and graded,
+// summaries graded, everything journaled as it finishes, reports written at the end.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import pLimit from 'p-limit';
+import type { SuiteConfig, StrategyConfig } from '../config.js';
+import { loadSuite } from '../datasets/transcript.js';
+import { Journal, JOURNAL_FILE, finishedWork, readJournal, type FinishedWork } from './journal.js';
+import { writeChunksAtomic, writeFileAtomic } from '../../core/atomic.js';
+import { replayTranscript, type ReplayResult } from './replay.js';
+import { TokenCounter } from '../../core/tokens.js';
+import { Progress } from './progress.js';
+import type { StrategyRegistry } from '../../strategies/registry.js';
+import { STRATEGIES } from '../../strategies/index.js';
+import { buildGraders, type Graders } from './grading.js';
+import { ModelSetupError } from '../models/create.js';
+import { answerProbe } from './probes.js';
+import { runInfo, newRunId } from './run-info.js';
+import { writeReports } from '../../reports/index.js';
+import { redactDeep } from '../../core/secrets.js';
+import { InputError, fileProblem } from '../../core/errors.js';
+import { judgeRun } from './verdict.js';
+import { stageErrors } from '../../reports/aggregate.js';
+import type { ProbeRecord, RunResult, SummaryRecord, Transcript, TurnRecord } from '../../core/types.js';
+
+export interface RunOptions {
+  config: SuiteConfig;
+  /** Strategy ids to run (default: all in the config). */
+  only?: string[];
+  /** Resume this run directory instead of starting a new one. */
+  resumeDir?: string;
+  /** Aborts scheduling new work (Ctrl-C); finished work stays journaled. */
+  signal?: AbortSignal;
+  /** The strategies the config was parsed with (default: the built-in ones). */
+  registry?: StrategyRegistry;
+  log?: (line: string) => void;
+}
+
+export interface RunOutcome {
+  dir: string;
+  run: RunResult;
+  /** Stopped by the user (Ctrl-C); resumable. A run stopped by an unfixable error is `run.info.status === 'failed'` instead. */
+  interrupted: boolean;
+}
+
+interface Job {
+  key: string;
+  transcript: Transcript;
+  strategy: StrategyConfig;
+}
+
+/** Everything a job needs, built once per run. */
+interface RunContext {
+  config: SuiteConfig;
+  graders: Graders;
+  registry: StrategyRegistry;
+  counter: TokenCounter;
+  journal: Journal;
+  done: FinishedWork;
+  progress: Progress;
+  /** Fires on Ctrl-C and when an error retries cannot fix stops the run. */
+  signal: AbortSignal;
+  stop: () => void;
+  errors: StageCounts;
+}
+
+/** Errors met so far, per stage, for the progress line. */
+type StageCounts = { answer: number; judge: number; summarizer: number; summaryJudge: number };
+
+/** An errored record is re-attempted on resume; a finished one never is. */
+const probeErrored = (r: ProbeRecord): boolean => r.error !== undefined || r.passed === undefined;
+const gradeErrored = (s: SummaryRecord): boolean => s.grades?.judge?.error !== undefined;
+const replayErrored = (summaries: SummaryRecord[]): boolean => summaries.some((s) => s.error !== undefined);
+
+/** After each finished item: count its errors, and stop the run if an endpoint is known to be unusable. */
+function afterItem(ctx: RunContext): void {
+  if (ctx.graders.fatal()) ctx.stop();
+}
+
+function selectStrategies(config: SuiteConfig, only?: string[]): StrategyConfig[] {
+  if (!only?.length) return config.strategies;
+  const unknown = only.filter((id) => !config.strategies.some((s) => s.id === id));
+  if (unknown.length) {
+    const known = config.strategies.map((s) => s.id).join(', ');
+    // Bad input, not a failed run: exit 2 with a one-line reason.
+    throw new InputError([fileProblem('--strategies', `unknown strategy id ${unknown.join(', ')} (configured: ${known})`)]);
+  }
+  return config.strategies.filter((s) => only.includes(s.id));
+}
+
+const probeKey = (job: string, probe: string, repeat: number): string => `${job}::${probe}::${repeat}`;
+const summaryKey = (job: string, index: number): string => `${job}::summary::${index}`;
+
+async function replayJob(job: Job, ctx: RunContext): Promise<ReplayResult> {
+  const definition = ctx.registry.get(job.strategy.use);
+  if (!definition) throw new Error(`strategy "${job.strategy.use}" is not registered`);
+  return replayTranscript({
+    transcript: job.transcript,
+    strategyId: job.strategy.id,
+    definition,
+    options: job.strategy.options,
+    counter: ctx.counter,
+    makeSummarizer: ctx.graders.makeSummarizer,
+  });
+}
+
+async function gradeSummaries(job: Job, summaries: SummaryRecord[], ctx: RunContext): Promise<SummaryRecord[]> {
+  const graded: SummaryRecord[] = [];
+  for (const summary of summaries) {
+    const key = summaryKey(job.key, summary.index);
+    let record = ctx.done.summaryGrades.get(key);
+    if (!record || gradeErrored(record)) {
+      if (ctx.signal.aborted) {
+        graded.push(summary);
+        continue;
+      }
+      record = redactDeep(await ctx.graders.gradeSummary(job.transcript, summary, graded.at(-1), job.strategy));
+      ctx.journal.append({ type: 'summary-grade', key, record });
+      if (summary.error === undefined && gradeErrored(record)) ctx.errors.summaryJudge++;
+      afterItem(ctx);
+    }
+    graded.push(record);
+  }
+  return graded;
+}
+
+/** `reuse` is false when the journaled answers were given on a context that has since changed (a summary was redone). */
+async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext, reuse: boolean): Promise<ProbeRecord[]> {
+  const tasks: Promise<ProbeRecord | undefined>[] = [];
+  for (const probeCtx of replay.probes) {
+    for (let r = 1; r <= ctx.config.repeat; r++) {
+      const key = probeKey(job.key, probeCtx.probe.id, r);
+      const finished = reuse ? ctx.done.probes.get(key) : undefined;
+      if (finished && !probeErrored(finished)) {
+        // Progress counts probe answers, so journaled ones count as done.
+        ctx.progress.tick();
+        tasks.push(Promise.resolve(finished));
+        continue;
+      }
+      tasks.push(
+        (async () => {
+          if (ctx.signal.aborted) return undefined;
+          const answered = await answerProbe({ transcript: job.transcript, strategy: job.strategy.id, context: probeCtx, repeat: r }, ctx.graders);
+          // Graded on the real text, stored redacted: transcripts and answers can quote API keys.
+          const record = redactDeep(answered);
+          // A call cut short by Ctrl-C is not an answer; it is asked again on resume.
+          if (ctx.signal.aborted && record.error && !ctx.graders.fatal()) return undefined;
+          ctx.journal.append({ type: 'probe', key, record });
+          if (record.errorStage === 'answer') ctx.errors.answer++;
+          else if (record.errorStage === 'judge') ctx.errors.judge++;
+          ctx.progress.tick();
+          afterItem(ctx);
+          return record;
+        })(),
+      );
+    }
+  }
+  const records = await Promise.all(tasks);
+  return records.filter((r): r is ProbeRecord => r !== undefined);
+}
+
+interface JobResult {
+  turns: TurnRecord[];
+  summaries: SummaryRecord[];
+  probes: ProbeRecord[];
+  complete: boolean;
+}
+
+/**
+ * A job finished before an interruption is rebuilt from the journal, not
+ * redone, unless some of its items errored: those are re-attempted.
+ */
+function journaledJob(job: Job, ctx: RunContext): JobResult | undefined {
+  const replay = ctx.done.replays.get(job.key);
+  if (!ctx.done.jobsDone.has(job.key) || !replay || replayErrored(replay.summaries)) return undefined;
+  const probes: ProbeRecord[] = [];
+  for (const probe of job.transcript.probes) {
+    for (let r = 1; r <= ctx.config.repeat; r++) {
+      const record = ctx.done.probes.get(probeKey(job.key, probe.id, r));
+      if (!record || probeErrored(record)) return undefined;
+      probes.push(record);
+    }
+  }
+  const summaries = replay.summaries.map((s) => ctx.done.summaryGrades.get(summaryKey(job.key, s.index)) ?? s);
+  if (summaries.some(gradeErrored)) return undefined;
+  ctx.progress.tick(probes.length);
+  return { turns: replay.turns, summaries, probes, complete: true };
+}
+
+async function runJob(job: Job, ctx: RunContext): Promise<JobResult> {
+  const journaled = journaledJob(job, ctx);
+  if (journaled) return journaled;
+  const previous = ctx.done.replays.get(job.key);
+  // A replay whose summarizer failed is replayed again: the failed summary is
+  // re-attempted (finished ones come from the cache), and the probes after it
+  // saw a different context, so their journaled answers no longer apply.
+  const redo = previous !== undefined && replayErrored(previous.summaries);
+  const replay = await replayJob(job, ctx);
+  if (!previous || redo) {
+    ctx.journal.append({ type: 'replay', job: job.key, turns: replay.turns, summaries: redactDeep(replay.summaries) });
+    ctx.errors.summarizer += replay.summaries.filter((s) => s.error !== undefined).length;
+  }
+  const summaries = await gradeSummaries(job, replay.summaries, ctx);
+  const probes = await runProbes(job, replay, ctx, !redo);
+  const expected = replay.probes.length * ctx.config.repeat;
+  const complete = probes.length === expected && !ctx.signal.aborted;
+  if (complete) ctx.journal.append({ type: 'job-done', job: job.key });
+  ctx.journal.sync();
+  const turns = previous && !redo ? previous.turns : replay.turns;
+  return { turns, summaries, probes, complete };
+}
+
+function buildJobs(transcripts: Transcript[], strategies: StrategyConfig[]): Job[] {
+  const jobs: Job[] = [];
+  for (const strategy of strategies) {
+    for (const transcript of transcripts) jobs.push({ key: `${strategy.id}::${transcript.id}`, transcript, strategy });
+  }
+  return jobs;
+}
+
+/**
+ * Runs the strategies of one transcript side by side: their early probes often
+ * see the same view, so identical requests are in flight together and made once.
+ */
+function scheduleOrder(jobs: Job[]): number[] {
+  const transcriptIndex = new Map<Transcript, number>();
+  jobs.forEach((job) => transcriptIndex.set(job.transcript, transcriptIndex.get(job.transcript) ?? transcriptIndex.size));
+  const at = (i: number) => transcriptIndex.get(jobs[i].transcript) ?? 0;
+  return jobs.map((_, i) => i).sort((a, b) => at(a) - at(b) || a - b);
+}
+
+function workUnits(jobs: Job[], repeat: number): number {
+  return jobs.reduce((n, job) => n + job.transcript.probes.length * repeat, 0);
+}
+
+/** Orders records the same way whatever order the work finished in, so a resumed run's reports equal an uninterrupted run's. */
+function collect(jobs: Job[], results: JobResult[]): Pick<RunResult, 'turns' | 'probes' | 'summaries'> {
+  const order = (p: ProbeRecord, t: Transcript): number => t.probes.findIndex((q) => q.id === p.probe);
+  const turns: TurnRecord[] = [];
+  const probes: ProbeRecord[] = [];
+  const summaries: SummaryRecord[] = [];
+  results.forEach((res, i) => {
+    const t = jobs[i].transcript;
+    turns.push(...res.turns);
+    summaries.push(...res.summaries);
+    probes.push(...[...res.probes].sort((a, b) => order(a, t) - order(b, t) || a.repeat - b.repeat));
+  });
+  return { turns, probes, summaries };
+}
+
+function prepareDir(config: SuiteConfig, resumeDir: string | undefined): { dir: string; runId: string } {
+  if (resumeDir) {
+    const dir = resolve(resumeDir);
+    if (!existsSync(join(dir, 'run.json'))) throw new Error(`${dir}: not a run directory (no run.json)`);
+    const info = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { info: { runId: string } };
+    return { dir, runId: info.info.runId };
+  }
+  const runId = newRunId(config);
+  const dir = join(config.out, runId);
+  mkdirSync(dir, { recursive: true });
+  return { dir, runId };
+}
+
+/** run.json, one record per line, written piece by piece: a large run never builds it as one string. */
+function writeRunJson(path: string, run: RunResult): void {
+  function* chunks(): Generator<string> {
+    yield `{"info":${JSON.stringify(run.info, null, 1)}`;
+    for (const key of ['turns', 'probes', 'summaries'] as const) {
+      yield `,\n"${key}":[`;
+      let first = true;
+      for (const record of run[key]) {
+        yield `${first ? '\n' : ',\n'}${JSON.stringify(record)}`;
+        first = false;
+      }
+      yield ']';
+    }
+    yield '}\n';
+  }
+  writeChunksAtomic(path, chunks());
+}
+
+/** Models are built (keys, providers, base URLs checked) before any run directory exists: bad setup is bad input. */
+function setUpGraders(config: SuiteConfig, strategies: StrategyConfig[], registry: StrategyRegistry): Graders {
+  try {
+    return buildGraders(config, strategies, registry);
+  } catch (error) {
+    if (!(error instanceof ModelSetupError)) throw error;
+    throw new InputError([fileProblem(config.file ?? 'memeval config', error.message)]);
+  }
+}
+
+/** The user's Ctrl-C and the run's own stop (an unusable endpoint) as one signal. */
+function stopSignal(user: AbortSignal | undefined): { signal: AbortSignal; stop: () => void } {
+  const controller = new AbortController();
+  if (user?.aborted) controller.abort();
+  user?.addEventListener('abort', () => controller.abort(), { once: true });
+  return { signal: controller.signal, stop: () => controller.abort() };
+}
+
+export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
+  const { config } = opts;
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const transcripts = await loadSuite(config.datasets, config.baseDir);
+  const strategies = selectStrategies(config, opts.only);
+  const registry = opts.registry ?? STRATEGIES;
+  const graders = setUpGraders(config, strategies, registry);
+  const { dir, runId } = prepareDir(config, opts.resumeDir);
+  const info = runInfo(runId, dir, config, strategies, transcripts, graders);
+  writeFileAtomic(join(dir, 'run.json'), JSON.stringify({ info: redactDeep(info), turns: [], probes: [], summaries: [] }, null, 1));
+
+  const journalPath = join(dir, JOURNAL_FILE);
+  const done = finishedWork(readJournal(journalPath));
+  const journal = new Journal(journalPath);
+  journal.open();
+  const jobs = buildJobs(transcripts, strategies);
+  const errors: StageCounts = { answer: 0, judge: 0, summarizer: 0, summaryJudge: 0 };
+  const progress = new Progress(workUnits(jobs, config.repeat), () => ({ ...graders.counts(), stages: errors }));
+  log(`memeval: ${transcripts.length} transcripts × ${strategies.length} strategies, model ${config.model}, judge ${config.judge} → ${dir}`);
+  if (done.probes.size) log(`resuming: ${done.probes.size} probe answers already journaled`);
+
+  const { signal, stop } = stopSignal(opts.signal);
+  const ctx: RunContext = { config, graders, registry, counter: graders.counter, journal, done, progress, signal, stop, errors };
+  const jobLimit = pLimit(Math.max(2, config.concurrency));
+  const results: JobResult[] = new Array(jobs.length);
+  try {
+    await Promise.all(
+      scheduleOrder(jobs).map((i) =>
+        jobLimit(async () => {
+          results[i] = await runJob(jobs[i], ctx);
+        }),
+      ),
+    );
+  } finally {
+    progress.finish();
+    journal.close();
+  }
+  const fatal = graders.fatal();
+  const interrupted = !fatal && (Boolean(opts.signal?.aborted) || results.some((r) => !r.complete));
+  const stats = graders.counts();
+  info.calls = { made: stats.calls, cacheHits: stats.cacheHits, dedupHits: stats.dedupHits, errors: stats.errors };
+  const records = collect(jobs, results);
+  const run: RunResult = { info, ...records };
+  const errorsByStage = stageErrors(run);
+  info.errors = errorsByStage;
+  if (interrupted) info.status = 'interrupted';
+  else {
+    const unattempted = workUnits(jobs, config.repeat) - records.probes.length;
+    const verdict = judgeRun(errorsByStage, config.max_errors ?? { kind: 'count', value: 0 }, fatal, unattempted);
+    info.status = verdict.status;
+    if (verdict.failure) info.failure = verdict.failure;
+  }
+  info.finishedAt = new Date().toISOString();
+  run.info = redactDeep(info);
+  writeRunJson(join(dir, 'run.json'), run);
+  // An incomplete or failed run still gets every report, marked as such at the top.
+  if (!interrupted) await writeReports(run, dir);
+  return { dir, run, interrupted };
+}

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ANSWER_VERDICT_FORMAT, LlmAnswerJudge, createAnswerJudge } from '../../graders/answer-judge.js';
+import { OpenAIModel } from '../../harness/models/openai.js';
+import type { Probe, Transcript } from '../../core/types.js';
+import { responsesBody, startFakeOpenAI, type FakeServer } from '../../scripts/lib/fake-openai.js';
+
+const transcript: Transcript = { id: 't', tags: [], turns: [], facts: [], probes: [], file: 't.yaml' };
+const probe: Probe = {
+  id: 'fw',
+  afterTurn: 3,
+  question: 'Which firmware am I on now?',
+  answer: 'v1.0.4',
+  mustInclude: [['1.0.4']],
+  facts: ['firmware-new'],
+  kind: 'update',
+};
+
+describe('LlmAnswerJudge against a local server', () => {
+  let server: FakeServer;
+  let judge: LlmAnswerJudge;
+  beforeAll(async () => {
+    server = await startFakeOpenAI();
+  });
+  afterAll(() => server.close());
+  beforeEach(() => {
+    server.requests.length = 0;
+    const model = new OpenAIModel({ name: 'judge-model', baseURL: server.baseURL, apiKey: 'test-key', maxAttempts: 1, timeoutMs: 10_000 });
+    judge = new LlmAnswerJudge(model);
+  });
+
+  const grade = () => judge.grade({ transcript, probe, answer: 'You moved from v1.0.3 to v1.0.4, so v1.0.4 now.' });
+
+  it('sends a reference-guided rubric at temperature 0 with the JSON schema', async () => {
+    server.setHandler(() => ({ json: responsesBody('{"verdict":"yes","reason":"latest value given as current"}') }));
+    const v = await grade();
+    expect(v).toEqual({ verdict: 'pass', reason: 'latest value given as current', model: 'openai:judge-model' });
+    const body = server.requests[0].body;
+    expect(body.temperature).toBe(0);
+    expect(body.text).toEqual({ format: { type: 'json_schema', name: 'answer_verdict', schema: ANSWER_VERDICT_FORMAT.schema, strict: true } });
+    const input = JSON.stringify(body.input);
+    expect(input).toContain('Reference answer: v1.0.4');
+    expect(input).toContain('latest value');
+    expect(input).toContain('You moved from v1.0.3 to v1.0.4');
+  });
+
+  it('maps "no" to fail and keeps the explanation', async () => {
+    server.setHandler(() => ({ json: responsesBody('{"verdict":"no","reason":"old value presented as current"}') }));
+    expect(await grade()).toMatchObject({ verdict: 'fail', reason: 'old value presented as current' });
+  });
+
+  it('accepts JSON inside a code fence', async () => {
+    server.setHandler(() => ({ json: responsesBody('```json\n{"verdict":"yes","reason":"ok"}\n```') }));
+    expect((await grade()).verdict).toBe('pass');
+  });
+
+  it.each([
+    ['invalid JSON', 'yes, it is correct'],
+    ['a verdict outside the schema', '{"verdict":"pass","reason":"x"}'],
+    ['a missing reason', '{"verdict":"yes"}'],
+    ['an extra field', '{"verdict":"yes","reason":"x","score":1}'],
+    ['an empty reply', ''],
+  ])('turns %s into an error, never a pass', async (_label, text) => {
+    server.setHandler(() => ({ json: responsesBody(text) }));
+    const v = await grade();
+    expect(v.verdict).toBe('error');
+    expect(v.reason.length).toBeGreaterThan(0);
+  });
+
+  it('turns a refusal into an error', async () => {
+    server.setHandler(() => {
+      const body = responsesBody('');
+      (body.output as { content: unknown[] }[])[0].content = [{ type: 'refusal', refusal: "I can't help with that." }];
+      return { json: body };
+    });
+    const v = await grade();
+    expect(v.verdict).toBe('error');
+    expect(v.reason).toContain("can't help");
+  });
+
+  it('turns an HTTP 500 into an error', async () => {
+    server.setHandler(() => ({ json: { error: { message: 'boom' } }, status: 500 }));
+    const v = await grade();
+    expect(v.verdict).toBe('error');
+    expect(v.reason).toMatch(/judge call failed/);
+  });
+
+  it('createAnswerJudge builds the LLM judge for a model spec', () => {
+    const model = new OpenAIModel({ name: 'm', baseURL: server.baseURL, apiKey: 'k' });
+    expect(createAnswerJudge('openai:m', model)).toBeInstanceOf(LlmAnswerJudge);
+  });
+});

@@ -1,0 +1,66 @@
+// The CLI in-process: gate exit codes through `run --gate`, bare globs, `report`.
+import { existsSync, mkdtempSync, rmSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../harness/cli.js';
+
+const TRANSCRIPT = `id: tiny
+turns:
+  - user: My order number is A-1234.
+    assistant: Thanks.
+  - user: Please ship it to Oslo.
+    assistant: Noted.
+facts:
+  - { id: order, text: A-1234, turn: 1, critical: true }
+probes:
+  - { id: order, after_turn: 2, question: What is my order number?, answer: A-1234, must_include: [A-1234], facts: [order] }
+`;
+
+function workspace(gateMin: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'memeval-cli-'));
+  mkdirSync(join(dir, 'data'));
+  writeFileSync(join(dir, 'data', 'tiny.yaml'), TRANSCRIPT);
+  writeFileSync(
+    join(dir, 'memeval.config.yaml'),
+    `datasets: [data/*.yaml]\nout: runs\ncache: false\nstrategies:\n  - { id: full, use: full-history }\n  - { id: trim-1, use: trimming, max_turns: 1 }\n` +
+      `gates:\n  - { metric: probe.accuracy, strategy: trim-1, min: ${gateMin} }\n`,
+  );
+  return dir;
+}
+
+describe('memeval CLI', () => {
+  let dirs: string[] = [];
+  beforeEach(() => {
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    dirs = [];
+  });
+
+  it('run --gate exits 100 when a gate fails and 0 when it passes, writing junit.xml', async () => {
+    const failing = workspace(0.9);
+    const passing = workspace(0);
+    dirs.push(failing, passing);
+    // trim-1 keeps only turn 2, so the order number is gone and the probe fails.
+    expect(await main(['run', '--config', join(failing, 'memeval.config.yaml'), '--gate'])).toBe(100);
+    expect(await main(['run', '--config', join(passing, 'memeval.config.yaml'), '--gate'])).toBe(0);
+    const run = readdirSync(join(failing, 'runs'))[0];
+    expect(existsSync(join(failing, 'runs', run, 'junit.xml'))).toBe(true);
+  });
+
+  it('takes bare globs as datasets and re-renders reports with `report`', async () => {
+    const dir = workspace(0);
+    dirs.push(dir);
+    const code = await main(['run', '--config', join(dir, 'memeval.config.yaml'), '--strategies', 'full', join(dir, 'data', 'tiny.yaml')]);
+    expect(code).toBe(0);
+    const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]);
+    rmSync(join(runDir, 'report.html'));
+    expect(await main(['report', runDir])).toBe(0);
+    expect(existsSync(join(runDir, 'report.html'))).toBe(true);
+    expect(await main(['report'])).toBe(2);
+  });
+});

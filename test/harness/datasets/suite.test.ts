@@ -1,0 +1,66 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../../harness/config.js';
+import { type InputError, isInputError } from '../../../core/errors.js';
+import { loadSuite } from '../../../harness/datasets/transcript.js';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const BAD = 'test/fixtures/bad';
+
+async function suiteProblems(globs: string[], baseDir = ROOT): Promise<string[]> {
+  try {
+    await loadSuite(globs, baseDir);
+  } catch (e) {
+    expect(isInputError(e)).toBe(true);
+    return (e as InputError).message.split('\n');
+  }
+  throw new Error('expected an InputError');
+}
+
+describe('loadSuite', () => {
+  it('expands globs relative to baseDir, sorted and de-duplicated', async () => {
+    const suite = await loadSuite(['datasets/cookbook/*.yaml', 'datasets/cookbook/trimming-*.yaml', 'datasets/cookbook/**/*.yaml'], ROOT);
+    expect(suite.map((t) => t.id)).toEqual(['cookbook-summarizing-router', 'cookbook-trimming-laptop']);
+  });
+
+  it('accepts absolute globs whatever the baseDir', async () => {
+    const suite = await loadSuite([`${ROOT}/datasets/cookbook/*.yaml`], '/');
+    expect(suite).toHaveLength(2);
+    expect(suite[0].file.endsWith('datasets/cookbook/summarizing-router.yaml')).toBe(true);
+  });
+
+  it('excludes files matched by a !pattern', async () => {
+    const suite = await loadSuite(['datasets/cookbook/*.yaml', '!**/trimming-*'], ROOT);
+    expect(suite.map((t) => t.id)).toEqual(['cookbook-summarizing-router']);
+    expect(await suiteProblems(['datasets/cookbook/*.yaml', '!datasets/cookbook/**'])).toEqual(['datasets/cookbook/*.yaml: no transcript files match']);
+  });
+
+  it('reports a glob that matches nothing', async () => {
+    const found = await suiteProblems(['datasets/cookbook/*.yaml', 'datasets/nope/**/*.yaml']);
+    expect(found).toEqual(['datasets/nope/**/*.yaml: no transcript files match']);
+  });
+
+  it('reports transcript ids used by two files, naming both', async () => {
+    const found = await suiteProblems([`${BAD}/dup-ids/*.yaml`]);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toBe(`${BAD}/dup-ids/b.yaml:2:5: transcript id "same" is also used by ${BAD}/dup-ids/a.yaml:1:5`);
+  });
+
+  it('collects problems across all files of the suite', async () => {
+    const found = await suiteProblems([`${BAD}/mixed/*.yaml`, 'missing/*.yaml']);
+    expect(found[0]).toBe('missing/*.yaml: no transcript files match');
+    expect(found.some((l) => l.startsWith(`${BAD}/mixed/syntax.yaml:3:1: YAML syntax error: Missing closing "quote`))).toBe(true);
+    expect(found).toContain(`${BAD}/mixed/typo.yaml:3:5: unknown key "asistant" in turn 1 (did you mean "assistant"?)`);
+    expect(found.some((l) => l.includes('good.yaml'))).toBe(false);
+  });
+
+  it('loads the bundled suite with the default dataset globs', async () => {
+    const suite = await loadSuite(defaultConfig(ROOT).datasets, ROOT);
+    expect(suite.length).toBeGreaterThanOrEqual(2);
+    expect(suite.some((t) => t.file.includes('calibration'))).toBe(false);
+  });
+
+  it('rejects an empty suite', async () => {
+    expect(await suiteProblems([])).toEqual([`${ROOT}: no dataset globs given, so the suite is empty`]);
+  });
+});

@@ -1,0 +1,306 @@
+import { describe, expect, it } from 'vitest';
+import { InputError, fileProblem, formatProblem, isInputError, problemAt } from '../../../core/errors.js';
+import { loadTranscriptFile, parseTranscript } from '../../../harness/datasets/transcript.js';
+
+const FILE = 'datasets/x.yaml';
+
+/** Formatted problem lines of a transcript that must fail to load. */
+function problems(lines: string[]): string[] {
+  try {
+    parseTranscript(lines.join('\n'), FILE);
+  } catch (e) {
+    expect(isInputError(e)).toBe(true);
+    return (e as InputError).message.split('\n');
+  }
+  throw new Error('expected an InputError');
+}
+
+/** Asserts exactly one problem at `line:col` containing `fragment`. */
+function expectProblem(found: string[], at: string, fragment: string): void {
+  const matches = found.filter((l) => l.startsWith(`${FILE}:${at}: `) && l.includes(fragment));
+  expect(matches, `no "${fragment}" at ${at} in:\n${found.join('\n')}`).toHaveLength(1);
+}
+
+const OK_TURNS = ['turns:', '  - user: hi', '    assistant: hello', '  - user: more'];
+
+describe('transcript syntax and shape errors', () => {
+  it('reports YAML syntax errors with their position', () => {
+    const found = problems(['turns:', '  - user: hi', '   assistant: [unclosed']);
+    expect(found[0]).toMatch(/^datasets\/x\.yaml:3:\d+: YAML syntax error: /);
+  });
+
+  it('reports duplicate keys as a syntax error at the second key', () => {
+    expectProblem(problems(['turns:', '  - user: hi', '    user: again']), '3:5', 'YAML syntax error: duplicate key "user"');
+    expectProblem(problems(['turns: [{ user: a }]', '---', 'turns: []']), '2:1', 'the file holds more than one YAML document');
+  });
+
+  it('reports tabs used as indentation', () => {
+    expectProblem(problems(['turns:', '\t- user: hi']), '2:1', 'Tabs are not allowed');
+  });
+
+  it('rejects an empty file and a file that is not a mapping', () => {
+    expectProblem(problems(['']), '1:1', 'the file is empty');
+    expectProblem(problems(['- user: hi']), '1:1', 'the transcript must be a mapping');
+  });
+
+  it('requires a non-empty turns list', () => {
+    expectProblem(problems(['id: x']), '1:1', 'the transcript is missing "turns"');
+    expectProblem(problems(['turns: []']), '1:8', '"turns" in the transcript must not be an empty list');
+    expectProblem(problems(['turns: hello']), '1:8', '"turns" in the transcript must be a list, not text');
+  });
+
+  it('names unknown keys with a suggestion, at the key', () => {
+    const found = problems(['titel: x', ...OK_TURNS.slice(0, 2), '    asistant: hello', '    colour: red']);
+    expectProblem(found, '1:1', 'unknown key "titel" in the transcript (did you mean "title"?)');
+    expectProblem(found, '4:5', 'unknown key "asistant" in turn 1 (did you mean "assistant"?)');
+    expectProblem(found, '5:5', 'unknown key "colour" in turn 1 (expected one of: user, assistant, tool_calls, at, items, meta)');
+  });
+
+  it('allows anything under meta, but meta must be a mapping', () => {
+    const fine = parseTranscript([...OK_TURNS, 'meta: { anything: { nested: [1, 2] }, asistant: ok }'].join('\n'), FILE);
+    expect(fine.meta).toEqual({ anything: { nested: [1, 2] }, asistant: 'ok' });
+    expectProblem(problems([...OK_TURNS, 'meta: [a]']), '5:7', '"meta" in the transcript must be a mapping, not a list');
+  });
+
+  it('reports wrong types with the key and what was found', () => {
+    const found = problems(['title: [a]', 'tags: support', ...OK_TURNS, 'facts:', '  - { id: f, text: t, turn: 1.5, critical: yes }']);
+    expectProblem(found, '1:8', '"title" in the transcript must be text, not a list');
+    expectProblem(found, '2:7', '"tags" in the transcript must be a list, not text');
+    expectProblem(found, '8:29', '"turn" in fact "f" must be a whole number, not the number 1.5');
+    expectProblem(found, '8:44', '"critical" in fact "f" must be true or false, not text');
+  });
+
+  it('rejects a turn that is not a mapping', () => {
+    expectProblem(problems(['turns:', '  - hello']), '2:5', 'turn 1 must be a mapping with "user" or "items", not text');
+  });
+
+  it('rejects an undefined alias', () => {
+    expectProblem(problems(['turns:', '  - *nope']), '2:5', 'alias *nope has no anchor &nope before it');
+  });
+
+  it('reports a self-referencing alias in free-form data instead of looping', () => {
+    expectProblem(problems([...OK_TURNS, 'meta: &m { self: *m }']), '5:18', 'refers to itself through an alias');
+  });
+});
+
+describe('turn errors', () => {
+  it('needs exactly one of user and items', () => {
+    const found = problems(['turns:', '  - assistant: hello', '  - user: hi', '    items: [{ role: user, content: x }]']);
+    expectProblem(found, '2:5', 'turn 1 has neither "user" nor "items"');
+    expectProblem(found, '4:5', 'turn 2 has both "user" and "items"; use one');
+  });
+
+  it('allows assistant, tool_calls and at only with user', () => {
+    const found = problems([
+      'turns:',
+      '  - items: [{ role: user, content: x }]',
+      '    assistant: no',
+      '    at: 2025-01-01',
+      '    tool_calls: []',
+    ]);
+    expectProblem(found, '3:5', '"assistant" in turn 1 is only allowed with "user", not with "items"');
+    expectProblem(found, '4:5', '"at" in turn 1 is only allowed with "user"');
+    expectProblem(found, '5:5', '"tool_calls" in turn 1 is only allowed with "user"');
+  });
+
+  it('requires user to be text and at to be a timestamp', () => {
+    const found = problems(['turns:', '  - user:', '  - user: hi', '    at: next tuesday']);
+    expectProblem(found, '2:5', '"user" in turn 1 must be text, not empty');
+    expectProblem(found, '4:9', '"at" in turn 2 is not a date and time: "next tuesday"');
+  });
+
+  it('checks tool calls: name and output required, arguments a mapping or a string', () => {
+    const found = problems([
+      'turns:',
+      '  - user: hi',
+      '    tool_calls:',
+      '      - { arguments: { a: 1 }, output: done }',
+      '      - { name: f, arguments: [1, 2], output: done }',
+      '      - { name: g }',
+      '      - { name: h, output: { a: 1 }, extra: 1 }',
+      '      - nope',
+    ]);
+    expectProblem(found, '4:9', 'tool call 1 of turn 1 is missing "name"');
+    expectProblem(found, '5:31', '"arguments" in tool call 2 of turn 1 must be a mapping or a JSON string, not a list');
+    expectProblem(found, '6:9', 'tool call 3 of turn 1 is missing "output"');
+    expectProblem(found, '7:28', '"output" in tool call 4 of turn 1 must be text, not a mapping');
+    expectProblem(found, '7:38', 'unknown key "extra" in tool call 4 of turn 1');
+    expectProblem(found, '8:9', 'tool call 5 of turn 1 must be a mapping, not text');
+  });
+});
+
+describe('raw item errors', () => {
+  it('checks message items', () => {
+    const found = problems([
+      'turns:',
+      '  - items:',
+      '      - { content: hi }',
+      '      - { role: tool, content: hi }',
+      '      - { role: user }',
+      '      - { role: user, content: { text: hi } }',
+      '      - hello',
+    ]);
+    expectProblem(found, '3:9', 'item 1 of turn 1 needs "role" or "type"');
+    expectProblem(found, '4:17', '"role" in item 2 of turn 1 must be one of user, assistant, system, not "tool"');
+    expectProblem(found, '5:9', 'item 3 of turn 1 is missing "content"');
+    expectProblem(found, '6:32', '"content" in item 4 of turn 1 must be text or a list of content parts, not a mapping');
+    expectProblem(found, '7:9', 'item 5 of turn 1 must be an Agents SDK item');
+  });
+
+  it('checks function calls and results and pairs them by callId', () => {
+    const found = problems([
+      'turns:',
+      '  - items:',
+      '      - { type: function_call, name: f, arguments: { a: 1 }, callId: c1 }',
+      '      - { type: function_call, callId: c2, arguments: "{}" }',
+      '      - { type: function_call_result, callId: c1 }',
+      '      - { type: function_call_result, callId: c3, call_id: c3, output: x }',
+      '      - { type: function_call_output, call_id: c1, output: x }',
+      '      - { type: function_call_result, callId: zz, output: x }',
+    ]);
+    expectProblem(found, '3:52', '"arguments" in item 1 of turn 1 must be a JSON string (quote it), not a mapping');
+    expectProblem(found, '4:9', 'item 2 of turn 1 is missing "name"');
+    expectProblem(found, '5:9', 'item 3 of turn 1 is missing "output"');
+    expectProblem(found, '6:60', 'item 4 of turn 1 has both "callId" and "call_id"; keep one');
+    expectProblem(found, '7:17', 'type "function_call_output" (a Responses API name); the Agents SDK item is "function_call_result"');
+    expectProblem(found, '8:9', 'function_call_result "zz" in turn 1 has no earlier function_call with that callId');
+    expectProblem(found, '4:9', 'function_call "c2" in turn 1 has no function_call_result with that callId');
+  });
+
+  it('requires a non-empty items list', () => {
+    expectProblem(problems(['turns:', '  - items: []']), '2:12', '"items" in turn 1 must not be an empty list');
+  });
+});
+
+describe('fact and probe errors', () => {
+  const facts = [
+    'facts:',
+    '  - { id: os, text: Windows 10, turn: 1 }',
+    '  - { id: fw, text: v1.0.3, turn: 9, superseded_by: fw2 }',
+    '  - { id: os, text: again, turn: 2 }',
+    '  - { text: no id, turn: 1 }',
+    '  - { id: me, text: me, turn: 1, superseded_by: me }',
+  ];
+
+  it('checks fact turns, supersession, duplicates and required fields', () => {
+    const found = problems([...OK_TURNS, ...facts]);
+    expectProblem(found, '7:35', 'fact "fw" turn 9 is outside the 2 turns');
+    expectProblem(found, '7:53', 'fact "fw" is superseded_by "fw2", which is not a fact in this transcript');
+    expectProblem(found, '8:11', 'duplicate fact id "os" (first defined at datasets/x.yaml:6:11)');
+    expectProblem(found, '9:5', 'fact 4 is missing "id"');
+    expectProblem(found, '10:49', 'fact "me" is superseded by itself');
+  });
+
+  it('checks probes: range, facts, kind, duplicates and required fields', () => {
+    const found = problems([
+      'turns:', '  - user: a', '  - user: b', '  - user: c', '  - user: d', '  - user: e',
+      'facts:', '  - { id: late, text: late news, turn: 5 }',
+      'probes:',
+      '  - id: which-os',
+      '    after_turn: 9',
+      '    question: Which OS?',
+      '    answer: Windows',
+      '    facts: [os]',
+      '    kind: trivia',
+      '  - { id: which-os, after_turn: 0, question: q, answer: a }',
+      '  - { id: early, after_turn: 2, question: q, answer: a, facts: [late] }',
+      '  - { id: bare, after_turn: 1 }',
+      '  - { id: neg, after_turn: -3, question: q, answer: a }',
+      '  - { id: huge, after_turn: 1e400, question: q, answer: a }',
+    ]);
+    expectProblem(found, '11:17', 'probe "which-os" after_turn 9 is outside the 5 turns');
+    expectProblem(found, '14:12', 'probe "which-os" names fact "os", which is not a fact in this transcript');
+    expectProblem(found, '15:11', '"kind" in probe "which-os" must be one of recall, update, temporal, multi-hop, abstention, not "trivia"');
+    expectProblem(found, '16:33', 'probe "which-os" after_turn 0 is outside the 5 turns');
+    expectProblem(found, '17:64', 'probe "early" after_turn 2 depends on fact "late", which is only stated in turn 5');
+    expectProblem(found, '18:5', 'probe "bare" is missing "question"');
+    expectProblem(found, '18:5', 'probe "bare" is missing "answer"');
+    expectProblem(found, '19:28', 'probe "neg" after_turn -3 is outside the 5 turns');
+    expectProblem(found, '20:29', '"after_turn" in probe "huge" must be a whole number, not the number 1e400');
+  });
+
+  it('reports duplicate probe ids at the second id', () => {
+    const found = problems([...OK_TURNS, 'probes:', '  - { id: p, after_turn: 1, question: q, answer: a }', '  - { id: p, after_turn: 2, question: q, answer: a }']);
+    expectProblem(found, '7:11', 'duplicate probe id "p" (first defined at datasets/x.yaml:6:11)');
+  });
+
+  it('checks must_include entries', () => {
+    const found = problems([
+      ...OK_TURNS,
+      'probes:',
+      '  - { id: a, after_turn: 1, question: q, answer: x, must_include: [[]] }',
+      '  - { id: b, after_turn: 1, question: q, answer: x, must_include: [{ k: v }] }',
+      '  - { id: c, after_turn: 1, question: q, answer: x, must_include: ["?!"] }',
+      '  - { id: d, after_turn: 1, question: q, answer: x, must_include: [[ok, [deep]]] }',
+      '  - { id: e, after_turn: 1, question: q, answer: x, must_include: { a: 1 } }',
+    ]);
+    expectProblem(found, '6:68', 'an entry of "must_include" in probe "a" is an empty list');
+    expectProblem(found, '7:68', 'an entry of "must_include" in probe "b" must be text or a list of alternatives, not a mapping');
+    expectProblem(found, '8:68', '"?!" in "must_include" of probe "c" has no letters or digits, so it can never match');
+    expectProblem(found, '9:73', 'an alternative in "must_include" of probe "d" must be text, not a list');
+    expectProblem(found, '10:67', '"must_include" in probe "e" must be text or a list, not a mapping');
+  });
+});
+
+describe('problem helpers', () => {
+  it('formats positions and whole-file problems', () => {
+    expect(formatProblem({ file: 'a.yaml', line: 3, col: 7, message: 'bad' })).toBe('a.yaml:3:7: bad');
+    expect(formatProblem(fileProblem('a.yaml', 'cannot read file (EACCES)'))).toBe('a.yaml: cannot read file (EACCES)');
+  });
+
+  it('turns offsets into 1-based positions', () => {
+    const text = 'ab\ncd\n\nef';
+    expect(problemAt('t', text, 0, 'm')).toEqual({ file: 't', line: 1, col: 1, message: 'm' });
+    expect(problemAt('t', text, 4, 'm')).toMatchObject({ line: 2, col: 2 });
+    expect(problemAt('t', text, 6, 'm')).toMatchObject({ line: 3, col: 1 });
+    expect(problemAt('t', text, 7, 'm')).toMatchObject({ line: 4, col: 1 });
+    expect(problemAt('t', text, 999, 'm')).toMatchObject({ line: 4, col: 3 });
+    expect(problemAt('t', '', -5, 'm')).toMatchObject({ line: 1, col: 1 });
+  });
+
+  it('builds one message from every problem, sorted by file order and position', () => {
+    const e = new InputError([
+      { file: 'b.yaml', line: 2, col: 1, message: 'second file' },
+      { file: 'a.yaml', line: 9, col: 1, message: 'late' },
+      { file: 'b.yaml', line: 1, col: 4, message: 'first in b' },
+      { file: 'a.yaml', line: 1, col: 1, message: 'early' },
+    ]);
+    expect(e.message).toBe('b.yaml:1:4: first in b\nb.yaml:2:1: second file\na.yaml:1:1: early\na.yaml:9:1: late');
+    expect(e.name).toBe('InputError');
+    expect(isInputError(e)).toBe(true);
+    expect(isInputError(new Error('x'))).toBe(false);
+    expect(isInputError(null)).toBe(false);
+  });
+});
+
+describe('collecting and reading files', () => {
+  it('reports every problem of a file in one error, in file order', () => {
+    const found = problems(['turns:', '  - asistant: x', 'facts:', '  - { id: f, turn: 3 }', 'probes: 7']);
+    expect(found).toEqual([
+      'datasets/x.yaml:2:5: unknown key "asistant" in turn 1 (did you mean "assistant"?)',
+      'datasets/x.yaml:2:5: turn 1 has neither "user" nor "items"',
+      'datasets/x.yaml:4:5: fact "f" is missing "text"',
+      'datasets/x.yaml:4:20: fact "f" turn 3 is outside the 1 turn (turns are numbered 1 to 1)',
+      'datasets/x.yaml:5:9: "probes" in the transcript must be a list, not the number 7',
+    ]);
+  });
+
+  it('turns an unreadable file into a whole-file problem', () => {
+    try {
+      loadTranscriptFile('test/fixtures/bad/does-not-exist.yaml');
+      throw new Error('expected an InputError');
+    } catch (e) {
+      expect(isInputError(e)).toBe(true);
+      expect((e as InputError).problems).toEqual([
+        { file: 'test/fixtures/bad/does-not-exist.yaml', line: 0, col: 0, message: 'cannot read file (ENOENT)' },
+      ]);
+      expect((e as Error).message).toBe('test/fixtures/bad/does-not-exist.yaml: cannot read file (ENOENT)');
+    }
+  });
+
+  it('never echoes an API key pasted into a transcript', () => {
+    const found = problems(['turns:', '  - user: hi', '    api_key: x', '    sk-abcdefghijklmnopqrstuvwx: 1']);
+    expect(found.join('\n')).not.toContain('sk-abcdefghijklmnopqrstuvwx');
+    expect(found.join('\n')).toContain('[REDACTED]');
+  });
+});

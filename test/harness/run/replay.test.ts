@@ -1,0 +1,100 @@
+import { get_encoding } from 'tiktoken';
+import { describe, expect, it } from 'vitest';
+import { replayTranscript } from '../../../harness/run/replay.js';
+import { TokenCounter } from '../../../core/tokens.js';
+import type { AgentInputItem, Transcript } from '../../../core/types.js';
+import { MemoryStrategy } from '../../../strategies/base.js';
+import type { StrategyDefinition } from '../../../strategies/registry.js';
+import { isUserMessage } from '../../../core/items.js';
+
+/** Keeps only the newest turn: enough to see facts drop out. */
+class LastTurnOnly extends MemoryStrategy {
+  protected view(): AgentInputItem[] {
+    let start = 0;
+    this.history.forEach((item, i) => {
+      if (isUserMessage(item)) start = i;
+    });
+    return this.history.slice(start);
+  }
+}
+
+class Everything extends MemoryStrategy {
+  protected view(): AgentInputItem[] {
+    return [...this.history];
+  }
+}
+
+const def = (use: string, make: () => MemoryStrategy): StrategyDefinition => ({
+  use,
+  doc: use,
+  options: {},
+  create: make,
+});
+
+const transcript: Transcript = {
+  id: 'tiny',
+  file: 'tiny.yaml',
+  tags: [],
+  system: 'Be brief.',
+  turns: [
+    { kind: 'message', user: 'My order is A-17.', assistant: 'Noted.', toolCalls: [] },
+    {
+      kind: 'message',
+      user: 'Ship it to Oslo.',
+      toolCalls: [{ name: 'lookup', arguments: { id: 'A-17' }, output: 'status: packed' }],
+      assistant: 'Done.',
+    },
+  ],
+  facts: [
+    { id: 'order', text: 'A-17', aliases: [], turn: 1, critical: true },
+    { id: 'city', text: 'Oslo', aliases: [], turn: 2, critical: false },
+  ],
+  probes: [
+    { id: 'which-order', afterTurn: 2, question: 'Which order?', answer: 'A-17', mustInclude: [['A-17']], facts: ['order'], kind: 'recall' },
+  ],
+};
+
+const enc = get_encoding('o200k_base');
+const tok = (s: string) => enc.encode_ordinary(s).length;
+/** Per item: 3 framing tokens + role label + text, as the chat counting recipe. */
+const item = (label: string, text: string) => 3 + tok(label) + tok(text);
+
+function ctx() {
+  return { counter: new TokenCounter('gpt-4.1'), makeSummarizer: () => { throw new Error('unused'); } };
+}
+
+describe('replay', () => {
+  it('counts tokens of instructions and items exactly, turn by turn', async () => {
+    const res = await replayTranscript({ transcript, strategyId: 'all', definition: def('all', () => new Everything()), options: {}, ...ctx() });
+    const system = 3 + tok('system') + tok('Be brief.');
+    const turn1 = item('user', 'My order is A-17.') + item('assistant', 'Noted.');
+    const turn2 =
+      item('user', 'Ship it to Oslo.') +
+      item('tool_call', 'lookup({"id":"A-17"})') +
+      item('tool', 'status: packed') +
+      item('assistant', 'Done.');
+    expect(res.turns.map((t) => t.contextTokens)).toEqual([3 + system + turn1, 3 + system + turn1 + turn2]);
+    expect(res.turns.map((t) => t.fullTokens)).toEqual(res.turns.map((t) => t.contextTokens));
+    expect(res.turns.map((t) => t.items)).toEqual([2, 6]);
+    expect(res.turns[1].factsPresent).toEqual(['order', 'city']);
+  });
+
+  it('flags a critical fact the strategy dropped and records the probe context without adding it', async () => {
+    const res = await replayTranscript({ transcript, strategyId: 'last', definition: def('last', () => new LastTurnOnly()), options: {}, ...ctx() });
+    const t2 = res.turns[1];
+    expect(t2.contextTokens).toBeLessThan(t2.fullTokens);
+    expect(t2.factsPresent).toEqual(['order', 'city']); // A-17 is still in the tool call arguments
+    const probe = res.probes[0];
+    expect(probe.items).toHaveLength(4);
+    expect(probe.cutTurns).toEqual([1]);
+    expect(probe.contextTokens).toBe(t2.contextTokens);
+  });
+
+  it('reports critical drops when nothing in the view states the fact', async () => {
+    const t: Transcript = { ...transcript, turns: [transcript.turns[0], { kind: 'message', user: 'Ship it to Oslo.', toolCalls: [] }] };
+    const res = await replayTranscript({ transcript: t, strategyId: 'last', definition: def('last', () => new LastTurnOnly()), options: {}, ...ctx() });
+    expect(res.turns[1].criticalDropped).toEqual(['order']);
+    expect(res.turns[1].factsMissing).toEqual(['order']);
+    expect(res.probes[0].factsMissing).toEqual(['order']);
+  });
+});

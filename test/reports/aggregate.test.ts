@@ -1,0 +1,245 @@
+import { describe, expect, it } from 'vitest';
+import { METRIC_NAMES, isMetricName, judgeLabel, metricDef, metricValue, modelLabel, runNotice, stageErrors, summarize, summarizeStrategy } from '../../reports/aggregate.js';
+import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
+
+// Every expected number below is worked out by hand from test/helpers/sample-run.ts.
+describe('summarize', () => {
+  const rows = summarize(sampleRun());
+  const byId = Object.fromEntries(rows.map((r) => [r.strategy, r]));
+
+  it('has one row per strategy in config order', () => {
+    expect(rows.map((r) => r.strategy)).toEqual(['full', 'trim-2', 'summ']);
+    expect(byId.full.use).toBe('full-history');
+  });
+
+  it('computes token pressure and fact retention', () => {
+    const { full, summ } = byId;
+    const trim = byId['trim-2'];
+    expect([full.transcripts, full.turns]).toEqual([2, 6]);
+    expect(full.meanContextTokens).toBe(200); // (100+200+300+400+50+150)/6
+    expect(full.peakContextTokens).toBe(400);
+    expect(full.meanFullTokens).toBe(200);
+    expect(full.compression).toBe(1);
+    expect(full.factRetention).toBe(1);
+    expect(trim.meanContextTokens).toBe(150); // 900/6
+    expect(trim.peakContextTokens).toBe(200);
+    expect(trim.compression).toBeCloseTo(0.75, 12);
+    expect(trim.factRetention).toBeCloseTo((4 + 2 / 3 + 2 / 4) / 6, 12);
+    expect(trim.criticalDrops).toBe(1); // t1×f1, dropped at turns 3 and 4
+    expect(trim.turnsWithCriticalDrop).toBe(2);
+    expect(summ.meanContextTokens).toBe(135); // 810/6
+    expect(summ.compression).toBeCloseTo(0.675, 12);
+    expect(summ.factRetention).toBeCloseTo((4 + 2 / 3 + 3 / 4) / 6, 12);
+    expect(summ.criticalDrops).toBe(0);
+  });
+
+  it('counts probes, accuracy over attempted (an error counts as not passed), kinds, F1 and pass^2', () => {
+    const { full, summ } = byId;
+    const trim = byId['trim-2'];
+    expect([full.probes, full.attempted, full.graded, full.passed, full.failed, full.errors]).toEqual([10, 10, 10, 9, 1, 0]);
+    expect(full.accuracy).toBeCloseTo(0.9, 12);
+    expect(full.accuracyGraded).toBeCloseTo(0.9, 12);
+    expect(full.accuracyByKind).toEqual({ recall: 1, update: 1, temporal: 1, 'multi-hop': 1, abstention: 0.5 });
+    expect(full.meanF1).toBeCloseTo(9.25 / 10, 12);
+    expect(full.passHatN).toBeCloseTo(4 / 5, 12);
+    // trim-2's p3 repeat 2 errored in the answer call.
+    expect([trim.probes, trim.attempted, trim.graded, trim.passed, trim.failed, trim.errors]).toEqual([10, 10, 9, 7, 2, 1]);
+    expect([trim.answerErrors, trim.answerJudgeErrors]).toEqual([1, 0]);
+    expect(trim.accuracy).toBeCloseTo(7 / 10, 12);
+    expect(trim.accuracyGraded).toBeCloseTo(7 / 9, 12);
+    expect(trim.accuracyByKind).toEqual({ recall: 0, update: 1, temporal: 0.5, 'multi-hop': 1, abstention: 1 });
+    expect(trim.attemptedByKind.temporal).toBe(2);
+    expect(trim.gradedByKind.temporal).toBe(1);
+    expect(trim.meanF1).toBeCloseTo(7.5 / 9, 12); // F1 stays over graded answers
+    expect(trim.passHatN).toBeCloseTo(3 / 5, 12); // p3's errored repeat is not a pass, so p3 fails pass^2
+    expect(summ.accuracy).toBeCloseTo(0.7, 12);
+    expect(summ.accuracyByKind).toEqual({ recall: 1, update: 0.5, temporal: 1, 'multi-hop': 0, abstention: 1 });
+    expect(summ.meanF1).toBeCloseTo(7.75 / 10, 12);
+    expect(summ.passHatN).toBeCloseTo(3 / 5, 12);
+    for (const r of rows) {
+      expect(r.accuracyLow!).toBeLessThanOrEqual(r.accuracy!);
+      expect(r.accuracyHigh!).toBeGreaterThanOrEqual(r.accuracy!);
+    }
+  });
+
+  it('counts attribution, tokens, cost and latency (cache hits excluded)', () => {
+    const { full, summ } = byId;
+    const trim = byId['trim-2'];
+    expect(full.attribution).toEqual({ trimmed: 0, 'lost-in-summary': 0, 'present-but-missed': 0, 'abstain-fail': 1, error: 0 });
+    expect(trim.attribution).toMatchObject({ trimmed: 2, error: 1 });
+    expect(summ.attribution).toMatchObject({ 'lost-in-summary': 1, 'present-but-missed': 2 });
+    expect([full.inputTokens, full.outputTokens]).toEqual([6 * 410 + 4 * 160, 50]);
+    expect([trim.inputTokens, trim.outputTokens]).toEqual([5 * 210 + 4 * 160, 45]);
+    expect(summ.inputTokens).toBe(6 * 170 + 4 * 160);
+    expect(full.cost).toBeCloseTo(0.01, 12);
+    expect(trim.cost).toBeCloseTo(0.009, 12);
+    expect(full.latencyMean).toBeCloseTo(5300 / 9, 9);
+    expect([full.latencyP50, full.latencyP95]).toEqual([600, 1000]);
+    expect(trim.latencyMean).toBeCloseTo(2650 / 9, 9);
+    expect([trim.latencyP50, trim.latencyP95]).toEqual([300, 500]);
+    expect([summ.latencyP50, summ.latencyP95]).toEqual([1500, 1900]);
+  });
+
+  it('summarises summaries: judge means over judged ones, checks and drift', () => {
+    const { full, summ } = byId;
+    expect([summ.summariesMade, summ.summaryErrors, summ.summaryTokensIn, summ.summaryTokensOut]).toEqual([2, 1, 600, 100]);
+    expect(summ.judgeOverall).toBe(3);
+    expect(summ.judgeCoverage).toBeCloseTo(0.65, 12);
+    expect(summ.judgeFaithfulness).toBeCloseTo(0.8, 12);
+    expect(summ.judgeScore).toBeCloseTo(0.65, 12);
+    expect(summ.checksCoverage).toBeCloseTo(0.75, 12);
+    expect([summ.unsupportedClaims, summ.driftLost, summ.judged, summ.judgeErrors]).toEqual([1, 1, 2, 0]);
+    expect(summ.summariesAttempted).toBe(3);
+    expect(full.summariesMade).toBe(0);
+    expect(full.judgeOverall).toBeUndefined();
+  });
+
+  it('never counts an error as a pass, even if a record claims both', () => {
+    const run = sampleRun();
+    const rec = run.probes.find((p) => p.strategy === 'full')!;
+    rec.error = 'timeout';
+    rec.passed = true;
+    const full = summarize(run)[0];
+    expect([full.attempted, full.graded, full.passed, full.errors]).toEqual([10, 9, 8, 1]);
+    expect(full.accuracy).toBeCloseTo(8 / 10, 12);
+  });
+
+  it('keeps errored probes in the accuracy denominator and its interval', () => {
+    // 30 of 100 answers fail: accuracy must drop to 0.7, not stay at 1 over the 70 graded.
+    const run = bulkRun({ runId: 'r', strategies: ['a'], transcripts: 10, probesPer: 10, passes: (_s, _t, p) => (p < 3 ? 'error' : true) });
+    const a = summarize(run)[0];
+    expect([a.attempted, a.graded, a.errors, a.answerErrors]).toEqual([100, 70, 30, 30]);
+    expect(a.accuracy).toBeCloseTo(0.7, 12);
+    expect(a.accuracyGraded).toBe(1);
+    expect(a.accuracyHigh!).toBeLessThan(1);
+    expect(a.accuracyLow!).toBeLessThanOrEqual(0.7);
+  });
+
+  it('gives a run whose every probe errored an accuracy of 0, not no value', () => {
+    const run = bulkRun({ runId: 'r', strategies: ['a'], transcripts: 2, probesPer: 3, passes: () => 'error' });
+    const a = summarize(run)[0];
+    expect([a.accuracy, a.accuracyGraded, a.errors]).toEqual([0, undefined, 6]);
+  });
+
+  it('tells answer errors from answer-judge errors', () => {
+    const full = summarize(sampleRun({ outcomes: { full: ['pass', 'judge-error', 'pass', 'error', 'pass', 'pass', 'pass', 'judge-error', 'pass', 'fail'] } }))[0];
+    expect([full.attempted, full.graded, full.passed, full.failed, full.errors, full.answerErrors, full.answerJudgeErrors]).toEqual([10, 7, 6, 1, 3, 1, 2]);
+    expect(full.accuracy).toBeCloseTo(6 / 10, 12);
+    expect(full.accuracyGraded).toBeCloseTo(6 / 7, 12);
+  });
+
+  it('counts summary-judge failures as judge errors, not as zero errors', () => {
+    const summ = summarize(withSummaryJudgeErrors(sampleRun()))[2];
+    expect([summ.summariesAttempted, summ.summariesMade, summ.summaryErrors, summ.judged, summ.judgeErrors]).toEqual([3, 2, 1, 0, 2]);
+    expect(summ.judgeOverall).toBeUndefined();
+  });
+});
+
+describe('stageErrors', () => {
+  it('counts each stage over the items that reached it, with the first message', () => {
+    const run = sampleRun({ outcomes: { full: ['pass', 'judge-error', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'error'] } });
+    run.probes[9].error = 'connection reset';
+    expect(stageErrors(run)).toEqual([
+      // 30 probes; full q2r2 and trim-2 p3r2 failed to answer, and full's records come first.
+      { stage: 'answer', errors: 2, attempted: 30, firstError: 'connection reset' },
+      { stage: 'answer-judge', errors: 1, attempted: 28, firstError: 'judge: judge returned no JSON' },
+      { stage: 'summarizer', errors: 1, attempted: 3, firstError: 'summarizer timed out' },
+      { stage: 'summary-judge', errors: 0, attempted: 2 },
+    ]);
+  });
+
+  it('reads records written before errorStage existed: a judge verdict of error is a judge error', () => {
+    const run = sampleRun();
+    const rec = run.probes[0];
+    Object.assign(rec, { judge: { verdict: 'error', reason: 'rate limited', model: 'x' }, passed: undefined });
+    const judge = stageErrors(run)[1];
+    expect([judge.errors, judge.firstError]).toEqual([1, 'rate limited']);
+    expect(stageErrors(run)[0].errors).toBe(1); // only trim-2's answer error
+  });
+
+  it('shows 96 of 96 summary-judge failures as 96 errors', () => {
+    const run = withSummaryJudgeErrors(bulkRun({ runId: 'r', strategies: ['a', 'b'], transcripts: 48, probesPer: 1, passes: () => true, summaryOverall: () => 4 }));
+    expect(stageErrors(run)[3]).toEqual({ stage: 'summary-judge', errors: 96, attempted: 96, firstError: 'HTTP 401 from judge: invalid api key' });
+    const a = summarize(run)[0];
+    expect([a.judged, a.judgeErrors]).toEqual([0, 48]);
+  });
+});
+
+describe('runNotice', () => {
+  it('is absent for complete runs and names the status and reason otherwise', () => {
+    expect(runNotice(sampleRun().info)).toBeUndefined();
+    const info = { ...sampleRun({ status: 'incomplete' }).info, failure: '30 of 100 probe answers errored.' };
+    expect(runNotice(info)).toEqual({ label: 'INCOMPLETE', reason: '30 of 100 probe answers errored.' });
+    expect(runNotice(sampleRun({ status: 'failed' }).info)?.label).toBe('FAILED');
+    expect(runNotice(sampleRun({ status: 'interrupted' }).info)?.label).toBe('INTERRUPTED');
+  });
+});
+
+describe('metricValue', () => {
+  const run = sampleRun();
+  it('reads named metrics', () => {
+    expect(metricValue(run, 'trim-2', 'probe.accuracy')).toBeCloseTo(7 / 10, 12);
+    expect(metricValue(run, 'trim-2', 'probe.accuracy_graded')).toBeCloseTo(7 / 9, 12);
+    expect(metricValue(run, 'trim-2', 'probe.errors')).toBe(1);
+    expect(metricValue(run, 'trim-2', 'probe.answer_errors')).toBe(1);
+    expect(metricValue(run, 'trim-2', 'probe.judge_errors')).toBe(0);
+    expect(metricValue(run, 'summ', 'summary.errors')).toBe(1);
+    expect(metricValue(run, 'summ', 'summary.judge.errors')).toBe(0);
+    expect(metricValue(run, 'trim-2', 'probe.accuracy.recall')).toBe(0);
+    expect(metricValue(run, 'trim-2', 'facts.critical_dropped')).toBe(1);
+    expect(metricValue(run, 'summ', 'summary.judge.overall')).toBe(3);
+    expect(metricValue(run, 'summ', 'summary.count')).toBe(2);
+    expect(metricValue(run, 'summ', 'summary.checks.unsupported')).toBe(1);
+    expect(metricValue(run, 'full', 'latency.p50')).toBe(600);
+    expect(metricValue(run, 'full', 'probe.pass_hat_n')).toBeCloseTo(0.8, 12);
+    expect(metricValue(run, 'full', 'summary.judge.overall')).toBeUndefined();
+  });
+  it('lists every documented name and rejects others', () => {
+    for (const name of ['probe.accuracy', 'probe.accuracy.multi-hop', 'probe.f1', 'probe.pass_hat_n', 'probe.errors', 'context.mean_tokens', 'context.peak_tokens', 'context.compression', 'facts.retention', 'facts.critical_dropped', 'summary.count', 'summary.judge.overall', 'summary.judge.coverage', 'summary.judge.faithfulness', 'summary.judge.score', 'summary.checks.coverage', 'summary.checks.unsupported', 'cost.total', 'latency.p50', 'probe.accuracy_graded', 'probe.answer_errors', 'probe.judge_errors', 'summary.errors', 'summary.judge.errors']) {
+      expect(METRIC_NAMES).toContain(name);
+    }
+    expect(isMetricName('probe.accuracy.bogus')).toBe(false);
+    expect(() => metricValue(run, 'full', 'nope')).toThrow(/unknown metric/);
+  });
+  it('labels the offline model and judge as not LLMs', () => {
+    expect(judgeLabel('offline')).toBe('offline (built-in rule-based grader, not an LLM)');
+    expect(modelLabel('offline')).toBe('offline (built-in extractive reader, not an LLM)');
+    expect(modelLabel('openai:gpt-4.1-mini')).toBe('openai:gpt-4.1-mini');
+  });
+});
+
+describe('metric support', () => {
+  const support = (run: ReturnType<typeof sampleRun>, strategy: string, metric: string) => metricDef(metric)!.support(summarizeStrategy(run, strategy, false));
+  const run = sampleRun();
+
+  it('states what each metric rests on and what it could not measure', () => {
+    expect(support(run, 'trim-2', 'probe.accuracy')).toEqual({ measured: 9, errors: 1, unit: 'probes' });
+    expect(support(run, 'trim-2', 'probe.accuracy.temporal')).toEqual({ measured: 1, errors: 1, unit: 'probes' });
+    expect(support(run, 'trim-2', 'probe.accuracy.recall')).toEqual({ measured: 2, errors: 0, unit: 'probes' });
+    expect(support(run, 'trim-2', 'cost.total')).toEqual({ measured: 9, errors: 1, unit: 'probes' });
+    expect(support(run, 'trim-2', 'context.mean_tokens')).toEqual({ measured: 6, errors: 0, unit: 'turns' });
+    expect(support(run, 'summ', 'summary.judge.overall')).toEqual({ measured: 2, errors: 1, unit: 'summaries' });
+    expect(support(run, 'summ', 'summary.checks.coverage')).toEqual({ measured: 2, errors: 1, unit: 'summaries' });
+    expect(support(run, 'full', 'summary.judge.overall')).toEqual({ measured: 0, errors: 0, unit: 'summaries' });
+  });
+
+  it('gives error counts their attempts as support, with nothing missing', () => {
+    expect(support(run, 'trim-2', 'probe.errors')).toEqual({ measured: 10, errors: 0, unit: 'probes' });
+    expect(support(run, 'trim-2', 'probe.judge_errors')).toEqual({ measured: 9, errors: 0, unit: 'probes' });
+    expect(support(run, 'summ', 'summary.errors')).toEqual({ measured: 3, errors: 0, unit: 'summaries' });
+    expect(support(run, 'summ', 'summary.judge.errors')).toEqual({ measured: 2, errors: 0, unit: 'summaries' });
+    for (const name of ['probe.errors', 'probe.answer_errors', 'probe.judge_errors', 'summary.errors', 'summary.judge.errors']) {
+      expect(metricDef(name)!.higherIsBetter, name).toBe(false);
+    }
+  });
+
+  it('puts summary-judge failures into the judge means\' support', () => {
+    const broken = withSummaryJudgeErrors(sampleRun());
+    expect(support(broken, 'summ', 'summary.judge.score')).toEqual({ measured: 0, errors: 3, unit: 'summaries' });
+    expect(metricValue(broken, 'summ', 'summary.judge.errors')).toBe(2);
+  });
+
+  it('names the denominator in the accuracy description', () => {
+    expect(metricDef('probe.accuracy')!.description).toBe('passed / attempted probes (an errored probe counts as not passed)');
+  });
+});

@@ -1,0 +1,182 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeReports } from '../../reports/index.js';
+import { loadRun } from '../../reports/load.js';
+import { summaryCsv } from '../../reports/csv.js';
+import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
+
+// A small RFC 4180 reader, written here so the test does not trust the writer's library.
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++;
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+    } else cell += ch;
+  }
+  if (cell !== '' || row.length) {
+    row.push(cell);
+    rows.push(row);
+  }
+  return rows;
+}
+
+function records(file: string): Record<string, string>[] {
+  const [head, ...rows] = parseCsv(readFileSync(file, 'utf8'));
+  for (const r of rows) expect(r.length).toBe(head.length);
+  return rows.map((r) => Object.fromEntries(head.map((h, i) => [h, r[i]])));
+}
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'memeval-csv-'));
+  dirs.push(d);
+  return d;
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('CSV reports', () => {
+  const tricky = 'Line one, with a comma\nline two "quoted"';
+  const run = sampleRun({ model: 'offline', transcriptText: { t1: tricky } });
+  const dir = tempDir();
+  let written: string[] = [];
+
+  it('writes the CSVs and report.html atomically (no temp files left)', async () => {
+    written = await writeReports(run, dir);
+    expect(written.map((p) => p.slice(dir.length + 1)).sort()).toEqual(['probes.csv', 'report.html', 'summaries.csv', 'summary.csv', 'turns.csv']);
+    expect(readdirSync(dir).sort()).toEqual(['probes.csv', 'report.html', 'summaries.csv', 'summary.csv', 'turns.csv']);
+  });
+
+  it('turns.csv has one row per turn record', () => {
+    const rows = records(join(dir, 'turns.csv'));
+    expect(rows).toHaveLength(run.turns.length);
+    const r = rows.find((x) => x.strategy === 'trim-2' && x.transcript === 't1' && x.turn === '4')!;
+    expect(r).toMatchObject({ full_tokens: '400', context_tokens: '200', facts_missing: 'f1;f2', critical_dropped: 'f1' });
+  });
+
+  it('probes.csv flattens every record field, quotes survive the round trip', () => {
+    const rows = records(join(dir, 'probes.csv'));
+    expect(rows).toHaveLength(30);
+    const fail = rows.find((x) => x.strategy === 'full' && x.probe === 'q2' && x.repeat === '2')!;
+    expect(fail).toMatchObject({
+      transcript: 't2', kind: 'abstention', after_turn: '2', model: 'offline', model_kind: 'built-in offline reader (not an LLM)',
+      context_tokens: '150', api_input_tokens: '160', output_tokens: '5', answer: 'I am not sure, maybe "B-7"?', exact: 'false',
+      f1: '0.25', judge_verdict: 'fail', judge_reason: 'does not give the reference', passed: 'false', attribution: 'abstain-fail',
+      cost: '0.001', latency_ms: '1000', cached: 'false', error: '',
+    });
+    const err = rows.find((x) => x.strategy === 'trim-2' && x.probe === 'p3' && x.repeat === '2')!;
+    expect(err).toMatchObject({ error: 'HTTP 500 from provider after 3 retries', error_stage: 'answer', passed: '', api_input_tokens: '', attribution: 'error' });
+    expect(fail.error_stage).toBe('');
+    const cached = rows.find((x) => x.strategy === 'full' && x.probe === 'p1' && x.repeat === '2')!;
+    expect(cached.cached).toBe('true');
+    expect(cached.facts_needed).toBe('f1');
+  });
+
+  it('summary.csv has one row per strategy with kinds and CI columns', () => {
+    const rows = records(join(dir, 'summary.csv'));
+    expect(rows.map((r) => r.strategy)).toEqual(['full', 'trim-2', 'summ']);
+    const trim = rows[1];
+    // trim-2 has one errored answer: it stays in the denominator of accuracy.
+    expect(Number(trim.accuracy)).toBeCloseTo(7 / 10, 12);
+    expect(Number(trim.accuracy_graded)).toBeCloseTo(7 / 9, 12);
+    expect(trim).toMatchObject({ attempted: '10', graded: '9', passed: '7', errors: '1', answer_errors: '1', answer_judge_errors: '0' });
+    expect(trim.accuracy_recall).toBe('0');
+    expect(trim.accuracy_temporal).toBe('0.5');
+    expect(trim.model).toBe('offline (built-in extractive reader, not an LLM)');
+    expect(Number(trim.accuracy_ci_low)).toBeLessThanOrEqual(Number(trim.accuracy));
+    expect(Number(trim.accuracy_ci_high)).toBeGreaterThanOrEqual(Number(trim.accuracy));
+    expect(rows[2].judge_overall).toBe('3');
+    expect(rows[2]).toMatchObject({ summaries_attempted: '3', summaries: '2', summarizer_errors: '1', summary_errors: '1', summaries_judged: '2', summary_judge_errors: '0' });
+    expect(rows[0].judge_overall).toBe('');
+  });
+
+  it('summaries.csv has one row per summary with checks, judge and drift', () => {
+    const rows = records(join(dir, 'summaries.csv'));
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toMatchObject({ index: '1', covered_from: '1', covered_to: '2', prompt_hash: 'sha256:abc123', unsupported: 'X-99', judge_overall: '4', text: tricky });
+    expect(rows[1].drift_lost).toBe('f2');
+    expect(rows[2].error).toBe('summarizer timed out');
+  });
+});
+
+describe('loadRun', () => {
+  it('reads a run directory or its run.json', () => {
+    const dir = tempDir();
+    const run = sampleRun();
+    writeFileSync(join(dir, 'run.json'), JSON.stringify(run));
+    expect(loadRun(dir).info.runId).toBe(run.info.runId);
+    expect(loadRun(join(dir, 'run.json')).probes).toHaveLength(30);
+  });
+  it('reports a missing or broken run as an InputError with the path', () => {
+    const dir = tempDir();
+    expect(() => loadRun(join(dir, 'nope'))).toThrow(expect.objectContaining({ name: 'InputError', message: expect.stringContaining('nope') }));
+    expect(() => loadRun(dir)).toThrow(/run\.json/);
+    writeFileSync(join(dir, 'run.json'), '{\n  "info": {,\n}');
+    expect(() => loadRun(dir)).toThrow(/run\.json:2:\d+: invalid JSON/);
+    writeFileSync(join(dir, 'run.json'), '{"info": {"runId": "x"}}');
+    expect(() => loadRun(dir)).toThrow(/"probes" must be a list/);
+  });
+});
+
+describe('formula injection', () => {
+  it('prefixes text cells a spreadsheet would run as a formula, and leaves numbers alone', async () => {
+    const { safeCell } = await import('../../reports/csv.js');
+    expect(safeCell('=HYPERLINK("http://x")')).toBe(`'=HYPERLINK("http://x")`);
+    expect(safeCell('@SUM(A1)')).toBe(`'@SUM(A1)`);
+    expect(safeCell('- step one')).toBe(`'- step one`);
+    expect(safeCell('plain answer')).toBe('plain answer');
+    expect(safeCell(-3)).toBe(-3);
+    expect(safeCell(true)).toBe('true');
+    expect(safeCell(undefined)).toBe('');
+  });
+});
+
+describe('summary.csv counts what could not be measured', () => {
+  const parse = (text: string) => {
+    const [head, ...rows] = parseCsv(text);
+    return rows.map((r) => Object.fromEntries(head.map((h, i) => [h, r[i]])));
+  };
+
+  it('shows summary-judge failures as judge errors with nothing judged', () => {
+    const run = withSummaryJudgeErrors(bulkRun({ runId: 'r', strategies: ['a', 'b'], transcripts: 48, probesPer: 1, passes: () => true, summaryOverall: () => 4 }));
+    const rows = parse(summaryCsv(run));
+    for (const row of rows) {
+      expect(row).toMatchObject({ summaries_attempted: '48', summaries_judged: '0', judged: '0', summary_judge_errors: '48', judge_errors: '48', judge_overall: '' });
+    }
+  });
+
+  it('gives an all-errored strategy accuracy 0 and an empty graded accuracy', () => {
+    const rows = parse(summaryCsv(bulkRun({ runId: 'r', strategies: ['a'], transcripts: 2, probesPer: 2, passes: () => 'error' })));
+    expect(rows[0]).toMatchObject({ attempted: '4', graded: '0', errors: '4', accuracy: '0', accuracy_graded: '' });
+  });
+
+  it('writes the full header for a run without strategies', () => {
+    const run = sampleRun();
+    const empty = { ...run, info: { ...run.info, strategies: [] }, turns: [], probes: [], summaries: [] };
+    const [head] = parseCsv(summaryCsv(empty));
+    for (const col of ['attempted', 'passed', 'errors', 'answer_errors', 'answer_judge_errors', 'summaries_attempted', 'summarizer_errors', 'summary_judge_errors', 'summaries_judged', 'accuracy', 'accuracy_graded']) {
+      expect(head).toContain(col);
+    }
+  });
+});

@@ -1,0 +1,292 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { RunResult, StrategyFingerprint } from '../../core/types.js';
+import { diffCsv, diffHtml, diffRuns } from '../../reports/diff.js';
+import { diffCommand } from '../../harness/commands/diff.js';
+import { diffMarkdown } from '../../reports/markdown.js';
+import { bulkRun, sampleRun } from '../helpers/sample-run.js';
+
+const CAND_OUTCOMES = {
+  full: ['fail', 'fail', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass'] as const,
+  summ: ['pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass'] as const,
+};
+
+function candidate() {
+  const cand = sampleRun({ runId: 'cand', outcomes: { full: [...CAND_OUTCOMES.full], summ: [...CAND_OUTCOMES.summ] } });
+  cand.summaries[0].grades!.judge!.overall = 5;
+  return cand;
+}
+
+describe('diffRuns', () => {
+  const diff = diffRuns(sampleRun({ runId: 'base' }), candidate());
+  const by = Object.fromEntries(diff.strategies.map((s) => [s.strategy, s]));
+
+  it('lists the probes that flipped, repeats aggregated by majority', () => {
+    const flips = diff.flips.map((f) => `${f.strategy}/${f.probe} ${f.direction}`).sort();
+    // full/q2 passed 1 of 2 repeats (not a majority) and now passes both.
+    expect(flips).toEqual(['full/p1 pass→fail', 'full/q2 fail→pass', 'summ/p2 fail→pass', 'summ/q1 fail→pass']);
+    const q2 = diff.flips.find((f) => f.probe === 'q2')!;
+    expect([q2.baseRate, q2.candRate]).toEqual([0.5, 1]);
+  });
+
+  it('tests each strategy with exact McNemar on the shared probes', () => {
+    expect(by.full).toMatchObject({ sharedProbes: 5, passToFail: 1, failToPass: 1, mcnemarP: 1, significant: false });
+    expect(by.summ).toMatchObject({ sharedProbes: 5, passToFail: 0, failToPass: 2, mcnemarP: 0.5, significant: false });
+    expect(by['trim-2']).toMatchObject({ sharedProbes: 5, passToFail: 0, failToPass: 0, mcnemarP: 1, significant: false });
+    expect(by.summ.accuracyDiff!.diff).toBeCloseTo((0 + 0.5 + 0 + 1 + 0) / 5, 12);
+  });
+
+  it('reports metric deltas with direction', () => {
+    const acc = by.full.metrics.find((m) => m.metric === 'probe.accuracy')!;
+    expect(acc.base).toBeCloseTo(0.9, 12);
+    expect(acc.cand).toBeCloseTo(0.8, 12);
+    expect(acc.delta).toBeCloseTo(-0.1, 12);
+    expect(acc.worse).toBe(true);
+    const summAcc = by.summ.metrics.find((m) => m.metric === 'probe.accuracy')!;
+    expect(summAcc.worse).toBe(false);
+    const tokens = by.full.metrics.find((m) => m.metric === 'context.mean_tokens')!;
+    expect(tokens.delta).toBe(0);
+    expect(by.full.metrics.find((m) => m.metric === 'tokens.input')!.delta).toBe(0);
+  });
+
+  it('lists summaries whose grades moved', () => {
+    expect(diff.summaryMoves).toEqual([{ strategy: 'summ', transcript: 't1', index: 1, field: 'judge.overall', base: 4, cand: 5 }]);
+  });
+
+  it('calls a broad drop significant but not a one-probe wobble', () => {
+    const base = bulkRun({ runId: 'b', strategies: ['s'], transcripts: 10, probesPer: 4, passes: () => true });
+    const broad = bulkRun({ runId: 'c', strategies: ['s'], transcripts: 10, probesPer: 4, passes: (_s, t, p) => !(p < 2 && t < 6) });
+    const wobble = bulkRun({ runId: 'w', strategies: ['s'], transcripts: 10, probesPer: 4, passes: (_s, t, p) => !(t === 0 && p === 0) });
+    const big = diffRuns(base, broad).strategies[0];
+    expect(big.passToFail).toBe(12);
+    expect(big.mcnemarP).toBeCloseTo(2 / 4096, 12);
+    expect(big.significant).toBe(true);
+    expect(big.accuracyDiff!.high).toBeLessThan(0);
+    const small = diffRuns(base, wobble).strategies[0];
+    expect(small.passToFail).toBe(1);
+    expect(small.significant).toBe(false);
+  });
+});
+
+describe('diffCommand', () => {
+  const root = mkdtempSync(join(tmpdir(), 'memeval-diff-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  let out: ReturnType<typeof vi.spyOn>;
+  let err: ReturnType<typeof vi.spyOn>;
+  beforeEach(() => {
+    out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  });
+  afterEach(() => vi.restoreAllMocks());
+
+  function runDir(name: string, run: unknown): string {
+    const dir = join(root, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'run.json'), JSON.stringify(run));
+    return dir;
+  }
+
+  it('writes diff.md, diff.csv and diff.html into the candidate dir by default', async () => {
+    const base = runDir('base', sampleRun({ runId: 'base' }));
+    const evil = candidate();
+    evil.probes[0].probe = '<script>window.__pwned=1</script>';
+    evil.info.runId = 'cand <img src=x onerror=alert(1)>';
+    const cand = runDir('cand', evil);
+    expect(await diffCommand([base, cand])).toBe(0);
+    for (const f of ['diff.md', 'diff.csv', 'diff.html']) expect(existsSync(join(cand, f))).toBe(true);
+    const html = readFileSync(join(cand, 'diff.html'), 'utf8');
+    expect(html).not.toContain('<script>window');
+    expect(html).not.toContain('<img src=x');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    const md = readFileSync(join(cand, 'diff.md'), 'utf8');
+    expect(md).toContain('| full | 0.900 → 0.800 |');
+    expect(md).not.toContain('<img');
+    expect(readFileSync(join(cand, 'diff.csv'), 'utf8')).toContain('full,probe.pass_to_fail,,1,,');
+    expect(out).toHaveBeenCalled();
+  });
+
+  it('honours --out', async () => {
+    const base = runDir('b2', sampleRun());
+    const cand = runDir('c2', candidate());
+    const dest = join(root, 'elsewhere');
+    expect(await diffCommand([base, cand, '--out', dest])).toBe(0);
+    expect(existsSync(join(dest, 'diff.html'))).toBe(true);
+  });
+
+  it('exits 2 on bad input or usage, without a stack trace', async () => {
+    const base = runDir('b3', sampleRun());
+    expect(await diffCommand([base])).toBe(2);
+    expect(await diffCommand([base, join(root, 'missing')])).toBe(2);
+    expect(await diffCommand([base, base, '--bogus'])).toBe(2);
+    const text = err.mock.calls.map((c: unknown[]) => String(c[0])).join('');
+    expect(text).toContain('missing');
+    expect(text).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('latency noise', () => {
+  const slower = (factor: number, plusMs: number) => {
+    const run = sampleRun();
+    for (const p of run.probes) if (p.latencyMs !== undefined) p.latencyMs = p.latencyMs * factor + plusMs;
+    return run;
+  };
+  const latencyWorse = (cand: ReturnType<typeof sampleRun>) =>
+    diffRuns(sampleRun(), cand).strategies.flatMap((s) => s.metrics).filter((m) => m.metric === 'latency.p50' && m.worse).length;
+
+  it('does not flag a latency change of a millisecond, and does flag a doubling', () => {
+    expect(latencyWorse(slower(1, 1))).toBe(0);
+    expect(latencyWorse(slower(2, 10))).toBeGreaterThan(0);
+  });
+});
+
+describe('summary prompt changes', () => {
+  it('names the strategies whose summary prompt changed, and only those', () => {
+    const base = sampleRun();
+    const cand = sampleRun();
+    const summarized = [...new Set(cand.summaries.map((s) => s.strategy))];
+    expect(summarized.length).toBeGreaterThan(0);
+    for (const s of cand.summaries) if (s.strategy === summarized[0]) Object.assign(s, { promptPath: 'prompts/v2.md', promptHash: 'bbbbbbbbbbbb' });
+    const diff = diffRuns(base, cand);
+    expect(diff.promptChanges.map((c) => c.strategy)).toEqual([summarized[0]]);
+    expect(diff.promptChanges[0].cand).toEqual(['prompts/v2.md · bbbbbbbbbbbb']);
+    expect(diffRuns(base, sampleRun()).promptChanges).toEqual([]);
+  });
+});
+
+const PROMPT_V1 = 'Summarise the conversation.\nKeep every order number.\nUse at most 200 words.\n';
+const ENDPOINT = 'https://api.openai.com/v1';
+
+/** A sample run as a fingerprinting memeval records it; `summ` summarises with `max_tokens`. */
+function fingerprinted(options: { runId: string; maxTokens?: number; prompt?: string; model?: string; judge?: string; endpoint?: string }): RunResult {
+  const run = sampleRun({ runId: options.runId, model: options.model });
+  run.info.judge = options.judge ?? run.info.judge;
+  const endpoint = options.endpoint ?? ENDPOINT;
+  const summarizer = { model: 'offline', max_tokens: options.maxTokens ?? 2000, tool_trim_limit: 600, word_limit: 200, prompt: 'prompts/support-summary.md' };
+  for (const s of run.info.strategies) {
+    if (s.id === 'summ') s.options = { ...s.options, summarizer };
+    const fingerprint: StrategyFingerprint = { use: s.use, options: s.options, answerModel: run.info.model, judge: run.info.judge, endpoint, agent: 'direct' };
+    if (s.id === 'summ') {
+      fingerprint.summarizer = 'offline';
+      fingerprint.prompt = { path: 'prompts/support-summary.md', hash: options.prompt ? 'bbbbbbbbbbbb' : 'aaaaaaaaaaaa', text: options.prompt ?? PROMPT_V1 };
+    }
+    s.fingerprint = fingerprint;
+  }
+  run.info.provenance = {
+    endpoints: { [run.info.model]: endpoint },
+    answerModel: run.info.model,
+    judge: run.info.judge,
+    summarizers: ['offline'],
+    agent: 'direct',
+    memevalVersion: '0.1.0',
+  };
+  return run;
+}
+
+function without(run: RunResult, strategy: string): RunResult {
+  return {
+    info: { ...run.info, strategies: run.info.strategies.filter((s) => s.id !== strategy) },
+    turns: run.turns.filter((r) => r.strategy !== strategy),
+    probes: run.probes.filter((r) => r.strategy !== strategy),
+    summaries: run.summaries.filter((r) => r.strategy !== strategy),
+  };
+}
+
+describe('what changed between the runs', () => {
+  it('lists a strategy only the base ran as removed and does not compare it; names a changed option', () => {
+    const base = fingerprinted({ runId: 'base' });
+    const cand = without(fingerprinted({ runId: 'cand', maxTokens: 800 }), 'trim-2');
+    const diff = diffRuns(base, cand);
+    expect(diff.removed).toEqual(['trim-2']);
+    expect(diff.added).toEqual([]);
+    expect(diff.strategies.map((s) => s.strategy)).toEqual(['full', 'summ']);
+    expect(diff.flips.filter((f) => f.strategy === 'trim-2')).toEqual([]);
+    expect(diff.changes).toEqual([{ strategy: 'summ', changes: [{ field: 'options.summarizer.max_tokens', base: '2000', cand: '800' }] }]);
+    expect(diff.warnings).toEqual([]);
+
+    const md = diffMarkdown(diff);
+    expect(md).toContain('- **removed** (only in base, not compared): `trim-2`');
+    expect(md).toContain('| summ | options.summarizer.max_tokens | 2000 | 800 |');
+    // trim-2 dropped critical facts in the base; with no candidate there is no delta and no verdict to give.
+    expect(md).not.toMatch(/\| trim-2 \|/);
+    const html = diffHtml(diff);
+    expect(html).toContain('Removed (only in base, not compared): <b>trim-2</b>');
+    expect(html).not.toContain('<h2>trim-2</h2>');
+    const csv = diffCsv(diff);
+    expect(csv).toContain('trim-2,strategy.removed,present,,,');
+    expect(csv).toContain('summ,changed.options.summarizer.max_tokens,2000,800,,');
+    expect(csv).not.toContain('trim-2,probe.accuracy');
+  });
+
+  it('lists a strategy only the candidate ran as added', () => {
+    const diff = diffRuns(without(fingerprinted({ runId: 'base' }), 'summ'), fingerprinted({ runId: 'cand' }));
+    expect(diff.added).toEqual(['summ']);
+    expect(diff.removed).toEqual([]);
+    expect(diff.strategies.map((s) => s.strategy)).toEqual(['full', 'trim-2']);
+    expect(diffMarkdown(diff)).toContain('- **added** (only in candidate, not compared): `summ`');
+  });
+
+  it('shows a changed summary prompt as a text diff, not two hashes', () => {
+    const v2 = PROMPT_V1.replace('Keep every order number.', 'Keep every order number and date.');
+    const diff = diffRuns(fingerprinted({ runId: 'base' }), fingerprinted({ runId: 'cand', prompt: v2 }));
+    const prompt = diff.changes.find((c) => c.strategy === 'summ')!.changes.find((f) => f.field === 'prompt')!;
+    expect(prompt.patch).toContain('-Keep every order number.\n+Keep every order number and date.');
+    expect(prompt.patch).toContain('--- base/prompts/support-summary.md');
+    // The record-based hash table is for runs without fingerprints only.
+    expect(diff.promptChanges).toEqual([]);
+    const md = diffMarkdown(diff);
+    expect(md).toContain('#### summ: summary prompt');
+    expect(md).toMatch(/```diff\n[^]*-Keep every order number\.\n\+Keep every order number and date\.\n[^]*```/);
+    expect(md).not.toContain('Summary prompts that changed');
+    expect(diffHtml(diff)).toContain('+Keep every order number and date.');
+  });
+
+  it('warns when the runs used different answer models, judges or endpoints', () => {
+    const base = fingerprinted({ runId: 'base' });
+    const cand = fingerprinted({ runId: 'cand', model: 'openai:gpt-4.1', judge: 'openai:gpt-4.1' });
+    const diff = diffRuns(base, cand);
+    const warning = 'the runs used different answer models: openai:gpt-4.1-mini → openai:gpt-4.1; deltas mix the strategy change with the model change';
+    expect(diff.warnings).toEqual([warning, 'the runs used different judges: offline → openai:gpt-4.1; deltas mix the strategy change with the judge change']);
+    expect(diffMarkdown(diff)).toContain(`> ⚠️ **${warning}**`);
+    expect(diffHtml(diff)).toContain(warning);
+    expect(diff.changes.find((c) => c.strategy === 'full')!.changes).toEqual([
+      { field: 'answerModel', base: 'openai:gpt-4.1-mini', cand: 'openai:gpt-4.1' },
+      { field: 'judge', base: 'offline', cand: 'openai:gpt-4.1' },
+    ]);
+
+    const moved = diffRuns(base, fingerprinted({ runId: 'local', endpoint: 'http://127.0.0.1:8000/v1' }));
+    expect(moved.warnings).toEqual([
+      'the runs called openai:gpt-4.1-mini at different endpoints: https://api.openai.com/v1 → http://127.0.0.1:8000/v1; deltas mix the strategy change with the endpoint change',
+    ]);
+    expect(moved.changes.find((c) => c.strategy === 'full')!.changes.map((f) => f.field)).toEqual(['endpoint']);
+  });
+
+  it('warns when a run did not complete, quoting its failure', () => {
+    const cand = fingerprinted({ runId: 'cand' });
+    cand.info.status = 'failed';
+    cand.info.failure = 'answer: 1 error; first: 401 invalid api key';
+    const diff = diffRuns(fingerprinted({ runId: 'base' }), cand);
+    expect(diff.warnings).toEqual(['the candidate run did not complete (status failed): "answer: 1 error; first: 401 invalid api key"; its numbers do not cover every item']);
+    expect(diff.cand).toMatchObject({ status: 'failed', failure: 'answer: 1 error; first: 401 invalid api key' });
+  });
+
+  it('compares options and says so when a run recorded no fingerprint', () => {
+    const base = sampleRun({ runId: 'old' });
+    const cand = fingerprinted({ runId: 'new' });
+    cand.info.strategies.find((s) => s.id === 'trim-2')!.options = { max_turns: 4 };
+    // Older runs recorded the prompt path absolute; the same file is not a change.
+    const summarizer = { model: 'offline', max_tokens: 2000, tool_trim_limit: 600, word_limit: 200, prompt: '/home/ci/project/prompts/support-summary.md' };
+    const summ = base.info.strategies.find((s) => s.id === 'summ')!;
+    summ.options = { ...summ.options, summarizer };
+    const diff = diffRuns(base, cand);
+    expect(diff.changes.find((c) => c.strategy === 'summ')).toEqual({ strategy: 'summ', changes: [], unrecorded: 'base' });
+    const trim = diff.changes.find((c) => c.strategy === 'trim-2')!;
+    expect(trim).toEqual({ strategy: 'trim-2', changes: [{ field: 'options.max_turns', base: '2', cand: '4' }], unrecorded: 'base' });
+    expect(diff.changes.find((c) => c.strategy === 'full')).toEqual({ strategy: 'full', changes: [], unrecorded: 'base' });
+    expect(diff.warnings).toEqual(['the base run did not record where its models were served from; endpoints cannot be compared']);
+    const md = diffMarkdown(diff);
+    expect(md).toContain('| trim-2 | options.max_turns | 2 | 4 |');
+    expect(md).toContain('Fingerprint not recorded in the base run for full, trim-2, summ: compared use and options only.');
+  });
+});

@@ -1,0 +1,171 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { htmlReporter, paretoFrontier, renderReport } from '../../reports/html.js';
+import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCRIPT = '<script>window.__pwned=1</script>';
+const IMG = '<img src=x onerror="window.__pwned=1">';
+const ATTR = `" onmouseover="window.__pwned=1" x='`;
+
+function evilRun() {
+  const run = sampleRun({ model: 'offline', transcriptText: { t1: `${SCRIPT} and ${IMG}`, t2: ATTR } });
+  run.info.transcripts[0].title = `Refund ${SCRIPT}`;
+  for (const p of run.probes) if (p.transcript === 't1') p.question = `${IMG} ${ATTR}`;
+  run.summaries[1].grades!.judge!.reasons.faithfulness = SCRIPT;
+  return run;
+}
+
+describe('paretoFrontier', () => {
+  it('keeps points nothing beats on both tokens and accuracy', () => {
+    const pts = [
+      { label: 'a', x: 100, y: 0.5 },
+      { label: 'b', x: 200, y: 0.9 },
+      { label: 'c', x: 300, y: 0.8 },
+      { label: 'd', x: 150, y: 0.5 },
+    ];
+    expect(paretoFrontier(pts).map((p) => p.label)).toEqual(['a', 'b']);
+  });
+});
+
+describe('report.html markup', () => {
+  it('escapes transcript text and needs no network', () => {
+    const html = renderReport(evilRun());
+    expect(html).not.toContain(SCRIPT);
+    expect(html).not.toContain('<img');
+    expect(html).not.toMatch(/<script/i);
+    expect(html).not.toMatch(/<[^>]*\son\w+=/i); // hostile text stays escaped, so no tag carries a handler
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//i);
+    expect(html).toContain('offline (built-in extractive reader, not an LLM)');
+  });
+});
+
+// The markup between <body> and the first heading: where a run's status must show.
+function beforeHeading(html: string): string {
+  return html.slice(html.indexOf('<body>'), html.indexOf('<h1>'));
+}
+
+describe('report.html denominators and errors', () => {
+  it('shows accuracy over attempted with its counts, and graded accuracy only beside it', () => {
+    const html = renderReport(sampleRun());
+    expect(html).toContain('70.0% (7/10)');
+    expect(html).toContain('graded only: 77.8% (7/9)');
+    expect(html).toContain('90.0% (9/10)');
+    expect(html).not.toContain('graded only: 90.0%'); // no errors, nothing to set beside it
+  });
+
+  it('lists errors per stage with the first message, escaped', () => {
+    const run = sampleRun();
+    run.probes.find((p) => p.error)!.error = 'HTTP 500 <b>upstream</b>';
+    const html = renderReport(run);
+    const table = html.slice(html.indexOf('<table class="stage-errors">'));
+    expect(table).toContain('<td>answer</td><td class="n bad">1 / 30</td><td>HTTP 500 &lt;b&gt;upstream&lt;/b&gt;</td>');
+    expect(table).toContain('<td>summarizer</td><td class="n bad">1 / 3</td><td>summarizer timed out</td>');
+    expect(table).toContain('<td>summary-judge</td><td class="n">0 / 2</td><td>–</td>');
+  });
+
+  it('has no stage table when nothing errored', () => {
+    const run = sampleRun({ outcomes: { 'trim-2': ['fail', 'fail', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass'] } });
+    run.summaries = run.summaries.filter((s) => !s.error);
+    expect(renderReport(run)).not.toContain('stage-errors');
+  });
+
+  it('shows 96 of 96 summary-judge failures as judge errors beside the judge scores', () => {
+    const run = withSummaryJudgeErrors(bulkRun({ runId: 'r', strategies: ['a', 'b'], transcripts: 48, probesPer: 1, passes: () => true, summaryOverall: () => 4 }));
+    const html = renderReport(run);
+    expect(html).toContain('<td class="n">0 / 48 <span class="bad">(48 judge errors)</span></td>');
+    expect(html).toContain('<td>summary-judge</td><td class="n bad">96 / 96</td><td>HTTP 401 from judge: invalid api key</td>');
+    expect(html).toContain('judge error</span></summary>');
+  });
+
+  it('marks an errored probe as an error of its stage, not as a failure', () => {
+    const html = renderReport(sampleRun({ outcomes: { full: ['judge-error', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass'] } }));
+    expect(html).toContain('<span class="warn">error (answer-judge)</span> full · t1 · p1');
+    expect(html).toContain('<span class="warn">error (answer)</span> trim-2 · t1 · p3');
+  });
+
+  it('puts an INCOMPLETE, FAILED or INTERRUPTED banner first, quoting the failure escaped', () => {
+    const run = sampleRun({ status: 'incomplete' });
+    run.info.failure = `30 of 100 probe answers errored. First answer error: ${SCRIPT}`;
+    const top = beforeHeading(renderReport(run));
+    expect(top).toContain('<div class="banner" role="alert"><strong>INCOMPLETE</strong>30 of 100 probe answers errored.');
+    expect(top).toContain('&lt;script&gt;');
+    expect(top).not.toContain(SCRIPT);
+    expect(beforeHeading(renderReport(sampleRun({ status: 'failed' })))).toContain('<strong>FAILED</strong>');
+    expect(beforeHeading(renderReport(sampleRun({ status: 'interrupted' })))).toContain('<strong>INTERRUPTED</strong>');
+  });
+
+  it('has no banner for a complete run', () => {
+    const html = renderReport(sampleRun());
+    expect(html).not.toContain('class="banner"');
+    expect(beforeHeading(html).trim()).toBe('<body>');
+  });
+});
+
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) console.warn(`reports-html: ${CHROMIUM} not found; skipping the browser test (apt-get install chromium)`);
+
+describe.skipIf(!haveChromium)('report.html in headless Chromium', () => {
+  let browser: Browser;
+  const dir = mkdtempSync(join(tmpdir(), 'memeval-html-'));
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('renders charts with data points, keeps hostile text as text, logs no errors', async () => {
+    const [path] = await htmlReporter.write(evilRun(), dir);
+    expect(readFileSync(path, 'utf8').length).toBeGreaterThan(1000);
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.goto(pathToFileURL(path).href);
+
+    expect(await page.title()).toContain('memeval');
+    await expect(page.locator('h1').innerText()).resolves.toContain('memeval report');
+    await expect(page.locator('table.meta').first().innerText()).resolves.toContain('offline (built-in extractive reader, not an LLM)');
+
+    const charts = await page.$$eval('svg.chart', (svgs) => svgs.map((s) => ({ label: s.getAttribute('aria-label'), points: s.querySelectorAll('circle.pt').length, paths: s.querySelectorAll('path').length })));
+    expect(charts).toHaveLength(3); // scatter + one line chart per transcript
+    for (const c of charts) {
+      expect(c.points, c.label ?? '').toBeGreaterThan(0);
+      expect(c.paths, c.label ?? '').toBeGreaterThan(0);
+    }
+    expect(charts[0].points).toBe(3);
+    expect(charts[1].points).toBe(12); // 3 strategies × 4 turns of t1
+    expect(await page.locator('svg.chart circle.pareto').count()).toBeGreaterThan(0);
+    expect(await page.locator('svg.chart circle.summary-event').count()).toBe(3); // summ: t1 turns 3, 4; t2 turn 2
+
+    // Open every collapsed block, then look for the hostile strings as visible text.
+    await page.$$eval('details', (ds) => ds.forEach((d) => d.setAttribute('open', '')));
+    const text = await page.locator('body').innerText();
+    expect(text).toContain(SCRIPT);
+    expect(text).toContain(IMG);
+    expect(text).toContain(ATTR);
+    expect(await page.getByText(`Refund ${SCRIPT}`).first().isVisible()).toBe(true);
+
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.locator('script').count()).toBe(0);
+    const handlers = await page.$$eval('*', (els) => els.flatMap((e) => Array.from(e.attributes, (a) => a.name)).filter((n) => n.startsWith('on')));
+    expect(handlers).toEqual([]);
+    await page.hover('text=Failures and errors');
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+
+    expect(requests.filter((u) => !u.startsWith('file://'))).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

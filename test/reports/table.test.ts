@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { formatTable } from '../../reports/table.js';
+import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
+
+const ALL_PASS_BUT_TWO = ['fail', 'fail', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass'] as const;
+
+/** A sample run with no error at any stage. */
+function cleanRun(model = 'offline') {
+  const run = sampleRun({ model, outcomes: { 'trim-2': [...ALL_PASS_BUT_TWO] } });
+  run.summaries = run.summaries.filter((s) => !s.error);
+  return run;
+}
+
+describe('formatTable', () => {
+  it('prints a clean offline run as before, with an errors column of zeros', () => {
+    expect(formatTable(cleanRun())).toBe(
+      [
+        'strategy                 accuracy   mean tok   peak tok   compress  retention  crit drop     errors',
+        'full                        90.0%        200        400     100.0%     100.0%          0          0',
+        'trim-2                      80.0%        150        200      75.0%      86.1%          1          0',
+        'summ                        70.0%        135        200      67.5%      90.3%          0          0',
+        'model: offline (the built-in extractive reader, not an LLM)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('leaves out the offline line for an LLM and the errors line when nothing errored', () => {
+    const text = formatTable(cleanRun('openai:gpt-4.1-mini'));
+    expect(text).not.toContain('model: offline');
+    expect(text).not.toMatch(/^errors:/m);
+  });
+
+  it('counts errored probes as not passed and shows them per strategy and per stage', () => {
+    const text = formatTable(sampleRun());
+    const trim = text.split('\n').find((l) => l.startsWith('trim-2'))!;
+    // 7 passed of 10 attempted; the 7/9 over graded probes must not be what the table shows.
+    expect(trim).toContain('70.0%');
+    expect(text).not.toContain('77.8%');
+    expect(trim.trim().split(/\s+/).at(-1)).toBe('1');
+    expect(text).toContain('errors: answer 1/30 · answer-judge 0/29 · summarizer 1/3 · summary-judge 0/2\n');
+    expect(text).toContain('  first answer error: HTTP 500 from provider after 3 retries\n');
+    expect(text).toContain('  first summarizer error: summarizer timed out\n');
+    expect(text).not.toContain('first summary-judge error');
+  });
+
+  it('shows 96 of 96 summary-judge failures, not 0 errors', () => {
+    const run = withSummaryJudgeErrors(bulkRun({ runId: 'r', strategies: ['a', 'b'], transcripts: 48, probesPer: 1, passes: () => true, summaryOverall: () => 4 }));
+    const text = formatTable(run);
+    expect(text).toContain('summary-judge 96/96');
+    expect(text).toContain('first summary-judge error: HTTP 401 from judge: invalid api key');
+    for (const id of ['a', 'b']) expect(text.split('\n').find((l) => l.startsWith(`${id} `))!.trim().split(/\s+/).at(-1)).toBe('48');
+  });
+
+  it('starts with the status when the run is not complete (the command prints the reason)', () => {
+    const run = sampleRun({ status: 'incomplete' });
+    run.info.failure = '1 of 30 probe answers (answer model) errored.';
+    expect(formatTable(run).split('\n')[0]).toBe('INCOMPLETE: every rate below counts errored or unattempted items as not passed');
+    const failed = sampleRun({ status: 'failed' });
+    failed.info.failure = 'The run stopped early: HTTP 401 invalid api key';
+    expect(formatTable(failed).split('\n')[0]).toMatch(/^FAILED: every rate below counts/);
+    expect(formatTable(sampleRun({ status: 'interrupted' })).split('\n')[0]).toMatch(/^INTERRUPTED: /);
+    expect(formatTable(sampleRun()).split('\n')[0]).toMatch(/^strategy /);
+  });
+
+  it('shows an accuracy of 0.0% when every probe errored', () => {
+    const text = formatTable(bulkRun({ runId: 'r', strategies: ['a'], transcripts: 2, probesPer: 3, passes: () => 'error' }));
+    expect(text.split('\n').find((l) => l.startsWith('a '))).toContain('0.0%');
+    expect(text).toContain('answer 6/6');
+  });
+});
