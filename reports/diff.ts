@@ -4,17 +4,11 @@
 // summaries whose grades moved, and per-strategy significance so a one-probe
 // wobble is not reported as a regression. Only strategies both runs measured
 // are compared: a strategy one run never ran has no delta to report.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { stringify } from 'csv-stringify/sync';
 import { createTwoFilesPatch } from 'diff';
-import { isInputError } from '../core/errors.js';
 import type { ProbeRecord, RunInfo, RunResult, StrategyFingerprint, StrategyInfo, SummaryRecord } from '../core/types.js';
 import { METRIC_NAMES, isProbeError, metricDef, strategyIds, summarizeStrategy } from './aggregate.js';
 import { esc, num, page, pct } from './html.js';
-import { loadRun, runDirOf, writeFileAtomic } from './load.js';
-import { diffMarkdown, unrecordedNote } from './markdown.js';
 import { mcnemarExact, pairedBootstrap, type PairedResult } from '../core/stats.js';
 
 export const SIGNIFICANCE_LEVEL = 0.05;
@@ -497,17 +491,12 @@ ${blocks.join('\n')}
   return page(`memeval diff ${diff.base.runId} → ${diff.cand.runId}`, body);
 }
 
-/** Writes diff.md, diff.csv and diff.html into `dir`. */
-export function writeDiff(diff: RunDiff, dir: string): string[] {
-  mkdirSync(dir, { recursive: true });
-  const files: [string, string][] = [
-    ['diff.md', diffMarkdown(diff)],
-    ['diff.csv', diffCsv(diff)],
-    ['diff.html', diffHtml(diff)],
-  ];
-  return files.map(([name, text]) => {
-    const path = join(dir, name);
-    writeFileAtomic(path, text);
-    return path;
-  });
+/** One line naming the strategies compared on options only because a run recorded no fingerprint. */
+export function unrecordedNote(diff: RunDiff): string | undefined {
+  const ids = diff.changes.filter((c) => c.unrecorded).map((c) => c.strategy);
+  if (ids.length === 0) return undefined;
+  const sides = new Set(diff.changes.flatMap((c) => (c.unrecorded ? [c.unrecorded] : [])));
+  const only = sides.size === 1 ? [...sides][0] : undefined;
+  const which = only === 'both' ? 'either run' : only ? `the ${only} run` : 'one or both runs';
+  return `Fingerprint not recorded in ${which} for ${ids.join(', ')}: compared use and options only.`;
 }

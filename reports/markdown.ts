@@ -1,7 +1,7 @@
 // Markdown for gate results (gate.md, the GitHub step summary) and diffs (diff.md).
 import type { RunResult } from '../core/types.js';
 import { judgeLabel, modelLabel } from './aggregate.js';
-import type { FieldChange, RunDiff } from './diff.js';
+import { unrecordedNote, type FieldChange, type RunDiff } from './diff.js';
 import type { GateResult } from './gate.js';
 
 /** Makes text safe inside a Markdown table cell: no pipes, no line breaks, no raw HTML. */
@@ -71,15 +71,6 @@ function signed(v: number | undefined, digits = 4): string {
 /** Metrics worth a line in the diff summary; diff.csv has all of them. */
 const HEADLINE = ['probe.accuracy', 'probe.errors', 'context.mean_tokens', 'context.peak_tokens', 'facts.retention', 'facts.critical_dropped', 'summary.judge.overall', 'summary.checks.coverage', 'tokens.input', 'cost.total', 'latency.p50'];
 
-/** One line naming the strategies compared on options only because a run recorded no fingerprint. */
-export function unrecordedNote(diff: RunDiff): string | undefined {
-  const ids = diff.changes.filter((c) => c.unrecorded).map((c) => c.strategy);
-  if (ids.length === 0) return undefined;
-  const sides = new Set(diff.changes.flatMap((c) => (c.unrecorded ? [c.unrecorded] : [])));
-  const only = sides.size === 1 ? [...sides][0] : undefined;
-  const which = only === 'both' ? 'either run' : only ? `the ${only} run` : 'one or both runs';
-  return `Fingerprint not recorded in ${which} for ${ids.join(', ')}: compared use and options only.`;
-}
 
 /** A fence longer than any backtick run in the text, so a prompt cannot close it early. */
 function fence(text: string): string {

@@ -2,9 +2,26 @@
 // writes diff.md, diff.csv and diff.html (into the candidate's folder by default).
 import { parseArgs } from 'node:util';
 import { EXIT, isInputError } from '../../core/errors.js';
-import { diffRuns, writeDiff } from '../../reports/diff.js';
-import { loadRun, runDirOf } from '../../reports/load.js';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { diffCsv, diffHtml, diffRuns, type RunDiff } from '../../reports/diff.js';
+import { loadRun, runDirOf, writeFileAtomic } from '../../reports/load.js';
 import { diffMarkdown } from '../../reports/markdown.js';
+
+/** Writes diff.md, diff.csv and diff.html into `dir`. */
+export function writeDiff(diff: RunDiff, dir: string): string[] {
+  mkdirSync(dir, { recursive: true });
+  const files: [string, string][] = [
+    ['diff.md', diffMarkdown(diff)],
+    ['diff.csv', diffCsv(diff)],
+    ['diff.html', diffHtml(diff)],
+  ];
+  return files.map(([name, text]) => {
+    const path = join(dir, name);
+    writeFileAtomic(path, text);
+    return path;
+  });
+}
 
 const USAGE = 'usage: memeval diff BASE_RUN CANDIDATE_RUN [--out DIR]';
 

@@ -1,8 +1,7 @@
 // Whether a run measured what it set out to measure. A run with more errored
 // items than `max_errors` allows, or one stopped by an error retries cannot fix,
 // is not `complete`: its reports say so at the top and the CLI exits 3.
-import type { MaxErrors } from '../config.js';
-import type { ErrorStage, StageErrors } from '../../core/types.js';
+import type { ErrorStage, MaxErrors, StageErrors } from '../../core/types.js';
 
 export interface RunVerdict {
   status: 'complete' | 'incomplete' | 'failed';
