@@ -48,12 +48,29 @@ export function wilson(successes: number, n: number, z = Z95): Interval {
   return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
 }
 
+/**
+ * How `quantileOfSorted` picks a value:
+ * - `nearest-rank`: an observed value (the smallest with at least q of the values at or
+ *   below it), so a latency p95 is a time some request really took.
+ * - `linear`: interpolates between order statistics (type 7, the default of numpy and R),
+ *   which moves smoothly with q — what a bootstrap percentile interval needs.
+ */
+export type QuantileMethod = 'nearest-rank' | 'linear';
+
+/** The q-quantile (q in 0–1) of values already sorted ascending; NaN for an empty list. */
+export function quantileOfSorted(sorted: number[], q: number, method: QuantileMethod): number {
+  if (sorted.length === 0) return NaN;
+  if (method === 'nearest-rank') return sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1];
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
 /** Nearest-rank percentile (q in 0–1) of unsorted values; undefined for an empty list. */
 export function percentile(values: number[], q: number): number | undefined {
   if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.max(1, Math.ceil(q * sorted.length));
-  return sorted[rank - 1];
+  return quantileOfSorted([...values].sort((a, b) => a - b), q, 'nearest-rank');
 }
 
 export function mean(values: number[]): number | undefined {
@@ -61,12 +78,11 @@ export function mean(values: number[]): number | undefined {
   return values.reduce((a, b) => a + b, 0) / values.length;
 }
 
-function quantileOfSorted(sorted: number[], q: number): number {
-  // Linear interpolation between order statistics (type 7), as numpy's default.
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+/** Two-sided percentile interval of bootstrap draws with coverage `level` (sorts `draws` in place). */
+function percentileInterval(draws: number[], level: number): Interval {
+  draws.sort((a, b) => a - b);
+  const alpha = 1 - level;
+  return { low: quantileOfSorted(draws, alpha / 2, 'linear'), high: quantileOfSorted(draws, 1 - alpha / 2, 'linear') };
 }
 
 interface ClusterTotals {
@@ -118,9 +134,7 @@ export function clusteredMeanCI(clusters: number[][], options: BootstrapOptions 
   const t = totals(nonEmpty);
   const draws: number[] = [];
   for (let i = 0; i < iterations; i++) draws.push(pooledMean(t, resample(nonEmpty.length, rand)));
-  draws.sort((a, b) => a - b);
-  const alpha = 1 - (options.level ?? 0.95);
-  return { mean: m, low: quantileOfSorted(draws, alpha / 2), high: quantileOfSorted(draws, 1 - alpha / 2) };
+  return { mean: m, ...percentileInterval(draws, options.level ?? 0.95) };
 }
 
 function logChoose(n: number, k: number): number {
@@ -184,10 +198,8 @@ export function pairedBootstrap(pairs: PairedObservation[], options: BootstrapOp
     if (d <= 0) atOrBelow++;
     if (d >= 0) atOrAbove++;
   }
-  draws.sort((a, b) => a - b);
-  const alpha = 1 - (options.level ?? 0.95);
   const p = Math.min(1, (2 * Math.min(atOrBelow, atOrAbove)) / iterations);
-  return { diff, low: quantileOfSorted(draws, alpha / 2), high: quantileOfSorted(draws, 1 - alpha / 2), p };
+  return { diff, ...percentileInterval(draws, options.level ?? 0.95), p };
 }
 
 /** Per-probe repeat counts for pass^N: n graded repeats, c of them passed. */

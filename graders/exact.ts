@@ -1,6 +1,6 @@
 // Deterministic answer checks: must_include matching, LoCoMo-style token F1 and
 // abstention detection. No model is involved, so these are exact and repeatable.
-import { containsPhrase, normalizeText } from '../core/text.js';
+import { containsPhrase, normalizeText, stem } from '../core/text.js';
 
 /** True when every `mustInclude` entry has at least one alternative in `answer` (normalised match). */
 export function mustIncludePass(answer: string, mustInclude: string[][]): boolean {
@@ -11,30 +11,15 @@ export function mustIncludePass(answer: string, mustInclude: string[][]): boolea
 const DROPPED_WORDS = new Set(['a', 'an', 'the', 'and']);
 
 /**
- * Light suffix stripping so "errors"/"error" and "resetting"/"reset" count as the same token.
- * LoCoMo runs a Porter stemmer; this keeps only its plural and -ing/-ed steps, which is
- * enough for short factual answers and keeps the score easy to compute by hand.
+ * Tokens as LoCoMo counts them: normalised, articles and "and" dropped, lightly stemmed.
+ * LoCoMo runs a Porter stemmer; the `answer` stem keeps only its plural and -ing/-ed
+ * steps, which is enough for short factual answers and keeps the score easy to compute by hand.
  */
-export function lightStem(word: string): string {
-  if (/\d/.test(word) || word.length <= 3) return word;
-  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
-  if (word.endsWith('ing') && word.length >= 6) return undouble(word.slice(0, -3));
-  if (word.endsWith('ed') && word.length >= 5) return undouble(word.slice(0, -2));
-  if (word.endsWith('s') && !/(ss|us|is)$/.test(word)) return word.slice(0, -1);
-  return word;
-}
-
-// "resetting" → "resett" → "reset"; "called" keeps "call" because "ll" is a real ending.
-function undouble(stem: string): string {
-  return /([b-df-hj-np-tv-z])\1$/.test(stem) && !/(ll|ss|zz)$/.test(stem) ? stem.slice(0, -1) : stem;
-}
-
-/** Tokens as LoCoMo counts them: normalised, articles and "and" dropped, lightly stemmed. */
 export function answerTokens(text: string): string[] {
   return normalizeText(text)
     .split(' ')
     .filter((w) => w.length > 0 && !DROPPED_WORDS.has(w))
-    .map(lightStem);
+    .map((w) => stem(w, 'answer'));
 }
 
 /** Token-overlap F1 between an answer and the reference (0 when either side has no tokens). */

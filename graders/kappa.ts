@@ -1,6 +1,7 @@
 // Agreement statistics for judge calibration: accuracy, Cohen's kappa and a
 // bootstrap confidence interval that is reproducible (fixed-seed generator).
 import { seededRandom } from '../core/random.js';
+import { quantileOfSorted } from '../core/stats.js';
 
 /** Cohen's kappa of two raters over paired categorical labels; NaN when chance agreement is 1 (both raters constant and equal). */
 export function cohenKappa<T>(a: T[], b: T[]): number {
@@ -61,13 +62,6 @@ export function kappaInterval<T>(a: T[], b: T[], resamples = BOOTSTRAP_RESAMPLES
   }
   if (values.length === 0) return { low: Number.NaN, high: Number.NaN, resamples: 0 };
   values.sort((x, y) => x - y);
-  return { low: quantile(values, 0.025), high: quantile(values, 0.975), resamples: values.length };
-}
-
-/** Linear-interpolation quantile of sorted values (type 7, as R and numpy default). */
-export function quantile(sorted: number[], q: number): number {
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+  // Type 7 (linear), as R and numpy default.
+  return { low: quantileOfSorted(values, 0.025, 'linear'), high: quantileOfSorted(values, 0.975, 'linear'), resamples: values.length };
 }

@@ -1,7 +1,7 @@
 // Deterministic checks every summary gets, with no model: fact coverage,
 // identifiers the source never mentions, length, headings and stale facts.
 import { itemLabel, itemText, turnItems } from '../core/items.js';
-import { containsNormalized, factPresentIn, normalizeText } from '../core/text.js';
+import { containsNormalized, countWords, factPresentIn, normalizeText } from '../core/text.js';
 import type { Fact, SummaryChecks, SummaryRecord, Transcript } from '../core/types.js';
 
 export interface SummaryCheckOptions {
@@ -57,11 +57,6 @@ export function staleFacts(facts: Fact[], range: [number, number], summaryText: 
     if (factPresentIn(summaryText, f) && !factPresentIn(summaryText, next)) stale.push(f.id);
   }
   return stale;
-}
-
-/** Words as a reader counts them: white-space separated runs holding a letter or digit (bullets do not count). */
-export function countWords(text: string): number {
-  return text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
 }
 
 /**
@@ -149,7 +144,8 @@ export function checkSummary(transcript: Transcript, summary: SummaryRecord, opt
   const due = dueFacts(transcript.facts, range);
   const kept = due.filter((f) => factPresentIn(summary.text, f)).map((f) => f.id);
   const keptSet = new Set(kept);
-  const words = countWords(summary.text);
+  // Bullets are not words: a summary is not over its limit for being formatted as a list.
+  const words = countWords(summary.text, 'words');
   const headings = options.headings ?? parsePromptHeadings(summary.request.system);
   return {
     factCoverage: due.length === 0 ? 1 : kept.length / due.length,

@@ -1,11 +1,10 @@
 // CSV reports: one file per record kind plus a per-strategy summary.
 // Lists are joined with ";" and missing values are empty cells.
-import { join } from 'node:path';
-import { stringify } from 'csv-stringify/sync';
+import { stringify, type Options } from 'csv-stringify/sync';
+import { writeFilesAtomic } from '../core/atomic.js';
 import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../core/types.js';
 import { ATTRIBUTIONS, modelKind, modelLabel, probeErrorStage, summarize, summarizeStrategy, type StrategySummary } from './aggregate.js';
-import { writeFileAtomic } from './load.js';
 import type { Reporter } from './types.js';
 
 type Cell = string | number | boolean | undefined;
@@ -15,20 +14,14 @@ function list(values: string[] | undefined): string {
   return (values ?? []).join(';');
 }
 
-/**
- * Transcript and model text can start with `=`, `+`, `-` or `@`, which a
- * spreadsheet would run as a formula; such text cells get a leading `'` (the
- * OWASP advice). Numbers are left alone.
- */
-export function safeCell(v: Cell): string | number {
-  if (v === undefined) return '';
-  if (typeof v !== 'string') return typeof v === 'boolean' ? String(v) : v;
-  return /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
-}
+// Transcript and model text can start with `=`, `+`, `-` or `@` (also their
+// full-width forms, a tab or a CR), which a spreadsheet would run as a formula;
+// `escape_formulas` gives such text cells a leading `'` (the OWASP advice) and
+// leaves numbers alone. Booleans are written `true`/`false`, not the library's `1`/empty.
+const CSV_OPTIONS: Options = { escape_formulas: true, cast: { boolean: (v) => String(v) } };
 
 function toCsv(rows: Row[], columns: string[]): string {
-  const data = rows.map((r) => columns.map((c) => safeCell(r[c])));
-  return stringify([columns, ...data]);
+  return stringify([columns, ...rows.map((r) => columns.map((c) => r[c]))], CSV_OPTIONS);
 }
 
 function turnRow(t: TurnRecord): Row {
@@ -229,16 +222,11 @@ export function summariesCsv(run: RunResult): string {
 export const csvReporter: Reporter = {
   name: 'csv',
   async write(run: RunResult, dir: string): Promise<string[]> {
-    const files: [string, string][] = [
+    return writeFilesAtomic(dir, [
       ['turns.csv', turnsCsv(run)],
       ['probes.csv', probesCsv(run)],
       ['summary.csv', summaryCsv(run)],
       ['summaries.csv', summariesCsv(run)],
-    ];
-    return files.map(([name, text]) => {
-      const path = join(dir, name);
-      writeFileAtomic(path, text);
-      return path;
-    });
+    ]);
   },
 };

@@ -2,7 +2,7 @@
 // sentences of the conversation and files them under the cookbook prompt's
 // headings. It is a documented algorithm, not a language model.
 import { userMessage } from '../core/items.js';
-import { normalizeText } from '../core/text.js';
+import { countWords, normalizeText } from '../core/text.js';
 import { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
@@ -64,10 +64,6 @@ function isIdentifier(token: string): boolean {
 
 function isCode(token: string): boolean {
   return /[-_]/.test(token) && /\p{L}/u.test(token) && /\d/.test(token);
-}
-
-function wordCount(text: string): number {
-  return text.split(/\s+/).filter((w) => w.length > 0).length;
 }
 
 /**
@@ -230,10 +226,10 @@ export function extractiveSummary(statements: Statement[], wordLimit: number): s
     .sort((a, b) => b.score - a.score || b.order - a.order);
   const chosen: Statement[] = [];
   const filled = new Set<SummaryHeading>();
-  let words = wordCount(render([]));
+  let words = countWords(render([]), 'runs');
   const tryAdd = (s: Statement): void => {
     // A section's first bullet replaces its "- none" line.
-    const cost = wordCount(s.text) + 1 - (filled.has(s.section) ? 0 : wordCount(EMPTY_SECTION));
+    const cost = countWords(s.text, 'runs') + 1 - (filled.has(s.section) ? 0 : countWords(EMPTY_SECTION, 'runs'));
     if (words + cost > wordLimit) return;
     words += cost;
     filled.add(s.section);

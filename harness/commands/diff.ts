@@ -3,9 +3,9 @@
 import { parseArgs } from 'node:util';
 import { EXIT, isInputError } from '../../core/errors.js';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { diffCsv, diffHtml, diffRuns, type RunDiff } from '../../reports/diff.js';
-import { loadRun, runDirOf, writeFileAtomic } from '../../reports/load.js';
+import { writeFilesAtomic } from '../../core/atomic.js';
+import { loadRun, runDirOf } from '../../reports/load.js';
 import { diffMarkdown } from '../../reports/markdown.js';
 
 /** Writes diff.md, diff.csv and diff.html into `dir`. */
@@ -16,11 +16,7 @@ export function writeDiff(diff: RunDiff, dir: string): string[] {
     ['diff.csv', diffCsv(diff)],
     ['diff.html', diffHtml(diff)],
   ];
-  return files.map(([name, text]) => {
-    const path = join(dir, name);
-    writeFileAtomic(path, text);
-    return path;
-  });
+  return writeFilesAtomic(dir, files);
 }
 
 const USAGE = 'usage: memeval diff BASE_RUN CANDIDATE_RUN [--out DIR]';

@@ -2,7 +2,7 @@
 // It lets a run measure what a strategy kept without a network or a key.
 import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
 import { isUserMessage, itemText } from '../../core/items.js';
-import { normalizeText } from '../../core/text.js';
+import { normalizeText, stem } from '../../core/text.js';
 import { TokenCounter } from '../../core/tokens.js';
 import type { AgentInputItem } from '../../core/types.js';
 
@@ -31,28 +31,20 @@ const STOP_WORDS = new Set(
   ).split(/\s+/),
 );
 
-/** Light suffix stemming so `codes`/`coded`/`code` and `moving`/`moved` meet. Words with digits are kept as they are. */
-export function stem(word: string): string {
-  if (/\d/.test(word)) return word;
-  let w = word;
-  if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
-  else if (w.length > 4 && w.endsWith('sses')) w = w.slice(0, -2);
-  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us')) w = w.slice(0, -1);
-  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
-  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
-  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
-  return w;
-}
-
 /** Stems of the content words of a text (lower-cased, stop words removed). */
 export function contentStems(text: string): Set<string> {
   const out = new Set<string>();
   for (const word of normalizeText(text).split(' ')) {
     if (word.length === 0 || STOP_WORDS.has(word)) continue;
     if (word.length < 2 && !/\d/.test(word)) continue;
-    out.add(stem(word));
+    out.add(stem(word, 'reader'));
   }
   return out;
+}
+
+/** Stemmed identifiers of a text, so they compare with content stems. */
+function identifierStems(text: string): Set<string> {
+  return new Set([...identifiers(text)].map((id) => stem(id, 'reader')));
 }
 
 /**
@@ -123,7 +115,7 @@ function analyse(sentence: string): Analysis {
     if (analyses.size >= MAX_ANALYSES) analyses.clear();
     hit = {
       stems: contentStems(sentence),
-      ids: new Set([...identifiers(sentence)].map(stem)),
+      ids: identifierStems(sentence),
       isQuestion: sentence.trimEnd().endsWith('?'),
     };
     analyses.set(sentence, hit);
@@ -147,7 +139,7 @@ function scoreSentence(sentence: string, question: Set<string>, questionIds: Set
 /** Every context sentence with its score, in context order (exported for tests and debugging). */
 export function scoreContext(system: string | undefined, context: AgentInputItem[], question: string): ScoredSentence[] {
   const q = contentStems(question);
-  const qIds = new Set([...identifiers(question)].map(stem));
+  const qIds = identifierStems(question);
   const candidates = contextCandidates(system, context);
   const last = Math.max(1, candidates.length - 1);
   return candidates.map((c) => scoreSentence(c.text, q, qIds, c.position / last));
@@ -214,7 +206,7 @@ export class OfflineModel implements Model {
     const { question, context } = questionAndContext(request.input);
     const q = contentStems(question);
     if (q.size === 0) return ABSTAIN_ANSWER;
-    const qIds = new Set([...identifiers(question)].map(stem));
+    const qIds = identifierStems(question);
     const candidates = contextCandidates(request.system, context);
     const last = Math.max(1, candidates.length - 1);
     let best: { candidate: Candidate; scored: ScoredSentence } | undefined;

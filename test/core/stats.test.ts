@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusteredMeanCI, mcnemarExact, pairedBootstrap, passHatN, percentile, seededRandom, wilson } from '../../core/stats.js';
+import { clusteredMeanCI, mcnemarExact, pairedBootstrap, passHatN, percentile, quantileOfSorted, seededRandom, wilson } from '../../core/stats.js';
 
 // Exact binomial tail with BigInt Pascal rows: an independent route to the McNemar p-value.
 function pascalRow(n: number): bigint[] {
@@ -77,6 +77,20 @@ describe('percentile', () => {
     expect(percentile([4, 1, 3, 2], 0.5)).toBe(2);
     expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.95)).toBe(10);
     expect(percentile([], 0.5)).toBeUndefined();
+  });
+});
+
+describe('quantileOfSorted', () => {
+  const sorted = [1, 2, 3, 4];
+  it('nearest-rank returns an observed value', () => {
+    expect([0, 0.25, 0.5, 0.51, 1].map((q) => quantileOfSorted(sorted, q, 'nearest-rank'))).toEqual([1, 1, 2, 3, 4]);
+  });
+  it('linear interpolates between order statistics (numpy default)', () => {
+    expect([0, 0.25, 0.5, 0.9, 1].map((q) => quantileOfSorted(sorted, q, 'linear'))).toEqual([1, 1.75, 2.5, 3.7, 4]);
+  });
+  it('is NaN for an empty list', () => {
+    expect(quantileOfSorted([], 0.5, 'linear')).toBeNaN();
+    expect(quantileOfSorted([], 0.5, 'nearest-rank')).toBeNaN();
   });
 });
 

@@ -4,46 +4,19 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeReports } from '../../reports/index.js';
 import { loadRun } from '../../reports/load.js';
-import { summaryCsv } from '../../reports/csv.js';
+import { probesCsv, summaryCsv } from '../../reports/csv.js';
+import { parseCsv } from '../helpers/cli.js';
 import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
 
-// A small RFC 4180 reader, written here so the test does not trust the writer's library.
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-    } else cell += ch;
-  }
-  if (cell !== '' || row.length) {
-    row.push(cell);
-    rows.push(row);
-  }
-  return rows;
+/** CSV text as one object per row, keyed by the header; every row must be as wide as the header. */
+function rowsOf(text: string): Record<string, string>[] {
+  const [head, ...rows] = parseCsv(text);
+  for (const r of rows) expect(r.length).toBe(head.length);
+  return rows.map((r) => Object.fromEntries(head.map((h, i) => [h, r[i]])));
 }
 
 function records(file: string): Record<string, string>[] {
-  const [head, ...rows] = parseCsv(readFileSync(file, 'utf8'));
-  for (const r of rows) expect(r.length).toBe(head.length);
-  return rows.map((r) => Object.fromEntries(head.map((h, i) => [h, r[i]])));
+  return rowsOf(readFileSync(file, 'utf8'));
 }
 
 const dirs: string[] = [];
@@ -140,34 +113,40 @@ describe('loadRun', () => {
 });
 
 describe('formula injection', () => {
-  it('prefixes text cells a spreadsheet would run as a formula, and leaves numbers alone', async () => {
-    const { safeCell } = await import('../../reports/csv.js');
-    expect(safeCell('=HYPERLINK("http://x")')).toBe(`'=HYPERLINK("http://x")`);
-    expect(safeCell('@SUM(A1)')).toBe(`'@SUM(A1)`);
-    expect(safeCell('- step one')).toBe(`'- step one`);
-    expect(safeCell('plain answer')).toBe('plain answer');
-    expect(safeCell(-3)).toBe(-3);
-    expect(safeCell(true)).toBe('true');
-    expect(safeCell(undefined)).toBe('');
+  // Text a spreadsheet would run as a formula, as a probe's answer.
+  const HOSTILE = ['=HYPERLINK("http://x")', '@SUM(A1)', '- step one', '+1+1', '\tcmd', '\rcmd', '\uFF1DSUM(A1)'];
+
+  function probeRows(): Record<string, string>[] {
+    const run = sampleRun();
+    HOSTILE.forEach((text, i) => Object.assign(run.probes[i], { answer: text }));
+    Object.assign(run.probes[0], { cost: -3, exact: true });
+    return rowsOf(probesCsv(run));
+  }
+
+  it('prefixes text cells a spreadsheet would run as a formula with a quote', () => {
+    const rows = probeRows();
+    expect(rows.slice(0, HOSTILE.length).map((r) => r.answer)).toEqual(HOSTILE.map((text) => `'${text}`));
+  });
+
+  it('leaves numbers, booleans, empty cells and plain text as they are', () => {
+    const rows = probeRows();
+    expect(rows[0]).toMatchObject({ cost: '-3', exact: 'true', error: '' });
+    expect(rows[0].question).toBe(sampleRun().probes[0].question);
+    expect(rows[0].question).not.toMatch(/^'/);
   });
 });
 
 describe('summary.csv counts what could not be measured', () => {
-  const parse = (text: string) => {
-    const [head, ...rows] = parseCsv(text);
-    return rows.map((r) => Object.fromEntries(head.map((h, i) => [h, r[i]])));
-  };
-
   it('shows summary-judge failures as judge errors with nothing judged', () => {
     const run = withSummaryJudgeErrors(bulkRun({ runId: 'r', strategies: ['a', 'b'], transcripts: 48, probesPer: 1, passes: () => true, summaryOverall: () => 4 }));
-    const rows = parse(summaryCsv(run));
+    const rows = rowsOf(summaryCsv(run));
     for (const row of rows) {
       expect(row).toMatchObject({ summaries_attempted: '48', summaries_judged: '0', judged: '0', summary_judge_errors: '48', judge_errors: '48', judge_overall: '' });
     }
   });
 
   it('gives an all-errored strategy accuracy 0 and an empty graded accuracy', () => {
-    const rows = parse(summaryCsv(bulkRun({ runId: 'r', strategies: ['a'], transcripts: 2, probesPer: 2, passes: () => 'error' })));
+    const rows = rowsOf(summaryCsv(bulkRun({ runId: 'r', strategies: ['a'], transcripts: 2, probesPer: 2, passes: () => 'error' })));
     expect(rows[0]).toMatchObject({ attempted: '4', graded: '0', errors: '4', accuracy: '0', accuracy_graded: '' });
   });
 

@@ -23,7 +23,8 @@
 //   none, and the judge decides.
 // - Quirks are tolerated and recorded in meta: date keys without a session,
 //   malformed evidence ids, numeric answers, adversarial items without `answer`.
-import { type RecordProblem, SHORT_ANSWER_WORDS, SchemaError, answerStatedIn, answerText, isRecord, isoLocal, monthNumber, safeId, shortAnswerMustInclude, wordCount, withHeader } from './shared.js';
+import { type RecordProblem, SHORT_ANSWER_WORDS, SchemaError, answerStatedIn, answerText, isRecord, isoLocal, monthNumber, safeId, shortAnswerMustInclude, withHeader } from './shared.js';
+import { countWords } from '../../../core/text.js';
 import type { Fact, MessageTurn, Probe, ProbeKind, Transcript } from '../../../core/types.js';
 
 export const LOCOMO_ABSTENTION_ANSWER = 'Not mentioned in the conversation.';
@@ -241,7 +242,7 @@ function answerParts(answer: string, kind: ProbeKind): string[] {
 }
 
 function mustIncludeFor(answer: string, parts: string[], kind: ProbeKind): string[][] {
-  if (kind === 'abstention' || wordCount(answer) > SHORT_ANSWER_WORDS) return [];
+  if (kind === 'abstention' || countWords(answer, 'runs') > SHORT_ANSWER_WORDS) return [];
   if (parts.length > 1) return parts.map((p) => [p]);
   return shortAnswerMustInclude(answer);
 }

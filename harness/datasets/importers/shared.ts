@@ -1,6 +1,6 @@
 // Rules both benchmark importers share, so LoCoMo and LongMemEval transcripts
 // are graded the same way.
-import { containsPhrase } from '../../../core/text.js';
+import { containsPhrase, countWords } from '../../../core/text.js';
 import type { MessageTurn } from '../../../core/types.js';
 
 /** Answers up to this many words get a `must_include`; longer ones are left to the judge,
@@ -12,11 +12,6 @@ export interface RecordProblem {
   /** Where in the input, e.g. `[3].qa[12]`. */
   where: string;
   reason: string;
-}
-
-export function wordCount(text: string): number {
-  const trimmed = text.trim();
-  return trimmed.length === 0 ? 0 : trimmed.split(/\s+/).length;
 }
 
 /** Benchmarks store some answers as numbers or lists; the transcript wants text. */
@@ -32,7 +27,7 @@ export function answerText(value: unknown): string | undefined {
 
 /** `[[answer]]` for a short answer, nothing for a long one (see SHORT_ANSWER_WORDS). */
 export function shortAnswerMustInclude(answer: string): string[][] {
-  const words = wordCount(answer);
+  const words = countWords(answer, 'runs');
   return words > 0 && words <= SHORT_ANSWER_WORDS ? [[answer]] : [];
 }
 

@@ -1,3 +1,4 @@
+import type { ModelRequest as SdkModelRequest } from '@openai/agents';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { answerWithRunner, prepareProbe, probeRequest, ProbeSession, SdkModelAdapter } from '../../../harness/models/agent-path.js';
 import { Breakers } from '../../../harness/models/breaker.js';
@@ -228,6 +229,40 @@ describe('agent path: probes through the @openai/agents runner', () => {
     expect(await session.getItems(0)).toEqual([]);
     expect(view).toHaveLength(3);
     expect(await session.popItem()).toEqual(assistantMessage('d'));
-    expect(new SdkModelAdapter(new OfflineModel())).toBeDefined();
+  });
+
+  it('SdkModelAdapter turns SDK requests into Model requests and a failed call into a thrown error', async () => {
+    const sdkRequest = (over: Partial<SdkModelRequest> = {}): SdkModelRequest => ({
+      input: 'Which router?',
+      modelSettings: {},
+      tools: [],
+      outputType: 'text',
+      handoffs: [],
+      tracing: false,
+      ...over,
+    });
+    const adapter = new SdkModelAdapter(new OfflineModel(), 'judge');
+    const schema = { type: 'object' as const, properties: {}, required: [], additionalProperties: false as const };
+    expect(
+      adapter.toRequest(
+        sdkRequest({
+          systemInstructions: 'Grade it.',
+          modelSettings: { maxTokens: 50, temperature: 0 },
+          outputType: { type: 'json_schema', name: 'verdict', strict: true, schema },
+        }),
+      ),
+    ).toEqual({ input: [userMessage('Which router?')], purpose: 'judge', system: 'Grade it.', maxOutputTokens: 50, temperature: 0, responseFormat: { name: 'verdict', schema } });
+
+    const input = [userMessage('The router is an AX3000.'), assistantMessage('Noted.'), userMessage('Which router do I have?')];
+    const response = await adapter.getResponse(sdkRequest({ input }));
+    expect(response.output).toEqual([expect.objectContaining({ role: 'assistant', content: [{ type: 'output_text', text: 'The router is an AX3000.' }] })]);
+    expect(response.usage.inputTokens).toBe(adapter.results[0].usage.inputTokens);
+    expect(adapter.results).toHaveLength(1);
+
+    const failing: Model = { id: 'down', params: {}, complete: async () => ({ output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs: 1, error: 'HTTP 503' }) };
+    const broken = new SdkModelAdapter(failing);
+    await expect(broken.getResponse(sdkRequest())).rejects.toThrow('HTTP 503');
+    // The failed call is still kept, so its cost and latency are accounted for.
+    expect(broken.results.map((r) => r.error)).toEqual(['HTTP 503']);
   });
 });

@@ -115,7 +115,10 @@ async function runIn(dir: string) {
 describe('a run against an OpenAI-compatible server', () => {
   let server: FakeServer;
   const cache = mkdtempSync(join(tmpdir(), 'memeval-e2e-cache-'));
-  let directTurns: number[] = [];
+  // The direct run is made once, by whichever test needs it first, so every test
+  // can run alone or in any order and the slow run is still not repeated.
+  let direct: ReturnType<typeof runIn> | undefined;
+  const directRun = (): ReturnType<typeof runIn> => (direct ??= runIn(suiteDir(server, 'direct', cache)));
   beforeAll(async () => {
     process.env.E2E_TEST_KEY = 'sk-test-e2e-not-a-real-key-000000';
     server = await startFakeOpenAI((req) => {
@@ -127,9 +130,8 @@ describe('a run against an OpenAI-compatible server', () => {
   afterAll(() => server.close());
 
   it('answers, summarises and judges with the model, and grades by what each strategy kept', async () => {
-    const { run, dir } = await runIn(suiteDir(server, 'direct', cache));
+    const { run, dir } = await directRun();
     expect(run.info.status).toBe('complete');
-    directTurns = run.turns.map((t) => t.contextTokens);
     const byStrategy = (id: string) => run.probes.filter((p) => p.strategy === id);
     expect(byStrategy('full').every((p) => p.passed && p.judge?.verdict === 'pass')).toBe(true);
     // Trimmed to two turns, the turn-1 facts are gone: the model cannot answer, the judge says no.
@@ -156,6 +158,7 @@ describe('a run against an OpenAI-compatible server', () => {
   });
 
   it('makes no calls on a rerun: every answer, summary and verdict comes from the cache', async () => {
+    await directRun();
     const before = server.requests.length;
     const { run } = await runIn(suiteDir(server, 'direct', cache));
     expect(server.requests.length).toBe(before);
@@ -164,6 +167,8 @@ describe('a run against an OpenAI-compatible server', () => {
   });
 
   it('through the @openai/agents runner, sends the strategy view plus the question and leaves the session alone', async () => {
+    // Before counting requests: the direct run's own calls must not be counted as the runner's.
+    const directTurns = (await directRun()).run.turns.map((t) => t.contextTokens);
     const before = server.requests.length;
     const runnerCache = mkdtempSync(join(tmpdir(), 'memeval-e2e-cache2-'));
     const { run } = await runIn(suiteDir(server, 'runner', runnerCache));
