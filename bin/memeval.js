@@ -1,7 +1,19 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly (tsx), so a fresh clone needs no build step.
-import { register } from 'tsx/esm/api';
+// Runs the compiled build in dist/ (made by `npm ci` or `npm run build`):
+// starting from JavaScript keeps `memeval --version` and `--help` instant,
+// where transpiling the sources on every start cost seconds.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../harness/cli.ts');
+const cli = new URL('../dist/harness/cli.js', import.meta.url);
+
+// A checkout that was never installed has no build; say how to make one
+// rather than run sources that may not match what was built.
+if (!existsSync(cli)) {
+  process.stderr.write('memeval: no build in dist/ — run `npm ci` or `npm run build` first.\n');
+  process.exit(2);
+}
+// Only a debug stack trace is worth the cost of mapping it back to the .ts sources.
+if (process.env.MEMEVAL_DEBUG) process.setSourceMapsEnabled(true);
+
+const { main } = await import(cli.href);
 process.exitCode = await main(process.argv.slice(2));

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { EXIT, UsageError, isInputError } from '../core/errors.js';
 import { redact } from '../core/secrets.js';
 import { HELP } from './help.js';
-import { packagePath } from './package.js';
+import { packagePath } from '../core/package-root.js';
 
 export { EXIT, UsageError };
 

@@ -21,8 +21,9 @@ export const BUILTIN_STRATEGIES: readonly StrategyDefinition[] = [
 export const STRATEGIES = new StrategyRegistry(BUILTIN_STRATEGIES);
 
 export { StrategyRegistry, DEFAULT_SUMMARIZER, type StrategyDefinition, type StrategyOptions, type SummarizerOptions } from './registry.js';
-export { MemoryStrategy, type Summarizer, type SummaryEvent } from './base.js';
-export { LlmSummarizer } from './llm-summarizer.js';
+export { MemoryStrategy, type Summarizer, type SummaryEvent, type SummaryOutput } from './base.js';
+export { LlmSummarizer, fromSdkModel, SDK_MODEL_LABEL, type LlmSummarizerOptions } from './llm-summarizer.js';
+export type { Model, ModelRequest, ModelResult } from '../core/model.js';
 
 export { FullHistoryStrategy, fullHistory } from './full-history.js';
 export { TrimmingStrategy, trimming, lastTurnsStart } from './trimming.js';

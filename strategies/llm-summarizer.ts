@@ -1,20 +1,84 @@
 // The cookbook's LLMSummarizer on the `Model` interface: the summary prompt as
-// system message, the prefix as `ROLE: text` lines as the user message.
+// system message, the prefix as `ROLE: text` lines as the user message. It
+// takes memeval's own Model or an Agents SDK Model, so production code can
+// summarise with the model object its agents already use.
+import type { Model as SdkModel, ModelRequest as SdkModelRequest, ModelResponse as SdkModelResponse } from '@openai/agents';
 import { userMessage } from '../core/items.js';
-import type { Model } from '../core/model.js';
+import type { Model, ModelRequest, ModelResult } from '../core/model.js';
+import { redact } from '../core/secrets.js';
 import type { AgentInputItem } from '../core/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
 import type { SummarizerOptions } from './registry.js';
 import { buildSummaryInput, loadSummaryPrompt, promptLabel, SUMMARY_SHADOW } from './summary-input.js';
 
+/** How records name an Agents SDK model, which carries no name of its own. */
+export const SDK_MODEL_LABEL = 'agents-sdk-model';
+
 export interface LlmSummarizerOptions {
-  model: Model;
+  /** memeval's Model, or an `@openai/agents` Model (anything with `getResponse`). */
+  model: Model | SdkModel;
+  /** The summarizer's name in records; defaults to the Model's `id`, or SDK_MODEL_LABEL for an SDK model. */
+  label?: string;
   /** Output cap sent as `maxOutputTokens` (the cookbook's max_tokens). */
   maxTokens: number;
   /** Tool outputs longer than this many characters are cut with " …". */
   toolTrimLimit: number;
   /** Summary prompt file; the cookbook prompt when omitted. */
   promptPath?: string;
+}
+
+function isMemevalModel(model: Model | SdkModel): model is Model {
+  return typeof (model as Partial<Model>).complete === 'function';
+}
+
+/** A text-only request: a summary needs no tools, handoffs or structured output. */
+function sdkRequest(request: ModelRequest): SdkModelRequest {
+  const modelSettings: SdkModelRequest['modelSettings'] = {};
+  if (request.maxOutputTokens !== undefined) modelSettings.maxTokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) modelSettings.temperature = request.temperature;
+  return {
+    systemInstructions: request.system,
+    input: request.input,
+    modelSettings,
+    tools: [],
+    handoffs: [],
+    outputType: 'text',
+    tracing: false,
+  };
+}
+
+/** The assistant's text: every output_text part of every assistant message, in order. */
+function outputText(response: SdkModelResponse): string {
+  const texts: string[] = [];
+  for (const item of response.output) {
+    if (item.type !== 'message' || item.role !== 'assistant') continue;
+    for (const part of item.content) if (part.type === 'output_text') texts.push(part.text);
+  }
+  return texts.join('');
+}
+
+function failed(error: unknown, latencyMs: number): ModelResult {
+  const message = error instanceof Error ? error.message : String(error);
+  // Provider errors can echo a key, and this message ends up in records.
+  return { output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs, error: redact(message) };
+}
+
+/** An Agents SDK Model behind memeval's Model interface: one getResponse per call, failures returned, not thrown. */
+export function fromSdkModel(model: SdkModel, id: string = SDK_MODEL_LABEL): Model {
+  return {
+    id,
+    params: {},
+    async complete(request: ModelRequest): Promise<ModelResult> {
+      const started = performance.now();
+      try {
+        const response = await model.getResponse(sdkRequest(request));
+        const usage = { inputTokens: response.usage?.inputTokens ?? 0, outputTokens: response.usage?.outputTokens ?? 0 };
+        return { output: outputText(response), usage, cached: false, latencyMs: performance.now() - started };
+      } catch (error) {
+        return failed(error, performance.now() - started);
+      }
+    },
+  };
 }
 
 export class LlmSummarizer implements Summarizer {
@@ -25,8 +89,8 @@ export class LlmSummarizer implements Summarizer {
   private readonly prompt: { text: string; path: string; hash: string };
 
   constructor(options: LlmSummarizerOptions) {
-    this.model = options.model;
-    this.label = options.model.id;
+    this.model = isMemevalModel(options.model) ? options.model : fromSdkModel(options.model, options.label);
+    this.label = options.label ?? this.model.id;
     this.maxTokens = options.maxTokens;
     this.toolTrimLimit = options.toolTrimLimit;
     // Loaded once: every summary of a run uses the same prompt, and its hash labels the records.

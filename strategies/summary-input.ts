@@ -4,17 +4,21 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, isAbsolute, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { fileProblem, InputError } from '../core/errors.js';
 import { itemLabel, itemText } from '../core/items.js';
+import { packagePath } from '../core/package-root.js';
 import type { AgentInputItem } from '../core/types.js';
 import { DEFAULT_SUMMARIZER, type StrategyOptions, type SummarizerOptions } from './registry.js';
 
 /** The synthetic user line that precedes a summary (the cookbook's shadow prompt). */
 export const SUMMARY_SHADOW = 'Summarize the conversation we had so far.';
 
-/** The cookbook's SUMMARY_PROMPT, shipped verbatim next to this module. */
-export const DEFAULT_SUMMARY_PROMPT_PATH = fileURLToPath(new URL('./prompts/cookbook-summary.md', import.meta.url));
+/**
+ * The cookbook's SUMMARY_PROMPT, shipped verbatim in `strategies/prompts/`.
+ * Found from the package root, not from this module: the build runs from
+ * `dist/strategies/`, which holds no prompts.
+ */
+export const DEFAULT_SUMMARY_PROMPT_PATH = packagePath('strategies/prompts/cookbook-summary.md');
 
 /**
  * How the built-in prompt is named in records: where memeval is installed is

@@ -11,7 +11,7 @@ import { calibrate, formatCalibrationTable, type CalibrationItem } from '../../g
 import { createSummaryJudge } from '../../graders/summary-judge.js';
 import { CALIBRATION_WORD_LIMIT, DEFAULT_CALIBRATION_OUT, calibrationRecordPath, loadCalibrationSet } from '../datasets/calibration.js';
 import { createModel } from '../models/create.js';
-import { packagePath } from '../package.js';
+import { packagePath } from '../../core/package-root.js';
 
 export const DEFAULT_CALIBRATION_DATA = packagePath('datasets/calibration/');
 

@@ -13,7 +13,7 @@ import { loadSummaryPrompt, promptLabel } from '../../strategies/summary-input.j
 import type { GateConfig, ProviderConfig, SuiteConfig, StrategyConfig } from '../config.js';
 import { parseModelSpec } from '../models/create.js';
 import { publicBaseURL } from '../models/openai.js';
-import { packagePath } from '../package.js';
+import { packagePath } from '../../core/package-root.js';
 import type { JudgeCalibration, Provenance, RunInfo, StrategyFingerprint, Transcript } from '../../core/types.js';
 
 const PACKAGES = ['openai', '@openai/agents', 'tiktoken', 'yaml', 'p-limit', 'csv-stringify'];

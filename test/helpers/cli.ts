@@ -1,6 +1,9 @@
 // Spawns the real `memeval` command line on a temporary suite, for tests that
 // must see what a user sees: exit codes, stdout/stderr, files left on disk.
-import { spawn, type ChildProcess } from 'node:child_process';
+// The command runs the build in dist/, which is rebuilt first when a source
+// is newer (`npm test` builds before the tests, so there it never is).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -8,6 +11,100 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI = join(REPO_ROOT, 'bin', 'memeval.js');
+
+/** What `tsc -b tsconfig.build.json` compiles, and the file it rewrites (or touches) on every build. */
+const BUILT_DIRS = ['core', 'harness', 'strategies', 'graders', 'reports'];
+const BUILD_CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
+const BUILD_INFO = join(REPO_ROOT, 'dist', '.tsbuildinfo');
+const TSC = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+/** Newest modification time among the build's inputs (sources and tsconfigs). */
+function newestBuildInput(): number {
+  const sources = BUILT_DIRS.flatMap((dir) => filesUnder(join(REPO_ROOT, dir))).filter((path) => path.endsWith('.ts'));
+  const inputs = [...sources, ...BUILD_CONFIGS.map((name) => join(REPO_ROOT, name))];
+  return Math.max(...inputs.map((path) => statSync(path).mtimeMs));
+}
+
+/** True when dist/ is missing or a source changed after the last build. */
+function buildIsStale(): boolean {
+  try {
+    return newestBuildInput() > statSync(BUILD_INFO).mtimeMs;
+  } catch {
+    return true;
+  }
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Claims the build for this process; false when another one holds it. */
+function takeBuildLock(lock: string): boolean {
+  try {
+    writeFileSync(lock, String(process.pid), { flag: 'wx' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the process holding the lock is still running (a holder still writing its pid counts as running). */
+function holderRunning(lock: string): boolean {
+  const pid = Number(readFileSync(lock, 'utf8'));
+  if (!pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Waits for another process's build, which is this one's too; false when that process died mid-build. */
+function waitForBuild(lock: string): boolean {
+  for (;;) {
+    try {
+      if (!holderRunning(lock)) {
+        rmSync(lock, { force: true });
+        return false;
+      }
+    } catch {
+      return true; // the lock is gone: the build finished
+    }
+    sleepSync(100);
+  }
+}
+
+/**
+ * Runs `tsc -b` once across the test processes: vitest runs files in parallel,
+ * and a second tsc rewriting the same files could let a CLI read a half-written one.
+ */
+function buildOnce(): void {
+  const lock = join(tmpdir(), `memeval-build-${createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 12)}.lock`);
+  for (;;) {
+    if (takeBuildLock(lock)) break;
+    if (waitForBuild(lock)) return;
+  }
+  try {
+    execFileSync(process.execPath, [TSC, '-b', join(REPO_ROOT, 'tsconfig.build.json')], { cwd: REPO_ROOT, stdio: 'ignore' });
+  } catch {
+    // Type errors: tsc still wrote the JavaScript (noEmitOnError is off), and the type check reports them.
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+let buildChecked = false;
+
+/**
+ * The CLI runs the build in dist/; after a source edit that build is older
+ * than the code under test, so it is rebuilt first (once per test process).
+ */
+export function ensureBuild(): void {
+  if (buildChecked) return;
+  if (buildIsStale()) buildOnce();
+  buildChecked = true;
+}
 
 export interface CliResult {
   code: number | null;
@@ -35,6 +132,7 @@ function childEnv(extra: Record<string, string> = {}): Record<string, string> {
 
 /** Starts `node bin/memeval.js ...args`; the caller may signal `child` before `done` settles. */
 export function spawnCli(args: string[], opts: CliOptions): CliProcess {
+  ensureBuild();
   const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

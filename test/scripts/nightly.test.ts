@@ -3,8 +3,9 @@ import { existsSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleRun } from '../helpers/sample-run.js';
+import { ensureBuild } from '../helpers/cli.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -43,6 +44,8 @@ async function nightly(dir: string, nextRun: string): Promise<{ code: number; ou
 }
 
 describe('scripts/nightly.sh', () => {
+  // The script runs bin/memeval.js, which runs the build: make sure it is current.
+  beforeAll(() => ensureBuild());
   const dir = mkdtempSync(join(tmpdir(), 'memeval-nightly-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

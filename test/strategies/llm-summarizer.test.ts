@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { Usage, type Model as SdkModel, type ModelRequest as SdkModelRequest, type ModelResponse as SdkModelResponse } from '@openai/agents';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { turnItems } from '../../core/items.js';
 import { OpenAIModel } from '../../harness/models/openai.js';
 import type { MessageTurn } from '../../core/types.js';
-import { createLlmSummarizer, LlmSummarizer } from '../../strategies/llm-summarizer.js';
+import { createLlmSummarizer, LlmSummarizer, SDK_MODEL_LABEL } from '../../strategies/llm-summarizer.js';
 import { DEFAULT_SUMMARIZER } from '../../strategies/registry.js';
 import { responsesBody, startFakeOpenAI, type FakeServer } from '../../scripts/lib/fake-openai.js';
 
@@ -85,5 +86,77 @@ describe('LlmSummarizer (the cookbook LLMSummarizer)', () => {
 
   it('reports a missing prompt file at construction', () => {
     expect(() => new LlmSummarizer({ model, maxTokens: 400, toolTrimLimit: 600, promptPath: '/nonexistent/prompt.md' })).toThrow(/prompt\.md.*summary prompt/);
+  });
+});
+
+/** An Agents SDK Model that records each request and answers with a scripted response (or throws it). */
+class StubSdkModel implements SdkModel {
+  readonly requests: SdkModelRequest[] = [];
+  constructor(private readonly respond: () => SdkModelResponse) {}
+
+  async getResponse(request: SdkModelRequest): Promise<SdkModelResponse> {
+    this.requests.push(request);
+    return this.respond();
+  }
+
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error('the summarizer never streams');
+  }
+}
+
+function sdkResponse(...texts: string[]): SdkModelResponse {
+  return {
+    usage: new Usage({ requests: 1, inputTokens: 210, outputTokens: 12, totalTokens: 222 }),
+    output: [
+      // Not assistant text: a reasoning model's notes must not leak into the summary.
+      { type: 'reasoning', content: [{ type: 'input_text', text: 'thinking about routers' }] },
+      { type: 'message', role: 'assistant', status: 'completed', content: texts.map((text) => ({ type: 'output_text' as const, text })) },
+    ],
+  };
+}
+
+describe('LlmSummarizer with an Agents SDK Model', () => {
+  it('sends the prompt as system instructions and the ROLE lines as input, with maxTokens and no tools', async () => {
+    const model = new StubSdkModel(() => sdkResponse('• Product: ', 'router RX-88812 '));
+    const summarizer = new LlmSummarizer({ model, maxTokens: 250, toolTrimLimit: 600 });
+    const out = await summarizer.summarize(items);
+
+    expect(model.requests).toHaveLength(1);
+    const request = model.requests[0];
+    expect(request.systemInstructions).toBe(cookbookPrompt);
+    expect(request.input).toEqual([{ type: 'message', role: 'user', content: out.request.user }]);
+    expect(out.request.user).toContain('USER: Firmware v1.0.3; still failing.');
+    expect(request.modelSettings).toEqual({ maxTokens: 250 });
+    expect(request.tools).toEqual([]);
+    expect(request.outputType).toBe('text');
+
+    expect(out.summary).toBe('• Product: router RX-88812');
+    expect(out.usage).toEqual({ inputTokens: 210, outputTokens: 12 });
+    expect(out.promptHash).toMatch(/^[0-9a-f]{12}$/);
+    expect(summarizer.label).toBe(SDK_MODEL_LABEL);
+  });
+
+  it('names the model by the label it is given', async () => {
+    const model = new StubSdkModel(() => sdkResponse('ok'));
+    const summarizer = new LlmSummarizer({ model, label: 'openai:gpt-4.1-mini', maxTokens: 400, toolTrimLimit: 600 });
+    expect(summarizer.label).toBe('openai:gpt-4.1-mini');
+  });
+
+  it('turns a thrown SDK error into a summarizer failure, with keys redacted', async () => {
+    const model = new StubSdkModel(() => {
+      throw new Error('401 Incorrect API key provided: sk-proj-abcdefghijklmnop1234');
+    });
+    const summarizer = new LlmSummarizer({ model, label: 'sdk:sum', maxTokens: 400, toolTrimLimit: 600 });
+    const error = await summarizer.summarize(items).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).toMatch(/^summarizer sdk:sum failed: 401 Incorrect API key provided: \[REDACTED\]$/);
+  });
+
+  it('throws on an SDK response without assistant text', async () => {
+    const model = new StubSdkModel(() => ({ usage: new Usage(), output: [] }));
+    const summarizer = new LlmSummarizer({ model, maxTokens: 400, toolTrimLimit: 600 });
+    await expect(summarizer.summarize(items)).rejects.toThrow(/empty summary/);
   });
 });

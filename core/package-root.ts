@@ -1,14 +1,20 @@
-// Files shipped with memeval (package.json, bundled datasets, node_modules),
-// found from this module whether it runs from the sources or from the build.
+// Files shipped with memeval (package.json, prompts, bundled datasets,
+// node_modules) are found from the package's own folder: the sources run from
+// `<root>/core/` and the build from `<root>/dist/core/`, so a path relative to
+// this module would differ between the two, while the root does not.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+function isMemevalManifest(path: string): boolean {
+  if (!existsSync(path)) return false;
+  return (JSON.parse(readFileSync(path, 'utf8')) as { name?: string }).name === 'memeval';
+}
+
 function findRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'memeval') return dir;
+    if (isMemevalManifest(join(dir, 'package.json'))) return dir;
     const parent = dirname(dir);
     if (parent === dir) throw new Error('memeval: cannot find its own package.json');
     dir = parent;
