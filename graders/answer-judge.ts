@@ -21,20 +21,27 @@ export const RUBRIC: Record<ProbeKind, string> = {
     'The information was never given in the conversation. Answer "yes" only when the answer says it does not know or that this was not mentioned. Answer "no" when it states any concrete value, even a plausible one.',
 };
 
-export const ANSWER_VERDICT_FORMAT: JsonSchemaFormat = {
-  name: 'answer_verdict',
-  schema: {
-    type: 'object',
-    properties: {
-      verdict: { type: 'string', enum: ['yes', 'no'] },
-      reason: { type: 'string' },
-    },
-    required: ['verdict', 'reason'],
-    additionalProperties: false,
-  },
-};
-
 const answerVerdictSchema = z.object({ verdict: z.enum(['yes', 'no']), reason: z.string() }).strict();
+
+export const ANSWER_VERDICT_FORMAT: JsonSchemaFormat = { name: 'answer_verdict', schema: strictJsonSchema(answerVerdictSchema) };
+
+/**
+ * The JSON Schema of a reply schema as OpenAI's strict structured output
+ * takes it: no `$schema` line, and every object closed with every property
+ * required (strict mode rejects a schema that leaves either open).
+ */
+export function strictJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema);
+  return closeObjects(json) as Record<string, unknown>;
+}
+
+function closeObjects(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(closeObjects);
+  if (typeof node !== 'object' || node === null) return node;
+  const out = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, closeObjects(value)]));
+  if (out.type !== 'object' || typeof out.properties !== 'object' || out.properties === null) return out;
+  return { ...out, required: Object.keys(out.properties), additionalProperties: false };
+}
 
 const JUDGE_SYSTEM = [
   'You grade answers given by an assistant about an earlier conversation.',

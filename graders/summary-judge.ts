@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { userMessage } from '../core/items.js';
 import { modelForRepeat, type JsonSchemaFormat, type Model } from '../core/model.js';
 import type { Fact, SummaryGrades, SummaryJudgement } from '../core/types.js';
-import { parseJsonReply } from './answer-judge.js';
+import { parseJsonReply, strictJsonSchema } from './answer-judge.js';
 import { summaryDrift } from './drift.js';
 import {
   checkSummary,
@@ -35,56 +35,6 @@ export function coverageQuestions(input: SummaryInput): CoverageQuestion[] {
   return dueFacts(input.transcript.facts, input.summary.coveredTurns).map(coverageQuestion);
 }
 
-export const SUMMARY_VERDICT_FORMAT: JsonSchemaFormat = {
-  name: 'summary_verdict',
-  schema: {
-    type: 'object',
-    properties: {
-      coverage: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: { id: { type: 'string' }, answer: { type: 'string', enum: ['yes', 'no'] } },
-          required: ['id', 'answer'],
-          additionalProperties: false,
-        },
-      },
-      claims: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            claim: { type: 'string' },
-            verdict: { type: 'string', enum: ['supported', 'unsupported', 'contradicted'] },
-          },
-          required: ['claim', 'verdict'],
-          additionalProperties: false,
-        },
-      },
-      temporal: verdictWithReason(),
-      format: verdictWithReason(),
-      overall: { type: 'integer', enum: [1, 2, 3, 4, 5] },
-      reasons: {
-        type: 'object',
-        properties: { coverage: { type: 'string' }, faithfulness: { type: 'string' }, overall: { type: 'string' } },
-        required: ['coverage', 'faithfulness', 'overall'],
-        additionalProperties: false,
-      },
-    },
-    required: ['coverage', 'claims', 'temporal', 'format', 'overall', 'reasons'],
-    additionalProperties: false,
-  },
-};
-
-function verdictWithReason(): Record<string, unknown> {
-  return {
-    type: 'object',
-    properties: { verdict: { type: 'string', enum: ['yes', 'no'] }, reason: { type: 'string' } },
-    required: ['verdict', 'reason'],
-    additionalProperties: false,
-  };
-}
-
 const yesNo = z.enum(['yes', 'no']);
 const summaryVerdictSchema = z
   .object({
@@ -92,12 +42,15 @@ const summaryVerdictSchema = z
     claims: z.array(z.object({ claim: z.string(), verdict: z.enum(['supported', 'unsupported', 'contradicted']) }).strict()),
     temporal: z.object({ verdict: yesNo, reason: z.string() }).strict(),
     format: z.object({ verdict: yesNo, reason: z.string() }).strict(),
-    overall: z.number().int().min(1).max(5),
+    // An enum, not minimum/maximum: strict structured output has long taken enums and not always number bounds.
+    overall: z.literal([1, 2, 3, 4, 5]),
     reasons: z.object({ coverage: z.string(), faithfulness: z.string(), overall: z.string() }).strict(),
   })
   .strict();
 
 type SummaryVerdict = z.infer<typeof summaryVerdictSchema>;
+
+export const SUMMARY_VERDICT_FORMAT: JsonSchemaFormat = { name: 'summary_verdict', schema: strictJsonSchema(summaryVerdictSchema) };
 
 const JUDGE_SYSTEM = [
   'You evaluate a summary of the earlier part of a support conversation. The summary replaces that part in the assistant\'s memory.',

@@ -1,15 +1,17 @@
-// Reads a YAML file into nodes that remember where they came from, so every
-// check of a transcript or config can point at `file:line:col`. Shared by
-// harness/transcript.ts and harness/config.ts.
+// Reads a YAML file into plain data for a schema, keeping the document's
+// nodes so every problem the schema finds can point at `file:line:col`.
+// Shared by the config, transcript and calibration loaders (harness/schema/).
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
 import type { Alias, Document, ParsedNode, Scalar, YAMLError, YAMLMap, YAMLSeq } from 'yaml';
 import { positionOf, type Problem } from '../core/errors.js';
 
 export type YNode = ParsedNode;
+/** A path into the data, as zod reports it: keys of mappings and indexes of lists. */
+export type Path = readonly PropertyKey[];
 
 /** A file with thousands of syntax errors is one broken file; the first few say enough. */
 const MAX_SYNTAX_PROBLEMS = 20;
-/** Free-form values (meta, raw items, tool arguments) deeper than this are refused, not recursed into. */
+/** Values deeper than this are refused, not recursed into. */
 const MAX_DEPTH = 64;
 /** Caps values copied through aliases (a "billion laughs" file must not exhaust time or memory). */
 const MAX_ALIASED_NODES = 10_000;
@@ -87,6 +89,29 @@ function syntaxMessage(err: YAMLError, text: string): string {
   }
 }
 
+/**
+ * Plain numbers and booleans as written (`3.10`, `1e3`, `True`), by container
+ * and key: a text field keeps the spelling, since datasets quote numbers
+ * inconsistently and `answer: 3.10` means "3.10", not 3.1.
+ */
+const SPELLINGS = new WeakMap<object, Map<PropertyKey, string>>();
+
+/** How a number or boolean at `container[key]` was written, when the data came from a YAML file. */
+export function spellingOf(container: object, key: PropertyKey): string | undefined {
+  return SPELLINGS.get(container)?.get(key);
+}
+
+/** Where a path leads in the document: the node, the key naming it, and whether the last key is absent. */
+export interface Located {
+  node: YNode | null;
+  key?: YNode;
+  /** The document ends before the path does: `node` is the last place on it (say, the mapping without the key). */
+  missing: boolean;
+}
+
+/** Names a path for messages that the reader itself reports (aliases, nesting). */
+export type PathLabel = (path: Path) => string;
+
 export class YamlSource {
   readonly problems: Problem[] = [];
   /** The document's top node (aliases resolved); null for an empty file. */
@@ -162,12 +187,14 @@ export class YamlSource {
     return target;
   }
 
-  offsetOf(node: YNode | null | undefined): number {
-    return node?.range?.[0] ?? 0;
+  /** Like `resolve`, for looking things up: an alias without anchor was reported when the data was read. */
+  private peek(node: YNode | null | undefined): YNode | null {
+    if (node === null || node === undefined) return null;
+    return isAlias(node) ? (this.aliasTargets.get(node) ?? null) : node;
   }
 
   pos(node: YNode | null | undefined): { line: number; col: number } {
-    return positionOf(this.lines, this.offsetOf(node));
+    return positionOf(this.lines, node?.range?.[0] ?? 0);
   }
 
   /** `file:line:col` of a node, for messages that refer to another place. */
@@ -180,333 +207,109 @@ export class YamlSource {
     this.problems.push({ file: this.file, ...this.pos(node), message });
   }
 
-  /**
-   * A free-form value as plain JSON-like data. Refuses cycles, excessive
-   * nesting and alias bombs with a problem instead of recursing forever.
-   */
-  plain(node: YNode | null | undefined, what: string): { ok: true; value: unknown } | { ok: false } {
-    const before = this.problems.length;
-    const value = this.toPlain(node, what, 0, new Set(), false);
-    return this.problems.length === before ? { ok: true, value } : { ok: false };
+  /** Follows `path` from the top node as far as the document goes (`missing` when it ends early). */
+  locate(path: Path): Located {
+    let node = this.root;
+    let key: YNode | undefined;
+    for (const step of path) {
+      const items = node && isSeq(node) ? (node as YAMLSeq<YNode>).items : undefined;
+      if (items && typeof step === 'number' && step < items.length) {
+        key = undefined;
+        node = this.peek(items[step]);
+        continue;
+      }
+      const pair = node && isMap(node) ? (node as YAMLMap<YNode, YNode>).items.find((p) => keyName(this.peek(p.key)) === String(step)) : undefined;
+      if (!pair) return { node, key, missing: true };
+      key = pair.key ?? undefined;
+      node = this.peek(pair.value);
+    }
+    return { node, key, missing: false };
   }
 
-  private toPlain(raw: YNode | null | undefined, what: string, depth: number, open: Set<YNode>, aliased: boolean): unknown {
+  /** Text of the scalar at `path` (numbers as written), if there is one. */
+  textAt(path: Path): string | undefined {
+    const { node, missing } = this.locate(path);
+    if (missing || !node || !isScalar(node)) return undefined;
+    const value = node.value;
+    if (typeof value === 'string') return value;
+    return typeof value === 'number' || typeof value === 'boolean' ? (node.source ?? String(value)) : undefined;
+  }
+
+  /**
+   * The whole document as plain JSON-like data. Refuses cycles, excessive
+   * nesting and alias bombs with a problem (naming the place with `label`)
+   * instead of recursing forever; the refused value reads as null.
+   */
+  data(label: PathLabel): unknown {
+    return this.toPlain(this.root, [], label, new Set(), false);
+  }
+
+  private toPlain(raw: YNode | null | undefined, path: Path, label: PathLabel, open: Set<YNode>, aliased: boolean): unknown {
     if (raw === null || raw === undefined) return null;
     const node = this.resolve(raw);
     if (node === null) return null;
     // Nodes written out in the file are bounded by its size; only alias copies can multiply.
     const copied = aliased || isAlias(raw);
     if (copied && --this.aliasBudget < 0) {
-      if (this.aliasBudget === -1) this.report(raw, `${what} expands to too many values through aliases`);
+      if (this.aliasBudget === -1) this.report(raw, `${label(path)} expands to too many values through aliases`);
       return null;
     }
     if (isScalar(node)) return node.value ?? null;
-    if (depth >= MAX_DEPTH) {
-      this.report(raw, `${what} is nested more than ${MAX_DEPTH} levels deep`);
+    if (path.length >= MAX_DEPTH) {
+      this.report(raw, `${label(path)} is nested more than ${MAX_DEPTH} levels deep`);
       return null;
     }
     if (open.has(node)) {
-      this.report(raw, `${what} refers to itself through an alias`);
+      this.report(raw, `${label(path)} refers to itself through an alias`);
       return null;
     }
     open.add(node);
     try {
-      if (isSeq(node)) return (node as YAMLSeq<YNode>).items.map((item) => this.toPlain(item, what, depth + 1, open, copied));
-      return this.mapToPlain(node as YAMLMap<YNode, YNode>, what, depth, open, copied);
+      if (isSeq(node)) return this.seqToPlain(node as YAMLSeq<YNode>, path, label, open, copied);
+      return this.mapToPlain(node as YAMLMap<YNode, YNode>, path, label, open, copied);
     } finally {
       open.delete(node);
     }
   }
 
-  private mapToPlain(node: YAMLMap<YNode, YNode>, what: string, depth: number, open: Set<YNode>, aliased: boolean): Record<string, unknown> {
+  private seqToPlain(node: YAMLSeq<YNode>, path: Path, label: PathLabel, open: Set<YNode>, aliased: boolean): unknown[] {
+    const out = node.items.map((item, i) => this.toPlain(item, [...path, i], label, open, aliased));
+    node.items.forEach((item, i) => this.keepSpelling(out, i, item));
+    return out;
+  }
+
+  private mapToPlain(node: YAMLMap<YNode, YNode>, path: Path, label: PathLabel, open: Set<YNode>, aliased: boolean): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const pair of node.items) {
-      const key = this.resolve(pair.key);
-      if (!key || !isScalar(key)) {
-        this.report(pair.key ?? node, `${what} has a key that is not a plain name`);
+      const name = keyName(this.resolve(pair.key));
+      if (name === undefined) {
+        this.report(pair.key ?? node, `${label(path)} has a key that is not a plain name`);
         continue;
       }
       // defineProperty keeps a key such as "__proto__" an ordinary field.
-      Object.defineProperty(out, String(key.value), {
-        value: this.toPlain(pair.value, what, depth + 1, open, aliased),
+      Object.defineProperty(out, name, {
+        value: this.toPlain(pair.value, [...path, name], label, open, aliased),
         enumerable: true,
         writable: true,
         configurable: true,
       });
+      this.keepSpelling(out, name, pair.value);
     }
     return out;
   }
-}
 
-interface Entry {
-  key: YNode;
-  value: YNode | null;
-}
-
-export interface NumberRule {
-  required?: boolean;
-  min?: number;
-  max?: number;
-}
-
-/**
- * Typed access to one YAML mapping. Each getter reports its own problems
- * (naming the key and `label`, e.g. `turn 3`) and returns undefined when the
- * value is unusable, so callers can keep going and collect every problem.
- */
-export class MapReader {
-  private readonly entries = new Map<string, Entry>();
-
-  constructor(
-    readonly src: YamlSource,
-    readonly node: YAMLMap.Parsed,
-    readonly label: string,
-  ) {
-    for (const pair of node.items) {
-      const key = src.resolve(pair.key as YNode | null);
-      if (!key || !isScalar(key) || key.value === null || typeof key.value === 'object') {
-        src.report((pair.key as YNode | null) ?? node, `${label} has a key that is not a plain name`);
-        continue;
-      }
-      // Duplicate keys are a YAML syntax error already, so the first wins here.
-      const name = String(key.value);
-      if (!this.entries.has(name)) this.entries.set(name, { key: key as YNode, value: pair.value as YNode | null });
-    }
-  }
-
-  keys(): string[] {
-    return [...this.entries.keys()];
-  }
-
-  has(name: string): boolean {
-    return this.entries.has(name);
-  }
-
-  keyNode(name: string): YNode | undefined {
-    return this.entries.get(name)?.key;
-  }
-
-  /** The value node (aliases resolved); null for an empty value, undefined when the key is absent. */
-  value(name: string): YNode | null | undefined {
-    const entry = this.entries.get(name);
-    if (!entry) return undefined;
-    return this.src.resolve(entry.value);
-  }
-
-  /** Where to point for a key's value: the value itself, or the key when nothing was written after it. */
-  at(name: string): YNode {
-    const entry = this.entries.get(name);
-    if (!entry) return this.node;
-    const value = entry.value;
-    if (!value || (isScalar(value) && value.value === null && !value.source)) return entry.key;
-    return value;
-  }
-
-  /** Reports every key not in `allowed`, with a "did you mean" when one is close. */
-  allow(allowed: readonly string[], noun = 'key', context = ''): void {
-    for (const [name, entry] of this.entries) {
-      if (allowed.includes(name)) continue;
-      const guess = didYouMean(name, allowed);
-      const hint = guess ? `did you mean "${guess}"?` : `expected one of: ${allowed.join(', ')}`;
-      this.src.report(entry.key, `unknown ${noun} ${quote(name)} in ${this.label}${context} (${hint})`);
-    }
-  }
-
-  missing(name: string): void {
-    this.src.report(this.node, `${this.label} is missing "${name}"`);
-  }
-
-  wrongType(name: string, expected: string): void {
-    this.src.report(this.at(name), `"${name}" in ${this.label} must be ${expected}, not ${describe(this.value(name))}`);
-  }
-
-  problem(name: string, message: string): void {
-    this.src.report(this.at(name), message);
-  }
-
-  /**
-   * Text. Plain numbers and booleans count as text in their source spelling
-   * (`answer: 3.10` is "3.10"), since datasets quote numbers inconsistently.
-   */
-  string(name: string, rule: { required?: boolean; nonEmpty?: boolean } = {}): string | undefined {
-    if (!this.has(name)) {
-      if (rule.required) this.missing(name);
-      return undefined;
-    }
-    const text = scalarText(this.value(name));
-    if (text === undefined) {
-      this.wrongType(name, 'text');
-      return undefined;
-    }
-    if (rule.nonEmpty && text.trim() === '') {
-      this.problem(name, `"${name}" in ${this.label} must not be empty`);
-      return undefined;
-    }
-    return text;
-  }
-
-  /** Strictly a string value (no number coercion), for names and enums. */
-  word(name: string, rule: { required?: boolean } = {}): string | undefined {
-    if (!this.has(name)) {
-      if (rule.required) this.missing(name);
-      return undefined;
-    }
-    const node = this.value(name);
-    if (!node || !isScalar(node) || typeof node.value !== 'string') {
-      this.wrongType(name, 'text');
-      return undefined;
-    }
-    return node.value;
-  }
-
-  number(name: string, rule: NumberRule = {}): number | undefined {
-    return this.numeric(name, rule, false);
-  }
-
-  int(name: string, rule: NumberRule = {}): number | undefined {
-    return this.numeric(name, rule, true);
-  }
-
-  private numeric(name: string, rule: NumberRule, whole: boolean): number | undefined {
-    if (!this.has(name)) {
-      if (rule.required) this.missing(name);
-      return undefined;
-    }
-    const node = this.value(name);
-    const value = node && isScalar(node) ? node.value : undefined;
-    const kind = whole ? 'a whole number' : 'a number';
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      this.wrongType(name, kind);
-      return undefined;
-    }
-    if (whole && !Number.isSafeInteger(value)) {
-      this.problem(name, `"${name}" in ${this.label} must be ${kind}, not ${describe(node)}`);
-      return undefined;
-    }
-    return checkRange(value, rule) ? value : this.outOfRange(name, value, rule);
-  }
-
-  private outOfRange(name: string, value: number, rule: NumberRule): undefined {
-    const bounds =
-      rule.min !== undefined && rule.max !== undefined
-        ? `between ${rule.min} and ${rule.max}`
-        : rule.min !== undefined
-          ? `at least ${rule.min}`
-          : `at most ${rule.max}`;
-    this.problem(name, `"${name}" in ${this.label} must be ${bounds}, not ${value}`);
-    return undefined;
-  }
-
-  boolean(name: string, rule: { required?: boolean } = {}): boolean | undefined {
-    if (!this.has(name)) {
-      if (rule.required) this.missing(name);
-      return undefined;
-    }
-    const node = this.value(name);
-    if (!node || !isScalar(node) || typeof node.value !== 'boolean') {
-      this.wrongType(name, 'true or false');
-      return undefined;
-    }
-    return node.value;
-  }
-
-  /** A list of text entries; a bad entry is reported at the entry. */
-  stringList(name: string, rule: { nonEmptyEntries?: boolean } = {}): string[] | undefined {
-    if (!this.has(name)) return undefined;
-    const node = this.value(name);
-    if (!node || !isSeq(node)) {
-      this.wrongType(name, 'a list');
-      return undefined;
-    }
-    const out: string[] = [];
-    let ok = true;
-    (node as YAMLSeq<YNode>).items.forEach((raw, i) => {
-      const text = scalarText(this.src.resolve(raw));
-      if (text === undefined) {
-        this.src.report(raw ?? node, `entry ${i + 1} of "${name}" in ${this.label} must be text, not ${describe(this.src.resolve(raw))}`);
-        ok = false;
-      } else if (rule.nonEmptyEntries && text.trim() === '') {
-        this.src.report(raw ?? node, `entry ${i + 1} of "${name}" in ${this.label} must not be empty`);
-        ok = false;
-      } else {
-        out.push(text);
-      }
-    });
-    return ok ? out : undefined;
-  }
-
-  /** A mapping value read with its own label, or undefined (reported) when it is not a mapping. */
-  map(name: string, label: string): MapReader | undefined {
-    if (!this.has(name)) return undefined;
-    const node = this.value(name);
-    if (!node || !isMap(node)) {
-      this.wrongType(name, 'a mapping');
-      return undefined;
-    }
-    return new MapReader(this.src, node as YAMLMap.Parsed, label);
-  }
-
-  /** List items of a key (aliases not yet resolved), or undefined (reported) when it is not a list. */
-  list(name: string, rule: { required?: boolean; nonEmpty?: boolean } = {}): YNode[] | undefined {
-    if (!this.has(name)) {
-      if (rule.required) this.missing(name);
-      return undefined;
-    }
-    const node = this.value(name);
-    if (!node || !isSeq(node)) {
-      this.wrongType(name, 'a list');
-      return undefined;
-    }
-    const items = (node as YAMLSeq<YNode>).items;
-    if (rule.nonEmpty && items.length === 0) {
-      this.problem(name, `"${name}" in ${this.label} must not be an empty list`);
-      return undefined;
-    }
-    return items;
-  }
-
-  /** The `meta:` block: any mapping, kept as plain data. */
-  meta(): Record<string, unknown> | undefined {
-    if (!this.has('meta')) return undefined;
-    const node = this.value('meta');
-    if (!node || !isMap(node)) {
-      this.wrongType('meta', 'a mapping');
-      return undefined;
-    }
-    const result = this.src.plain(node, `"meta" in ${this.label}`);
-    return result.ok ? (result.value as Record<string, unknown>) : undefined;
+  private keepSpelling(container: object, key: PropertyKey, raw: YNode | null | undefined): void {
+    const node = this.peek(raw);
+    if (!node || !isScalar(node) || node.source === undefined) return;
+    if (typeof node.value !== 'number' && typeof node.value !== 'boolean') return;
+    const spellings = SPELLINGS.get(container) ?? new Map<PropertyKey, string>();
+    spellings.set(key, node.source);
+    SPELLINGS.set(container, spellings);
   }
 }
 
-function checkRange(value: number, rule: NumberRule): boolean {
-  if (rule.min !== undefined && value < rule.min) return false;
-  if (rule.max !== undefined && value > rule.max) return false;
-  return true;
+/** A mapping key usable as a name: text, a number or a boolean, never a list or an empty key. */
+function keyName(node: YNode | null): string | undefined {
+  if (!node || !isScalar(node) || node.value === null || typeof node.value === 'object') return undefined;
+  return String(node.value);
 }
-
-/** Text of a scalar: strings as they are, plain numbers/booleans in their source spelling. */
-export function scalarText(node: YNode | null | undefined): string | undefined {
-  if (!node || !isScalar(node)) return undefined;
-  const value = node.value;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return node.source ?? String(value);
-  return undefined;
-}
-
-/** The node as a mapping reader, or undefined (reported as `label must be a mapping`). */
-export function readMap(
-  src: YamlSource,
-  raw: YNode | null | undefined,
-  label: string,
-  expected = 'a mapping',
-  fallback?: YNode,
-): MapReader | undefined {
-  const node = src.resolve(raw);
-  if (!node || !isMap(node)) {
-    src.report(raw ?? fallback ?? null, `${label} must be ${expected}, not ${describe(node)}`);
-    return undefined;
-  }
-  return new MapReader(src, node as YAMLMap.Parsed, label);
-}
-
-export { isMap, isScalar, isSeq };

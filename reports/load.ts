@@ -1,8 +1,10 @@
-// Reading run directories and writing report files atomically.
-import { existsSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+// Reading run directories (run.json is checked against its schema) and
+// writing report files atomically.
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { z } from 'zod';
 import { InputError, positionOf, type Problem } from '../core/errors.js';
+import { runResultSchema } from '../core/schema/run.js';
 import type { RunResult } from '../core/types.js';
 
 export const RUN_FILE = 'run.json';
@@ -33,35 +35,44 @@ function parseJson(file: string, text: string): unknown {
   }
 }
 
-function shapeProblems(file: string, data: unknown): Problem[] {
-  const whole = (message: string): Problem => ({ file, line: 0, col: 0, message });
-  if (typeof data !== 'object' || data === null) return [whole('run.json must hold an object')];
-  const run = data as Record<string, unknown>;
-  const problems: Problem[] = [];
-  const info = run.info as Record<string, unknown> | undefined;
-  if (typeof info !== 'object' || info === null) problems.push(whole('missing "info"'));
-  else {
-    if (typeof info.runId !== 'string') problems.push(whole('info.runId must be a string'));
-    if (typeof info.model !== 'string') problems.push(whole('info.model must be a string'));
-    if (!Array.isArray(info.strategies)) problems.push(whole('info.strategies must be a list'));
+/** A run.json with hundreds of damaged records is one damaged file; the first problems say enough. */
+const MAX_SHAPE_PROBLEMS = 20;
+
+const JSON_KINDS: Record<string, string> = { string: 'text', number: 'a number', boolean: 'true or false', array: 'a list', object: 'an object' };
+
+/** `"probes"`, `"probes[3].usage.inputTokens"`: where in run.json an issue is. */
+function jsonPath(path: readonly PropertyKey[]): string {
+  const text = path.map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? String(step) : `.${String(step)}`)).join('');
+  return text === '' ? 'run.json' : `"${text}"`;
+}
+
+function shapeMessage(issue: z.core.$ZodIssue): string {
+  const where = jsonPath(issue.path);
+  switch (issue.code) {
+    case 'invalid_type':
+      return `${where} must be ${JSON_KINDS[issue.expected] ?? issue.expected}`;
+    case 'invalid_value':
+      return `${where} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return `${where}: ${issue.message}`;
   }
-  for (const key of ['turns', 'probes', 'summaries']) {
-    if (!Array.isArray(run[key])) problems.push(whole(`"${key}" must be a list`));
-  }
-  return problems;
+}
+
+/** Problems with the shape of a run (whole-file problems: JSON has no positions worth showing per field). */
+function shapeProblems(file: string, data: unknown): { run?: RunResult; problems: Problem[] } {
+  const parsed = runResultSchema.safeParse(data);
+  if (parsed.success) return { run: parsed.data, problems: [] };
+  const issues = parsed.error.issues;
+  const messages = issues.slice(0, MAX_SHAPE_PROBLEMS).map(shapeMessage);
+  if (issues.length > MAX_SHAPE_PROBLEMS) messages.push(`${issues.length - MAX_SHAPE_PROBLEMS} more problems not shown`);
+  return { problems: messages.map((message) => ({ file, line: 0, col: 0, message })) };
 }
 
 /** Loads a run from its directory or its run.json; bad or missing files are an input error. */
 export function loadRun(pathOrDir: string): RunResult {
   const file = runFilePath(pathOrDir);
-  const data = parseJson(file, readFileSync(file, 'utf8'));
-  const problems = shapeProblems(file, data);
-  if (problems.length) throw new InputError(problems);
-  const run = data as RunResult;
-  // Older or partial runs may lack optional lists inside info.
-  run.info.transcripts ??= [];
-  run.info.config ??= {};
-  run.info.repeat ??= 1;
+  const { run, problems } = shapeProblems(file, parseJson(file, readFileSync(file, 'utf8')));
+  if (!run) throw new InputError(problems);
   return run;
 }
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ANSWER_VERDICT_FORMAT, LlmAnswerJudge, createAnswerJudge } from '../../graders/answer-judge.js';
+import { z } from 'zod';
+import { ANSWER_VERDICT_FORMAT, LlmAnswerJudge, createAnswerJudge, strictJsonSchema } from '../../graders/answer-judge.js';
+import { SUMMARY_VERDICT_FORMAT } from '../../graders/summary-judge.js';
 import { OpenAIModel } from '../../harness/models/openai.js';
 import type { Probe, Transcript } from '../../core/types.js';
 import { responsesBody, startFakeOpenAI, type FakeServer } from '../../scripts/lib/fake-openai.js';
@@ -87,5 +89,42 @@ describe('LlmAnswerJudge against a local server', () => {
   it('createAnswerJudge builds the LLM judge for a model spec', () => {
     const model = new OpenAIModel({ name: 'm', baseURL: server.baseURL, apiKey: 'k' });
     expect(createAnswerJudge('openai:m', model)).toBeInstanceOf(LlmAnswerJudge);
+  });
+});
+
+/** Keywords OpenAI's strict structured output accepts in a JSON Schema. */
+const STRICT_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', 'description', '$defs', '$ref']);
+
+/** Where a JSON Schema breaks the rules of strict structured output: open objects, optional properties, other keywords. */
+function strictProblems(node: unknown, at = 'schema'): string[] {
+  if (Array.isArray(node)) return node.flatMap((n, i) => strictProblems(n, `${at}[${i}]`));
+  if (typeof node !== 'object' || node === null) return [];
+  const schema = node as Record<string, unknown>;
+  const problems = Object.keys(schema).filter((k) => !STRICT_KEYWORDS.has(k)).map((k) => `${at}: keyword ${k}`);
+  if (schema.type === 'object') {
+    const keys = Object.keys((schema.properties ?? {}) as object);
+    if (schema.additionalProperties !== false) problems.push(`${at}: additionalProperties is not false`);
+    if (JSON.stringify([...((schema.required ?? []) as string[])].sort()) !== JSON.stringify([...keys].sort())) problems.push(`${at}: not every property is required`);
+  }
+  const children = ['properties', '$defs'].flatMap((k) => Object.entries((schema[k] ?? {}) as Record<string, unknown>).map(([name, child]) => strictProblems(child, `${at}.${k}.${name}`)));
+  return [...problems, ...children.flat(), ...strictProblems(schema.items, `${at}.items`), ...strictProblems(schema.anyOf, `${at}.anyOf`)];
+}
+
+describe('reply JSON schemas', () => {
+  it('are the zod reply schemas as strict structured output takes them', () => {
+    for (const format of [ANSWER_VERDICT_FORMAT, SUMMARY_VERDICT_FORMAT]) expect(strictProblems(format.schema), format.name).toEqual([]);
+    expect(ANSWER_VERDICT_FORMAT.schema).toEqual({
+      type: 'object',
+      properties: { verdict: { type: 'string', enum: ['yes', 'no'] }, reason: { type: 'string' } },
+      required: ['verdict', 'reason'],
+      additionalProperties: false,
+    });
+    expect((SUMMARY_VERDICT_FORMAT.schema.properties as Record<string, unknown>).overall).toEqual({ type: 'number', enum: [1, 2, 3, 4, 5] });
+  });
+
+  it('closes every object and requires every property, where zod alone would not', () => {
+    const reply = z.object({ a: z.string(), b: z.number().optional(), c: z.object({ d: z.string() }) });
+    expect(strictProblems(z.toJSONSchema(reply))).not.toEqual([]);
+    expect(strictProblems(strictJsonSchema(reply))).toEqual([]);
   });
 });

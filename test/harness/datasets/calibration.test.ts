@@ -32,7 +32,7 @@ describe('calibration set files', () => {
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^bad\.yaml:4:5: unknown key "asistant".*did you mean "assistant"/),
-        expect.stringMatching(/^bad\.yaml:6:\d+: superseded_by names no fact: "nope"/),
+        expect.stringMatching(/^bad\.yaml:6:\d+: fact "a" is superseded_by "nope", which is not a fact in this transcript/),
         expect.stringMatching(/^bad\.yaml:10:\d+: "coverage" in labels of summary 1 must be pass or fail/),
         expect.stringMatching(/^bad\.yaml:10:\d+: "overall" .* must be between 1 and 5, not 6/),
       ]),

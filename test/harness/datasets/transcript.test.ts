@@ -145,3 +145,46 @@ describe('loading valid transcripts', () => {
     ]);
   });
 });
+
+describe("raw items are checked with the Agents SDK's item schemas", () => {
+  const itemsTurn = (...items: string[]) => ['turns:', '  - items:', ...items.map((i) => `      - ${i}`)].join('\n');
+
+  it('keeps items verbatim, without a status the SDK would require but transcripts may leave out', () => {
+    const t = parseTranscript(
+      itemsTurn(
+        '{ type: function_call, call_id: c1, name: f, arguments: "{}" }',
+        '{ type: function_call_result, callId: c1, name: f, output: done }',
+        '{ role: assistant, content: [{ type: output_text, text: ok }] }',
+      ),
+      'i.yaml',
+    );
+    expect(t.turns[0]).toEqual({
+      kind: 'items',
+      items: [
+        { type: 'function_call', callId: 'c1', name: 'f', arguments: '{}' },
+        { type: 'function_call_result', callId: 'c1', name: 'f', output: 'done' },
+        { role: 'assistant', content: [{ type: 'output_text', text: 'ok' }] },
+      ],
+    });
+  });
+
+  it("rejects what the SDK's schemas reject, at the field", () => {
+    const problems = (yaml: string) => {
+      try {
+        parseTranscript(yaml, 'i.yaml');
+      } catch (e) {
+        return (e as Error).message.split('\n');
+      }
+      throw new Error('expected an InputError');
+    };
+    expect(problems(itemsTurn('{ type: web_search }'))).toEqual([
+      expect.stringMatching(/^i\.yaml:3:17: "type" in item 1 of turn 1 must be one of .*function_call_result.*, not "web_search"$/),
+    ]);
+    expect(problems(itemsTurn('{ role: user, content: [{ type: input_text }] }'))).toEqual([
+      'i.yaml:3:33: entry 1 of "content" in item 1 of turn 1 is missing "text"',
+    ]);
+    expect(problems(itemsTurn('{ role: assistant, status: done, content: [] }'))).toEqual([
+      'i.yaml:3:36: "status" in item 1 of turn 1 must be one of in_progress, completed, incomplete, not "done"',
+    ]);
+  });
+});

@@ -1,0 +1,264 @@
+// What a run records (run.json): the records of every strategy × transcript
+// and the information to reproduce and label the run. core/types.ts exports
+// the types; reports/load.ts checks a run.json with these schemas, so a
+// damaged file is reported as bad input, not met as a TypeError in a report.
+// Fields a run made by an older version lacks get a default here; fields
+// this version does not know are left out of what is read.
+import { z } from 'zod';
+
+/**
+ * A measured, possibly fractional number. JSON writes NaN as null, so null
+ * reads back as NaN instead of failing a run that was written faithfully.
+ */
+const measured = z.union([z.number(), z.null()]).transform((value) => value ?? Number.NaN);
+const names = z.array(z.string());
+
+export const PROBE_KINDS = ['recall', 'update', 'temporal', 'multi-hop', 'abstention'] as const;
+
+/** The four places a run can fail to measure; every report counts errors per stage. */
+export const ERROR_STAGES = ['answer', 'answer-judge', 'summarizer', 'summary-judge'] as const;
+
+/** Token usage as reported by a provider (or counted, for the offline model). */
+export const usageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
+
+/** One record per strategy × transcript × turn. */
+export const turnRecordSchema = z.object({
+  strategy: z.string(),
+  transcript: z.string(),
+  turn: z.number(),
+  /** Tokens the full history would cost at this turn (instructions + every item). */
+  fullTokens: z.number(),
+  /** Tokens of what the strategy would send at this turn. */
+  contextTokens: z.number(),
+  items: z.number(),
+  factsPresent: names,
+  factsMissing: names,
+  /** Critical facts stated by now that are absent from the context. */
+  criticalDropped: names,
+  /** Summarisation events that happened while this turn was added. */
+  summaries: z.number(),
+});
+
+/** Deterministic checks every summary gets (no model needed). */
+export const summaryChecksSchema = z.object({
+  /** Share (0–1) of the facts stated in the covered turns that the summary keeps; 1 when none were due. */
+  factCoverage: measured,
+  factsKept: names,
+  factsMissing: names,
+  /** Identifiers, numbers or codes in the summary that never appear in the source. */
+  unsupported: names,
+  words: z.number(),
+  wordLimit: z.number(),
+  overLimit: z.boolean(),
+  headingsMissing: names,
+  /** Superseded facts stated without their update. */
+  staleFacts: names,
+});
+
+/** One verdict of the summary judge (LLM or the documented offline rule). */
+export const summaryJudgementSchema = z.object({
+  model: z.string(),
+  /** 0–1: share of the fixed yes/no coverage questions answered yes. */
+  coverage: measured,
+  /** 0–1: share of summary claims supported by the source. */
+  faithfulness: measured,
+  /** 0–1 */
+  temporal: measured,
+  /** 0–1 */
+  format: measured,
+  /** 1–5 */
+  overall: measured,
+  /** min(coverage, faithfulness), as DeepEval's summarization metric. */
+  score: measured,
+  invented: names,
+  reasons: z.record(z.string(), z.string()),
+  /** Set when the judge failed; the numbers are then 0 and must not count as a pass. */
+  error: z.string().optional(),
+});
+
+/** How this summary differs from the previous one of the same strategy and transcript. */
+export const summaryDriftSchema = z.object({
+  lost: names,
+  changed: names,
+  /** An updated fact that went back to its superseded value (context poisoning). */
+  reverted: names,
+});
+
+export const summaryGradesSchema = z.object({
+  checks: summaryChecksSchema,
+  judge: summaryJudgementSchema.optional(),
+  drift: summaryDriftSchema.optional(),
+});
+
+/** One record per summary a strategy produced. */
+export const summaryRecordSchema = z.object({
+  strategy: z.string(),
+  transcript: z.string(),
+  /** The turn whose addition triggered the summary. */
+  turn: z.number(),
+  /** 1-based inclusive range of real turns the summary replaced. */
+  coveredTurns: z.tuple([z.number(), z.number()]),
+  /** Which summary of this strategy/transcript this is (1-based). */
+  index: z.number(),
+  summarizer: z.string(),
+  promptPath: z.string().optional(),
+  promptHash: z.string().optional(),
+  /** Exact request the summarizer sent (system prompt and user content). */
+  request: z.object({ system: z.string(), user: z.string() }),
+  text: z.string(),
+  usage: usageSchema,
+  durationMs: measured,
+  error: z.string().optional(),
+  /** Filled by summary graders. */
+  grades: summaryGradesSchema.optional(),
+});
+
+export const ATTRIBUTIONS = ['trimmed', 'lost-in-summary', 'present-but-missed', 'abstain-fail', 'error'] as const;
+
+/** One record per strategy × transcript × probe × repeat. */
+export const probeRecordSchema = z.object({
+  strategy: z.string(),
+  transcript: z.string(),
+  probe: z.string(),
+  kind: z.enum(PROBE_KINDS),
+  afterTurn: z.number(),
+  repeat: z.number(),
+  question: z.string(),
+  reference: z.string(),
+  contextTokens: z.number(),
+  contextItems: z.number(),
+  factsNeeded: names,
+  factsPresent: names,
+  factsMissing: names,
+  /** The model that answered (e.g. `offline`, `openai:gpt-4.1-mini`). */
+  model: z.string().optional(),
+  answer: z.string().optional(),
+  exact: z.boolean().optional(),
+  f1: measured.optional(),
+  judge: z.object({ verdict: z.enum(['pass', 'fail', 'error']), reason: z.string(), model: z.string() }).optional(),
+  passed: z.boolean().optional(),
+  attribution: z.enum(ATTRIBUTIONS).optional(),
+  usage: usageSchema.optional(),
+  /** tiktoken count of the whole request (instructions, context, question), beside the API's `usage.inputTokens`. */
+  countedInputTokens: z.number().optional(),
+  cost: measured.optional(),
+  latencyMs: measured.optional(),
+  cached: z.boolean().optional(),
+  error: z.string().optional(),
+  /** Which call failed when `error` is set: the answering model, or the judge grading the answer. */
+  errorStage: z.enum(['answer', 'judge']).optional(),
+  /** The exact context sent with the question (instructions and messages as text), for the failures view. */
+  context: z.array(z.object({ role: z.string(), text: z.string() })).optional(),
+});
+
+/** Errors of one stage: how many, out of how many attempts, and the first message as the server gave it. */
+export const stageErrorsSchema = z.object({
+  stage: z.enum(ERROR_STAGES),
+  errors: z.number(),
+  attempted: z.number(),
+  firstError: z.string().optional(),
+});
+
+const agent = z.enum(['direct', 'runner']);
+
+/**
+ * Everything that makes a strategy's numbers what they are. Two runs whose
+ * fingerprints differ for a strategy id are not measuring the same thing,
+ * and the diff says so field by field.
+ */
+export const strategyFingerprintSchema = z.object({
+  use: z.string(),
+  /** Resolved options (defaults filled in), summarizer block included. */
+  options: z.record(z.string(), z.unknown()),
+  /** Summarizer model spec, for strategies that summarise. */
+  summarizer: z.string().optional(),
+  /** Summary prompt: path relative to the config, sha256, and the text (so a diff can show the change). */
+  prompt: z.object({ path: z.string(), hash: z.string(), text: z.string() }).optional(),
+  /** The model that answered probes, the judge, and where they were served from (public URL, never a key). */
+  answerModel: z.string(),
+  judge: z.string(),
+  endpoint: z.string().optional(),
+  agent,
+});
+
+/** A configured strategy as it appears in reports. */
+export const strategyInfoSchema = z.object({
+  id: z.string(),
+  use: z.string(),
+  options: z.record(z.string(), z.unknown()),
+  /** Absent in runs made before fingerprints were recorded. */
+  fingerprint: strategyFingerprintSchema.optional(),
+});
+
+/** Where a run's numbers came from. No key, no absolute local path. */
+export const provenanceSchema = z.object({
+  /** Model spec → public base URL it was called at (`offline` has none). */
+  endpoints: z.record(z.string(), z.string()),
+  answerModel: z.string(),
+  judge: z.string(),
+  summarizers: names,
+  agent,
+  memevalVersion: z.string(),
+  gitSha: z.string().optional(),
+});
+
+export const judgeCalibrationSchema = z.object({
+  createdAt: z.string(),
+  items: z.number(),
+  /** Per criterion: agreement with the human labels and Cohen's kappa with its 95% CI. */
+  criteria: z.array(
+    z.object({
+      criterion: z.string(),
+      accuracy: z.number().nullable(),
+      kappa: z.number().nullable(),
+      ci: z.tuple([z.number(), z.number()]).nullable(),
+    }),
+  ),
+});
+
+/** Everything needed to reproduce and label a run. */
+export const runInfoSchema = z.object({
+  runId: z.string(),
+  /**
+   * `running` while journaling; `interrupted` after Ctrl-C (resumable);
+   * `complete` when every item was measured within `max_errors`;
+   * `incomplete` when it finished with more errors than `max_errors` allows;
+   * `failed` when it stopped early on an error retries cannot fix (bad key,
+   * unknown model, nothing listening). Only `complete` runs can pass a gate.
+   */
+  status: z.enum(['running', 'interrupted', 'complete', 'incomplete', 'failed']),
+  /** Why the run is `incomplete` or `failed`: stage, count and the first error as the server gave it. */
+  failure: z.string().optional(),
+  /** Errors per stage, counted over every attempted item. */
+  errors: z.array(stageErrorsSchema).optional(),
+  provenance: provenanceSchema.optional(),
+  startedAt: z.string(),
+  finishedAt: z.string().optional(),
+  memevalVersion: z.string(),
+  /** Model calls made, served from cache, and shared by in-flight dedup. */
+  calls: z.object({ made: z.number(), cacheHits: z.number(), dedupHits: z.number(), errors: z.number() }).optional(),
+  node: z.string(),
+  packages: z.record(z.string(), z.string()),
+  gitSha: z.string().optional(),
+  /** The agent model that answered probes (`offline` is the built-in reader, not an LLM). */
+  model: z.string(),
+  judge: z.string(),
+  /** The judge's agreement with human labels (`memeval calibrate`), when on record. */
+  judgeCalibration: judgeCalibrationSchema.optional(),
+  repeat: z.number().default(1),
+  baseline: z.string().optional(),
+  configFile: z.string().optional(),
+  /** The resolved config, with secrets removed. */
+  config: z.record(z.string(), z.unknown()).default(() => ({})),
+  strategies: z.array(strategyInfoSchema),
+  transcripts: z
+    .array(z.object({ id: z.string(), file: z.string(), title: z.string().optional(), tags: names, turns: z.number(), probes: z.number() }))
+    .default(() => []),
+});
+
+export const runResultSchema = z.object({
+  info: runInfoSchema,
+  turns: z.array(turnRecordSchema),
+  probes: z.array(probeRecordSchema),
+  summaries: z.array(summaryRecordSchema),
+});

@@ -1,0 +1,392 @@
+// The suite config as a schema (docs/config-format.md is the contract). The
+// config only ever holds the *name* of an API key's variable.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { gateSchema } from '../../core/schema/gate.js';
+import type { MaxErrors } from '../../core/types.js';
+import { DEFAULT_SUMMARIZER, type OptionSpec, type StrategyDefinition, type StrategyOptions, type StrategyRegistry } from '../../strategies/registry.js';
+import { parseMaxErrors } from '../run/verdict.js';
+import { didYouMean, quote, type Path } from '../yaml-source.js';
+import { Scope, bool, choice, int, isRecord, list, map, number, report, text, typeError, whenValid, word } from './fields.js';
+import { templateFor, type YamlFormat } from './issues.js';
+
+export const CONFIG_FORMAT: YamlFormat = {
+  root: 'the config',
+  rules: [
+    { path: ['strategies', '#'], label: ({ id, n }) => (id ? `strategy ${quote(id)}` : `strategy ${n}`) },
+    { path: ['strategies', '#', 'summarizer'], label: ({ up }) => `the summarizer of ${up(1)}` },
+    { path: ['gates', '#'], label: ({ n }) => `gate ${n}` },
+    { path: ['providers', '*'], label: ({ key }) => `provider "${key}"` },
+    { path: ['prices', '*'], label: ({ key }) => `the price of ${quote(key)}` },
+  ],
+};
+
+export const DEFAULTS = {
+  // datasets/calibration/ holds labelled summaries for judge calibration, not transcripts.
+  datasets: ['datasets/**/*.yaml', '!datasets/calibration/**'],
+  out: 'runs',
+  model: 'offline',
+  judge: 'offline',
+  concurrency: 8,
+  repeat: 1,
+  judge_samples: 1,
+  cache: '.memeval/cache',
+  agent: 'direct',
+} as const;
+
+const AGENTS = ['direct', 'runner'] as const;
+const APIS = ['responses', 'chat'] as const;
+const MAX_ERRORS_FORMS = 'a whole number of errored items (0 or more) or a percentage from 0% to 100% such as "2%"';
+/** Ids appear in CLI lists (`--strategies a,b`), file names and gate patterns. */
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const PROVIDER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** What fields are checked against, read from the data before it is validated so each field can be checked alone. */
+export interface ConfigFacts {
+  /** The config's folder; relative paths resolve against it. */
+  baseDir: string;
+  /** Provider names a model name may use (`openai` and those under `providers:`). */
+  providers: ReadonlySet<string>;
+  /** Strategy ids as written (an entry without `id` goes by its `use`). */
+  ids: readonly string[];
+  hasBaseline: boolean;
+  /** `file:line:col` of the place at a path, for gates to record. */
+  where(path: Path): string;
+}
+
+/** Set while one config is parsed; see `Scope`. */
+export const configFacts = new Scope<ConfigFacts>();
+
+/** Reads provider names, strategy ids and the baseline from still unchecked data. */
+export function factsOf(data: unknown, registry: StrategyRegistry, baseDir: string, where: (path: Path) => string): ConfigFacts {
+  const top = isRecord(data) ? data : {};
+  const providers = isRecord(top.providers) ? Object.keys(top.providers).filter(isProviderName) : [];
+  const ids = (Array.isArray(top.strategies) ? top.strategies : []).flatMap((entry) => {
+    if (!isRecord(entry) || typeof entry.use !== 'string' || !registry.get(entry.use)) return [];
+    const id = 'id' in entry ? entry.id : entry.use;
+    return typeof id === 'string' && ID_PATTERN.test(id) ? [id] : [];
+  });
+  const hasBaseline = typeof top.baseline === 'string' && ids.includes(top.baseline);
+  return { baseDir, providers: new Set(['openai', ...providers]), ids, hasBaseline, where };
+}
+
+function isProviderName(name: string): boolean {
+  return PROVIDER_PATTERN.test(name) && name !== 'offline';
+}
+
+// ---------------------------------------------------------------- models
+
+/** Why a model name is not usable, or undefined when it is. */
+function modelNameProblem(name: string, providers: ReadonlySet<string>): string | undefined {
+  if (name === 'offline') return undefined;
+  const colon = name.indexOf(':');
+  if (colon <= 0 || colon === name.length - 1 || /\s/.test(name)) {
+    return 'is not a model name (use offline, openai:<model> or <provider>:<model>)';
+  }
+  const provider = name.slice(0, colon);
+  if (providers.has(provider)) return undefined;
+  const known = [...providers].sort().join(', ');
+  return `uses provider "${provider}", which is not defined under "providers:" (known: ${known})`;
+}
+
+function modelName(): z.ZodString {
+  return word().superRefine((name, rctx) => {
+    const problem = modelNameProblem(name, configFacts.get().providers);
+    if (problem) report(rctx, { message: `{key} ${quote(name)} in {label-1} ${problem}` });
+  });
+}
+
+// ---------------------------------------------------------------- top-level scalars
+
+/** A single glob is short for a list of one. */
+function datasets(): z.ZodType<string[], unknown> {
+  const globs = list(text({ nonEmpty: true }), { nonEmpty: true, emptyMessage: '{label} must list at least one glob' });
+  const single = (value: unknown) => (typeof value === 'string' && value.trim() !== '') || typeof value === 'number';
+  return z.preprocess((value) => (single(value) ? [value] : value), globs);
+}
+
+/** A path resolved against the config's folder. */
+function path(): z.ZodType<string, unknown> {
+  return text({ nonEmpty: true }).transform((p) => resolve(configFacts.get().baseDir, p));
+}
+
+function cache(): z.ZodType<string | false, unknown> {
+  const usable = (value: unknown): value is string | false => value === false || (typeof value === 'string' && value.trim() !== '');
+  return z
+    .custom<string | false>(usable, { error: typeError('a directory path or false') })
+    .default(DEFAULTS.cache)
+    .transform((value) => (value === false ? false : resolve(configFacts.get().baseDir, value)));
+}
+
+/** `max_errors:` as a count (`3`) or a percentage (`"2%"`, `2.5%`), spelt as `--max-errors` is, so the two cannot drift apart. */
+function maxErrors(): z.ZodType<MaxErrors, unknown> {
+  const written = z.union([z.string(), z.number()], { error: typeError(MAX_ERRORS_FORMS) });
+  return written.default('0').transform((value, rctx) => {
+    const parsed = parseMaxErrors(String(value));
+    if (parsed) return parsed;
+    const shown = typeof value === 'string' ? quote(value) : '{found}';
+    report(rctx, { message: `{label} must be ${MAX_ERRORS_FORMS}, not ${shown}` });
+    return z.NEVER;
+  });
+}
+
+function baseline(): z.ZodString {
+  return word().superRefine((id, rctx) => {
+    const { ids } = configFacts.get();
+    if (ids.includes(id)) return;
+    const guess = didYouMean(id, ids);
+    const hint = guess ? `did you mean "${guess}"? ` : '';
+    report(rctx, { message: `{key} ${quote(id)} is not a strategy id in this config (${hint}configured: ${ids.join(', ')})` });
+  });
+}
+
+// ---------------------------------------------------------------- strategies
+
+/** The `summarizer:` block; a bare model name is short for `{ model: <name> }`. */
+function summarizer() {
+  const block = map({
+    model: modelName().optional(),
+    prompt: text({ nonEmpty: true }).optional(),
+    max_tokens: int({ min: 1 }).optional(),
+    tool_trim_limit: int({ min: 0 }).optional(),
+    word_limit: int({ min: 1 }).optional(),
+  }).superRefine((s, rctx) => {
+    const prompt = s.prompt === undefined ? undefined : resolve(configFacts.get().baseDir, s.prompt);
+    // Checked now so a nightly run does not fail at its first summary.
+    if (prompt !== undefined && !existsSync(prompt)) {
+      report(rctx, { path: ['prompt'], message: `prompt file ${quote(s.prompt ?? '')} of {label-2} not found (looked for ${prompt})` });
+    }
+  }, whenValid('prompt'));
+  return z.preprocess((value) => (typeof value === 'string' ? { model: value } : value), block).transform((s) => ({
+    model: s.model ?? DEFAULT_SUMMARIZER.model,
+    max_tokens: s.max_tokens ?? DEFAULT_SUMMARIZER.max_tokens,
+    tool_trim_limit: s.tool_trim_limit ?? DEFAULT_SUMMARIZER.tool_trim_limit,
+    word_limit: s.word_limit ?? DEFAULT_SUMMARIZER.word_limit,
+    ...(s.prompt === undefined ? {} : { prompt: resolve(configFacts.get().baseDir, s.prompt) }),
+  }));
+}
+
+function option(spec: OptionSpec): z.ZodType<StrategyOptions[string], unknown> {
+  const rule = { min: spec.min, max: spec.max };
+  switch (spec.type) {
+    case 'int':
+      return int(rule);
+    case 'number':
+      return number(rule);
+    case 'boolean':
+      return bool();
+    case 'string':
+      return text();
+    case 'summarizer':
+      return summarizer();
+  }
+}
+
+function strategyId(): z.ZodString {
+  return word().refine((id) => ID_PATTERN.test(id), {
+    error: (iss) => `strategy id ${quote(String(iss.input))} must start with a letter or digit and use only letters, digits, ".", "_" and "-"`,
+  });
+}
+
+/** Options as the definition declares them: required ones present, defaults filled in, its own check run once they are valid. */
+function strategyOf(def: StrategyDefinition) {
+  const specs = Object.entries(def.options);
+  const shape: Record<string, z.ZodType> = Object.fromEntries(specs.map(([name, spec]) => [name, option(spec).optional()]));
+  return map({ id: strategyId().optional(), use: word(), ...shape }, { noun: 'option', context: ` (use: ${def.use})` })
+    .superRefine(
+      (s, rctx) => {
+        for (const [name, spec] of specs) {
+          if (spec.required && (s as Record<string, unknown>)[name] === undefined) report(rctx, { path: [name], message: `{label-1} needs option {key} (${spec.doc})` });
+        }
+      },
+      { when: (payload) => isRecord(payload.value) },
+    )
+    .superRefine(
+      (s, rctx) => {
+        for (const message of def.check?.(withDefaults(def, s)) ?? []) report(rctx, { message: `{label}: ${message}` });
+      },
+      { when: (payload) => payload.issues.length === 0 },
+    )
+    .transform((s) => ({ id: s.id ?? def.use, use: def.use, options: withDefaults(def, s) }));
+}
+
+function withDefaults(def: StrategyDefinition, given: Record<string, unknown>): StrategyOptions {
+  const options: StrategyOptions = {};
+  for (const [name, spec] of Object.entries(def.options)) {
+    const value = (given[name] as StrategyOptions[string]) ?? (spec.type === 'summarizer' ? { ...DEFAULT_SUMMARIZER } : spec.default);
+    if (value !== undefined) options[name] = value;
+  }
+  return options;
+}
+
+/** An entry whose `use` names no registered strategy: only `use` and `id` can be checked. */
+function unknownStrategy(registry: StrategyRegistry) {
+  const names = registry.names();
+  const use = word().superRefine((name, rctx) => {
+    const guess = didYouMean(name, names);
+    const hint = guess ? `did you mean "${guess}"? ` : '';
+    report(rctx, { message: `unknown strategy ${quote(name)} in {label-1} (${hint}registered: ${names.join(', ')})` });
+  });
+  return z.looseObject({ id: strategyId().optional(), use }, { error: typeError('a mapping') });
+}
+
+export type StrategyConfig = z.output<ReturnType<typeof strategyOf>>;
+
+/** One `strategies:` entry, read with the options of the strategy its `use` names. */
+function strategy(registry: StrategyRegistry): z.ZodType<StrategyConfig, unknown> {
+  const known = new Map(registry.names().map((name) => [name, strategyOf(registry.get(name) as StrategyDefinition)]));
+  const unknown = unknownStrategy(registry);
+  return z.unknown().transform((value, rctx) => {
+    const schema = isRecord(value) && typeof value.use === 'string' ? known.get(value.use) : undefined;
+    const parsed = (schema ?? unknown).safeParse(value, { error: templateFor });
+    if (parsed.success && schema) return parsed.data as StrategyConfig;
+    for (const issue of parsed.success ? [] : parsed.error.issues) rctx.addIssue({ ...issue });
+    return z.NEVER;
+  });
+}
+
+function strategies(registry: StrategyRegistry): z.ZodType<StrategyConfig[], unknown> {
+  return list(strategy(registry), { nonEmpty: true }).superRefine(
+    (entries, rctx) => {
+      const first = new Map<string, number>();
+      entries.forEach((entry, i) => {
+        if (!isRecord(entry) || typeof entry.id !== 'string') return;
+        const earlier = first.get(entry.id);
+        if (earlier === undefined) first.set(entry.id, i);
+        else report(rctx, { path: [i, 'id'], message: `duplicate strategy id ${quote(entry.id)} (first defined at {first})`, first: ['strategies', earlier, 'id'] });
+      });
+    },
+    { when: (payload) => Array.isArray(payload.value) },
+  );
+}
+
+// ---------------------------------------------------------------- gates
+
+function gate() {
+  const has = (g: object, key: string) => key in g;
+  return gateSchema
+    .omit({ where: true })
+    .extend({ metric: word().refine((m) => m.trim() !== '', '{label} must not be empty') })
+    .superRefine(
+      (g, rctx) => {
+        if (!['min', 'max', 'max_drop'].some((k) => has(g, k))) report(rctx, { message: '{label} needs at least one of "min", "max" or "max_drop"' });
+        if (has(g, 'vs') && !has(g, 'max_drop')) report(rctx, { path: ['vs'], message: '{label} only applies together with "max_drop"' });
+        const vs = has(g, 'vs') ? g.vs : has(g, 'max_drop') ? 'baseline-strategy' : undefined;
+        if (vs === 'baseline-strategy' && has(g, 'max_drop') && !configFacts.get().hasBaseline) {
+          report(rctx, { path: ['max_drop'], message: '{label-1} compares against the baseline strategy, but the config sets no "baseline:"' });
+        }
+      },
+      { when: (payload) => isRecord(payload.value) },
+    )
+    .superRefine((g, rctx) => {
+      const { ids } = configFacts.get();
+      if (g.strategy === '*' || ids.includes(g.strategy)) return;
+      report(rctx, { path: ['strategy'], message: `{label-1} names strategy ${quote(g.strategy)}, which is not configured (use "*" or one of: ${ids.join(', ')})` });
+    }, whenValid('strategy'))
+    .superRefine((g, rctx) => {
+      if (g.min !== undefined && g.max !== undefined && g.min > g.max) report(rctx, { path: ['max'], message: `{label-1} has max ${g.max} below min ${g.min}` });
+    }, whenValid('min', 'max'))
+    .transform((g) => (g.max_drop !== undefined && g.vs === undefined ? { ...g, vs: 'baseline-strategy' as const } : g));
+}
+
+function gates(): z.ZodType<z.output<typeof gateSchema>[], unknown> {
+  return list(gate()).transform((entries) => entries.map((g, i) => ({ ...g, where: configFacts.get().where(['gates', i]) })));
+}
+
+// ---------------------------------------------------------------- providers and prices
+
+function baseUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not a URL (e.g. http://127.0.0.1:11434/v1)';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http:// or https:// URL';
+  if (url.username || url.password) return 'must not contain credentials; name the key with "api_key_env"';
+  return undefined;
+}
+
+export const providerSchema = map({
+  // The URL is not echoed: it may carry credentials.
+  base_url: word()
+    .superRefine((url, rctx) => {
+      const problem = baseUrlProblem(url);
+      if (problem) report(rctx, { message: `{label} ${problem}` });
+    })
+    .optional(),
+  // Never echo the value: a pasted key is exactly the mistake this catches.
+  api_key_env: word()
+    .refine((name) => ENV_NAME_PATTERN.test(name), '{label} must be the name of an environment variable (e.g. MY_API_KEY), never the key itself')
+    .optional(),
+  api: choice(APIS).optional(),
+  timeout_ms: int({ min: 1 }).optional(),
+  max_attempts: int({ min: 1 }).optional(),
+  /** Backoff cap of the first retry (doubles per attempt) and of any retry, in ms. */
+  retry_base_delay_ms: int({ min: 0 }).optional(),
+  retry_max_delay_ms: int({ min: 0 }).optional(),
+}).superRefine((p, rctx) => {
+  const { retry_base_delay_ms: base, retry_max_delay_ms: max } = p;
+  // A cap below the first delay would make every retry wait the cap, which is never what was meant.
+  if (base !== undefined && max !== undefined && max < base) {
+    report(rctx, { path: ['retry_max_delay_ms'], message: `{label} (${max}) must not be below "retry_base_delay_ms" (${base})` });
+  }
+}, whenValid('retry_base_delay_ms', 'retry_max_delay_ms'));
+
+export type ProviderConfig = z.output<typeof providerSchema>;
+
+const providers = z.record(z.string(), providerSchema, { error: typeError('a mapping') }).superRefine(
+  (entries, rctx) => {
+    for (const name of Object.keys(entries)) {
+      if (isProviderName(name)) continue;
+      report(rctx, { path: [name], atKey: true, message: `provider name ${quote(name)} must use only letters, digits, "_" and "-" and not be "offline"` });
+    }
+  },
+  { when: (payload) => isRecord(payload.value) },
+);
+
+/** USD per 1M tokens. */
+export const priceSchema = map({ input: number({ min: 0 }), output: number({ min: 0 }) });
+export type PriceConfig = z.output<typeof priceSchema>;
+
+// ---------------------------------------------------------------- the config
+
+/** Built once per registry (building zod schemas costs more than using them). */
+const SCHEMAS = new WeakMap<StrategyRegistry, ReturnType<typeof buildConfigSchema>>();
+
+export function configSchema(registry: StrategyRegistry): ReturnType<typeof buildConfigSchema> {
+  let schema = SCHEMAS.get(registry);
+  if (!schema) SCHEMAS.set(registry, (schema = buildConfigSchema(registry)));
+  return schema;
+}
+
+/** The config file's keys; parse it inside `configFacts.run`. */
+function buildConfigSchema(registry: StrategyRegistry) {
+  return map(
+    {
+      datasets: datasets().default(() => [...DEFAULTS.datasets]),
+      out: path().prefault(DEFAULTS.out),
+      model: modelName().default(DEFAULTS.model),
+      judge: modelName().default(DEFAULTS.judge),
+      concurrency: int({ min: 1 }).default(DEFAULTS.concurrency),
+      repeat: int({ min: 1 }).default(DEFAULTS.repeat),
+      /** Summary-judge samples per summary, folded by majority vote (median for scores). */
+      judge_samples: int({ min: 1 }).default(DEFAULTS.judge_samples),
+      cache: cache(),
+      baseline: baseline().optional(),
+      // Not checked for existence: the first run of a suite is what later becomes its baseline run.
+      /** A previous run directory (resolved against the config's folder) that `vs: baseline-run` gates compare with. */
+      baseline_run: path().optional(),
+      max_errors: maxErrors(),
+      /** Probes sent directly to the model, or through the @openai/agents runner. */
+      agent: choice(AGENTS).default(DEFAULTS.agent),
+      strategies: strategies(registry),
+      gates: gates().default(() => []),
+      providers: providers.default(() => ({})),
+      prices: z.record(z.string(), priceSchema, { error: typeError('a mapping') }).default(() => ({})),
+    },
+    { expected: 'a mapping (datasets:, strategies:, ...)' },
+  );
+}

@@ -1,0 +1,178 @@
+// The parts of a conversation file that transcripts and calibration files
+// share (docs/transcript-format.md): message turns, tool calls and facts.
+// Raw `items:` turns are in items.ts, so reading calibration files does not
+// load the Agents SDK.
+import { basename } from 'node:path';
+import { z } from 'zod';
+import { normalizeText } from '../../core/text.js';
+import type { Fact, MessageTurn, ToolCallSpec } from '../../core/types.js';
+import { quote, spellingOf, type Path } from '../yaml-source.js';
+import { Scope, bool, freeform, int, isRecord, list, map, report, text, typeError, whenValid, word } from './fields.js';
+import type { LabelRule } from './issues.js';
+
+/** What a file's fields are checked against, read from its data before it is validated. */
+export interface ConversationFacts {
+  /** Undefined when the turns themselves are unusable: nothing is then out of range. */
+  turnCount?: number;
+  /** Fact ids and the turn each fact is stated in (when that turn is a whole number). */
+  factTurns: ReadonlyMap<string, number | undefined>;
+  /** Tool calls and results of raw `items:`, in file order, for pairing them. */
+  calls: readonly CallSeen[];
+}
+
+/** A function_call or function_call_result of a raw item. */
+export interface CallSeen {
+  id: string;
+  kind: 'call' | 'result';
+  /** 1-based. */
+  turn: number;
+  path: Path;
+}
+
+/** Set while one transcript or calibration file is parsed; see `Scope`. */
+export const conversationFacts = new Scope<ConversationFacts>();
+
+/** An id-like field as the schema will read it: text, or a plain number or boolean as written. */
+function textOf(container: Record<string, unknown>, key: string): string | undefined {
+  const value = container[key];
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' || typeof value === 'boolean' ? (spellingOf(container, key) ?? String(value)) : undefined;
+}
+
+/** Reads the turn count and fact ids of still unchecked data; `turnsKey` is `turns` (transcripts) or `source` (calibration). */
+export function factsOf(data: unknown, turnsKey: string): ConversationFacts {
+  const top = isRecord(data) ? data : {};
+  const turns = top[turnsKey];
+  const facts = Array.isArray(top.facts) ? top.facts.filter(isRecord) : [];
+  const factTurns = new Map<string, number | undefined>();
+  for (const fact of facts) {
+    const id = textOf(fact, 'id');
+    if (id !== undefined && !factTurns.has(id)) factTurns.set(id, Number.isSafeInteger(fact.turn) ? (fact.turn as number) : undefined);
+  }
+  return { turnCount: Array.isArray(turns) && turns.length > 0 ? turns.length : undefined, factTurns, calls: callsOf(turns, turnsKey) };
+}
+
+/** Calls and results with a usable id (`callId`, or `call_id` as pasted from the Responses API, not both). */
+function callsOf(turns: unknown, turnsKey: string): CallSeen[] {
+  if (!Array.isArray(turns)) return [];
+  return turns.flatMap((turn, i) => {
+    if (!isRecord(turn) || 'user' in turn || !Array.isArray(turn.items)) return [];
+    return turn.items.flatMap((item, j): CallSeen[] => {
+      if (!isRecord(item) || (Object.hasOwn(item, 'callId') && Object.hasOwn(item, 'call_id'))) return [];
+      const kind = item.type === 'function_call' ? 'call' : item.type === 'function_call_result' ? 'result' : undefined;
+      const id = item.callId ?? item.call_id;
+      return kind && typeof id === 'string' && id.trim() !== '' ? [{ id, kind, turn: i + 1, path: [turnsKey, i, 'items', j] }] : [];
+    });
+  });
+}
+
+/** Labels of the shared parts; `turns` is the key holding the turns, `turn` how one is named. */
+export function conversationLabels(turns: string, turn: string): LabelRule[] {
+  return [
+    { path: [turns, '#'], label: ({ n }) => `${turn} ${n}` },
+    { path: [turns, '#', 'tool_calls', '#'], label: ({ n, up }) => `tool call ${n} of ${up(2)}` },
+    { path: ['facts', '#'], label: ({ id, n }) => (id ? `fact ${quote(id)}` : `fact ${n}`) },
+  ];
+}
+
+/** "… is outside the 3 turns", or nothing when `turn` is in range (or the turns are unusable). */
+export function turnRangeProblem(turn: number, subject: string): string | undefined {
+  const { turnCount } = conversationFacts.get();
+  if (turnCount === undefined || (turn >= 1 && turn <= turnCount)) return undefined;
+  const turns = turnCount === 1 ? 'the 1 turn' : `the ${turnCount} turns`;
+  return `${subject} is outside ${turns} (turns are numbered 1 to ${turnCount})`;
+}
+
+/** Text that must match replies or contexts: one without letters or digits normalises to nothing and never could. */
+export function phrase(where: string): z.ZodString {
+  return text({ nonEmpty: true }).superRefine((value, rctx) => {
+    if (value.trim() !== '' && normalizeText(value) === '') report(rctx, { message: `${quote(value)} in ${where} has no letters or digits, so it can never match` });
+  });
+}
+
+// ---------------------------------------------------------------- message turns
+
+export const toolCallSchema = map({
+  name: word().refine((name) => name.trim() !== '', '{label} must not be empty'),
+  /** Arguments as the transcript wrote them; sent to the model as a JSON string. */
+  arguments: z.union([freeform(), word()], { error: typeError('a mapping or a JSON string') }).default(() => ({})),
+  output: text(),
+}).transform((call): ToolCallSpec => call);
+
+function timestamp(): z.ZodString {
+  return text().superRefine((at, rctx) => {
+    if (Number.isNaN(Date.parse(at))) report(rctx, { message: `{label} is not a date and time: ${quote(at)} (use ISO 8601, e.g. 2025-03-02T10:32:00Z)` });
+  });
+}
+
+/** The fields of a `user:` turn; a transcript's turn may hold `items:` instead. */
+export const MESSAGE_FIELDS = {
+  user: text(),
+  assistant: text().optional(),
+  tool_calls: list(toolCallSchema).optional(),
+  at: timestamp().optional(),
+  meta: freeform().optional(),
+};
+
+type MessageFields = { user: string; assistant?: string; tool_calls?: ToolCallSpec[]; at?: string; meta?: Record<string, unknown> };
+
+export function toMessageTurn(t: MessageFields): MessageTurn {
+  return dropUndefined({ kind: 'message', user: t.user, assistant: t.assistant, toolCalls: t.tool_calls ?? [], at: t.at, meta: t.meta });
+}
+
+export const messageTurnSchema = map(MESSAGE_FIELDS).transform(toMessageTurn);
+
+/** A file without `id:` goes by its name: `datasets/router.yaml` is "router". */
+export function defaultTranscriptId(file: string): string {
+  return basename(file).replace(/\.ya?ml$/i, '');
+}
+
+/** Leaves out fields nobody wrote, so records and reports show only what the file holds. */
+export function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+// ---------------------------------------------------------------- facts
+
+const factSchema = map({
+  id: text({ nonEmpty: true }),
+  text: phrase('"text" of {label-1}'),
+  aliases: list(phrase('"aliases" of {label-2}')).default(() => []),
+  /** 1-based turn where the fact is first stated. */
+  turn: int().superRefine((turn, rctx) => {
+    const problem = turnRangeProblem(turn, `{label-1} turn ${turn}`);
+    if (problem) report(rctx, { message: problem });
+  }),
+  critical: bool().default(false),
+  superseded_by: text({ nonEmpty: true }).optional(),
+  meta: freeform().optional(),
+})
+  .superRefine((f, rctx) => {
+    if (f.superseded_by === undefined) return;
+    const path = ['superseded_by'];
+    if (f.superseded_by === f.id) report(rctx, { path, message: `fact ${quote(f.id)} is superseded by itself` });
+    else if (!conversationFacts.get().factTurns.has(f.superseded_by)) {
+      report(rctx, { path, message: `fact ${quote(f.id)} is superseded_by ${quote(f.superseded_by)}, which is not a fact in this transcript` });
+    }
+  }, whenValid('id', 'superseded_by'))
+  .transform(
+    (f): Fact => dropUndefined({ id: f.id, text: f.text, aliases: f.aliases, turn: f.turn, critical: f.critical, supersededBy: f.superseded_by, meta: f.meta }),
+  );
+
+/** Reports a second use of an id at that id, naming where the first one is. */
+export function uniqueIds(listKey: string, noun: string) {
+  return [
+    (entries: unknown[], rctx: z.core.$RefinementCtx<unknown[]>) => {
+      const first = new Map<string, number>();
+      entries.forEach((entry, i) => {
+        if (!isRecord(entry) || typeof entry.id !== 'string') return;
+        const earlier = first.get(entry.id);
+        if (earlier === undefined) first.set(entry.id, i);
+        else report(rctx, { path: [i, 'id'], message: `duplicate ${noun} id ${quote(entry.id)} (first defined at {first})`, first: [listKey, earlier, 'id'] });
+      });
+    },
+    { when: (payload: z.core.ParsePayload) => Array.isArray(payload.value) },
+  ] as const;
+}
+
+export const factsSchema = list(factSchema).superRefine(...uniqueIds('facts', 'fact'));
