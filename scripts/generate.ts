@@ -13,6 +13,7 @@
 // (which of two dated events comes first) and abstention (a detail never given).
 // Everything derives from one seed through a small PRNG, so the same options give
 // byte-identical files.
+import { EXIT } from '../core/errors.js';
 import { seededRandom } from '../core/random.js';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
@@ -614,11 +615,11 @@ export async function generateCommand(argv: string[]): Promise<number> {
     transcripts = generateSuite(parsed.suite);
   } catch (e) {
     process.stderr.write(`generate: ${(e as Error).message}\n${USAGE}\n`);
-    return 2;
+    return EXIT.badInput;
   }
   for (const t of transcripts) await writeTranscriptFile(join(parsed.out, `${t.id}.yaml`), t);
   process.stdout.write(`${transcripts.length} transcript(s) → ${parsed.out}\n`);
-  return 0;
+  return EXIT.ok;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
