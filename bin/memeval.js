@@ -15,5 +15,13 @@ if (!existsSync(cli)) {
 // Only a debug stack trace is worth the cost of mapping it back to the .ts sources.
 if (process.env.MEMEVAL_DEBUG) process.setSourceMapsEnabled(true);
 
+// `memeval strategies | head` closes the pipe early: that ends the output, it is not a crash.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 const { main } = await import(cli.href);
 process.exitCode = await main(process.argv.slice(2));

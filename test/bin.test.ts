@@ -83,6 +83,14 @@ register('./hooks.mjs', import.meta.url);`;
     return { result, loaded: loaded.map((url) => (url.startsWith(`${REPO_URL}/`) ? url.slice(REPO_URL.length + 1) : url)) };
   }
 
+  it('ends quietly with exit 0 when the reader of its output goes away (`memeval strategies | head -1`)', async () => {
+    const result = await execFileAsync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${CLI}" strategies | head -1 >/dev/null; echo "status \${PIPESTATUS[0]}"`], {
+      cwd: REPO_ROOT,
+    });
+    expect(result.stdout.trim()).toBe('status 0');
+    expect(result.stderr).not.toMatch(/EPIPE|at /);
+  });
+
   it('prints the version from package.json, loading only the CLI and core leaf modules', async () => {
     const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
     const { result, loaded } = await startup('--version');
