@@ -3,79 +3,28 @@
 import type { AgentInputItem } from '@openai/agents';
 import type { z } from 'zod';
 import type { gateSchema } from './schema/gate.js';
+import type { maxErrorsSchema } from './schema/max-errors.js';
 import { ATTRIBUTIONS, ERROR_STAGES, PROBE_KINDS } from './schema/run.js';
 import type * as run from './schema/run.js';
+import type * as transcript from './schema/transcript.js';
 
 export { ATTRIBUTIONS, ERROR_STAGES, PROBE_KINDS };
 
 export type { AgentInputItem };
 
+// A transcript as parsed and validated is defined by its schemas
+// (core/schema/transcript.ts); the YAML readers of harness/schema/ produce
+// values of these types.
 /** Free-form user notes allowed under `meta:` anywhere in a transcript. */
-export type Meta = Record<string, unknown>;
-
-export interface ToolCallSpec {
-  name: string;
-  /** Arguments as the transcript wrote them; sent to the model as a JSON string. */
-  arguments: Record<string, unknown> | string;
-  output: string;
-}
-
-export interface MessageTurn {
-  kind: 'message';
-  user: string;
-  assistant?: string;
-  toolCalls: ToolCallSpec[];
-  at?: string;
-  meta?: Meta;
-}
-
-export interface ItemsTurn {
-  kind: 'items';
-  /** Raw Agents SDK input items, verbatim from the transcript. */
-  items: AgentInputItem[];
-  meta?: Meta;
-}
-
-export type Turn = MessageTurn | ItemsTurn;
-
-export interface Fact {
-  id: string;
-  text: string;
-  aliases: string[];
-  /** 1-based turn where the fact is first stated. */
-  turn: number;
-  critical: boolean;
-  supersededBy?: string;
-  meta?: Meta;
-}
-
+export type Meta = z.output<typeof transcript.metaSchema>;
+export type ToolCallSpec = z.output<typeof transcript.toolCallSpecSchema>;
+export type MessageTurn = z.output<typeof transcript.messageTurnSchema>;
+export type ItemsTurn = z.output<typeof transcript.itemsTurnSchema>;
+export type Turn = z.output<typeof transcript.turnSchema>;
+export type Fact = z.output<typeof transcript.factSchema>;
 export type ProbeKind = (typeof PROBE_KINDS)[number];
-
-export interface Probe {
-  id: string;
-  /** 1-based: the probe is asked after this turn was replayed. */
-  afterTurn: number;
-  question: string;
-  answer: string;
-  /** Every entry must appear in the reply; an entry lists alternatives (any of). */
-  mustInclude: string[][];
-  facts: string[];
-  kind: ProbeKind;
-  meta?: Meta;
-}
-
-export interface Transcript {
-  id: string;
-  title?: string;
-  tags: string[];
-  system?: string;
-  turns: Turn[];
-  facts: Fact[];
-  probes: Probe[];
-  /** Path the transcript was loaded from (for error messages and reports). */
-  file: string;
-  meta?: Meta;
-}
+export type Probe = z.output<typeof transcript.probeSchema>;
+export type Transcript = z.output<typeof transcript.transcriptSchema>;
 
 // What a run records (run.json) is defined by its schemas (core/schema/run.ts),
 // which reading a run.json checks; these are their types.
@@ -116,4 +65,4 @@ export type GateConfig = z.output<typeof gateSchema>;
  * `count` errored items, or `percent` of the attempted items of any stage.
  * The default is `{ count: 0 }`: one error and the run is incomplete (exit 3).
  */
-export type MaxErrors = { kind: 'count'; value: number } | { kind: 'percent'; value: number };
+export type MaxErrors = z.output<typeof maxErrorsSchema>;
