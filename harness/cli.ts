@@ -26,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   },
   import: async () => (await import('./commands/import.js')).importCommand,
   report: async () => (await import('./commands/report.js')).reportCommand,
+  plan: async () => (await import('./commands/plan.js')).planCommand,
   strategies: async () => (await import('./commands/strategies.js')).strategiesCommand,
 };
 

@@ -10,6 +10,8 @@ Usage:
   memeval calibrate [--judge MODEL] [--data DIR] [--out DIR]
   memeval import locomo|longmemeval FILE.json --out DIR [--limit N]
   memeval report RUN_DIR        re-render a run's reports from its run.json
+  memeval plan [--config FILE] [--detect POINTS] [--baseline-accuracy P] [--icc R] [--run RUN_DIR]
+                                what accuracy difference the suite can detect (80% power)
   memeval strategies            list strategies and their options
 
 Models: offline (built-in extractive reader, no network), openai:<name>, <provider>:<name>.
