@@ -16,12 +16,30 @@ export interface MeanInterval extends Interval {
   mean: number;
 }
 
-export interface PairedResult extends Interval {
+export interface PairedResult {
   /** Mean of candidate minus mean of base. */
   diff: number;
-  /** Two-sided bootstrap p-value for "no difference". */
-  p: number;
+  /** How many clusters (transcripts) the pairs come from. */
+  clusters: number;
+  /** Percentile interval of the difference; unset when the test is inconclusive. */
+  low?: number;
+  high?: number;
+  /** Two-sided bootstrap p-value for "no difference"; unset when the test is inconclusive. */
+  p?: number;
+  /** Why the bootstrap gives no interval or p-value (too few clusters). */
+  inconclusive?: string;
 }
+
+/**
+ * Fewest clusters (transcripts) a cluster bootstrap is trusted with. Below 6,
+ * no exact test at the cluster level can reach p < 0.05 at all — even every
+ * one of 5 transcripts moving the same way has a two-sided sign-test p of
+ * 2 / 2^5 = 0.0625 — yet the bootstrap reports p = 0 whenever every cluster
+ * moved the same way (with one cluster, always), and its interval shrinks to
+ * the spread of a handful of values. So with fewer clusters it reports
+ * nothing and callers use an exact unclustered test instead.
+ */
+export const MIN_CLUSTERS = 6;
 
 export interface BootstrapOptions {
   iterations?: number;
@@ -29,6 +47,9 @@ export interface BootstrapOptions {
   /** Two-sided coverage; 0.95 by default. */
   level?: number;
 }
+
+/** The level every significance verdict in reports, diffs and gates uses (after adjustment for multiple tests). */
+export const SIGNIFICANCE_LEVEL = 0.05;
 
 const DEFAULT_ITERATIONS = 2000;
 const DEFAULT_SEED = 20240601;
@@ -178,14 +199,18 @@ function groupPairs(pairs: PairedObservation[]): number[][] {
  * (candidate − base) of paired observations. Whole clusters are resampled;
  * the CI is the percentile interval and the two-sided p-value is
  * 2 · min(share of draws ≤ 0, share ≥ 0), capped at 1. When every observed
- * difference is 0 the p-value is 1.
+ * difference is 0 the p-value is 1. With fewer than MIN_CLUSTERS clusters the
+ * result is inconclusive: no interval, no p-value, and the reason.
  */
 export function pairedBootstrap(pairs: PairedObservation[], options: BootstrapOptions = {}): PairedResult | undefined {
   if (pairs.length === 0) return undefined;
   const clusters = groupPairs(pairs);
   const diffs = clusters.flat();
   const diff = diffs.reduce((a, b) => a + b, 0) / diffs.length;
-  if (diffs.every((d) => d === 0)) return { diff: 0, low: 0, high: 0, p: 1 };
+  if (clusters.length < MIN_CLUSTERS) {
+    return { diff, clusters: clusters.length, inconclusive: `${clusters.length} of at least ${MIN_CLUSTERS} transcripts needed for a clustered test` };
+  }
+  if (diffs.every((d) => d === 0)) return { diff: 0, clusters: clusters.length, low: 0, high: 0, p: 1 };
   const iterations = options.iterations ?? DEFAULT_ITERATIONS;
   const rand = seededRandom(options.seed ?? DEFAULT_SEED);
   const t = totals(clusters);
@@ -199,7 +224,101 @@ export function pairedBootstrap(pairs: PairedObservation[], options: BootstrapOp
     if (d >= 0) atOrAbove++;
   }
   const p = Math.min(1, (2 * Math.min(atOrBelow, atOrAbove)) / iterations);
-  return { diff, ...percentileInterval(draws, options.level ?? 0.95), p };
+  return { diff, clusters: clusters.length, ...percentileInterval(draws, options.level ?? 0.95), p };
+}
+
+/**
+ * Exact two-sided sign test on paired values: ties are dropped and the
+ * remaining pairs split up/down as Binomial(n, 1/2) under "no change" — the
+ * same distribution as McNemar's discordant pairs. Used for means when there
+ * are too few clusters for the bootstrap; it needs no assumption about the
+ * size of the differences, only their direction.
+ */
+export function signTest(pairs: { base: number; cand: number }[]): number {
+  const down = pairs.filter((p) => p.cand < p.base).length;
+  const up = pairs.filter((p) => p.cand > p.base).length;
+  return mcnemarExact(down, up);
+}
+
+/**
+ * Holm's step-down adjustment for a family of p-values, returned in input
+ * order: sorted ascending, the i-th smallest (from 0) is multiplied by
+ * (m − i), made non-decreasing and capped at 1. It controls the chance of any
+ * false "significant" in the family at the level used, under any dependence
+ * between the tests, and never rejects less than Bonferroni.
+ */
+export function holm(pValues: number[]): number[] {
+  const m = pValues.length;
+  const order = pValues.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p || a.i - b.i);
+  const adjusted = new Array<number>(m);
+  let running = 0;
+  order.forEach(({ p, i }, rank) => {
+    running = Math.max(running, Math.min(1, (m - rank) * p));
+    adjusted[i] = running;
+  });
+  return adjusted;
+}
+
+/** A binomial rate's interval widened for clustering. */
+export interface ClusteredRate extends MeanInterval {
+  /** Intraclass correlation estimated from the clusters, clamped to [0, 1]. */
+  icc: number;
+  /** 1 + (mean cluster size − 1) · icc. */
+  designEffect: number;
+  /** Observations / design effect: how many independent outcomes the data are worth. */
+  effectiveN: number;
+}
+
+/**
+ * One-way ANOVA estimator of the intraclass correlation of 0/1 (or any)
+ * outcomes grouped in clusters of unequal size:
+ *   MSB = Σ nᵢ(ȳᵢ − ȳ)² / (k − 1),  MSW = Σᵢ Σⱼ (yᵢⱼ − ȳᵢ)² / (N − k),
+ *   n₀ = (N − Σ nᵢ² / N) / (k − 1),  ICC = (MSB − MSW) / (MSB + (n₀ − 1) · MSW).
+ * The estimate can fall below 0 (clusters more alike than chance) or, with
+ * tiny samples, above 1; it is clamped to [0, 1] because a design effect
+ * below 1 would claim clustering makes the data worth more than independent
+ * outcomes. With no variance at all (every outcome equal) or one cluster
+ * there is nothing to estimate from, and it is 0.
+ */
+export function intraclassCorrelation(clusters: number[][]): number {
+  const groups = clusters.filter((c) => c.length > 0);
+  const k = groups.length;
+  const n = groups.reduce((a, c) => a + c.length, 0);
+  if (k < 2 || n <= k) return 0;
+  const grand = groups.reduce((a, c) => a + c.reduce((x, y) => x + y, 0), 0) / n;
+  let between = 0;
+  let within = 0;
+  for (const c of groups) {
+    const m = c.reduce((x, y) => x + y, 0) / c.length;
+    between += c.length * (m - grand) ** 2;
+    for (const y of c) within += (y - m) ** 2;
+  }
+  const msb = between / (k - 1);
+  const msw = within / (n - k);
+  const n0 = (n - groups.reduce((a, c) => a + c.length ** 2, 0) / n) / (k - 1);
+  const denom = msb + (n0 - 1) * msw;
+  if (denom <= 0) return 0;
+  return Math.min(1, Math.max(0, (msb - msw) / denom));
+}
+
+/**
+ * 95% interval of a pass rate of 0/1 outcomes grouped in clusters: the Wilson
+ * score interval at the effective sample size n / design effect, with design
+ * effect 1 + (m̄ − 1) · ICC (m̄ the mean cluster size). Unlike a cluster
+ * bootstrap it does not collapse to a point when every outcome is the same
+ * (all pass or all fail) or when there are few clusters, and it needs no
+ * random draws.
+ */
+export function clusteredWilson(clusters: number[][], z = Z95): ClusteredRate | undefined {
+  const groups = clusters.filter((c) => c.length > 0);
+  const n = groups.reduce((a, c) => a + c.length, 0);
+  if (n === 0) return undefined;
+  const passed = groups.reduce((a, c) => a + c.reduce((x, y) => x + y, 0), 0);
+  const rate = passed / n;
+  const icc = intraclassCorrelation(groups);
+  const designEffect = 1 + (n / groups.length - 1) * icc;
+  const effectiveN = n / designEffect;
+  return { mean: rate, ...wilson(rate * effectiveN, effectiveN, z), icc, designEffect, effectiveN };
 }
 
 /** Per-probe repeat counts for pass^N: n graded repeats, c of them passed. */

@@ -1,7 +1,7 @@
 // One summary row per strategy, and the named metrics gates and diffs use.
 import { ERROR_STAGES, PROBE_KINDS } from '../core/types.js';
 import type { Attribution, ErrorStage, ProbeKind, ProbeRecord, RunInfo, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
-import { clusteredMeanCI, mean, passHatN, percentile, type RepeatCount } from '../core/stats.js';
+import { SIGNIFICANCE_LEVEL, clusteredWilson, holm, mcnemarExact, mean, pairedBootstrap, passHatN, percentile, type PairedResult, type RepeatCount } from '../core/stats.js';
 
 export const ATTRIBUTIONS: readonly Attribution[] = ['trimmed', 'lost-in-summary', 'present-but-missed', 'abstain-fail', 'error'];
 
@@ -53,9 +53,15 @@ export interface StrategySummary {
   accuracy?: number;
   /** passed / graded; only beside `accuracy`, never in its place. */
   accuracyGraded?: number;
-  /** 95% interval of `accuracy` (over attempted, errors as 0), clustered by transcript. */
+  /**
+   * 95% interval of `accuracy` (over attempted, errors as 0): Wilson at the
+   * effective sample size (probes / design effect from the transcripts' ICC),
+   * so it never collapses to a point on an all-pass or all-fail strategy.
+   */
   accuracyLow?: number;
   accuracyHigh?: number;
+  /** The run's baseline strategy against this one; unset for the baseline itself or a run without one. */
+  vsBaseline?: BaselineComparison;
   /** Per kind, passed / attempted probes of that kind. */
   accuracyByKind: Partial<Record<ProbeKind, number>>;
   attemptedByKind: Partial<Record<ProbeKind, number>>;
@@ -91,6 +97,21 @@ export interface StrategySummary {
   checksCoverage?: number;
   unsupportedClaims: number;
   driftLost: number;
+}
+
+/**
+ * One strategy against the run's baseline strategy: exact McNemar on the
+ * probes both graded, Holm-adjusted across the run's strategies.
+ */
+export interface BaselineComparison {
+  baseline: string;
+  sharedProbes: number;
+  /** (fail→pass − pass→fail) / shared probes: the accuracy difference on the shared probes; positive = better than the baseline. */
+  delta: number;
+  p: number;
+  pHolm: number;
+  /** pHolm < SIGNIFICANCE_LEVEL. */
+  significant: boolean;
 }
 
 /**
@@ -200,7 +221,7 @@ function kindMetrics(probes: ProbeRecord[]) {
 function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean) {
   const graded = probes.filter((r) => !isProbeError(r));
   const passed = graded.filter((r) => r.passed).length;
-  const ci = withCI ? clusteredMeanCI(byTranscript(probes)) : undefined;
+  const ci = withCI ? clusteredWilson(byTranscript(probes)) : undefined;
   const attribution = Object.fromEntries(ATTRIBUTIONS.map((a) => [a, 0])) as Record<Attribution, number>;
   for (const r of probes) if (r.attribution) attribution[r.attribution]++;
   const costs = probes.map((r) => r.cost).filter((c): c is number => c !== undefined);
@@ -275,7 +296,82 @@ export function summarizeStrategy(run: RunResult, strategy: string, withCI = tru
 }
 
 export function summarize(run: RunResult): StrategySummary[] {
-  return strategyIds(run).map((id) => summarizeStrategy(run, id));
+  const rows = strategyIds(run).map((id) => summarizeStrategy(run, id));
+  const versus = baselineComparisons(run);
+  for (const row of rows) {
+    const v = versus.get(row.strategy);
+    if (v) row.vsBaseline = v;
+  }
+  return rows;
+}
+
+// ---------- paired probes ----------
+
+/** Pass rate over graded repeats; a probe "passes" overall when more than half of its repeats passed. */
+export interface ProbeOutcome {
+  transcript: string;
+  probe: string;
+  rate: number;
+  passed: boolean;
+}
+
+export function probeOutcomes(records: ProbeRecord[]): Map<string, ProbeOutcome> {
+  const groups = new Map<string, ProbeRecord[]>();
+  for (const r of records) {
+    if (isProbeError(r)) continue;
+    const key = `${r.transcript}\u0000${r.probe}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const out = new Map<string, ProbeOutcome>();
+  for (const [key, list] of groups) {
+    const rate = list.filter((r) => r.passed).length / list.length;
+    out.set(key, { transcript: list[0].transcript, probe: list[0].probe, rate, passed: rate > 0.5 });
+  }
+  return out;
+}
+
+export interface PairedProbes {
+  pairs: { base: ProbeOutcome; cand: ProbeOutcome }[];
+  passToFail: number;
+  failToPass: number;
+  mcnemarP: number;
+  bootstrap?: PairedResult;
+}
+
+/** Pairs two sets of probe records on transcript + probe and tests the accuracy change; `withBootstrap: false` skips the interval. */
+export function compareProbes(base: ProbeRecord[], cand: ProbeRecord[], withBootstrap = true): PairedProbes {
+  const b = probeOutcomes(base);
+  const c = probeOutcomes(cand);
+  const pairs = [...b.entries()].filter(([k]) => c.has(k)).map(([k, v]) => ({ base: v, cand: c.get(k) as ProbeOutcome }));
+  const passToFail = pairs.filter((p) => p.base.passed && !p.cand.passed).length;
+  const failToPass = pairs.filter((p) => !p.base.passed && p.cand.passed).length;
+  const out: PairedProbes = { pairs, passToFail, failToPass, mcnemarP: mcnemarExact(passToFail, failToPass) };
+  if (withBootstrap) out.bootstrap = pairedBootstrap(pairs.map((p) => ({ cluster: p.base.transcript, base: p.base.rate, cand: p.cand.rate })));
+  return out;
+}
+
+/**
+ * Every strategy against `run.info.baseline` on the probes both graded. The
+ * family Holm adjusts over is these comparisons of one run (one per strategy
+ * besides the baseline that shares a probe with it), so "significant" holds
+ * at 5% for the overview as a whole, not per row.
+ */
+export function baselineComparisons(run: RunResult): Map<string, BaselineComparison> {
+  const baseline = run.info.baseline;
+  const out = new Map<string, BaselineComparison>();
+  if (!baseline || !strategyIds(run).includes(baseline)) return out;
+  const mine = (id: string) => run.probes.filter((p) => p.strategy === id);
+  const tested = strategyIds(run)
+    .filter((id) => id !== baseline)
+    .map((id) => ({ id, cmp: compareProbes(mine(baseline), mine(id), false) }))
+    .filter((t) => t.cmp.pairs.length > 0);
+  const adjusted = holm(tested.map((t) => t.cmp.mcnemarP));
+  tested.forEach(({ id, cmp }, i) => {
+    const delta = (cmp.failToPass - cmp.passToFail) / cmp.pairs.length;
+    const significant = adjusted[i] < SIGNIFICANCE_LEVEL;
+    out.set(id, { baseline, sharedProbes: cmp.pairs.length, delta, p: cmp.mcnemarP, pHolm: adjusted[i], significant });
+  });
+  return out;
 }
 
 // The message of an errored item, or undefined when the item did not error at this stage.

@@ -119,6 +119,11 @@ function summaryRow(s: StrategySummary, model: string): Row {
     accuracy_graded: s.accuracyGraded,
     accuracy_ci_low: s.accuracyLow,
     accuracy_ci_high: s.accuracyHigh,
+    // Against the run's baseline strategy: paired McNemar on shared probes, Holm-adjusted across strategies.
+    vs_baseline_delta: s.vsBaseline?.delta,
+    vs_baseline_p: s.vsBaseline?.p,
+    vs_baseline_p_holm: s.vsBaseline?.pHolm,
+    vs_baseline_significant: s.vsBaseline?.significant,
   };
   for (const kind of PROBE_KINDS) row[`accuracy_${kind}`] = s.accuracyByKind[kind];
   Object.assign(row, {

@@ -7,11 +7,12 @@
 import { stringify } from 'csv-stringify/sync';
 import { createTwoFilesPatch } from 'diff';
 import type { ProbeRecord, RunInfo, RunResult, StrategyFingerprint, StrategyInfo, SummaryRecord } from '../core/types.js';
-import { METRIC_NAMES, isProbeError, metricDef, strategyIds, summarizeStrategy } from './aggregate.js';
+import { METRIC_NAMES, compareProbes, metricDef, strategyIds, summarizeStrategy } from './aggregate.js';
 import { esc, num, page, pct } from './html.js';
-import { mcnemarExact, pairedBootstrap, type PairedResult } from '../core/stats.js';
+import { SIGNIFICANCE_LEVEL, holm, type PairedResult } from '../core/stats.js';
 
-export const SIGNIFICANCE_LEVEL = 0.05;
+export { SIGNIFICANCE_LEVEL };
+export { compareProbes, probeOutcomes, type PairedProbes, type ProbeOutcome } from './aggregate.js';
 
 export interface MetricDelta {
   metric: string;
@@ -51,8 +52,11 @@ export interface StrategyDiff {
   failToPass: number;
   /** Exact McNemar p-value on the shared probes. */
   mcnemarP: number;
+  /** `mcnemarP` after Holm's adjustment over every strategy of the diff. */
+  mcnemarPHolm: number;
   /** Clustered paired bootstrap of the accuracy difference (candidate − base) on the shared probes. */
   accuracyDiff?: PairedResult;
+  /** mcnemarPHolm < SIGNIFICANCE_LEVEL. */
   significant: boolean;
 }
 
@@ -107,53 +111,6 @@ export interface RunDiff {
   promptChanges: PromptChange[];
 }
 
-/** Pass rate over graded repeats; a probe "passes" overall when more than half of its repeats passed. */
-export interface ProbeOutcome {
-  transcript: string;
-  probe: string;
-  rate: number;
-  passed: boolean;
-}
-
-export function probeOutcomes(records: ProbeRecord[]): Map<string, ProbeOutcome> {
-  const groups = new Map<string, ProbeRecord[]>();
-  for (const r of records) {
-    if (isProbeError(r)) continue;
-    const key = `${r.transcript}\u0000${r.probe}`;
-    groups.set(key, [...(groups.get(key) ?? []), r]);
-  }
-  const out = new Map<string, ProbeOutcome>();
-  for (const [key, list] of groups) {
-    const rate = list.filter((r) => r.passed).length / list.length;
-    out.set(key, { transcript: list[0].transcript, probe: list[0].probe, rate, passed: rate > 0.5 });
-  }
-  return out;
-}
-
-export interface PairedProbes {
-  pairs: { base: ProbeOutcome; cand: ProbeOutcome }[];
-  passToFail: number;
-  failToPass: number;
-  mcnemarP: number;
-  bootstrap?: PairedResult;
-}
-
-/** Pairs two sets of probe records on transcript + probe and tests the accuracy change. */
-export function compareProbes(base: ProbeRecord[], cand: ProbeRecord[]): PairedProbes {
-  const b = probeOutcomes(base);
-  const c = probeOutcomes(cand);
-  const pairs = [...b.entries()].filter(([k]) => c.has(k)).map(([k, v]) => ({ base: v, cand: c.get(k) as ProbeOutcome }));
-  const passToFail = pairs.filter((p) => p.base.passed && !p.cand.passed).length;
-  const failToPass = pairs.filter((p) => !p.base.passed && p.cand.passed).length;
-  return {
-    pairs,
-    passToFail,
-    failToPass,
-    mcnemarP: mcnemarExact(passToFail, failToPass),
-    bootstrap: pairedBootstrap(pairs.map((p) => ({ cluster: p.base.transcript, base: p.base.rate, cand: p.cand.rate }))),
-  };
-}
-
 function metricDeltas(base: RunResult, cand: RunResult, strategy: string): MetricDelta[] {
   const b = summarizeStrategy(base, strategy, false);
   const c = summarizeStrategy(cand, strategy, false);
@@ -200,10 +157,27 @@ function strategyDiff(base: RunResult, cand: RunResult, strategy: string): { dif
     passToFail: cmp.passToFail,
     failToPass: cmp.failToPass,
     mcnemarP: cmp.mcnemarP,
+    mcnemarPHolm: cmp.mcnemarP,
     accuracyDiff: cmp.bootstrap,
     significant: cmp.mcnemarP < SIGNIFICANCE_LEVEL,
   };
   return { diff, flips };
+}
+
+/**
+ * The family of one diff is its per-strategy accuracy tests (one McNemar per
+ * shared strategy with at least one probe graded in both runs; one without
+ * has no test). Holm keeps the chance of any false "significant" among them
+ * at 5%, so comparing ten strategies does not buy ten chances at noise.
+ */
+function adjustForStrategies(diffs: StrategyDiff[]): StrategyDiff[] {
+  const tested = diffs.filter((d) => d.sharedProbes > 0);
+  const adjusted = holm(tested.map((d) => d.mcnemarP));
+  return diffs.map((d) => {
+    const i = tested.indexOf(d);
+    const pHolm = i < 0 ? d.mcnemarP : adjusted[i];
+    return { ...d, mcnemarPHolm: pHolm, significant: pHolm < SIGNIFICANCE_LEVEL };
+  });
 }
 
 const SUMMARY_FIELDS: [string, (s: SummaryRecord) => number | undefined][] = [
@@ -407,7 +381,7 @@ export function diffRuns(base: RunResult, cand: RunResult): RunDiff {
     added: candIds.filter((id) => !baseIds.includes(id)),
     removed: baseIds.filter((id) => !candIds.includes(id)),
     changes: strategyChanges(base, cand, shared),
-    strategies: parts.map((p) => p.diff),
+    strategies: adjustForStrategies(parts.map((p) => p.diff)),
     flips: parts.flatMap((p) => p.flips),
     summaryMoves: summaryMoves(base, cand),
     promptChanges: promptChanges(base, cand, shared.filter((id) => noFingerprint.has(id))),
@@ -438,9 +412,11 @@ export function diffCsv(diff: RunDiff): string {
     rows.push([s.strategy, 'probe.pass_to_fail', '', s.passToFail, '', '']);
     rows.push([s.strategy, 'probe.fail_to_pass', '', s.failToPass, '', '']);
     rows.push([s.strategy, 'probe.mcnemar_p', '', s.mcnemarP, '', '']);
-    if (s.accuracyDiff) {
-      rows.push([s.strategy, 'probe.accuracy_diff_ci_low', '', s.accuracyDiff.low, '', '']);
-      rows.push([s.strategy, 'probe.accuracy_diff_ci_high', '', s.accuracyDiff.high, '', '']);
+    rows.push([s.strategy, 'probe.mcnemar_p_holm', '', s.mcnemarPHolm, '', '']);
+    if (s.accuracyDiff?.inconclusive) rows.push([s.strategy, 'probe.accuracy_diff_ci_inconclusive', '', s.accuracyDiff.inconclusive, '', '']);
+    else if (s.accuracyDiff) {
+      rows.push([s.strategy, 'probe.accuracy_diff_ci_low', '', s.accuracyDiff.low ?? '', '', '']);
+      rows.push([s.strategy, 'probe.accuracy_diff_ci_high', '', s.accuracyDiff.high ?? '', '', '']);
     }
     rows.push([s.strategy, 'significant', '', s.significant ? 'true' : 'false', '', '']);
   }
@@ -450,6 +426,12 @@ export function diffCsv(diff: RunDiff): string {
 function signed(v: number | undefined, digits: number): string {
   if (v === undefined) return '–';
   return `${v > 0 ? '+' : ''}${num(v, digits)}`;
+}
+
+/** `[−4.0, +1.0]` in points, or why there is no clustered interval. */
+function diffInterval(r: PairedResult): string {
+  if (r.low === undefined || r.high === undefined) return `(no clustered CI: ${esc(r.inconclusive ?? 'not computed')})`;
+  return `[${signed(r.low * 100, 1)}, ${signed(r.high * 100, 1)}]`;
 }
 
 function changesHtml(diff: RunDiff): string {
@@ -471,19 +453,21 @@ export function diffHtml(diff: RunDiff): string {
     const verdict = s.significant
       ? `<span class="${s.passToFail > s.failToPass ? 'bad' : 'ok'}">significant change</span>`
       : '<span class="muted">no significant accuracy change</span>';
-    const ci = s.accuracyDiff ? ` · accuracy Δ ${signed(s.accuracyDiff.diff * 100, 1)} pts [${signed(s.accuracyDiff.low * 100, 1)}, ${signed(s.accuracyDiff.high * 100, 1)}]` : '';
+    const ci = s.accuracyDiff ? ` · accuracy Δ ${signed(s.accuracyDiff.diff * 100, 1)} pts ${diffInterval(s.accuracyDiff)}` : '';
     const rows = s.metrics
       .filter((m) => m.base !== undefined || m.cand !== undefined)
       .map((m) => `<tr><td>${esc(m.metric)}</td><td class="n">${num(m.base, 3)}</td><td class="n">${num(m.cand, 3)}</td><td class="n${m.worse ? ' bad' : ''}">${signed(m.delta, 3)}</td></tr>`);
-    return `<h2>${esc(s.strategy)}</h2><p>${verdict} · shared probes ${s.sharedProbes} · pass→fail ${s.passToFail} · fail→pass ${s.failToPass} · McNemar p = ${num(s.mcnemarP, 3)}${ci}</p>
+    return `<h2>${esc(s.strategy)}</h2><p>${verdict} · shared probes ${s.sharedProbes} · pass→fail ${s.passToFail} · fail→pass ${s.failToPass} · McNemar p = ${num(s.mcnemarP, 3)} (Holm-adjusted ${num(s.mcnemarPHolm, 3)})${ci}</p>
 <table><tr><th>metric</th><th>base</th><th>candidate</th><th>Δ</th></tr>${rows.join('')}</table>`;
   });
   const flips = diff.flips.map((f) => `<tr><td>${esc(f.strategy)}</td><td>${esc(f.transcript)}</td><td>${esc(f.probe)}</td><td class="${f.direction === 'pass→fail' ? 'bad' : 'ok'}">${esc(f.direction)}</td><td class="n">${pct(f.baseRate)} → ${pct(f.candRate)}</td></tr>`);
   const moves = diff.summaryMoves.map((m) => `<tr><td>${esc(m.strategy)}</td><td>${esc(m.transcript)}</td><td class="n">${m.index}</td><td>${esc(m.field)}</td><td class="n">${num(m.base, 2)} → ${num(m.cand, 2)}</td></tr>`);
   const prompts = diff.promptChanges.map((c) => `<tr><td>${esc(c.strategy)}</td><td>${esc(c.base.join(', ') || '–')}</td><td>${esc(c.cand.join(', ') || '–')}</td></tr>`);
   const promptTable = prompts.length ? `<h2>Summary prompts that changed</h2><table><tr><th>strategy</th><th>base</th><th>candidate</th></tr>${prompts.join('')}</table>` : '';
+  const family = `<p class="muted">Significance: exact McNemar per strategy, Holm-adjusted over the ${diff.strategies.filter((s) => s.sharedProbes > 0).length} strategies with shared probes; a change is significant when the adjusted p is below ${SIGNIFICANCE_LEVEL}.</p>`;
   const body = `<h1>memeval diff</h1><p>base <b>${esc(diff.base.runId)}</b> → candidate <b>${esc(diff.cand.runId)}</b></p>
 ${changesHtml(diff)}
+${family}
 ${promptTable}
 ${blocks.join('\n')}
 <h2>Flipped probes (${diff.flips.length})</h2>${flips.length ? `<table><tr><th>strategy</th><th>transcript</th><th>probe</th><th>flip</th><th>pass rate</th></tr>${flips.join('')}</table>` : '<p class="muted">None.</p>'}

@@ -1,14 +1,17 @@
 // Quality gates for CI: absolute bounds (min/max) and relative drops against
 // a baseline run or the baseline strategy, optionally only when the drop is
-// statistically significant. A gate with nothing to measure (no baseline run,
+// statistically significant — judged on p-values Holm-adjusted over every
+// significance test of the gate run. A gate with nothing to measure (no baseline run,
 // no data, only errored data) fails: an unmeasured number must never pass.
 import { EXIT, InputError, isInputError, type Problem } from '../core/errors.js';
 import type { GateConfig, ProbeRecord, RunResult } from '../core/types.js';
 import { isProbeError, metricDef, metricValue, runsByTranscript, strategyIds, summarizeStrategy, type MetricDef, type MetricSupport } from './aggregate.js';
-import { SIGNIFICANCE_LEVEL, compareProbes } from './diff.js';
-import { pairedBootstrap } from '../core/stats.js';
+import { compareProbes } from './diff.js';
+import { SIGNIFICANCE_LEVEL, holm, pairedBootstrap, signTest } from '../core/stats.js';
 
 export type { GateConfig };
+
+export type GateTest = 'mcnemar' | 'bootstrap' | 'sign';
 
 export interface GateResult {
   gate: GateConfig;
@@ -24,8 +27,12 @@ export interface GateResult {
   baseline?: number;
   /** How far the metric moved the wrong way (positive = worse). */
   drop?: number;
-  test?: 'mcnemar' | 'bootstrap';
+  /** `sign` is the exact sign test used instead of the bootstrap when there are too few transcripts. */
+  test?: GateTest;
+  /** Raw p-value of the gate's own test. */
   pValue?: number;
+  /** `pValue` after Holm's adjustment over every significance test of the gate run; the verdict uses this. */
+  pHolm?: number;
   message: string;
 }
 
@@ -104,10 +111,21 @@ interface Side {
   label: string;
 }
 
-/** Tests whether cand differs from base: McNemar on paired probes for accuracy, else a per-transcript paired bootstrap. */
-function significance(def: MetricDef, base: Side, cand: Side): { test: 'mcnemar' | 'bootstrap'; p: number | undefined } {
+interface Significance {
+  test: GateTest;
+  p?: number;
+  /** Why the clustered test was not used. */
+  note?: string;
+}
+
+/**
+ * Tests whether cand differs from base: McNemar on paired probes for accuracy,
+ * else a per-transcript paired bootstrap — or, with fewer transcripts than the
+ * bootstrap needs, the exact sign test on the per-transcript pairs.
+ */
+function significance(def: MetricDef, base: Side, cand: Side): Significance {
   if (def.binary) {
-    const cmp = compareProbes(probesFor(base.run, base.strategy, def.name), probesFor(cand.run, cand.strategy, def.name));
+    const cmp = compareProbes(probesFor(base.run, base.strategy, def.name), probesFor(cand.run, cand.strategy, def.name), false);
     return { test: 'mcnemar', p: cmp.pairs.length ? cmp.mcnemarP : undefined };
   }
   const baseParts = runsByTranscript(base.run);
@@ -118,7 +136,9 @@ function significance(def: MetricDef, base: Side, cand: Side): { test: 'mcnemar'
     const c = metricValue(candPart, cand.strategy, def.name);
     if (b !== undefined && c !== undefined) pairs.push({ cluster: t, base: b, cand: c });
   }
-  return { test: 'bootstrap', p: pairedBootstrap(pairs)?.p };
+  const boot = pairedBootstrap(pairs);
+  if (boot?.inconclusive) return { test: 'sign', p: signTest(pairs), note: boot.inconclusive };
+  return { test: 'bootstrap', p: boot?.p };
 }
 
 /** What a `max_drop` gate compares with, or why there is nothing to compare with. */
@@ -136,25 +156,49 @@ function baselineSide(gate: GateConfig, strategy: string, run: RunResult, opts: 
   return { run: base, strategy, label: `baseline run ${base.info.runId}` };
 }
 
-/** The `max_drop` comparison, with the numbers it rests on. */
-type DropCheck = Check & Pick<GateResult, 'baseline' | 'drop' | 'test' | 'pValue'>;
+/**
+ * The `max_drop` comparison, with the numbers it rests on. A drop beyond
+ * max_drop on a `significant: true` gate is `pending`: its verdict waits for
+ * the Holm adjustment over the whole gate run.
+ */
+type DropCheck = Check & Pick<GateResult, 'baseline' | 'drop' | 'test' | 'pValue'> & { pending?: Pending };
 
-/** Compares `value` (of `cand`) with the same metric on `side`; a string says why it cannot. */
+interface Pending {
+  /** What moved, e.g. `dropped 0.3 vs … more than max_drop 0.01`. */
+  what: string;
+  note?: string;
+}
+
+/**
+ * Compares `value` (of `cand`) with the same metric on `side`; a string says why it cannot.
+ * A `significant: true` gate is tested even when the drop is within max_drop, so the
+ * family Holm adjusts over does not depend on which drops happened to be large.
+ */
 function dropCheck(gate: GateConfig, def: MetricDef, value: number, side: Side, cand: Side): DropCheck | string {
   const maxDrop = gate.max_drop ?? 0;
   const base = measure(def, side.run, side.strategy);
   if (base.missing !== undefined || base.value === undefined) return `${side.label} has ${base.missing ?? 'no data'} for ${def.name}`;
   const drop = def.higherIsBetter ? base.value - value : value - base.value;
-  const numbers = { baseline: base.value, drop };
+  const sig = gate.significant ? significance(def, side, cand) : undefined;
+  const numbers = { baseline: base.value, drop, ...(sig ? { test: sig.test, pValue: sig.p } : {}) };
   const change = `vs ${side.label} (${fmt(base.value)} → ${fmt(value)})`;
   if (drop <= maxDrop + EPS) return { ...numbers, ok: true, text: `change ${change} within max_drop ${maxDrop}` };
   const what = `dropped ${fmt(drop)} ${change}, more than max_drop ${maxDrop}`;
-  if (!gate.significant) return { ...numbers, ok: false, text: what };
-  const sig = significance(def, side, cand);
-  const p = sig.p === undefined ? 'n/a' : sig.p.toPrecision(3);
-  const tested = { ...numbers, test: sig.test, pValue: sig.p };
-  if (sig.p !== undefined && sig.p < SIGNIFICANCE_LEVEL) return { ...tested, ok: false, text: `${what}; significant (${sig.test} p = ${p})` };
-  return { ...tested, ok: true, text: `${what}, but not significant (${sig.test} p = ${p})` };
+  if (!sig) return { ...numbers, ok: false, text: what };
+  return { ...numbers, ok: true, text: what, pending: { what, note: sig.note } };
+}
+
+function pText(p: number | undefined): string {
+  return p === undefined ? 'n/a' : p.toPrecision(3);
+}
+
+/** The verdict of a pending drop once the family's Holm-adjusted p is known. */
+function settle(pending: Pending, result: GateResult, family: number): Check {
+  const holmText = result.pValue === undefined ? '' : `, Holm p = ${pText(result.pHolm)} over ${plural(family, 'test')}`;
+  const note = pending.note ? `; ${pending.note}` : '';
+  const numbers = `${result.test} p = ${pText(result.pValue)}${holmText}${note}`;
+  if (result.pHolm !== undefined && result.pHolm < SIGNIFICANCE_LEVEL) return { ok: false, text: `${pending.what}; significant (${numbers})` };
+  return { ok: true, text: `${pending.what}, but not significant (${numbers})` };
 }
 
 /** A gate that could not be evaluated: a failure, or skipped when the gate is optional. Never a pass. */
@@ -169,31 +213,59 @@ function valueText(value: number, support: MetricSupport): string {
   return `= ${fmt(value)} over ${support.measured} ${support.unit}${errors}`;
 }
 
-function evaluateOne(gate: GateConfig, def: MetricDef, strategy: string, run: RunResult, opts: GateOptions): GateResult {
+/** A gate result before the run's significance tests are adjusted together; `checks` unset once it is final. */
+interface Draft {
+  result: GateResult;
+  checks?: Check[];
+  pending?: Pending;
+}
+
+function evaluateOne(gate: GateConfig, def: MetricDef, strategy: string, run: RunResult, opts: GateOptions): Draft {
   const subject = `${strategy} ${def.name}`;
   const own = measure(def, run, strategy);
   const result: GateResult = { gate, strategy, status: 'pass', support: own.support, message: '' };
   // An accuracy of 0 over only errored probes is not a measurement; no value is shown for it.
-  if (own.missing !== undefined || own.value === undefined) return notEvaluated(result, subject, own.missing ?? 'no data');
+  if (own.missing !== undefined || own.value === undefined) return { result: notEvaluated(result, subject, own.missing ?? 'no data') };
   result.value = own.value;
   const checks = boundChecks(gate, own.value);
-  if (gate.max_drop !== undefined) {
-    const side = baselineSide(gate, strategy, run, opts);
-    const drop = typeof side === 'string' ? side : dropCheck(gate, def, own.value, side, { run, strategy, label: 'this run' });
-    if (typeof drop !== 'string') {
-      const { ok, text, ...numbers } = drop;
-      Object.assign(result, numbers);
-      checks.push({ ok, text });
-    } else if (checks.every((c) => c.ok)) {
-      return notEvaluated(result, subject, drop);
-    } else {
-      // A bound that already failed is a verdict of its own; the missing comparison is only noted.
-      checks.push({ ok: true, text: `max_drop not checked: ${drop}` });
-    }
+  if (gate.max_drop === undefined) return { result, checks };
+  const side = baselineSide(gate, strategy, run, opts);
+  const drop = typeof side === 'string' ? side : dropCheck(gate, def, own.value, side, { run, strategy, label: 'this run' });
+  if (typeof drop !== 'string') {
+    const { ok, text, pending, ...numbers } = drop;
+    Object.assign(result, numbers);
+    // A pending check is settled, and put in its place, after the Holm adjustment.
+    if (!pending) checks.push({ ok, text });
+    return { result, checks, pending };
   }
+  if (checks.every((c) => c.ok)) return { result: notEvaluated(result, subject, drop) };
+  // A bound that already failed is a verdict of its own; the missing comparison is only noted.
+  checks.push({ ok: true, text: `max_drop not checked: ${drop}` });
+  return { result, checks };
+}
+
+/** Status and message from the checks, the pending drop settled with the family's size. */
+function finish(draft: Draft, family: number): GateResult {
+  const { result, pending } = draft;
+  if (!draft.checks || result.value === undefined || !result.support) return result;
+  const checks = pending ? [...draft.checks, settle(pending, result, family)] : draft.checks;
   const failed = checks.some((c) => !c.ok);
-  const message = `${subject} ${valueText(own.value, own.support)} ${checks.map((c) => c.text).join('; ')}${failed ? ' — FAIL' : ''}`;
+  const subject = `${result.strategy} ${result.gate.metric}`;
+  const message = `${subject} ${valueText(result.value, result.support)} ${checks.map((c) => c.text).join('; ')}${failed ? ' — FAIL' : ''}`;
   return { ...result, status: failed ? 'fail' : 'pass', message };
+}
+
+/**
+ * The family is every significance test one gate run makes: each result of a
+ * `significant: true` gate that got a p-value, whether or not its drop
+ * exceeded max_drop. Holm over that family keeps the chance that any gate
+ * fails on noise at 5%, however many strategies, kinds and metrics are gated.
+ */
+function adjustFamily(drafts: Draft[]): number {
+  const tested = drafts.filter((d) => d.result.gate.significant && d.result.pValue !== undefined);
+  const adjusted = holm(tested.map((d) => d.result.pValue as number));
+  tested.forEach((d, i) => (d.result.pHolm = adjusted[i]));
+  return tested.length;
 }
 
 function gateProblems(gate: GateConfig, run: RunResult, opts: GateOptions): Problem[] {
@@ -221,19 +293,22 @@ function gateProblems(gate: GateConfig, run: RunResult, opts: GateOptions): Prob
  * A gate that cannot be evaluated (no baseline run, a strategy the baseline
  * never ran, no data, only errored data) fails with the reason, or is skipped
  * when it is `optional`; it never passes. Bad gates throw an InputError.
+ * With `significant: true`, a drop fails only when its Holm-adjusted p (over
+ * all such tests of this call) is below SIGNIFICANCE_LEVEL.
  */
 export function evaluateGates(run: RunResult, gates: GateConfig[], opts: GateOptions = {}): GateResult[] {
   const problems = gates.flatMap((g) => gateProblems(g, run, opts));
   if (problems.length) throw new InputError(problems);
-  const results: GateResult[] = [];
+  const drafts: Draft[] = [];
   for (const gate of gates) {
     const def = metricDef(gate.metric) as MetricDef;
     const baselineStrategy = opts.baselineStrategy ?? run.info.baseline;
     const relativeToStrategy = gate.max_drop !== undefined && gate.vs !== 'baseline-run';
     const targets = gate.strategy === '*' ? strategyIds(run).filter((s) => !(relativeToStrategy && s === baselineStrategy)) : [gate.strategy];
-    for (const s of targets) results.push(evaluateOne({ ...gate, vs: gate.max_drop !== undefined ? (gate.vs ?? 'baseline-strategy') : gate.vs }, def, s, run, opts));
+    for (const s of targets) drafts.push(evaluateOne({ ...gate, vs: gate.max_drop !== undefined ? (gate.vs ?? 'baseline-strategy') : gate.vs }, def, s, run, opts));
   }
-  return results;
+  const family = adjustFamily(drafts);
+  return drafts.map((d) => finish(d, family));
 }
 
 /** Why the run itself cannot be gated (exit 3), or undefined when it is complete. */

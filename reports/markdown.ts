@@ -1,6 +1,7 @@
 // Markdown for gate results (gate.md, the GitHub step summary) and diffs (diff.md).
 import type { RunResult } from '../core/types.js';
 import { judgeLabel, modelLabel } from './aggregate.js';
+import { SIGNIFICANCE_LEVEL, type PairedResult } from '../core/stats.js';
 import { unrecordedNote, type FieldChange, type RunDiff } from './diff.js';
 import type { GateResult } from './gate.js';
 
@@ -57,8 +58,11 @@ export function gateMarkdown(run: RunResult, results: GateResult[], warnings: st
   ];
   for (const w of warnings) lines.push('', `> ⚠️ **${mdCell(w)}**`);
   if (results.length) {
-    const rows = results.map((r) => [resultIcon(r), mdCell(r.strategy), mdCell(r.gate.metric), n(r.value), n(r.baseline), r.pValue === undefined ? '–' : r.pValue.toPrecision(3), mdCell(r.message)]);
-    lines.push('', table(['result', 'strategy', 'metric', 'value', 'baseline', 'p', 'detail'], rows));
+    const p = (v: number | undefined) => (v === undefined ? '–' : v.toPrecision(3));
+    const rows = results.map((r) => [resultIcon(r), mdCell(r.strategy), mdCell(r.gate.metric), n(r.value), n(r.baseline), p(r.pValue), p(r.pHolm), mdCell(r.message)]);
+    lines.push('', table(['result', 'strategy', 'metric', 'value', 'baseline', 'p', 'Holm p', 'detail'], rows));
+    const tested = results.filter((r) => r.pHolm !== undefined).length;
+    if (tested) lines.push('', `Significance verdicts use the Holm-adjusted p over all ${tested} significance tests of this gate run (significant below ${SIGNIFICANCE_LEVEL}).`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -105,6 +109,13 @@ function strategyChangeLines(diff: RunDiff): string[] {
   return lines;
 }
 
+/** The clustered interval of the accuracy change, or why there is none (too few transcripts). */
+function diffCi(r: PairedResult | undefined): string {
+  if (!r) return '–';
+  if (r.low === undefined || r.high === undefined) return mdCell(`n/a: ${r.inconclusive ?? 'not computed'}`);
+  return `[${signed(r.low, 3)}, ${signed(r.high, 3)}]`;
+}
+
 export function diffMarkdown(diff: RunDiff): string {
   const lines = [
     `## memeval diff: ${mdCell(diff.base.runId)} → ${mdCell(diff.cand.runId)}`,
@@ -120,11 +131,14 @@ export function diffMarkdown(diff: RunDiff): string {
   }
   const rows = diff.strategies.map((s) => {
     const acc = s.metrics.find((m) => m.metric === 'probe.accuracy');
-    const ci = s.accuracyDiff ? `[${signed(s.accuracyDiff.low, 3)}, ${signed(s.accuracyDiff.high, 3)}]` : '–';
     const verdict = s.significant ? (s.passToFail > s.failToPass ? '❌ significant drop' : '✅ significant gain') : 'no significant change';
-    return [mdCell(s.strategy), `${n(acc?.base, 3)} → ${n(acc?.cand, 3)}`, ci, String(s.sharedProbes), String(s.passToFail), String(s.failToPass), s.mcnemarP.toPrecision(3), verdict];
+    const cells = [String(s.sharedProbes), String(s.passToFail), String(s.failToPass), s.mcnemarP.toPrecision(3), s.mcnemarPHolm.toPrecision(3), verdict];
+    return [mdCell(s.strategy), `${n(acc?.base, 3)} → ${n(acc?.cand, 3)}`, diffCi(s.accuracyDiff), ...cells];
   });
-  lines.push(table(['strategy', 'accuracy', 'Δ 95% CI (clustered)', 'shared probes', 'pass→fail', 'fail→pass', 'McNemar p', 'verdict'], rows), '');
+  const head = ['strategy', 'accuracy', 'Δ 95% CI (clustered)', 'shared probes', 'pass→fail', 'fail→pass', 'McNemar p', 'Holm p', 'verdict'];
+  lines.push(table(head, rows), '');
+  const family = diff.strategies.filter((s) => s.sharedProbes > 0).length;
+  if (family) lines.push(`Verdicts use the Holm-adjusted p (family: the ${family} strategies of this diff with shared probes; significant below ${SIGNIFICANCE_LEVEL}).`, '');
   const metricRows: string[][] = [];
   for (const s of diff.strategies) {
     for (const m of s.metrics) {

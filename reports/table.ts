@@ -2,6 +2,7 @@
 // probes, and every error sits in plain view: a run that could not measure
 // must never print a clean-looking table.
 import type { RunResult, StageErrors } from '../core/types.js';
+import { SIGNIFICANCE_LEVEL } from '../core/stats.js';
 import { runNotice, stageErrors, summarize, type StrategySummary } from './aggregate.js';
 
 const HEAD = ['strategy', 'accuracy', 'mean tok', 'peak tok', 'compress', 'retention', 'crit drop', 'errors'];
@@ -26,13 +27,27 @@ function strategyErrors(r: StrategySummary): number {
   return r.errors + r.summaryErrors + r.judgeErrors;
 }
 
+// `*` marks a significant difference from the baseline strategy; the legend line below says which way.
+function accuracyText(r: StrategySummary): string {
+  return `${pct(r.accuracy)}${r.vsBaseline?.significant ? '*' : ''}`;
+}
+
 function row(r: StrategySummary): string {
-  return line([r.strategy, pct(r.accuracy), int(r.meanContextTokens), int(r.peakContextTokens), pct(r.compression), pct(r.factRetention), int(r.criticalDrops), String(strategyErrors(r))]);
+  return line([r.strategy, accuracyText(r), int(r.meanContextTokens), int(r.peakContextTokens), pct(r.compression), pct(r.factRetention), int(r.criticalDrops), String(strategyErrors(r))]);
 }
 
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > MAX_MESSAGE ? `${flat.slice(0, MAX_MESSAGE - 1)}…` : flat;
+}
+
+/** What the `*` means, naming each marked strategy's direction; nothing when no strategy is marked. */
+function baselineLegend(rows: StrategySummary[]): string[] {
+  const marked = rows.filter((r) => r.vsBaseline?.significant);
+  if (marked.length === 0) return [];
+  const which = marked.map((r) => `${r.strategy} ${(r.vsBaseline?.delta ?? 0) > 0 ? 'higher' : 'lower'}`).join(', ');
+  const baseline = marked[0].vsBaseline?.baseline ?? '';
+  return [`* accuracy differs from baseline ${baseline} (exact McNemar on shared probes, Holm-adjusted p < ${SIGNIFICANCE_LEVEL}): ${which}`];
 }
 
 /** `errors: answer 12/300 · …` and the first message of each stage that errored; nothing when no stage did. */
@@ -45,11 +60,13 @@ function errorLines(stages: StageErrors[]): string[] {
 
 export function formatTable(run: RunResult): string {
   const notice = runNotice(run.info);
+  const rows = summarize(run);
   const lines = [
     // A short flag here; the command prints the whole reason (stage, count, first error, what to do) on stderr.
     ...(notice ? [`${notice.label}: every rate below counts errored or unattempted items as not passed`] : []),
     line(HEAD),
-    ...summarize(run).map(row),
+    ...rows.map(row),
+    ...baselineLegend(rows),
     ...errorLines(stageErrors(run)),
   ];
   if (run.info.model === 'offline') lines.push('model: offline (the built-in extractive reader, not an LLM)');

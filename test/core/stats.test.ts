@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusteredMeanCI, mcnemarExact, pairedBootstrap, passHatN, percentile, quantileOfSorted, seededRandom, wilson } from '../../core/stats.js';
+import { MIN_CLUSTERS, clusteredMeanCI, clusteredWilson, holm, intraclassCorrelation, mcnemarExact, pairedBootstrap, passHatN, percentile, quantileOfSorted, seededRandom, signTest, wilson } from '../../core/stats.js';
 
 // Exact binomial tail with BigInt Pascal rows: an independent route to the McNemar p-value.
 function pascalRow(n: number): bigint[] {
@@ -123,8 +123,20 @@ describe('clusteredMeanCI', () => {
 
 describe('pairedBootstrap', () => {
   it('reports no difference as p = 1', () => {
-    const r = pairedBootstrap([{ cluster: 'a', base: 1, cand: 1 }, { cluster: 'b', base: 0, cand: 0 }])!;
-    expect(r).toEqual({ diff: 0, low: 0, high: 0, p: 1 });
+    const pairs = [...Array(MIN_CLUSTERS)].map((_, i) => ({ cluster: `t${i}`, base: i % 2, cand: i % 2 }));
+    expect(pairedBootstrap(pairs)).toEqual({ diff: 0, clusters: MIN_CLUSTERS, low: 0, high: 0, p: 1 });
+  });
+  it('is inconclusive, with no p-value or interval, below the minimum number of transcripts', () => {
+    // One transcript that dropped everywhere: every draw is the same, which used to read as p = 0.
+    const one = pairedBootstrap([0, 1, 2, 3].map((i) => ({ cluster: 'only', base: 1, cand: i === 0 ? 1 : 0 })))!;
+    expect(one.diff).toBeCloseTo(-0.75, 12);
+    expect(one.p).toBeUndefined();
+    expect(one.low).toBeUndefined();
+    expect(one.inconclusive).toBe(`1 of at least ${MIN_CLUSTERS} transcripts needed for a clustered test`);
+    const five = pairedBootstrap([...Array(MIN_CLUSTERS - 1)].map((_, i) => ({ cluster: `t${i}`, base: 1, cand: 0 })))!;
+    expect(five.p).toBeUndefined();
+    const six = pairedBootstrap([...Array(MIN_CLUSTERS)].map((_, i) => ({ cluster: `t${i}`, base: 1, cand: 0 })))!;
+    expect(six.p).toBe(0);
   });
   it('finds a consistent drop across many transcripts significant', () => {
     const pairs = [];
@@ -150,5 +162,72 @@ describe('seededRandom', () => {
     const xs = [...Array(100)].map(() => a());
     expect(xs).toEqual([...Array(100)].map(() => b()));
     expect(xs.every((x) => x >= 0 && x < 1)).toBe(true);
+  });
+});
+
+describe('signTest', () => {
+  it('is the exact binomial test on the directions of the pairs, ties dropped', () => {
+    // 5 down, 0 up, 1 tie: 2 · (1/2)^5.
+    const pairs = [3, 3, 3, 3, 3].map((b) => ({ base: b, cand: b - 1 })).concat([{ base: 2, cand: 2 }]);
+    expect(signTest(pairs)).toBeCloseTo(0.0625, 12);
+    expect(signTest([{ base: 5, cand: 3 }])).toBe(1);
+    expect(signTest([])).toBe(1);
+  });
+});
+
+describe('holm', () => {
+  it('matches a hand computation, in input order', () => {
+    // Sorted: 0.005·4 = 0.02, 0.01·3 = 0.03, 0.03·2 = 0.06, 0.04·1 = 0.04 → kept non-decreasing: 0.06.
+    const adjusted = holm([0.01, 0.04, 0.03, 0.005]);
+    const expected = [0.03, 0.06, 0.06, 0.02];
+    adjusted.forEach((p, i) => expect(p).toBeCloseTo(expected[i], 12));
+  });
+  it('caps at 1, leaves a single test alone and handles an empty family', () => {
+    expect(holm([0.6, 0.7])).toEqual([1, 1]);
+    expect(holm([0.03])).toEqual([0.03]);
+    expect(holm([])).toEqual([]);
+  });
+});
+
+describe('intraclassCorrelation and clusteredWilson', () => {
+  // A = 1111, B = 1100, C = 0000: N = 12, k = 3, grand mean 0.5.
+  // MSB = (4·0.25 + 0 + 4·0.25) / 2 = 1; MSW = (0 + 4·0.25 + 0) / 9 = 1/9; n0 = (12 − 48/12) / 2 = 4.
+  // ICC = (1 − 1/9) / (1 + 3 · 1/9) = 2/3; design effect = 1 + (4 − 1) · 2/3 = 3; effective n = 12 / 3 = 4.
+  const clusters = [[1, 1, 1, 1], [1, 1, 0, 0], [0, 0, 0, 0]];
+
+  it('estimates the ICC by one-way ANOVA', () => {
+    expect(intraclassCorrelation(clusters)).toBeCloseTo(2 / 3, 12);
+  });
+  it('is the Wilson interval of 2 passes in 4 effective outcomes', () => {
+    const r = clusteredWilson(clusters)!;
+    expect(r.mean).toBeCloseTo(0.5, 12);
+    expect(r.designEffect).toBeCloseTo(3, 12);
+    expect(r.effectiveN).toBeCloseTo(4, 12);
+    // p = 0.5, n = 4, z² = 3.8415: centre 0.5, half-width z·√(0.0625 + z²/64) / (1 + z²/4) = 0.34996.
+    expect(r.low).toBeCloseTo(0.150039, 6);
+    expect(r.high).toBeCloseTo(0.849961, 6);
+  });
+  it('clamps a negative ICC (clusters more alike than chance) to 0', () => {
+    const alike = [[1, 0], [1, 0], [1, 0]];
+    expect(intraclassCorrelation(alike)).toBe(0);
+    expect(clusteredWilson(alike)!.designEffect).toBe(1);
+  });
+  it('does not collapse when every probe passes or every probe fails', () => {
+    const allPass = [...Array(10)].map(() => [1, 1, 1]);
+    const pass = clusteredWilson(allPass)!;
+    expect(pass.mean).toBe(1);
+    expect(pass.low).toBeCloseTo(0.886487, 6); // Wilson(30, 30): no variance, so ICC 0 and n = 30.
+    expect(pass.high).toBeCloseTo(1, 12);
+    const fail = clusteredWilson(allPass.map((c) => c.map(() => 0)))!;
+    expect(fail.low).toBe(0);
+    expect(fail.high).toBeCloseTo(1 - 0.886487, 6);
+    // The bootstrap it replaces for accuracy collapsed here.
+    const boot = clusteredMeanCI(allPass)!;
+    expect(boot.high - boot.low).toBe(0);
+  });
+  it('is undefined without outcomes and plain Wilson for one transcript', () => {
+    expect(clusteredWilson([[], []])).toBeUndefined();
+    const one = clusteredWilson([[1, 1, 1, 1, 1, 1, 1, 1, 0, 0]])!;
+    expect(one.low).toBeCloseTo(wilson(8, 10).low, 12);
   });
 });

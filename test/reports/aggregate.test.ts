@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { METRIC_NAMES, isMetricName, judgeLabel, metricDef, metricValue, modelLabel, runNotice, stageErrors, summarize, summarizeStrategy } from '../../reports/aggregate.js';
+import { METRIC_NAMES, baselineComparisons, isMetricName, judgeLabel, metricDef, metricValue, modelLabel, runNotice, stageErrors, summarize, summarizeStrategy } from '../../reports/aggregate.js';
 import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
 
 // Every expected number below is worked out by hand from test/helpers/sample-run.ts.
@@ -113,6 +113,17 @@ describe('summarize', () => {
     expect(a.accuracyGraded).toBe(1);
     expect(a.accuracyHigh!).toBeLessThan(1);
     expect(a.accuracyLow!).toBeLessThanOrEqual(0.7);
+  });
+
+  it('gives an all-pass strategy a Wilson interval at the effective sample size, not a zero-width one', () => {
+    // 40 of 40 pass across 10 transcripts: no variance, so ICC 0, design effect 1: Wilson(40, 40) = [0.9124, 1].
+    const a = summarize(bulkRun({ runId: 'r', strategies: ['a'], transcripts: 10, probesPer: 4, passes: () => true }))[0];
+    expect(a.accuracyLow!).toBeCloseTo(0.912378, 6);
+    expect(a.accuracyHigh!).toBeCloseTo(1, 12);
+    // Whole transcripts pass or fail (ICC 1): design effect 4, so 40 probes count as 10 outcomes, 5 of them passes.
+    const b = summarize(bulkRun({ runId: 'r', strategies: ['a'], transcripts: 10, probesPer: 4, passes: (_s, t) => t < 5 }))[0];
+    expect(b.accuracyLow!).toBeCloseTo(0.236593, 6);
+    expect(b.accuracyHigh!).toBeCloseTo(0.763407, 6);
   });
 
   it('gives a run whose every probe errored an accuracy of 0, not no value', () => {
@@ -241,5 +252,34 @@ describe('metric support', () => {
 
   it('names the denominator in the accuracy description', () => {
     expect(metricDef('probe.accuracy')!.description).toBe('passed / attempted probes (an errored probe counts as not passed)');
+  });
+});
+
+describe('baselineComparisons', () => {
+  // a is the baseline (the first strategy); b fails 12 probes a passes (McNemar p = 2/4096), c fails one (p = 1).
+  const run = bulkRun({
+    runId: 'r',
+    strategies: ['a', 'b', 'c'],
+    transcripts: 10,
+    probesPer: 4,
+    passes: (s, t, p) => (s === 'b' ? !(p < 2 && t < 6) : !(s === 'c' && t === 0 && p === 0)),
+  });
+
+  it('tests each strategy against the baseline with McNemar, Holm-adjusted across the run', () => {
+    const by = baselineComparisons(run);
+    expect([...by.keys()]).toEqual(['b', 'c']);
+    const b = by.get('b')!;
+    expect(b).toMatchObject({ baseline: 'a', sharedProbes: 40, significant: true });
+    expect(b.delta).toBeCloseTo(-12 / 40, 12);
+    expect(b.p).toBeCloseTo(2 / 4096, 12);
+    expect(b.pHolm).toBeCloseTo(4 / 4096, 12);
+    expect(by.get('c')).toMatchObject({ p: 1, pHolm: 1, significant: false });
+  });
+
+  it('is on every summary row but the baseline, and absent without a baseline strategy', () => {
+    const rows = summarize(run);
+    expect(rows.map((r) => r.vsBaseline?.significant)).toEqual([undefined, true, false]);
+    const none = { ...run, info: { ...run.info, baseline: undefined } };
+    expect(baselineComparisons(none).size).toBe(0);
   });
 });

@@ -82,6 +82,11 @@ describe('CSV reports', () => {
     expect(rows[2].judge_overall).toBe('3');
     expect(rows[2]).toMatchObject({ summaries_attempted: '3', summaries: '2', summarizer_errors: '1', summary_errors: '1', summaries_judged: '2', summary_judge_errors: '0' });
     expect(rows[0].judge_overall).toBe('');
+    // The baseline strategy (full) is compared with no one; the others carry the in-run comparison.
+    expect(rows[0]).toMatchObject({ vs_baseline_delta: '', vs_baseline_p: '', vs_baseline_significant: '' });
+    expect(trim.vs_baseline_p).toMatch(/^\d/);
+    expect(Number(trim.vs_baseline_p_holm)).toBeGreaterThanOrEqual(Number(trim.vs_baseline_p));
+    expect(['true', 'false']).toContain(trim.vs_baseline_significant);
   });
 
   it('summaries.csv has one row per summary with checks, judge and drift', () => {

@@ -66,6 +66,47 @@ describe('diffRuns', () => {
   });
 });
 
+describe('multiple comparisons in a diff', () => {
+  // s fails one probe in each of transcripts 0–5 (McNemar p = 2/64 = 0.03125); t does not move (p = 1).
+  const base = bulkRun({ runId: 'b', strategies: ['s', 't'], transcripts: 10, probesPer: 4, passes: () => true });
+  const cand = bulkRun({ runId: 'c', strategies: ['s', 't'], transcripts: 10, probesPer: 4, passes: (s, t, p) => !(s === 's' && p === 0 && t < 6) });
+
+  it('bases the verdict on the Holm-adjusted p over the strategies of the diff', () => {
+    const alone = diffRuns({ ...base, probes: base.probes.filter((p) => p.strategy === 's') }, { ...cand, probes: cand.probes.filter((p) => p.strategy === 's') });
+    // t is still a shared strategy but has no shared probe, so no test and no place in the family.
+    expect(alone.strategies.map((s) => [s.strategy, s.sharedProbes, s.significant])).toEqual([['s', 40, true], ['t', 0, false]]);
+    expect(alone.strategies[0].mcnemarPHolm).toBeCloseTo(0.03125, 12);
+    const [s, t] = diffRuns(base, cand).strategies;
+    expect(s.mcnemarP).toBeCloseTo(0.03125, 12);
+    expect(s.mcnemarPHolm).toBeCloseTo(0.0625, 12);
+    expect(s.significant).toBe(false);
+    expect(t.mcnemarPHolm).toBe(1);
+  });
+
+  it('prints raw and adjusted p side by side in diff.md, diff.html and diff.csv', () => {
+    const diff = diffRuns(base, cand);
+    const md = diffMarkdown(diff);
+    expect(md).toContain('| McNemar p | Holm p | verdict |');
+    expect(md).toContain('| 0.0313 | 0.0625 | no significant change |');
+    expect(md).toContain('Verdicts use the Holm-adjusted p (family: the 2 strategies of this diff with shared probes; significant below 0.05).');
+    expect(diffHtml(diff)).toContain('McNemar p = 0.031 (Holm-adjusted 0.063)');
+    expect(diffCsv(diff)).toContain('s,probe.mcnemar_p_holm,,0.0625');
+  });
+
+  it('gives no clustered interval for one transcript, saying why, and the McNemar verdict stands', () => {
+    const one = (runId: string, fail: boolean) => bulkRun({ runId, strategies: ['s'], transcripts: 1, probesPer: 4, passes: () => !fail });
+    const diff = diffRuns(one('b', false), one('c', true));
+    const s = diff.strategies[0];
+    expect(s.accuracyDiff).toMatchObject({ diff: -1, clusters: 1, inconclusive: '1 of at least 6 transcripts needed for a clustered test' });
+    expect(s.accuracyDiff!.p).toBeUndefined();
+    expect(s.mcnemarP).toBeCloseTo(0.125, 12);
+    expect(s.significant).toBe(false);
+    expect(diffMarkdown(diff)).toContain('n/a: 1 of at least 6 transcripts needed for a clustered test');
+    expect(diffCsv(diff)).toContain('probe.accuracy_diff_ci_inconclusive');
+    expect(diffHtml(diff)).toContain('(no clustered CI: 1 of at least 6 transcripts needed for a clustered test)');
+  });
+});
+
 describe('latency noise', () => {
   const slower = (factor: number, plusMs: number) => {
     const run = sampleRun();

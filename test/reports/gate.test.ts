@@ -83,7 +83,11 @@ describe('evaluateGates', () => {
     const broad = evaluateGates(broadDrop(), [g], { baselineRun: allPass() });
     expect(broad.map((r) => `${r.strategy}:${r.status}`)).toEqual(['s:fail', 't:pass']);
     expect(broad[0].pValue).toBeCloseTo(2 / 4096, 12);
-    expect(broad[0].message).toContain('dropped 0.3 vs baseline run base (1 → 0.7), more than max_drop 0.01; significant (mcnemar p = 0.000488) — FAIL');
+    // Family of two tests (s and t): Holm doubles the smaller p.
+    expect(broad[0].pHolm).toBeCloseTo(4 / 4096, 12);
+    expect(broad[0].message).toContain(
+      'dropped 0.3 vs baseline run base (1 → 0.7), more than max_drop 0.01; significant (mcnemar p = 0.000488, Holm p = 0.000977 over 2 tests) — FAIL',
+    );
     const small = evaluateGates(wobble(), [g], { baselineRun: allPass() });
     expect(small[0].status).toBe('pass');
     expect(small[0].drop).toBeCloseTo(1 / 40, 12);
@@ -99,6 +103,36 @@ describe('evaluateGates', () => {
     expect(r.value).toBeCloseTo(3.4, 12);
     expect(r.pValue).toBeLessThan(0.05);
     expect(r.status).toBe('fail');
+  });
+
+  it('does not call a one-transcript drop significant: the sign test replaces a bootstrap of one cluster', () => {
+    const base = bulkRun({ runId: 'b', strategies: ['s'], transcripts: 1, probesPer: 4, passes: () => true, summaryOverall: () => 5 });
+    const worse = bulkRun({ runId: 'c', strategies: ['s'], transcripts: 1, probesPer: 4, passes: () => true, summaryOverall: () => 3 });
+    const r = evaluateGates(worse, [gate({ metric: 'summary.judge.overall', max_drop: 0.5, vs: 'baseline-run', significant: true })], { baselineRun: base })[0];
+    expect(r.drop).toBe(2);
+    expect(r.test).toBe('sign');
+    expect(r.pValue).toBe(1);
+    expect(r.status).toBe('pass');
+    expect(r.message).toContain('but not significant (sign p = 1.00, Holm p = 1.00 over 1 test; 1 of at least 6 transcripts needed for a clustered test)');
+  });
+
+  it('adjusts every significance test of the gate run with Holm: significant alone, not among two', () => {
+    // s fails one probe in each of transcripts 0–5 (b = 6, c = 0): McNemar p = 2/64 = 0.03125; t does not move (p = 1).
+    const cand = bulkRun({ runId: 'cand', strategies: ['s', 't'], transcripts: 10, probesPer: 4, passes: (s, t, p) => !(s === 's' && p === 0 && t < 6) });
+    const g = gate({ metric: 'probe.accuracy', max_drop: 0.01, vs: 'baseline-run', significant: true });
+    const alone = evaluateGates(cand, [{ ...g, strategy: 's' }], { baselineRun: allPass() })[0];
+    expect(alone.pValue).toBeCloseTo(0.03125, 12);
+    expect(alone.pHolm).toBeCloseTo(0.03125, 12);
+    expect(alone.status).toBe('fail');
+    const both = evaluateGates(cand, [g], { baselineRun: allPass() });
+    expect(both[0].pHolm).toBeCloseTo(0.0625, 12);
+    expect(both[1].pHolm).toBe(1);
+    expect(both[0].status).toBe('pass');
+    expect(both[0].message).toContain('but not significant (mcnemar p = 0.0313, Holm p = 0.0625 over 2 tests)');
+    // Gates without significant: true are not in the family.
+    const mixed = evaluateGates(cand, [{ ...g, strategy: 's' }, { ...g, strategy: 't', significant: false }], { baselineRun: allPass() });
+    expect(mixed[0].pHolm).toBeCloseTo(0.03125, 12);
+    expect(mixed[1].pValue).toBeUndefined();
   });
 
   it('fails a baseline-run gate when no baseline run is given, saying so', () => {

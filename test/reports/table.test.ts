@@ -63,6 +63,14 @@ describe('formatTable', () => {
     expect(formatTable(sampleRun()).split('\n')[0]).toMatch(/^strategy /);
   });
 
+  it('marks a strategy that differs significantly from the baseline, with a legend naming the direction', () => {
+    const run = bulkRun({ runId: 'r', strategies: ['a', 'b', 'c'], transcripts: 10, probesPer: 4, passes: (s, t, p) => s !== 'b' || !(p < 2 && t < 6) });
+    const lines = formatTable(run).split('\n');
+    expect(lines.find((l) => l.startsWith('b '))).toContain(' 70.0%*');
+    expect(lines.find((l) => l.startsWith('c '))).toContain(' 100.0% ');
+    expect(lines).toContain('* accuracy differs from baseline a (exact McNemar on shared probes, Holm-adjusted p < 0.05): b lower');
+  });
+
   it('shows an accuracy of 0.0% when every probe errored', () => {
     const text = formatTable(bulkRun({ runId: 'r', strategies: ['a'], transcripts: 2, probesPer: 3, passes: () => 'error' }));
     expect(text.split('\n').find((l) => l.startsWith('a '))).toContain('0.0%');
