@@ -1,10 +1,13 @@
 // Judge calibration: grade human-labelled summaries with a summary judge and
 // report, per criterion, how often the judge agrees with the human and Cohen's
-// kappa with a 95% bootstrap interval. A judge metric is only as good as this.
-import type { SummaryJudgement, SummaryRecord, Transcript } from '../core/types.js';
+// kappa with a 95% bootstrap interval; grade human-labelled answers with the
+// answer judge and report how often it accepts wrong answers and rejects right
+// ones. A judge metric is only as good as this.
+import { wilson } from '../core/stats.js';
+import type { Probe, SummaryJudgement, SummaryRecord, Transcript } from '../core/types.js';
 import { accuracy, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, cohenKappa, kappaInterval } from './kappa.js';
 import { createSummaryJudge } from './summary-judge.js';
-import type { Grader, SummaryInput } from './types.js';
+import type { AnswerInput, Grader, JudgeVerdict, SummaryInput } from './types.js';
 
 export const CRITERIA = ['coverage', 'faithfulness', 'temporal', 'format', 'overall'] as const;
 export type Criterion = (typeof CRITERIA)[number];
@@ -85,6 +88,8 @@ export interface CalibrationReport {
   /** Overall 1–5 compared as numbers. */
   overallScale: { meanAbsoluteError: number | null; exact: number | null; withinOne: number | null };
   results: CalibrationItemResult[];
+  /** The answer judge's false-accept and false-reject rates on the labelled answers, when graded. */
+  answers?: AnswerCalibrationReport;
 }
 
 export type SummaryGrader = Grader<SummaryInput, SummaryJudgement> & { readonly modelId?: string };
@@ -166,4 +171,148 @@ export function formatCalibrationTable(report: CalibrationReport): string {
     ...rows.map(line),
     `overall 1–5: mean abs error ${num(o.meanAbsoluteError)}, exact ${num(o.exact)}, within one ${num(o.withinOne)}`,
   ].join('\n');
+}
+
+// ---------------------------------------------------------------------------
+// Answer judge calibration
+
+/**
+ * What a labelled answer exemplifies. The first three are right answers (the
+ * judge should pass them); the rest are wrong (it should fail them).
+ */
+export const ANSWER_LABELS = [
+  'correct',
+  'correct-verbose',
+  'abstain-right',
+  'stale',
+  'wrong-on-topic',
+  'specific-wrong',
+  'abstain-wrong',
+] as const;
+export type AnswerLabel = (typeof ANSWER_LABELS)[number];
+
+const RIGHT_LABELS: ReadonlySet<AnswerLabel> = new Set(['correct', 'correct-verbose', 'abstain-right']);
+
+/** True for labels of answers a judge should pass. */
+export function isRightLabel(label: AnswerLabel): boolean {
+  return RIGHT_LABELS.has(label);
+}
+
+export interface AnswerCalibrationItem {
+  /** `<file id>/<probe id>/<answer id>` */
+  id: string;
+  file: string;
+  label: AnswerLabel;
+  transcript: Transcript;
+  probe: Probe;
+  answer: string;
+}
+
+/** A share with its 95% Wilson interval: `count` of `n`. */
+export interface RateStats {
+  n: number;
+  count: number;
+  /** null when n is 0. */
+  rate: number | null;
+  ci: [number, number] | null;
+}
+
+export interface LabelRate extends RateStats {
+  label: AnswerLabel;
+  /** Which error `rate` measures: accepting a wrong answer, or rejecting a right one. */
+  error: 'false-accept' | 'false-reject';
+}
+
+export interface AnswerItemResult {
+  id: string;
+  label: AnswerLabel;
+  verdict: 'pass' | 'fail' | 'error';
+  reason: string;
+}
+
+export interface AnswerCalibrationReport {
+  judge: string;
+  createdAt: string;
+  items: number;
+  errors: number;
+  method: string;
+  /** Wrong answers (stale, wrong-on-topic, specific-wrong, abstain-wrong) the judge passed. */
+  falseAccept: RateStats;
+  /** Right answers (correct, correct-verbose, abstain-right) the judge failed. */
+  falseReject: RateStats;
+  perLabel: LabelRate[];
+  results: AnswerItemResult[];
+}
+
+export type AnswerGrader = Grader<AnswerInput, JudgeVerdict> & { readonly modelId?: string };
+
+const ANSWER_METHOD =
+  'false-accept rate: wrong answers judged correct, over wrong answers; false-reject rate: right answers judged wrong, over right answers; ' +
+  '95% Wilson score intervals; items the judge failed on are excluded and counted as errors';
+
+export function rateStats(count: number, n: number): RateStats {
+  if (n === 0) return { n, count, rate: null, ci: null };
+  const ci = wilson(count, n);
+  return { n, count, rate: finite(count / n), ci: [finite(ci.low) ?? 0, finite(ci.high) ?? 1] };
+}
+
+/** A judge error on a labelled answer: the share counts it neither way. */
+function isJudged(r: AnswerItemResult): boolean {
+  return r.verdict !== 'error';
+}
+
+/** True when the judge got this answer wrong: passed a wrong answer or failed a right one. */
+function judgeErred(r: AnswerItemResult): boolean {
+  return isRightLabel(r.label) ? r.verdict === 'fail' : r.verdict === 'pass';
+}
+
+function shareOf(results: AnswerItemResult[]): RateStats {
+  const judged = results.filter(isJudged);
+  return rateStats(judged.filter(judgeErred).length, judged.length);
+}
+
+/** Grades every labelled answer with `judge` (one at a time, in order). */
+export async function calibrateAnswers(judge: AnswerGrader, items: AnswerCalibrationItem[]): Promise<AnswerCalibrationReport> {
+  const results: AnswerItemResult[] = [];
+  for (const item of items) {
+    const v = await judge.grade({ transcript: item.transcript, probe: item.probe, answer: item.answer });
+    results.push({ id: item.id, label: item.label, verdict: v.verdict, reason: v.reason });
+  }
+  const right = results.filter((r) => isRightLabel(r.label));
+  const wrong = results.filter((r) => !isRightLabel(r.label));
+  const present = ANSWER_LABELS.filter((label) => results.some((r) => r.label === label));
+  return {
+    judge: judge.modelId ?? judge.name,
+    createdAt: new Date().toISOString(),
+    items: items.length,
+    errors: results.filter((r) => !isJudged(r)).length,
+    method: ANSWER_METHOD,
+    falseAccept: shareOf(wrong),
+    falseReject: shareOf(right),
+    perLabel: present.map((label) => ({
+      label,
+      error: isRightLabel(label) ? 'false-reject' : 'false-accept',
+      ...shareOf(results.filter((r) => r.label === label)),
+    })),
+    results,
+  };
+}
+
+/** `12.5% [4.3, 31.0] (3/24)`, or `n/a` with no graded item. */
+export function formatRate(r: RateStats): string {
+  if (r.rate === null || r.ci === null) return 'n/a (0 graded)';
+  const p = (x: number): string => (100 * x).toFixed(1);
+  return `${p(r.rate)}% [${p(r.ci[0])}, ${p(r.ci[1])}] (${r.count}/${r.n})`;
+}
+
+export function formatAnswerCalibrationTable(report: AnswerCalibrationReport): string {
+  const rows = [
+    ['all wrong answers', 'false-accept', formatRate(report.falseAccept)],
+    ['all right answers', 'false-reject', formatRate(report.falseReject)],
+    ...report.perLabel.map((l) => [l.label, l.error, formatRate(l)]),
+  ];
+  const header = ['answers', 'error', 'rate [95% CI] (count/n)'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]): string => cells.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd();
+  return [`answer judge: ${report.judge}   items: ${report.items}   errors: ${report.errors}`, line(header), ...rows.map(line)].join('\n');
 }

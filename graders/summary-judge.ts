@@ -1,8 +1,8 @@
 // Summary judges. The LLM judge follows DeepEval's summarization metric: coverage
 // is asked as fixed yes/no questions built from the transcript's facts (so scores
-// stay comparable night to night), alignment as claim-by-claim support, and
-// score = min(coverage, alignment). The offline judge derives the same fields
-// from the deterministic checks.
+// stay comparable night to night) and answered from the summary alone, alignment
+// as claim-by-claim support against the source, and score = min(coverage,
+// alignment). The offline judge derives the same fields from the deterministic checks.
 import { z } from 'zod';
 import { userMessage } from '../core/items.js';
 import { modelForRepeat, type JsonSchemaFormat, type Model } from '../core/model.js';
@@ -25,58 +25,77 @@ export interface CoverageQuestion {
   question: string;
 }
 
-/** The fixed coverage question for a fact; its wording never depends on the summary. */
-export function coverageQuestion(fact: Fact): CoverageQuestion {
+/**
+ * The fixed coverage question for a fact; its wording never depends on the
+ * summary. Fact texts are values ("v1.0.4", "Windows 10"), so the value is
+ * quoted; a fact that replaced an earlier one must be stated as current.
+ */
+export function coverageQuestion(fact: Fact, replacesAnother = false): CoverageQuestion {
   const also = fact.aliases.length > 0 ? ` (also written ${fact.aliases.map((a) => `"${a}"`).join(', ')})` : '';
-  return { factId: fact.id, question: `Does the summary state that ${fact.text}${also}?` };
+  const current = replacesAnother ? ' as the current value' : '';
+  return { factId: fact.id, question: `Does the summary state "${fact.text}"${also}${current}?` };
 }
 
 export function coverageQuestions(input: SummaryInput): CoverageQuestion[] {
-  return dueFacts(input.transcript.facts, input.summary.coveredTurns).map(coverageQuestion);
+  const { facts } = input.transcript;
+  const replacements = new Set(facts.flatMap((f) => f.supersededBy ?? []));
+  return dueFacts(facts, input.summary.coveredTurns).map((f) => coverageQuestion(f, replacements.has(f.id)));
 }
 
 const yesNo = z.enum(['yes', 'no']);
+const coverageVerdictSchema = z.object({ coverage: z.array(z.object({ id: z.string(), answer: yesNo }).strict()) }).strict();
 const summaryVerdictSchema = z
   .object({
-    coverage: z.array(z.object({ id: z.string(), answer: yesNo }).strict()),
     claims: z.array(z.object({ claim: z.string(), verdict: z.enum(['supported', 'unsupported', 'contradicted']) }).strict()),
     temporal: z.object({ verdict: yesNo, reason: z.string() }).strict(),
     format: z.object({ verdict: yesNo, reason: z.string() }).strict(),
     // An enum, not minimum/maximum: strict structured output has long taken enums and not always number bounds.
     overall: z.literal([1, 2, 3, 4, 5]),
-    reasons: z.object({ coverage: z.string(), faithfulness: z.string(), overall: z.string() }).strict(),
+    reasons: z.object({ faithfulness: z.string(), overall: z.string() }).strict(),
   })
   .strict();
 
-type SummaryVerdict = z.infer<typeof summaryVerdictSchema>;
+type CoverageAnswers = z.infer<typeof coverageVerdictSchema>['coverage'];
+/** One sample: the coverage answers (summary alone) and the verdict with the source in view. */
+type SummaryVerdict = z.infer<typeof summaryVerdictSchema> & { coverage: CoverageAnswers };
 
+export const COVERAGE_VERDICT_FORMAT: JsonSchemaFormat = { name: 'coverage_verdict', schema: strictJsonSchema(coverageVerdictSchema) };
 export const SUMMARY_VERDICT_FORMAT: JsonSchemaFormat = { name: 'summary_verdict', schema: strictJsonSchema(summaryVerdictSchema) };
+
+// The coverage call never sees the source: with the source in view a judge
+// credits a summary with facts it only hints at, because it knows what was meant.
+const COVERAGE_SYSTEM = [
+  'You read a summary of an earlier support conversation and answer questions about what the summary itself states.',
+  'You do not see the conversation: answer from the SUMMARY alone.',
+  'Answer "yes" only if the summary states that value (wording may differ); "no" when it is missing, only hinted at, or given differently.',
+  'Reply with one JSON object: {"coverage": [{"id": "<question id>", "answer": "yes" | "no"}, …]}, one entry per question, using the ids given.',
+].join('\n');
 
 const JUDGE_SYSTEM = [
   'You evaluate a summary of the earlier part of a support conversation. The summary replaces that part in the assistant\'s memory.',
   'Work only from the SOURCE. Do the following and reply with one JSON object:',
-  '- coverage: answer every numbered question with "yes" only if the summary states that fact (same value; wording may differ). Use the question ids given.',
   '- claims: split the summary into its factual claims; mark each "supported" by the source, "unsupported" (not in the source: invented) or "contradicted" (the source says otherwise).',
   '- temporal: "yes" when every fact that changed is given with its latest value as current and events are in the right order; otherwise "no".',
   '- format: "yes" when every required heading is present and the summary keeps within the word limit; otherwise "no".',
   '- overall: 1 (useless or misleading) to 5 (complete, faithful, well-formed) for continuing the conversation from the summary alone.',
-  '- reasons: one or two sentences each for coverage, faithfulness and overall.',
+  '- reasons: one or two sentences each for faithfulness and overall.',
 ].join('\n');
 
-/** The user message the summary judge receives. */
-export function summaryJudgePrompt(input: SummaryInput, questions: CoverageQuestion[], wordLimit: number): string {
+/** The user message of the coverage call: the summary and the questions, no source. */
+export function coveragePrompt(summaryText: string, questions: CoverageQuestion[]): string {
+  return ['SUMMARY:', summaryText, '', 'QUESTIONS:', ...questions.map((q) => `[${q.factId}] ${q.question}`)].join('\n');
+}
+
+/** The user message of the faithfulness/temporal/format/overall call. */
+export function summaryJudgePrompt(input: SummaryInput, wordLimit: number): string {
   const source = input.summary.request.user || renderTurns(input.transcript, input.summary.coveredTurns);
   const headings = parsePromptHeadings(input.summary.request.system);
-  const numbered = questions.map((q) => `[${q.factId}] ${q.question}`);
   return [
     'SOURCE (the conversation the summary replaces):',
     source,
     '',
     'SUMMARY:',
     input.summary.text,
-    '',
-    'COVERAGE QUESTIONS:',
-    numbered.length > 0 ? numbered.join('\n') : '(none: reply with an empty coverage list)',
     '',
     `REQUIRED HEADINGS: ${headings.length > 0 ? headings.join(' | ') : '(none)'}`,
     `WORD LIMIT: ${wordLimit}`,
@@ -113,33 +132,47 @@ export class LlmSummaryJudge implements Grader<SummaryInput, SummaryJudgement> {
 
   async grade(input: SummaryInput): Promise<SummaryJudgement> {
     const questions = coverageQuestions(input);
-    const prompt = summaryJudgePrompt(input, questions, this.options.wordLimit);
+    const prompt = summaryJudgePrompt(input, this.options.wordLimit);
     const verdicts: SummaryVerdict[] = [];
     for (let i = 0; i < this.samples; i++) {
-      const one = await this.sample(modelForRepeat(this.model, i), prompt, questions);
+      const model = modelForRepeat(this.model, i);
+      const coverage = await this.coverage(model, input.summary.text, questions);
       // One failed sample fails the judgement: a partial vote could turn a failure into a pass.
+      if (typeof coverage === 'string') return judgementError(this.model.id, coverage);
+      const one = await this.verdict(model, prompt);
       if (typeof one === 'string') return judgementError(this.model.id, one);
-      verdicts.push(one);
+      verdicts.push({ ...one, coverage });
     }
     return combine(this.model.id, questions, verdicts);
   }
 
-  private async sample(model: Model, prompt: string, questions: CoverageQuestion[]): Promise<SummaryVerdict | string> {
+  private async call<T>(model: Model, system: string, prompt: string, format: JsonSchemaFormat, schema: z.ZodType<T>): Promise<T | string> {
     const result = await model.complete({
-      system: JUDGE_SYSTEM,
+      system,
       input: [userMessage(prompt)],
       temperature: 0,
       maxOutputTokens: this.options.maxOutputTokens ?? 1500,
-      responseFormat: SUMMARY_VERDICT_FORMAT,
+      responseFormat: format,
       purpose: 'judge',
     });
     if (result.error) return `judge call failed: ${result.error}`;
-    const parsed = parseJsonReply(result.output, summaryVerdictSchema);
-    if (!parsed.ok) return parsed.reason;
-    const answered = new Set(parsed.value.coverage.map((c) => c.id));
+    const parsed = parseJsonReply(result.output, schema);
+    return parsed.ok ? parsed.value : parsed.reason;
+  }
+
+  /** Coverage answers from the summary alone; no call when no fact is due. */
+  private async coverage(model: Model, summaryText: string, questions: CoverageQuestion[]): Promise<CoverageAnswers | string> {
+    if (questions.length === 0) return [];
+    const reply = await this.call(model, COVERAGE_SYSTEM, coveragePrompt(summaryText, questions), COVERAGE_VERDICT_FORMAT, coverageVerdictSchema);
+    if (typeof reply === 'string') return reply;
+    const answered = new Set(reply.coverage.map((c) => c.id));
     const skipped = questions.filter((q) => !answered.has(q.factId)).map((q) => q.factId);
     if (skipped.length > 0) return `reply skipped coverage questions: ${skipped.join(', ')}`;
-    return parsed.value;
+    return reply.coverage;
+  }
+
+  private verdict(model: Model, prompt: string): Promise<z.infer<typeof summaryVerdictSchema> | string> {
+    return this.call(model, JUDGE_SYSTEM, prompt, SUMMARY_VERDICT_FORMAT, summaryVerdictSchema);
   }
 }
 
@@ -168,8 +201,10 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+// A summary that makes no claim carries nothing forward; scoring it 1 would
+// rank an empty summary as perfectly faithful.
 function alignment(v: SummaryVerdict): number {
-  if (v.claims.length === 0) return 1;
+  if (v.claims.length === 0) return 0;
   return v.claims.filter((c) => c.verdict === 'supported').length / v.claims.length;
 }
 
@@ -195,13 +230,18 @@ function combine(model: string, questions: CoverageQuestion[], verdicts: Summary
     score: Math.min(coverage, faithfulness),
     invented: pick.claims.filter((c) => c.verdict !== 'supported').map((c) => `${c.verdict}: ${c.claim}`),
     reasons: {
-      coverage: `${pick.reasons.coverage}${missing.length > 0 ? ` (not covered: ${missing.join(', ')})` : ''}`,
+      coverage: coverageReason(questions.length, missing),
       faithfulness: pick.reasons.faithfulness,
       temporal: pick.temporal.reason,
       format: pick.format.reason,
       overall: pick.reasons.overall,
     },
   };
+}
+
+function coverageReason(asked: number, missing: string[]): string {
+  const stated = `${asked - missing.length}/${asked} coverage questions answered "yes" from the summary alone`;
+  return missing.length > 0 ? `${stated} (not covered: ${missing.join(', ')})` : stated;
 }
 
 /**

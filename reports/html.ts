@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeRecord, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
 import { isProbeError, judgeLabel, modelLabel, probeErrorStage, runNotice, stageErrors, strategyIds, summarize, type StrategySummary } from './aggregate.js';
+import { answerJudgeHeaderRow, judgeDisagreementSection } from './judge.js';
 import { writeFileAtomic } from './load.js';
+import { powerSections } from './power.js';
 import type { Reporter } from './types.js';
 
 /** Escapes text for element content and quoted attribute values. */
@@ -232,6 +234,7 @@ function header(run: RunResult): string {
     ['answering model', modelLabel(i.model)],
     ['judge', judgeLabel(i.judge)],
     ['judge calibration', calibrationText(i.judgeCalibration)],
+    answerJudgeHeaderRow(i),
     ['repeat', String(i.repeat)],
     ['baseline strategy', i.baseline ?? '–'],
     ['config file', i.configFile ?? '–'],
@@ -254,7 +257,17 @@ function accuracyCell(s: StrategySummary): string {
   if (s.accuracy === undefined) return '–';
   const ci = s.accuracyLow !== undefined ? ` <span class="muted">[${pct(s.accuracyLow)}, ${pct(s.accuracyHigh)}]</span>` : '';
   const graded = s.errors > 0 ? `<br><span class="muted">graded only: ${pct(s.accuracyGraded)} (${s.passed}/${s.graded})</span>` : '';
-  return `${pct(s.accuracy)} (${s.passed}/${s.attempted})${ci}${graded}`;
+  return `${pct(s.accuracy)} (${s.passed}/${s.attempted})${ci}${versusBaseline(s)}${graded}`;
+}
+
+// Raw and Holm-adjusted p side by side; the mark and colour follow the adjusted one.
+function versusBaseline(s: StrategySummary): string {
+  const v = s.vsBaseline;
+  if (!v) return '';
+  const delta = `${v.delta > 0 ? '+' : ''}${(100 * v.delta).toFixed(1)} pts`;
+  const text = `vs ${esc(v.baseline)}: ${delta}, p = ${v.p.toPrecision(3)}, Holm p = ${v.pHolm.toPrecision(3)}`;
+  if (!v.significant) return `<br><span class="muted">${text}</span>`;
+  return `<br><span class="${v.delta > 0 ? 'ok' : 'bad'}">* ${text}</span>`;
 }
 
 // Which call failed matters for the fix, so the stages with errors are named under the count.
@@ -294,7 +307,7 @@ function overview(rows: StrategySummary[]): string {
     ];
     return `<tr>${cells.join('')}</tr>`;
   });
-  const note = '<p class="muted">Accuracy is passed / attempted probes: an errored probe counts as not passed.</p>';
+  const note = `<p class="muted">Accuracy is passed / attempted probes: an errored probe counts as not passed. The 95% CI is a Wilson interval at the effective sample size (probes / design effect from the transcripts' intraclass correlation). "vs" compares with the baseline strategy on the probes both graded (exact McNemar); * marks a Holm-adjusted p below 0.05 across the run's strategies.</p>`;
   return `<h2 id="overview">Overview</h2>${note}<table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('\n')}</table>`;
 }
 
@@ -429,7 +442,7 @@ function summariesSection(run: RunResult): string {
 export function renderReport(run: RunResult): string {
   const rows = summarize(run);
   const nav = '<nav><a href="#overview">overview</a><a href="#tradeoff">trade-off</a><a href="#transcripts">per transcript</a><a href="#failures">failures</a><a href="#summaries">summaries</a></nav>';
-  const body = [banner(run), header(run), nav, overview(rows), stageTable(run), kindTable(rows), scatterSection(rows), transcriptCharts(run), failures(run), summariesSection(run)];
+  const body = [banner(run), header(run), nav, overview(rows), judgeDisagreementSection(run), stageTable(run), kindTable(rows), powerSections(run), scatterSection(rows), transcriptCharts(run), failures(run), summariesSection(run)];
   return page(`memeval ${run.info.runId}`, body.join('\n'));
 }
 

@@ -1,6 +1,7 @@
 // The result table the CLI prints after a run. Accuracy is over attempted
 // probes, and every error sits in plain view: a run that could not measure
 // must never print a clean-looking table.
+import { disagreementLine, judgeExactDisagreement } from './judge.js';
 import type { RunResult, StageErrors } from '../core/types.js';
 import { SIGNIFICANCE_LEVEL } from '../core/stats.js';
 import { runNotice, stageErrors, summarize, type StrategySummary } from './aggregate.js';
@@ -68,6 +69,8 @@ export function formatTable(run: RunResult): string {
     ...rows.map(row),
     ...baselineLegend(rows),
     ...errorLines(stageErrors(run)),
+    // A judge far more lenient than exact match makes the accuracy column its opinion, not a measurement.
+    ...judgeExactDisagreement(run).map(disagreementLine),
   ];
   if (run.info.model === 'offline') lines.push('model: offline (the built-in extractive reader, not an LLM)');
   return `${lines.join('\n')}\n`;

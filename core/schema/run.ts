@@ -202,6 +202,24 @@ export const provenanceSchema = z.object({
   gitSha: z.string().optional(),
 });
 
+/** A share with its 95% Wilson interval: `count` of `n` (rate and ci null when n is 0). */
+const rateSchema = z.object({
+  n: z.number(),
+  count: z.number(),
+  rate: z.number().nullable(),
+  ci: z.tuple([z.number(), z.number()]).nullable(),
+});
+
+/** How often the answer judge passed wrong answers and failed right ones on the labelled answer set. */
+export const answerJudgeCalibrationSchema = z.object({
+  createdAt: z.string(),
+  items: z.number(),
+  falseAccept: rateSchema,
+  falseReject: rateSchema,
+  /** Per label (correct, stale, wrong-on-topic, …): the error that label measures and its rate. */
+  perLabel: z.array(rateSchema.extend({ label: z.string(), error: z.enum(['false-accept', 'false-reject']) })),
+});
+
 export const judgeCalibrationSchema = z.object({
   createdAt: z.string(),
   items: z.number(),
@@ -214,6 +232,8 @@ export const judgeCalibrationSchema = z.object({
       ci: z.tuple([z.number(), z.number()]).nullable(),
     }),
   ),
+  /** The answer judge's calibration; absent when none was on record (and in runs recorded before it was kept). */
+  answers: answerJudgeCalibrationSchema.optional(),
 });
 
 /** Everything needed to reproduce and label a run. */

@@ -1,15 +1,32 @@
 // `memeval calibrate`: grades the labelled calibration set with a summary
-// judge, prints agreement per criterion, and keeps the record that runs and
-// gates look up (`.memeval/calibration/<judge-id>.json`).
-import { mkdirSync, writeFileSync } from 'node:fs';
+// judge and the labelled answers with the answer judge, prints agreement per
+// criterion and the answer judge's false-accept/false-reject rates, and keeps
+// the record that runs and gates look up (`.memeval/calibration/<judge-id>.json`).
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
 import { EXIT, isInputError } from '../../core/errors.js';
 import type { Model } from '../../core/model.js';
-import { calibrate, formatCalibrationTable, type CalibrationItem } from '../../graders/calibrate.js';
+import { createAnswerJudge } from '../../graders/answer-judge.js';
+import {
+  calibrate,
+  calibrateAnswers,
+  formatAnswerCalibrationTable,
+  formatCalibrationTable,
+  type AnswerCalibrationItem,
+  type CalibrationItem,
+  type CalibrationReport,
+} from '../../graders/calibrate.js';
 import { createSummaryJudge } from '../../graders/summary-judge.js';
-import { CALIBRATION_WORD_LIMIT, DEFAULT_CALIBRATION_OUT, calibrationRecordPath, loadCalibrationSet } from '../datasets/calibration.js';
+import {
+  CALIBRATION_WORD_LIMIT,
+  DEFAULT_CALIBRATION_OUT,
+  answerCalibrationDir,
+  calibrationRecordPath,
+  loadAnswerCalibrationSet,
+  loadCalibrationSet,
+} from '../datasets/calibration.js';
 import { createModel } from '../models/create.js';
 import { packagePath } from '../../core/package-root.js';
 
@@ -25,6 +42,7 @@ export interface CalibrateDeps {
 
 /**
  * `memeval calibrate [--judge MODEL] [--data DIR] [--out DIR] [--samples N]`.
+ * `--samples` applies to the summary judge; the answer judge is called once per answer.
  * Exit 0 when every item was graded, 2 on bad input (flags or data), 3 when the
  * judge failed on any item (the report is still written, with the errors).
  */
@@ -49,25 +67,41 @@ export async function calibrateCommand(argv: string[], deps: CalibrateDeps = {})
     err(`memeval calibrate: --samples must be a whole number ≥ 1, not ${JSON.stringify(flags.samples)}\n`);
     return EXIT.badInput;
   }
-  let items: CalibrationItem[];
+  const data = resolve(flags.data ?? DEFAULT_CALIBRATION_DATA);
+  let sets: { summaries: CalibrationItem[]; answers?: AnswerCalibrationItem[] };
   try {
-    items = loadCalibrationSet(resolve(flags.data ?? DEFAULT_CALIBRATION_DATA));
+    sets = loadSets(data);
   } catch (e) {
     if (!isInputError(e)) throw e;
     err(`${e.message}\n`);
     return EXIT.badInput;
   }
   const model = spec === 'offline' ? undefined : await buildModel(spec, deps);
-  const judge = createSummaryJudge(spec, { wordLimit: CALIBRATION_WORD_LIMIT, samples }, model);
-  const report = await calibrate(judge, items);
+  const report: CalibrationReport = await calibrate(createSummaryJudge(spec, { wordLimit: CALIBRATION_WORD_LIMIT, samples }, model), sets.summaries);
+  if (sets.answers) report.answers = await calibrateAnswers(createAnswerJudge(spec, model), sets.answers);
   const dir = resolve(flags.out ?? DEFAULT_CALIBRATION_OUT);
   const record = calibrationRecordPath(report.judge, dir);
   mkdirSync(join(dir, 'calibration'), { recursive: true });
   const json = `${JSON.stringify(report, null, 2)}\n`;
   writeFileSync(join(dir, 'calibration.json'), json);
   writeFileSync(record, json);
-  out(`${formatCalibrationTable(report)}\nwrote ${join(dir, 'calibration.json')} and ${record}\n`);
-  return report.errors > 0 ? EXIT.runFailed : EXIT.ok;
+  out(`${calibrationText(report)}\nwrote ${join(dir, 'calibration.json')} and ${record}\n`);
+  const errors = report.errors + (report.answers?.errors ?? 0);
+  return errors > 0 ? EXIT.runFailed : EXIT.ok;
+}
+
+/** The summary set, and the labelled answers when the folder has an `answers/` folder (a custom `--data` may not). */
+function loadSets(data: string): { summaries: CalibrationItem[]; answers?: AnswerCalibrationItem[] } {
+  const summaries = loadCalibrationSet(data);
+  const answersDir = answerCalibrationDir(data);
+  return existsSync(answersDir) ? { summaries, answers: loadAnswerCalibrationSet(answersDir) } : { summaries };
+}
+
+function calibrationText(report: CalibrationReport): string {
+  const answers = report.answers
+    ? formatAnswerCalibrationTable(report.answers)
+    : 'answer judge: not calibrated (no answers/ folder in the calibration data)';
+  return `${formatCalibrationTable(report)}\n\n${answers}`;
 }
 
 async function buildModel(spec: string, deps: CalibrateDeps): Promise<Model> {

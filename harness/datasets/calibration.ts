@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import { InputError, fileProblem, type Problem } from '../../core/errors.js';
 import { turnItems } from '../../core/items.js';
-import type { SummaryRecord, Transcript } from '../../core/types.js';
-import type { CalibrationItem } from '../../graders/calibrate.js';
+import type { Probe, SummaryRecord, Transcript } from '../../core/types.js';
+import type { AnswerCalibrationItem, CalibrationItem } from '../../graders/calibrate.js';
 import { DEFAULT_SUMMARIZER } from '../../strategies/registry.js';
 import { buildSummaryInput, loadSummaryPrompt } from '../../strategies/summary-input.js';
-import { CALIBRATION_FORMAT, calibrationSchema } from '../schema/calibration.js';
+import { ANSWER_CALIBRATION_FORMAT, CALIBRATION_FORMAT, answerCalibrationSchema, calibrationSchema } from '../schema/calibration.js';
 import { IssueMapper } from '../schema/issues.js';
 import { conversationFacts, defaultTranscriptId, dropUndefined, factsOf } from '../schema/turns.js';
 import { YamlSource } from '../yaml-source.js';
@@ -22,6 +22,7 @@ export const CALIBRATION_WORD_LIMIT = DEFAULT_SUMMARIZER.word_limit;
 export const DEFAULT_CALIBRATION_OUT = '.memeval';
 
 type CalibrationFile = z.output<typeof calibrationSchema>;
+type AnswerCalibrationFile = z.output<typeof answerCalibrationSchema>;
 
 /** Parses one calibration file; every problem is collected into `problems`. */
 export function parseCalibrationFile(text: string, file: string, problems: Problem[]): CalibrationItem[] {
@@ -71,6 +72,12 @@ function calibrationItems(parsed: CalibrationFile, file: string): CalibrationIte
 
 /** Loads every `*.yaml` of `dir` (sorted by name); all problems at once as an InputError. */
 export function loadCalibrationSet(dir: string): CalibrationItem[] {
+  return loadYamlFolder(dir, parseCalibrationFile);
+}
+
+type FileParser<T> = (text: string, file: string, problems: Problem[]) => T[];
+
+function loadYamlFolder<T>(dir: string, parse: FileParser<T>): T[] {
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => /\.ya?ml$/i.test(n)).sort();
@@ -79,9 +86,48 @@ export function loadCalibrationSet(dir: string): CalibrationItem[] {
   }
   if (names.length === 0) throw new InputError([fileProblem(dir, 'no .yaml calibration files in this folder')]);
   const problems: Problem[] = [];
-  const items = names.flatMap((n) => parseCalibrationFile(readFileSync(join(dir, n), 'utf8'), join(dir, n), problems));
+  const items = names.flatMap((n) => parse(readFileSync(join(dir, n), 'utf8'), join(dir, n), problems));
   if (problems.length > 0) throw new InputError(problems);
   return items;
+}
+
+/** The labelled answers live in `answers/` of the calibration folder. */
+export function answerCalibrationDir(dataDir: string): string {
+  return join(dataDir, 'answers');
+}
+
+/** Parses one answer calibration file; every problem is collected into `problems`. */
+export function parseAnswerCalibrationFile(text: string, file: string, problems: Problem[]): AnswerCalibrationItem[] {
+  const src = YamlSource.parse(text, file);
+  if (!src.ok || src.root === null) {
+    problems.push(...(src.ok ? [fileProblem(file, 'the file is empty')] : src.problems));
+    return [];
+  }
+  const mapper = new IssueMapper(src, ANSWER_CALIBRATION_FORMAT);
+  const result = mapper.parse(mapper.data(), answerCalibrationSchema);
+  if (!result.ok) {
+    problems.push(...result.problems);
+    return [];
+  }
+  return answerItems(result.value, file);
+}
+
+/**
+ * One item per labelled answer. The judges grade from the probe and the
+ * answer, so the transcript is an empty shell that only names the file.
+ */
+function answerItems(parsed: AnswerCalibrationFile, file: string): AnswerCalibrationItem[] {
+  const id = parsed.id ?? defaultTranscriptId(file);
+  return parsed.probes.flatMap((p) => {
+    const probe: Probe = { id: p.id, afterTurn: 0, question: p.question, answer: p.answer, mustInclude: p.must_include, facts: [], kind: p.kind };
+    const transcript: Transcript = dropUndefined({ id, title: parsed.title, tags: ['calibration'], turns: [], facts: [], probes: [probe], file });
+    return p.answers.map((a) => ({ id: `${id}/${p.id}/${a.id}`, file, label: a.label, transcript, probe, answer: a.text.trim() }));
+  });
+}
+
+/** Loads every `*.yaml` of an answers folder (sorted by name); all problems at once as an InputError. */
+export function loadAnswerCalibrationSet(dir: string): AnswerCalibrationItem[] {
+  return loadYamlFolder(dir, parseAnswerCalibrationFile);
 }
 
 // ---------------------------------------------------------------------------
@@ -108,9 +154,10 @@ function recordExists(judgeId: string, dir: string): boolean {
   const path = calibrationRecordPath(judgeId, dir);
   if (!existsSync(path)) return false;
   try {
-    const record = JSON.parse(readFileSync(path, 'utf8')) as { judge?: unknown; items?: unknown; errors?: unknown };
-    // A run in which the judge failed on some item is on file for inspection but does not count.
-    return record.judge === judgeId && typeof record.items === 'number' && record.items > 0 && record.errors === 0;
+    const record = JSON.parse(readFileSync(path, 'utf8')) as { judge?: unknown; items?: unknown; errors?: unknown; answers?: { errors?: unknown } };
+    // A run in which the judge failed on some item (summary or answer) is on file for inspection but does not count.
+    const answersClean = record.answers === undefined || record.answers.errors === 0;
+    return record.judge === judgeId && typeof record.items === 'number' && record.items > 0 && record.errors === 0 && answersClean;
   } catch {
     return false;
   }

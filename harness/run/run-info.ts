@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import type { CalibrationReport } from '../../graders/calibrate.js';
+import type { AnswerCalibrationReport, CalibrationReport, RateStats } from '../../graders/calibrate.js';
 import { calibrationRecordPath, DEFAULT_CALIBRATION_OUT } from '../datasets/calibration.js';
 import type { StrategyOptions, SummarizerOptions } from '../../strategies/registry.js';
 import { loadSummaryPrompt, promptLabel } from '../../strategies/summary-input.js';
@@ -45,10 +45,24 @@ export function judgeCalibration(judge: string, baseDir: string): JudgeCalibrati
   try {
     const report = JSON.parse(readFileSync(file, 'utf8')) as CalibrationReport;
     const criteria = report.criteria.map(({ criterion, accuracy, kappa, ci }) => ({ criterion, accuracy, kappa, ci }));
-    return { createdAt: report.createdAt, items: report.items, criteria };
+    const calibration: JudgeCalibration = { createdAt: report.createdAt, items: report.items, criteria };
+    if (report.answers) calibration.answers = answerCalibration(report.answers);
+    return calibration;
   } catch {
     return undefined;
   }
+}
+
+/** The answer judge's rates as run.json keeps them (the per-item results stay in the calibration record). */
+function answerCalibration(a: AnswerCalibrationReport): NonNullable<JudgeCalibration['answers']> {
+  const rate = ({ n, count, rate, ci }: RateStats) => ({ n, count, rate, ci });
+  return {
+    createdAt: a.createdAt,
+    items: a.items,
+    falseAccept: rate(a.falseAccept),
+    falseReject: rate(a.falseReject),
+    perLabel: a.perLabel.map((l) => ({ label: l.label, error: l.error, ...rate(l) })),
+  };
 }
 
 /** UTC timestamp plus a short hash of the config, e.g. `20261122T103000Z-3f9a1c`. */

@@ -1,12 +1,14 @@
-// A judge-calibration file as a schema (format: datasets/calibration/README.md):
+// Judge-calibration files as schemas (format: datasets/calibration/README.md):
 // a conversation excerpt in transcript form (`source:` turns, facts) and the
-// human-labelled summaries of it.
+// human-labelled summaries of it; and, under answers/, probes with
+// human-labelled answers to them.
 import { z } from 'zod';
-import type { CalibrationLabels } from '../../graders/calibrate.js';
+import { PROBE_KINDS } from '../../core/types.js';
+import { ANSWER_LABELS, type CalibrationLabels } from '../../graders/calibrate.js';
 import { quote } from '../yaml-source.js';
-import { freeform, int, list, map, text, word } from './fields.js';
+import { choice, freeform, int, isRecord, list, map, report, text, typeError, whenValid, word } from './fields.js';
 import type { YamlFormat } from './issues.js';
-import { conversationLabels, factsSchema, messageTurnSchema, uniqueIds } from './turns.js';
+import { conversationLabels, factsSchema, messageTurnSchema, phrase, uniqueIds } from './turns.js';
 
 export const CALIBRATION_FORMAT: YamlFormat = {
   root: 'the calibration file',
@@ -57,3 +59,76 @@ export const calibrationSchema = map({
   summaries: list(summarySchema, { nonEmpty: true }).superRefine(...uniqueIds('summaries', 'summary')),
   meta: freeform().optional(),
 });
+
+// ---------------------------------------------------------------------------
+// Labelled answers (datasets/calibration/answers/*.yaml)
+
+export const ANSWER_CALIBRATION_FORMAT: YamlFormat = {
+  root: 'the answer calibration file',
+  rules: [
+    { path: ['probes', '#'], label: ({ id, n }) => (id ? `probe ${quote(id)}` : `probe ${n}`) },
+    { path: ['probes', '#', 'answers', '#'], label: ({ id, n, up }) => `${id ? `answer ${quote(id)}` : `answer ${n}`} of ${up(2)}` },
+    { path: ['probes', '#', 'must_include', '#'], label: ({ up }) => `an entry of "must_include" in ${up(2)}` },
+  ],
+};
+
+/** As in transcripts: a list whose entries are a phrase or a list of alternatives (any of). */
+const mustIncludeSchema = list(
+  z.union([phrase('{label}'), list(phrase('{label}'), { nonEmpty: true })], { error: typeError('text or a list of alternatives') }),
+).transform((entries) => entries.map((e) => (typeof e === 'string' ? [e] : e)));
+
+const labelledAnswerSchema = map({
+  id: word(),
+  label: choice(ANSWER_LABELS),
+  text: text({ nonEmpty: true }),
+  note: text().optional(),
+});
+
+// Abstaining is right only where the conversation never gave the answer, and
+// a stale value or a wrong abstention needs a known answer: a label that
+// contradicts its probe's kind would count in the wrong rate.
+function labelProblem(label: string, kind: string): string | undefined {
+  if (label === 'abstain-right' && kind !== 'abstention') return `label abstain-right needs an abstention probe, not ${kind}`;
+  if ((label === 'abstain-wrong' || label === 'stale') && kind === 'abstention') return `label ${label} needs a probe whose answer is known, not an abstention probe`;
+  return undefined;
+}
+
+const labelledProbeSchema = map({
+  id: word(),
+  kind: choice(PROBE_KINDS),
+  question: text({ nonEmpty: true }),
+  /** The reference answer the judge compares with. */
+  answer: text({ nonEmpty: true }),
+  must_include: mustIncludeSchema.default(() => []),
+  answers: list(labelledAnswerSchema, { nonEmpty: true }),
+  note: text().optional(),
+}).superRefine((p, rctx) => {
+  p.answers.forEach((a, i) => {
+    const problem = labelProblem(a.label, p.kind);
+    if (problem) report(rctx, { path: ['answers', i, 'label'], message: `{label-1}: ${problem}` });
+  });
+}, whenValid('kind', 'answers'));
+
+/** An answer calibration file's keys. */
+export const answerCalibrationSchema = map({
+  id: word().optional(),
+  title: text().optional(),
+  probes: list(labelledProbeSchema, { nonEmpty: true })
+    .superRefine(...uniqueIds('probes', 'probe'))
+    .superRefine(uniqueAnswerIds, { when: (payload) => Array.isArray(payload.value) }),
+  meta: freeform().optional(),
+});
+
+/** Answer ids are unique within their probe; checked from the list of probes so "first defined at" can name the full path. */
+function uniqueAnswerIds(probes: unknown[], rctx: z.core.$RefinementCtx<unknown[]>): void {
+  probes.forEach((probe, i) => {
+    if (!isRecord(probe) || !Array.isArray(probe.answers)) return;
+    const first = new Map<string, number>();
+    probe.answers.forEach((answer: unknown, j) => {
+      if (!isRecord(answer) || typeof answer.id !== 'string') return;
+      const earlier = first.get(answer.id);
+      if (earlier === undefined) first.set(answer.id, j);
+      else report(rctx, { path: [i, 'answers', j, 'id'], message: `duplicate answer id ${quote(answer.id)} in {label-3} (first defined at {first})`, first: ['probes', i, 'answers', earlier, 'id'] });
+    });
+  });
+}

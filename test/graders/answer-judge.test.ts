@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ANSWER_VERDICT_FORMAT, LlmAnswerJudge, createAnswerJudge, strictJsonSchema } from '../../graders/answer-judge.js';
-import { SUMMARY_VERDICT_FORMAT } from '../../graders/summary-judge.js';
+import { COVERAGE_VERDICT_FORMAT, SUMMARY_VERDICT_FORMAT } from '../../graders/summary-judge.js';
 import { OpenAIModel } from '../../harness/models/openai.js';
 import type { Probe, Transcript } from '../../core/types.js';
 import { responsesBody, startFakeOpenAI, type FakeServer } from '../../scripts/lib/fake-openai.js';
@@ -112,7 +112,7 @@ function strictProblems(node: unknown, at = 'schema'): string[] {
 
 describe('reply JSON schemas', () => {
   it('are the zod reply schemas as strict structured output takes them', () => {
-    for (const format of [ANSWER_VERDICT_FORMAT, SUMMARY_VERDICT_FORMAT]) expect(strictProblems(format.schema), format.name).toEqual([]);
+    for (const format of [ANSWER_VERDICT_FORMAT, SUMMARY_VERDICT_FORMAT, COVERAGE_VERDICT_FORMAT]) expect(strictProblems(format.schema), format.name).toEqual([]);
     expect(ANSWER_VERDICT_FORMAT.schema).toEqual({
       type: 'object',
       properties: { verdict: { type: 'string', enum: ['yes', 'no'] }, reason: { type: 'string' } },

@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { calibrate, type CalibrationItem, type SummaryGrader } from '../../graders/calibrate.js';
+import {
+  calibrate,
+  calibrateAnswers,
+  formatAnswerCalibrationTable,
+  rateStats,
+  type AnswerCalibrationItem,
+  type AnswerGrader,
+  type AnswerLabel,
+  type CalibrationItem,
+  type SummaryGrader,
+} from '../../graders/calibrate.js';
+import type { JudgeVerdict } from '../../graders/types.js';
 import { accuracy, cohenKappa, kappaInterval } from '../../graders/kappa.js';
-import type { SummaryJudgement, SummaryRecord, Transcript } from '../../core/types.js';
+import type { Probe, SummaryJudgement, SummaryRecord, Transcript } from '../../core/types.js';
 
 describe('cohenKappa', () => {
   it('binary: po 0.8, pe 0.5 → 0.6', () => {
@@ -107,5 +118,49 @@ describe('calibrate', () => {
     expect(report.overallScale).toEqual({ meanAbsoluteError: 0.6, exact: 0.6, withinOne: 0.9 });
     expect(report.results[10]).toMatchObject({ id: 't/10', error: 'judge call failed: HTTP 500' });
     expect(report.results[10].judge).toBeUndefined();
+  });
+});
+
+/** Answers by text: a deterministic answer judge with known errors. */
+class AnswerTableJudge implements AnswerGrader {
+  readonly name = 'answer-table';
+  readonly modelId = 'answer-table-judge';
+  constructor(private readonly table: Map<string, JudgeVerdict['verdict']>) {}
+  async grade({ answer }: { answer: string }): Promise<JudgeVerdict> {
+    return { verdict: this.table.get(answer) ?? 'error', reason: 'table', model: this.modelId };
+  }
+}
+
+describe('calibrateAnswers', () => {
+  const probe: Probe = { id: 'gw', afterTurn: 0, question: 'Which gateway?', answer: 'vpn-eu2', mustInclude: [['vpn-eu2']], facts: [], kind: 'update' };
+  const answerItem = (i: number, label: AnswerLabel): AnswerCalibrationItem => ({ id: `a/gw/${i}`, file: 'a.yaml', label, transcript, probe, answer: `answer-${i}` });
+  // right: 4 correct (1 rejected), 1 correct-verbose; wrong: 5 wrong-on-topic (3 accepted), 2 stale (1 accepted), 1 judge error
+  const labels: AnswerLabel[] = ['correct', 'correct', 'correct', 'correct', 'correct-verbose', 'wrong-on-topic', 'wrong-on-topic', 'wrong-on-topic', 'wrong-on-topic', 'wrong-on-topic', 'stale', 'stale', 'stale'];
+  const verdicts: JudgeVerdict['verdict'][] = ['pass', 'pass', 'pass', 'fail', 'pass', 'pass', 'pass', 'pass', 'fail', 'fail', 'pass', 'fail', 'error'];
+  const items = labels.map((l, i) => answerItem(i, l));
+  const table = new Map(verdicts.flatMap((v, i) => (v === 'error' ? [] : [[`answer-${i}`, v] as const])));
+
+  it('counts false accepts over wrong answers and false rejects over right ones, with Wilson intervals', async () => {
+    const report = await calibrateAnswers(new AnswerTableJudge(table), items);
+    expect(report).toMatchObject({ judge: 'answer-table-judge', items: 13, errors: 1 });
+    // wrong answers graded: 5 on-topic + 2 stale; accepted 3 + 1
+    expect(report.falseAccept).toMatchObject({ n: 7, count: 4, rate: 0.5714 });
+    expect(report.falseReject).toMatchObject({ n: 5, count: 1, rate: 0.2 });
+    // Wilson 95% for 1/5: centre (0.2 + z²/10)/(1 + z²/5), by hand 0.0362 … 0.6245
+    expect(report.falseReject.ci).toEqual([0.0362, 0.6245]);
+    const by = Object.fromEntries(report.perLabel.map((l) => [l.label, l]));
+    expect(Object.keys(by)).toEqual(['correct', 'correct-verbose', 'stale', 'wrong-on-topic']);
+    expect(by['wrong-on-topic']).toMatchObject({ error: 'false-accept', n: 5, count: 3, rate: 0.6 });
+    expect(by.stale).toMatchObject({ error: 'false-accept', n: 2, count: 1, rate: 0.5 });
+    expect(by.correct).toMatchObject({ error: 'false-reject', n: 4, count: 1, rate: 0.25 });
+    expect(report.results[12]).toMatchObject({ id: 'a/gw/12', label: 'stale', verdict: 'error' });
+  });
+
+  it('prints a rate table with intervals', async () => {
+    const text = formatAnswerCalibrationTable(await calibrateAnswers(new AnswerTableJudge(table), items));
+    expect(text).toContain('answer judge: answer-table-judge   items: 13   errors: 1');
+    expect(text).toMatch(/all wrong answers\s+false-accept\s+57\.1% \[25\.1, 84\.2\] \(4\/7\)/);
+    expect(text).toMatch(/wrong-on-topic\s+false-accept\s+60\.0% \[23\.1, 88\.2\] \(3\/5\)/);
+    expect(rateStats(0, 0)).toEqual({ n: 0, count: 0, rate: null, ci: null });
   });
 });

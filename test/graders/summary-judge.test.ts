@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
+  COVERAGE_VERDICT_FORMAT,
   coverageQuestions,
   createSummaryJudge,
   gradeSummary,
@@ -53,7 +54,7 @@ type Verdict = {
   temporal: { verdict: 'yes' | 'no'; reason: string };
   format: { verdict: 'yes' | 'no'; reason: string };
   overall: number;
-  reasons: { coverage: string; faithfulness: string; overall: string };
+  reasons: { faithfulness: string; overall: string };
 };
 
 function verdict(over: Partial<Verdict> = {}): Verdict {
@@ -74,7 +75,7 @@ function verdict(over: Partial<Verdict> = {}): Verdict {
     temporal: { verdict: 'yes', reason: 'latest firmware' },
     format: { verdict: 'no', reason: 'headings missing' },
     overall: 3,
-    reasons: { coverage: 'serial missing', faithfulness: 'one invented serial', overall: 'usable' },
+    reasons: { faithfulness: 'one invented serial', overall: 'usable' },
     ...over,
   };
 }
@@ -82,11 +83,18 @@ function verdict(over: Partial<Verdict> = {}): Verdict {
 describe('coverage questions', () => {
   it('are fixed per due fact (superseded fact replaced by its update)', () => {
     expect(coverageQuestions({ transcript, summary })).toEqual([
-      { factId: 'os', question: 'Does the summary state that Windows 10 (also written "Win10")?' },
-      { factId: 'serial', question: 'Does the summary state that RX-88812?' },
-      { factId: 'fw-new', question: 'Does the summary state that v1.0.4 (also written "1.0.4")?' },
-      { factId: 'error', question: 'Does the summary state that error 42?' },
+      { factId: 'os', question: 'Does the summary state "Windows 10" (also written "Win10")?' },
+      { factId: 'serial', question: 'Does the summary state "RX-88812"?' },
+      { factId: 'fw-new', question: 'Does the summary state "v1.0.4" (also written "1.0.4") as the current value?' },
+      { factId: 'error', question: 'Does the summary state "error 42"?' },
     ]);
+  });
+
+  it('read as questions about a value, never as "state that <value>"', () => {
+    for (const q of coverageQuestions({ transcript, summary })) {
+      expect(q.question).toMatch(/^Does the summary state "[^"]+"/);
+      expect(q.question).not.toMatch(/state that/);
+    }
   });
 });
 
@@ -102,9 +110,16 @@ describe('LlmSummaryJudge against a local server', () => {
     model = new OpenAIModel({ name: 'judge', baseURL: server.baseURL, apiKey: 'test-key', maxAttempts: 1, timeoutMs: 10_000 });
   });
   const reply = (v: unknown) => ({ json: responsesBody(typeof v === 'string' ? v : JSON.stringify(v)) });
+  const formatOf = (body: Record<string, unknown>): string => (body.text as { format: { name: string } }).format.name;
+  /** Answers the coverage call with the coverage part of `v` and the other call with the rest. */
+  const split = (v: Verdict) => (req: { body: Record<string, unknown> }) => {
+    const { coverage, ...rest } = v;
+    return reply(formatOf(req.body) === 'coverage_verdict' ? { coverage } : rest);
+  };
+  const inputOf = (body: Record<string, unknown>): string => JSON.stringify(body.input);
 
   it('scores min(coverage, alignment) and keeps reasons and invented claims', async () => {
-    server.setHandler(() => reply(verdict()));
+    server.setHandler(split(verdict()));
     const j = await new LlmSummaryJudge(model, { wordLimit: 200 }).grade({ transcript, summary });
     expect(j).toEqual({
       model: 'openai:judge',
@@ -116,24 +131,53 @@ describe('LlmSummaryJudge against a local server', () => {
       score: 0.75,
       invented: ['unsupported: serial RX-99999'],
       reasons: {
-        coverage: 'serial missing (not covered: serial)',
+        coverage: '3/4 coverage questions answered "yes" from the summary alone (not covered: serial)',
         faithfulness: 'one invented serial',
         temporal: 'latest firmware',
         format: 'headings missing',
         overall: 'usable',
       },
     });
-    const body = server.requests[0].body;
+    expect(server.requests.map((r) => formatOf(r.body))).toEqual(['coverage_verdict', 'summary_verdict']);
+    const body = server.requests[1].body;
     expect(body.temperature).toBe(0);
     expect((body.text as { format: { name: string; schema: unknown } }).format).toMatchObject({
       type: 'json_schema',
       name: 'summary_verdict',
       schema: SUMMARY_VERDICT_FORMAT.schema,
     });
-    const prompt = JSON.stringify(body.input);
-    expect(prompt).toContain('[serial] Does the summary state that RX-88812?');
+    const prompt = inputOf(body);
     expect(prompt).toContain('REQUIRED HEADINGS: Product & Environment | Reported Issue');
     expect(prompt).toContain('WORD LIMIT: 200');
+    expect(prompt).not.toContain('RX-88812?');
+  });
+
+  it('asks the coverage questions against the summary alone, never with the source in view', async () => {
+    server.setHandler(split(verdict()));
+    await new LlmSummaryJudge(model, { wordLimit: 200 }).grade({ transcript, summary });
+    const coverage = server.requests[0].body;
+    expect((coverage.text as { format: { schema: unknown } }).format.schema).toEqual(COVERAGE_VERDICT_FORMAT.schema);
+    const prompt = inputOf(coverage);
+    expect(prompt).toContain('[serial] Does the summary state \\"RX-88812\\"?');
+    expect(prompt).toContain('error 42; serial RX-99999');
+    // the source turns are not in the coverage call, neither as the request's user text nor as turns
+    expect(prompt).not.toContain("Router won't connect");
+    expect(prompt).not.toContain('SOURCE');
+    expect(JSON.stringify(coverage)).not.toContain('Firmware v1.0.3, serial RX-88812');
+  });
+
+  it('gives a summary without claims faithfulness 0, not 1', async () => {
+    server.setHandler(split(verdict({ claims: [] })));
+    const j = await new LlmSummaryJudge(model, { wordLimit: 200 }).grade({ transcript, summary });
+    expect(j.faithfulness).toBe(0);
+    expect(j.score).toBe(0);
+  });
+
+  it('makes no coverage call when no fact is due', async () => {
+    server.setHandler(split(verdict()));
+    const j = await new LlmSummaryJudge(model, { wordLimit: 200 }).grade({ transcript: { ...transcript, facts: [] }, summary });
+    expect(server.requests.map((r) => formatOf(r.body))).toEqual(['summary_verdict']);
+    expect(j.coverage).toBe(1);
   });
 
   it('takes the majority for yes/no and the median for numbers over samples', async () => {
@@ -142,9 +186,10 @@ describe('LlmSummaryJudge against a local server', () => {
       verdict({ overall: 4, coverage: verdict().coverage.map((c) => ({ ...c, answer: 'yes' as const })) }),
       verdict({ overall: 5, claims: verdict().claims.slice(0, 4) }),
     ];
-    server.setHandler((_req, i) => reply(replies[i]));
+    // two calls per sample: coverage, then the rest
+    server.setHandler((req, i) => split(replies[Math.floor(i / 2)])(req));
     const j = await new LlmSummaryJudge(model, { wordLimit: 200, samples: 3 }).grade({ transcript, summary });
-    expect(server.requests).toHaveLength(3);
+    expect(server.requests).toHaveLength(6);
     expect(j.coverage).toBe(0.75); // serial: yes in 1 of 3 samples
     expect(j.faithfulness).toBe(0.8); // median of 0.8, 0.8, 1
     expect(j.temporal).toBe(1); // yes in 2 of 3
@@ -154,25 +199,25 @@ describe('LlmSummaryJudge against a local server', () => {
   });
 
   it.each([
-    ['invalid JSON', 'The summary looks fine.'],
-    ['an out-of-range overall', JSON.stringify(verdict({ overall: 7 }))],
-    ['a skipped coverage question', JSON.stringify(verdict({ coverage: verdict().coverage.slice(1) }))],
-  ])('turns %s into an error with zero scores', async (_l, text) => {
-    server.setHandler(() => reply(text));
+    ['invalid JSON', () => reply('The summary looks fine.')],
+    ['an out-of-range overall', split(verdict({ overall: 7 }))],
+    ['a skipped coverage question', split(verdict({ coverage: verdict().coverage.slice(1) }))],
+  ])('turns %s into an error with zero scores', async (_l, handler) => {
+    server.setHandler(handler);
     const j = await new LlmSummaryJudge(model, { wordLimit: 200 }).grade({ transcript, summary });
     expect(j.error).toBeTruthy();
     expect([j.coverage, j.faithfulness, j.temporal, j.format, j.overall, j.score]).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
   it('fails the judgement when any sample fails (HTTP 500)', async () => {
-    server.setHandler((_req, i) => (i === 1 ? { json: { error: { message: 'down' } }, status: 500 } : reply(verdict())));
+    server.setHandler((req, i) => (i === 3 ? { json: { error: { message: 'down' } }, status: 500 } : split(verdict())(req)));
     const j = await new LlmSummaryJudge(model, { wordLimit: 200, samples: 3 }).grade({ transcript, summary });
     expect(j.error).toMatch(/judge call failed/);
     expect(j.score).toBe(0);
   });
 
   it('gradeSummary runs checks, the judge and drift', async () => {
-    server.setHandler(() => reply(verdict()));
+    server.setHandler(split(verdict()));
     const previous = { ...summary, index: 1, text: 'Windows 10, serial RX-88812, firmware v1.0.3' };
     const g = await gradeSummary({ transcript, summary: { ...summary, index: 2 }, previous }, { wordLimit: 200 }, createSummaryJudge('openai:judge', { wordLimit: 200 }, model));
     expect(g.checks.unsupported).toEqual(['RX-99999']);

@@ -58,6 +58,13 @@ describe('report.html denominators and errors', () => {
     expect(html).not.toContain('graded only: 90.0%'); // no errors, nothing to set beside it
   });
 
+  it('shows each strategy against the baseline with raw and Holm p, marking a significant one', () => {
+    const run = bulkRun({ runId: 'r', strategies: ['a', 'b', 'c'], transcripts: 10, probesPer: 4, passes: (s, t, p) => s !== 'b' || !(p < 2 && t < 6) });
+    const html = renderReport(run);
+    expect(html).toContain('<span class="bad">* vs a: -30.0 pts, p = 0.000488, Holm p = 0.000977</span>');
+    expect(html).toContain('<span class="muted">vs a: 0.0 pts, p = 1.00, Holm p = 1.00</span>');
+  });
+
   it('lists errors per stage with the first message, escaped', () => {
     const run = sampleRun();
     run.probes.find((p) => p.error)!.error = 'HTTP 500 <b>upstream</b>';

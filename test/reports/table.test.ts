@@ -52,6 +52,15 @@ describe('formatTable', () => {
     for (const id of ['a', 'b']) expect(text.split('\n').find((l) => l.startsWith(`${id} `))!.trim().split(/\s+/).at(-1)).toBe('48');
   });
 
+  it('warns when the judge passes far more answers than exact match', () => {
+    const run = bulkRun({ runId: 'lenient', strategies: ['s'], transcripts: 4, probesPer: 4, passes: () => true });
+    run.probes.forEach((p, i) => Object.assign(p, { exact: i < 3, judge: { verdict: 'pass', reason: 'looks right', model: 'openai:judge' } }));
+    const text = formatTable(run);
+    expect(text).toMatch(/warning: s: the judge passed 100\.0% of 16 answers, exact match 18\.8%/);
+    run.probes.forEach((p) => Object.assign(p, { exact: true }));
+    expect(formatTable(run)).not.toMatch(/warning:/);
+  });
+
   it('starts with the status when the run is not complete (the command prints the reason)', () => {
     const run = sampleRun({ status: 'incomplete' });
     run.info.failure = '1 of 30 probe answers (answer model) errored.';

@@ -6,7 +6,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calibrateCommand } from '../../../harness/commands/calibrate.js';
 import { calibrationRecordPath, hasCalibration } from '../../../harness/datasets/calibration.js';
 import { OpenAIModel } from '../../../harness/models/openai.js';
-import { startFakeOpenAI, type FakeServer } from '../../../scripts/lib/fake-openai.js';
+import { judgeCalibrationSchema } from '../../../core/schema/run.js';
+import { judgeCalibration } from '../../../harness/run/run-info.js';
+import { onTopicFlag } from '../../../reports/judge.js';
+import { responsesBody, startFakeOpenAI, type FakeReply, type RecordedRequest, type FakeServer } from '../../../scripts/lib/fake-openai.js';
+
+/** A judge that says yes to everything: every answer passes, every coverage question is "yes". */
+function yesJudge(req: RecordedRequest): FakeReply {
+  const format = (req.body.text as { format: { name: string } }).format.name;
+  const reply = (v: unknown): FakeReply => ({ json: responsesBody(JSON.stringify(v)) });
+  if (format === 'answer_verdict') return reply({ verdict: 'yes', reason: 'looks right' });
+  if (format === 'coverage_verdict') {
+    const ids = [...JSON.stringify(req.body.input).matchAll(/\[([\w.-]+)\] Does the summary/g)].map((m) => m[1]);
+    return reply({ coverage: ids.map((id) => ({ id, answer: 'yes' })) });
+  }
+  return reply({
+    claims: [{ claim: 'all good', verdict: 'supported' }],
+    temporal: { verdict: 'yes', reason: 'ok' },
+    format: { verdict: 'yes', reason: 'ok' },
+    overall: 5,
+    reasons: { faithfulness: 'ok', overall: 'ok' },
+  });
+}
 
 describe('memeval calibrate', () => {
   let server: FakeServer;
@@ -39,6 +60,48 @@ describe('memeval calibrate', () => {
     expect(hasCalibration('openai:gpt-4.1-mini', out)).toBe(false);
   });
 
+  it('grades the labelled answers too and keeps both in the record', async () => {
+    let printed = '';
+    const base = tempDir();
+    const dir = join(base, '.memeval');
+    expect(await calibrateCommand(['--out', dir], { stdout: (t) => (printed += t) })).toBe(0);
+    expect(printed).toMatch(/answer judge: offline\s+items: \d+\s+errors: 0/);
+    expect(printed).toMatch(/all wrong answers\s+false-accept\s+\d+\.\d% \[\d+\.\d, \d+\.\d\] \(\d+\/\d+\)/);
+    expect(printed).toMatch(/wrong-on-topic\s+false-accept/);
+    expect(printed).toMatch(/stale\s+false-accept/);
+    const report = JSON.parse(readFileSync(calibrationRecordPath('offline', dir), 'utf8'));
+    expect(report.answers.items).toBeGreaterThanOrEqual(40);
+    expect(report.answers.falseAccept.n + report.answers.falseReject.n).toBe(report.answers.items);
+    // a run in this project records the answer judge's rates beside the summary criteria
+    const info = judgeCalibration('offline', base);
+    expect(info?.answers?.perLabel.map((l) => l.label)).toContain('wrong-on-topic');
+    expect(judgeCalibrationSchema.parse(info)).toEqual(info);
+    // and run.json files recorded before answer calibration stay valid
+    const { answers: _answers, ...older } = info!;
+    expect(judgeCalibrationSchema.safeParse(older).success).toBe(true);
+  });
+
+  it('calibrates an LLM judge against a local server; a judge that says yes to everything is flagged', async () => {
+    const yes = await startFakeOpenAI(yesJudge);
+    try {
+      const base = tempDir();
+      let printed = '';
+      const code = await calibrateCommand(['--judge', 'openai:yes', '--out', join(base, '.memeval')], {
+        stdout: (t) => (printed += t),
+        makeModel: () => new OpenAIModel({ name: 'yes', baseURL: yes.baseURL, apiKey: 'test-key', maxAttempts: 1, timeoutMs: 10_000 }),
+      });
+      expect(code).toBe(0);
+      expect(printed).toMatch(/all wrong answers\s+false-accept\s+100\.0%/);
+      expect(printed).toMatch(/all right answers\s+false-reject\s+0\.0%/);
+      const info = judgeCalibration('openai:yes', base);
+      expect(info?.answers?.falseAccept.rate).toBe(1);
+      expect(onTopicFlag({ judgeCalibration: info })).toMatch(/^FLAG: the judge passed 100\.0%/);
+      expect(hasCalibration('openai:yes', join(base, '.memeval'))).toBe(true);
+    } finally {
+      await yes.close();
+    }
+  });
+
   it('exits 3 and records the errors when the judge fails', async () => {
     const dir = tempDir();
     const code = await calibrateCommand(['--judge', 'openai:j', '--out', dir], {
@@ -49,11 +112,16 @@ describe('memeval calibrate', () => {
     const report = JSON.parse(readFileSync(calibrationRecordPath('openai:j', dir), 'utf8'));
     expect(report.errors).toBe(report.items);
     expect(report.criteria[0].n).toBe(0);
+    expect(report.answers.errors).toBe(report.answers.items);
+    expect(report.answers.falseAccept.rate).toBeNull();
     // a run with judge failures is kept for inspection but is no calibration
     expect(hasCalibration('openai:j', dir)).toBe(false);
     writeFileSync(calibrationRecordPath('openai:gpt-x', dir), JSON.stringify({ judge: 'openai:gpt-x', items: 3, errors: 0 }));
     expect(hasCalibration('gpt-x', dir)).toBe(true);
     expect(hasCalibration('openai:gpt-x', dir)).toBe(true);
+    // an answer judge that failed on some answer does not count either
+    writeFileSync(calibrationRecordPath('openai:gpt-y', dir), JSON.stringify({ judge: 'openai:gpt-y', items: 3, errors: 0, answers: { errors: 1 } }));
+    expect(hasCalibration('openai:gpt-y', dir)).toBe(false);
     expect(JSON.stringify(report)).not.toContain('test-key');
   });
 
