@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { userMessage } from '../core/items.js';
 import type { JsonSchemaFormat, Model } from '../core/model.js';
 import type { ProbeKind } from '../core/types.js';
-import { isAbstention, mustIncludePass, tokenF1 } from './exact.js';
+import { isAbstention, mustIncludePass, tokenF1, undercutsReference } from './exact.js';
 import type { AnswerInput, Grader, JudgeVerdict } from './types.js';
 
 /** What each probe kind asks of a correct answer; shown to the judge verbatim. */
@@ -135,7 +135,9 @@ export class LlmAnswerJudge implements Grader<AnswerInput, JudgeVerdict> {
  * The offline judge is a fixed rule, not a language model:
  * - abstention probes pass iff the answer abstains (`isAbstention`);
  * - other probes pass iff every `must_include` entry is present, or, when a probe
- *   has no `must_include`, iff token F1 against the reference is at least 0.5.
+ *   has no `must_include`, iff token F1 against the reference is at least 0.5
+ *   and the answer does not take it back (abstain, guess, hedge or negate where
+ *   the reference does not: `undercutsReference`).
  */
 export class OfflineAnswerJudge implements Grader<AnswerInput, JudgeVerdict> {
   readonly name = 'offline-answer-rule';
@@ -162,6 +164,9 @@ export function offlineVerdict({ probe, answer }: AnswerInput): JudgeVerdict {
   }
   const f1 = tokenF1(answer, probe.answer);
   const shown = f1.toFixed(2);
+  if (f1 >= OFFLINE_F1_THRESHOLD && undercutsReference(answer, probe.answer)) {
+    return { verdict: 'fail', reason: `rule: token F1 ${shown}, but the answer abstains, hedges or negates it`, model };
+  }
   return f1 >= OFFLINE_F1_THRESHOLD
     ? { verdict: 'pass', reason: `rule: token F1 ${shown} ≥ ${OFFLINE_F1_THRESHOLD}`, model }
     : { verdict: 'fail', reason: `rule: token F1 ${shown} < ${OFFLINE_F1_THRESHOLD}`, model };

@@ -1,34 +1,101 @@
-// Deterministic answer checks: must_include matching, LoCoMo-style token F1 and
-// abstention detection. No model is involved, so these are exact and repeatable.
-import { containsPhrase, normalizeText, stem } from '../core/text.js';
-
-/** True when every `mustInclude` entry has at least one alternative in `answer` (normalised match). */
-export function mustIncludePass(answer: string, mustInclude: string[][]): boolean {
-  return mustInclude.every((alternatives) => alternatives.some((phrase) => containsPhrase(answer, phrase)));
-}
-
-// LoCoMo's normalize_answer drops these four words before counting tokens.
-const DROPPED_WORDS = new Set(['a', 'an', 'the', 'and']);
+// Deterministic answer checks: must_include matching, LoCoMo token F1 and abstention
+// detection. No model is involved, so these are exact and repeatable. The offline judge is
+// built from them, so each check is written to resist answers that only look right:
+// a value that is denied, hedged, offered next to another value or guessed after "I don't know".
+import { porterStem } from '../core/porter.js';
+import { containsNormalized, normalizeAnswer, normalizeText, occurrencesNormalized } from '../core/text.js';
 
 /**
- * Tokens as LoCoMo counts them: normalised, articles and "and" dropped, lightly stemmed.
- * LoCoMo runs a Porter stemmer; the `answer` stem keeps only its plural and -ing/-ed
- * steps, which is enough for short factual answers and keeps the score easy to compute by hand.
+ * True when every `mustInclude` entry has at least one alternative the answer asserts: present
+ * as whole words (after `normalizeAnswer`), in a clause that does not negate it, hedge it or
+ * offer another value beside it, and not after the answer has said it does not know.
  */
-export function answerTokens(text: string): string[] {
-  return normalizeText(text)
-    .split(' ')
-    .filter((w) => w.length > 0 && !DROPPED_WORDS.has(w))
-    .map((w) => stem(w, 'answer'));
+export function mustIncludePass(answer: string, mustInclude: string[][]): boolean {
+  const clauses = answerClauses(answer);
+  const whole = normalizeAnswer(answer);
+  return mustInclude.every((alternatives) =>
+    alternatives.some((phrase) => asserts(clauses, whole, normalizeAnswer(phrase))),
+  );
 }
 
-/** Token-overlap F1 between an answer and the reference (0 when either side has no tokens). */
-export function tokenF1(answer: string, reference: string): number {
-  const predicted = answerTokens(answer);
-  const gold = answerTokens(reference);
-  if (predicted.length === 0 || gold.length === 0) return 0;
+interface Clause {
+  text: string; // normalised with normalizeAnswer
+  abstains: boolean;
+  hedged: boolean;
+}
+
+// Negation and hedging only reach as far as the clause they are in: "It's RMA-66120, not RMA-66121".
+// A comma before "or" does not end the clause, so "X, or Y" still offers a second value.
+const CLAUSE_BREAK = /[;!?\n()]|,(?=\s|$)(?!\s+or\b)|[.:](?=\s|$)|\s[-\u2013\u2014]+\s|\u2014|\bbut\b|\bhowever\b/i;
+const HEDGES = /\b(maybe|perhaps|possibly|either|guess|unsure)\b/;
+// "could be X" hedges X; "may be carried over by 31 March" does not, so modals count only right before the value.
+const MODALS = new Set(['could', 'might', 'may']);
+
+function answerClauses(answer: string): Clause[] {
+  return answer
+    .split(CLAUSE_BREAK)
+    .map((raw) => {
+      const text = normalizeAnswer(raw);
+      return { text, abstains: abstains(raw), hedged: HEDGES.test(text) };
+    })
+    .filter((clause) => clause.text.length > 0);
+}
+
+function asserts(clauses: Clause[], whole: string, phrase: string): boolean {
+  if (!containsNormalized(whole, phrase)) return false;
+  let abstained = false;
+  let seen = false;
+  for (const clause of clauses) {
+    const found = occurrencesNormalized(clause.text, phrase);
+    if (found.length > 0) {
+      seen = true;
+      if (!abstained && !clause.hedged && found.some((at) => !qualifiedAt(clause.text, phrase, at))) return true;
+    }
+    abstained ||= clause.abstains;
+  }
+  // A phrase split across a clause break ("Dr. Smith") is judged on the answer as a whole.
+  return !seen && !abstained;
+}
+
+// Normalised, so "isn't" is "isnt". "no" only counts before the value ("there is no RMA-1"),
+// because after it ("RMA-1 with no changes") it rarely denies the value.
+const NEGATIONS = new Set([
+  'not', 'never', 'nor', 'neither', 'isnt', 'wasnt', 'arent', 'werent', 'dont', 'doesnt', 'didnt',
+  'cannot', 'cant', 'wont', 'hasnt', 'havent', 'hadnt', 'couldnt', 'wouldnt', 'shouldnt', 'aint',
+]);
+// "Don't forget RMA-66120", "not only X": the negation is about something else.
+const NOT_ABOUT_THE_VALUE = new Set(['forget', 'lose', 'miss', 'worry', 'hesitate', 'only', 'just']);
+
+/** True when the occurrence at `at` is denied by a nearby negation or set against another value with "or". */
+function qualifiedAt(text: string, phrase: string, at: number): boolean {
+  const before = text.slice(0, at).split(' ').filter(Boolean).slice(-4);
+  const after = text.slice(at + phrase.length).split(' ').filter(Boolean).slice(0, 3);
+  if (before.at(-1) === 'or' || after[0] === 'or') return true;
+  if (before.at(-1) === 'be' && MODALS.has(before.at(-2) ?? '')) return true;
+  const negatedBefore = before.some((w, i) => (NEGATIONS.has(w) || w === 'no') && !NOT_ABOUT_THE_VALUE.has(before[i + 1] ?? ''));
+  return negatedBefore || after.some((w) => NEGATIONS.has(w));
+}
+
+/**
+ * Tokens as the LoCoMo scorer counts them: `normalizeAnswer`, then the Porter (1980) stem of
+ * every token, so "running"/"runs" and "connection"/"connected" count as the same word.
+ */
+export function answerTokens(text: string): string[] {
+  const normalized = normalizeAnswer(text);
+  return normalized.length === 0 ? [] : normalized.split(' ').map(porterStem);
+}
+
+/**
+ * Token F1 as LoCoMo's evaluation computes it (SQuAD normalisation, Porter stems, each gold
+ * token matched at most as often as it occurs); 0 when either side has no tokens. It differs
+ * only where `normalizeAnswer` writes numbers one way (`1200.0` = `1200`, signs kept).
+ */
+export function officialF1(prediction: string, gold: string): number {
+  const predicted = answerTokens(prediction);
+  const reference = answerTokens(gold);
+  if (predicted.length === 0 || reference.length === 0) return 0;
   const remaining = new Map<string, number>();
-  for (const t of gold) remaining.set(t, (remaining.get(t) ?? 0) + 1);
+  for (const t of reference) remaining.set(t, (remaining.get(t) ?? 0) + 1);
   let common = 0;
   for (const t of predicted) {
     const left = remaining.get(t) ?? 0;
@@ -39,11 +106,16 @@ export function tokenF1(answer: string, reference: string): number {
   }
   if (common === 0) return 0;
   const precision = common / predicted.length;
-  const recall = common / gold.length;
+  const recall = common / reference.length;
   return (2 * precision * recall) / (precision + recall);
 }
 
-// Phrasings of "I was not told that". Matched on normalised text, so apostrophes are plain `'`.
+/** The F1 a probe record and the offline judge report: the official one, so it compares with published LoCoMo F1. */
+export function tokenF1(answer: string, reference: string): number {
+  return officialF1(answer, reference);
+}
+
+// Phrasings of "I was not told that". Matched on normalizeText output, so apostrophes are plain `'`.
 const ABSTENTION_PATTERNS: RegExp[] = [
   /\b(i|we) (do not|don't|dont) (know|have|recall|see)\b/,
   /\b(i'm|i am|im) (not sure|not aware|unsure|unable to (tell|say|determine|find))\b/,
@@ -51,17 +123,41 @@ const ABSTENTION_PATTERNS: RegExp[] = [
   /\b(was|were|is|has|have|had)( not|n't) (been )?(mentioned|given|provided|stated|specified|shared|said|told|discussed|included|recorded)\b/,
   /\b(never|not) (been )?(mentioned|given|provided|stated|specified|shared|said|told|discussed)\b/,
   /\b(did not|didn't|didnt|have not|haven't|has not|hasn't|never) (mention|say|tell|give|share|provide|specify|state)\b/,
-  /\bno (information|record|mention|details?|data|indication)\b/,
+  // "no data" alone is too broad ("no data loss"); it must be about the information itself.
+  /\bno (information|info|records?|mention|details?|data|indication)( (about|on|of|regarding|for|in|was|were|is|has|given|provided|available|yet)\b|$)/,
+  /\bno idea\b/,
   /\b(not|isn't|is not) (in|part of) (the|our|this) (conversation|context|history|record)\b/,
-  // Bare "unknown" is too broad ("error: unknown host" is a claim); it must be what the answer asserts.
+  // Bare "unknown" is too broad ("unknown host db-2" is a claim); it must be what the answer asserts.
   /\b(is|are|was|were|remains?) (still )?unknown\b/,
-  /^unknown\b/,
-  /\bnot (known|available)\b/,
+  /^unknown$/,
+  // "db-1 is not available" is a claim about db-1; only the information itself being unavailable abstains.
+  /\b(information|info|details?|data|answer|that)( is| was| are| were)? not (known|available)\b/,
 ];
 
-/** True when the answer says the information is unknown or was never given. */
+// A guess after "I don't know" makes the answer neither a clean abstention nor a claim.
+const GUESSES = /\b(maybe|perhaps|possibly|probably|likely|either)\b|\b(i|we) (think|believe|guess|suspect)\b|\b(might|could|may) (be|have been)\b|\bmy (best )?guess\b/;
+
+function abstains(text: string): boolean {
+  const normalized = normalizeText(text);
+  return normalized.length > 0 && ABSTENTION_PATTERNS.some((re) => re.test(normalized));
+}
+
+/** True when the answer says the information is unknown or was never given, and does not go on to guess. */
 export function isAbstention(answer: string): boolean {
-  const text = normalizeText(answer);
-  if (text.length === 0) return false;
-  return ABSTENTION_PATTERNS.some((re) => re.test(text));
+  return abstains(answer) && !GUESSES.test(normalizeText(answer));
+}
+
+/**
+ * For answers graded by F1 alone (a probe without `must_include`): true when the
+ * answer takes back what its words share with the reference — it abstains,
+ * guesses, hedges, or negates where the reference does not. Word overlap alone
+ * would pass "it is not the Lisbon office" against "the Lisbon office".
+ */
+export function undercutsReference(answer: string, reference: string): boolean {
+  const clauses = answerClauses(answer);
+  if (clauses.some((c) => c.hedged) || GUESSES.test(normalizeText(answer))) return true;
+  // A reference may itself read like a refusal ("lunch is not included"); only what it does not say counts.
+  if (clauses.some((c) => c.abstains) && !answerClauses(reference).some((c) => c.abstains)) return true;
+  const negated = (text: string) => normalizeAnswer(text).split(' ').some((w) => NEGATIONS.has(w));
+  return negated(answer) && !negated(reference);
 }

@@ -37,14 +37,14 @@ export function contentStems(text: string): Set<string> {
   for (const word of normalizeText(text).split(' ')) {
     if (word.length === 0 || STOP_WORDS.has(word)) continue;
     if (word.length < 2 && !/\d/.test(word)) continue;
-    out.add(stem(word, 'reader'));
+    out.add(stem(word));
   }
   return out;
 }
 
 /** Stemmed identifiers of a text, so they compare with content stems. */
 function identifierStems(text: string): Set<string> {
-  return new Set([...identifiers(text)].map((id) => stem(id, 'reader')));
+  return new Set([...identifiers(text)].map((id) => stem(id)));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ANSWER_VERDICT_FORMAT, LlmAnswerJudge, createAnswerJudge, strictJsonSchema } from '../../graders/answer-judge.js';
+import { ANSWER_VERDICT_FORMAT, LlmAnswerJudge, createAnswerJudge, offlineVerdict, strictJsonSchema } from '../../graders/answer-judge.js';
 import { COVERAGE_VERDICT_FORMAT, SUMMARY_VERDICT_FORMAT } from '../../graders/summary-judge.js';
 import { OpenAIModel } from '../../harness/models/openai.js';
 import type { Probe, Transcript } from '../../core/types.js';
@@ -126,5 +126,25 @@ describe('reply JSON schemas', () => {
     const reply = z.object({ a: z.string(), b: z.number().optional(), c: z.object({ d: z.string() }) });
     expect(strictProblems(z.toJSONSchema(reply))).not.toEqual([]);
     expect(strictProblems(strictJsonSchema(reply))).toEqual([]);
+  });
+});
+
+describe('the offline rule on probes graded by F1 alone', () => {
+  const byF1: Probe = { id: 'office', afterTurn: 1, question: 'Which office am I moving to?', answer: 'the Lisbon office on Rua Augusta', mustInclude: [], facts: [], kind: 'recall' };
+  const verdict = (answer: string) => offlineVerdict({ transcript, probe: byF1, answer }).verdict;
+
+  it('passes a paraphrase that shares the reference words', () => {
+    expect(verdict('You are moving to the Lisbon office on Rua Augusta.')).toBe('pass');
+  });
+
+  it('fails word overlap that is negated, hedged or a guess after abstaining', () => {
+    expect(verdict('It is not the Lisbon office on Rua Augusta.')).toBe('fail');
+    expect(verdict('Maybe the Lisbon office on Rua Augusta.')).toBe('fail');
+    expect(verdict("I don't know, perhaps the Lisbon office on Rua Augusta.")).toBe('fail');
+  });
+
+  it('keeps a negation the reference itself makes', () => {
+    const negative: Probe = { ...byF1, id: 'lunch', question: 'Is lunch included?', answer: 'lunch is not included' };
+    expect(offlineVerdict({ transcript, probe: negative, answer: 'No, lunch is not included.' }).verdict).toBe('pass');
   });
 });

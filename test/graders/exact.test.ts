@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAnswerJudge, OfflineAnswerJudge } from '../../graders/answer-judge.js';
+import { createAnswerJudge, OfflineAnswerJudge, offlineVerdict } from '../../graders/answer-judge.js';
 import { answerTokens, isAbstention, mustIncludePass, tokenF1 } from '../../graders/exact.js';
 import type { Probe, Transcript } from '../../core/types.js';
 
@@ -18,12 +18,39 @@ describe('mustIncludePass', () => {
     expect(mustIncludePass('Windows 100, 1.0.3', must)).toBe(false);
     expect(mustIncludePass('anything', [])).toBe(true);
   });
+
+  it.each([
+    ['$1,200', '1200'],
+    ['It costs $1,200.00.', '1,200'],
+    ['1200.0', '$1,200'],
+    ['Send it by e-mail', 'email'],
+    ['the U.S. office', 'US'],
+    ['15%', '15 percent'],
+    ['15 percent', '15%'],
+    ['a 15% discount', '15'],
+    ['−5 °C', '-5'],
+    ['minus 5', '-5'],
+    ['SEV1', 'SEV-1'],
+    ['{"order":"BC-4471829","size":"10"}', 'BC-4471829'],
+    ['{"delta":-5}', '-5'],
+  ])('matches %j to %j as the official normalisation does', (answer, phrase) => {
+    expect(mustIncludePass(answer, [[phrase]])).toBe(true);
+  });
+
+  it.each([
+    ['1.5', '15'],
+    ['12,000', '1,200'],
+    ['5', '-5'],
+    ['-5', '5'],
+  ])('keeps %j apart from %j (decimal point and sign are part of the number)', (answer, phrase) => {
+    expect(mustIncludePass(answer, [[phrase]])).toBe(false);
+  });
 });
 
-describe('tokenF1 (LoCoMo style)', () => {
+describe('tokenF1 (LoCoMo: official normalisation, Porter stems)', () => {
   it('drops articles and "and", counts overlapping tokens', () => {
-    // answer tokens: router was reset twice; reference: router reset two time → 2 common, P=2/4, R=2/4
-    expect(answerTokens('The router was reset twice')).toEqual(['router', 'was', 'reset', 'twice']);
+    // answer tokens: router wa reset twice; reference: router reset two time → 2 common, P=2/4, R=2/4
+    expect(answerTokens('The router was reset twice')).toEqual(['router', 'wa', 'reset', 'twice']);
     expect(tokenF1('The router was reset twice', 'router reset two times')).toBeCloseTo(0.5, 10);
   });
   it('stems plurals, so codes = code; F1 = 2·(3/4)·1/(3/4+1)', () => {
@@ -37,9 +64,16 @@ describe('tokenF1 (LoCoMo style)', () => {
     expect(tokenF1('', 'red')).toBe(0);
     expect(tokenF1('the', 'a')).toBe(0);
   });
-  it('stems lightly and leaves identifiers alone', () => {
-    expect(answerTokens('resetting batteries called status v1.0.3s')).toEqual(['reset', 'battery', 'call', 'status', 'v1.0.3s']);
+  it('stems every token with Porter, identifiers included', () => {
+    expect(answerTokens('resetting batteries called status v1.0.3s')).toEqual(['reset', 'batteri', 'call', 'statu', 'v1.0.3']);
     expect(tokenF1('I reset the router', 'resetting router')).toBeCloseTo(0.8, 10);
+  });
+  it('no longer fails a right value for its punctuation or format', () => {
+    // "$1,200" was one token "1,200" that never met "1200"; now both are "1200".
+    expect(tokenF1('It costs $1,200', '1200 dollars')).toBeCloseTo(0.4, 10);
+    expect(tokenF1('send an e-mail', 'email')).toBeCloseTo(2 / 3, 10);
+    expect(tokenF1('the U.S. office', 'US')).toBeCloseTo(2 / 3, 10);
+    expect(tokenF1('1200.0', '1,200')).toBe(1);
   });
 });
 
@@ -51,11 +85,95 @@ describe('isAbstention', () => {
     "I'm not sure; there is no information about that.",
     'The warranty date is unknown.',
     'I cannot tell from our conversation.',
+    'I have no idea.',
+    "I'm not sure.",
+    'There is no information about that.',
+    'That was never mentioned.',
+    "I can't find that.",
+    'Unknown.',
+    'That information is not available.',
   ])('abstains: %s', (text) => expect(isAbstention(text)).toBe(true));
-  it.each(['Your firmware is v1.0.4.', 'You are on Windows 10.', '', 'I know: it is error 42.', 'The router showed "unknown host".'])(
-    'claims: %s',
-    (text) => expect(isAbstention(text)).toBe(false),
-  );
+  it.each([
+    'Your firmware is v1.0.4.',
+    'You are on Windows 10.',
+    '',
+    'I know: it is error 42.',
+    'The router showed "unknown host".',
+    'Unknown host db-2',
+    'db-1 is not available.',
+    'There was no data loss.',
+    "I don't know, perhaps RMA-66120.",
+    "I'm not sure, but I think it's RMA-66120.",
+  ])('does not abstain: %s', (text) => expect(isAbstention(text)).toBe(false));
+});
+
+// A crafted wrong answer next to the right answer to the same probe. The offline rule must
+// fail every wrong one and pass every right one. `abstain` is an abstention probe; otherwise
+// the entry is the probe's must_include.
+type Crafted = [expected: 'abstain' | string[][], wrong: string, right: string];
+const RMA = [['RMA-66120']];
+const CRAFTED: Crafted[] = [
+  // negation
+  [RMA, 'It is not RMA-66120.', 'It is RMA-66120.'],
+  [RMA, 'RMA-66120 is not the number.', 'RMA-66120 is the number.'],
+  [RMA, "Your RMA isn't RMA-66120.", 'Your RMA is RMA-66120.'],
+  [RMA, 'It was never RMA-66120.', 'It was always RMA-66120.'],
+  [RMA, 'There is no RMA-66120 on file.', 'RMA-66120 is on file.'],
+  [RMA, "I don't think it's RMA-66120.", "Don't lose RMA-66120; you need it for the return."],
+  [[['1.0.4']], 'The firmware is not v1.0.4 yet.', 'The firmware is v1.0.4 now, not v1.0.3.'],
+  // hedging and a second value offered
+  [RMA, 'Maybe RMA-66120 or RMA-66121.', 'RMA-66120.'],
+  [RMA, "It's RMA-66120 or RMA-66121.", "It's RMA-66120, not RMA-66121."],
+  [RMA, 'Perhaps RMA-66120.', 'Definitely RMA-66120.'],
+  [[['May 8']], 'Either May 8 or May 12.', 'May 8 (moved from May 12).'],
+  [RMA, 'It could be RMA-66120.', 'It is RMA-66120.'],
+  [[['31 March']], 'It might be 31 March.', 'Leave may be carried over until 31 March.'],
+  [RMA, "It's RMA-66120, or RMA-66121.", "It's RMA-66120; RMA-66121 was the old one."],
+  [[['5B']], 'Apt 5B or 5C.', 'Your address is now 418 Alder Street, Apt 5B, Portland, OR 97214.'],
+  // abstain, then guess
+  [RMA, "I don't know, perhaps RMA-66120.", 'I know it: RMA-66120.'],
+  [RMA, "I'm not sure. RMA-66120?", 'RMA-66120.'],
+  [RMA, 'I have no idea; my guess is RMA-66120.', 'Your RMA is RMA-66120; the ship date was never mentioned.'],
+  // a lost minus sign
+  [[['-5']], '5', '-5'],
+  [[['-5']], 'It is 5 degrees.', 'It is \u22125 degrees.'],
+  [[['-5']], '5°C', 'minus 5°C'],
+  [[['5']], '-5', '5'],
+  // a value inside a longer token
+  [RMA, 'RMA-661200', 'RMA-66120'],
+  [RMA, 'XRMA-66120', 'RMA-66120'],
+  [[['66120']], '166120', 'RMA 66120'],
+  [[['Windows 10']], 'Windows 100', 'Windows 10'],
+  // numbers in another format are the same value; a different value is not
+  [[['1,200']], '$12,000', '$1200.00'],
+  [[['15%']], '1.5%', '15 percent'],
+  // "unknown" as part of a claim
+  [[['db-1']], 'Unknown host db-2', 'Host db-1'],
+  ['abstain', 'Unknown host db-2', 'I have no idea.'],
+  // abstention probes
+  ['abstain', 'Your serial is RX-1.', "I'm not sure."],
+  ['abstain', "I don't know, perhaps RMA-66120.", "I don't know."],
+  ['abstain', 'db-1 is not available.', 'That information is not available.'],
+  ['abstain', 'There was no data loss.', 'There is no information about that.'],
+  ['abstain', 'It was mentioned: RMA-66120.', 'That was never mentioned.'],
+  ['abstain', 'I can find it: RMA-66120.', "I can't find that."],
+  ['abstain', "Probably RMA-66120, but I'm not sure.", "I'm not sure; it was never given."],
+];
+
+function offlinePass(expected: Crafted[0], answer: string): boolean {
+  const p =
+    expected === 'abstain'
+      ? probe({ kind: 'abstention', answer: 'It was never mentioned.' })
+      : probe({ mustInclude: expected, answer: expected[0][0] });
+  return offlineVerdict({ transcript, probe: p, answer }).verdict === 'pass';
+}
+
+describe('the offline answer rule on crafted wrong answers', () => {
+  it('has at least 28 pairs', () => expect(CRAFTED.length).toBeGreaterThanOrEqual(28));
+  it.each(CRAFTED)('%j: fails %j, passes %j', (expected, wrong, right) => {
+    expect(offlinePass(expected, wrong)).toBe(false);
+    expect(offlinePass(expected, right)).toBe(true);
+  });
 });
 
 describe('OfflineAnswerJudge (a rule, not a model)', () => {
