@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import { planCommand } from '../../../harness/commands/plan.js';
 import { main } from '../../../harness/cli.js';
 import { bulkRun } from '../../helpers/sample-run.js';
+import { REPO_ROOT } from '../../helpers/cli.js';
 
 /** A transcript with 4 probes: recall, recall, update, temporal. */
 function transcript(i: number): string {
@@ -100,5 +101,29 @@ describe('planCommand', () => {
   it('is a command of the CLI', async () => {
     expect(await main(['plan', '--config', config])).toBe(0);
     expect(await main(['plan', '--config', join(dir, 'missing.yaml')])).toBe(2);
+  });
+});
+
+describe('memeval plan on the bundled suite', () => {
+  let out: ReturnType<typeof vi.spyOn>;
+  beforeEach(() => {
+    out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  });
+  afterEach(() => vi.restoreAllMocks());
+
+  it('prints the overall MDE a hand computation gives for its transcripts and probes', async () => {
+    const config = join(REPO_ROOT, 'memeval.config.yaml');
+    expect(await planCommand(['--config', config])).toBe(0);
+    const text = out.mock.calls.map((c: unknown[]) => String(c[0])).join('');
+    const all = /^all\s+(\d+)\s+(\d+)\s+[\d.]+\s+50\.0%\s+([\d.]+) points$/m.exec(text);
+    expect(all, text).not.toBeNull();
+    const [k, n, printed] = [Number(all![1]), Number(all![2]), Number(all![3])];
+    // By hand, with the defaults p = 0.5 and ICC = 0.2 (21 transcripts, 246 probes when this was written):
+    // m̄ = n / k; DE = 1 + (m̄ − 1)·0.2; SE = √(2·0.25·DE / n); MDE = (1.959964 + 0.841621)·SE.
+    // For 21 and 246: m̄ = 11.714, DE = 3.143, SE = 0.07992, MDE = 0.2239 → 22.4 points.
+    const mBar = n / k;
+    const se = Math.sqrt((2 * 0.25 * (1 + (mBar - 1) * 0.2)) / n);
+    expect(printed).toBeCloseTo(100 * 2.801585 * se, 1);
+    if (k === 21 && n === 246) expect(printed).toBe(22.4);
   });
 });
