@@ -33,3 +33,8 @@ export function packageRoot(): string {
 export function packagePath(rel: string): string {
   return join(packageRoot(), rel);
 }
+
+/** memeval's version, from its own package.json. */
+export function memevalVersion(): string {
+  return (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
+}

@@ -99,10 +99,11 @@ const STEP3: Rule[] = [
   ['icate', 'ic'], ['ative', ''], ['alize', 'al'], ['iciti', 'ic'], ['ical', 'ic'], ['ful', ''], ['ness', ''],
 ];
 
-const STEP4 = [
+// Step 4 only removes suffixes; as rules (replacement '') it shares longestMatch, built once here rather than per word.
+const STEP4: Rule[] = [
   'al', 'ance', 'ence', 'er', 'ic', 'able', 'ible', 'ant', 'ement', 'ment', 'ent',
   'ion', 'ou', 'ism', 'ate', 'iti', 'ous', 'ive', 'ize',
-];
+].map((s): Rule => [s, '']);
 
 /** The longest matching suffix decides; when its condition (m > minMeasure) fails, no shorter one is tried. */
 function replaceSuffix(w: string, rules: Rule[], minMeasure: number): string {
@@ -119,7 +120,7 @@ function longestMatch(w: string, rules: Rule[]): Rule | undefined {
 }
 
 function step4(w: string): string {
-  const rule = longestMatch(w, STEP4.map((s): Rule => [s, '']));
+  const rule = longestMatch(w, STEP4);
   if (!rule) return w;
   const stem = w.slice(0, -rule[0].length);
   if (measure(stem) <= 1) return w;

@@ -21,10 +21,10 @@
 import type { ProbeKind, ProbeRecord, RunResult } from './types.js';
 import { PROBE_KINDS } from './types.js';
 
-/** z_{0.975}: two-sided α = 0.05. */
+/** z_{0.975}: two-sided α = 0.05; also the z of every 95% interval in core/stats.ts. */
 export const Z_ALPHA = 1.959963984540054;
 /** z_{0.80}: 80% power. */
-export const Z_POWER = 0.8416212335729143;
+const Z_POWER = 0.8416212335729143;
 export const Z_SUM = Z_ALPHA + Z_POWER;
 
 /** p(1 − p) is largest at 0.5, so an unknown accuracy never flatters the MDE. */
@@ -103,13 +103,26 @@ function meanOf(values: number[]): number {
   return sumOf(values) / values.length;
 }
 
+/** (y − ȳ)² for each value of one group, its mean taken once rather than per element. */
+function squaredDeviations(group: number[]): number[] {
+  const m = meanOf(group);
+  return group.map((y) => (y - m) ** 2);
+}
+
+function squaresAroundMean(group: number[]): number {
+  return sumOf(squaredDeviations(group));
+}
+
 /**
  * ICC by one-way ANOVA over clusters of unequal size (each cluster's mean is
  * its pass rate):
  *   MSB = Σ nᵢ(ȳᵢ − ȳ)² / (k − 1),  MSW = Σᵢ Σⱼ (yᵢⱼ − ȳᵢ)² / (N − k),
  *   n₀ = (N − Σ nᵢ² / N) / (k − 1),  ICC = (MSB − MSW) / (MSB + (n₀ − 1)·MSW),
- * clamped to [0, 1]. Undefined with fewer than two clusters or no cluster of
- * two outcomes; 0 when every outcome is the same (nothing varies).
+ * clamped to [0, 1]. The estimate can fall below 0 (clusters more alike than
+ * chance) or, with tiny samples, above 1; a design effect below 1 would claim
+ * clustering makes the data worth more than independent outcomes. Undefined
+ * with fewer than two clusters or no cluster of two outcomes; 0 when every
+ * outcome is the same (nothing varies).
  */
 export function iccOneWay(clusters: number[][]): number | undefined {
   const groups = clusters.filter((c) => c.length > 0);
@@ -117,9 +130,10 @@ export function iccOneWay(clusters: number[][]): number | undefined {
   const total = sumOf(groups.map((g) => g.length));
   if (k < 2 || total - k < 1) return undefined;
   const grand = sumOf(groups.map(sumOf)) / total;
-  const means = groups.map(meanOf);
-  const msb = sumOf(groups.map((g, i) => g.length * (means[i] - grand) ** 2)) / (k - 1);
-  const msw = sumOf(groups.map((g, i) => sumOf(g.map((y) => (y - means[i]) ** 2)))) / (total - k);
+  const msb = sumOf(groups.map((g) => g.length * (meanOf(g) - grand) ** 2)) / (k - 1);
+  // One running sum over every outcome in cluster order, not a sum of per-cluster sums: the accuracy interval
+  // (clusteredWilson) is computed with this order, and its bounds reach summary.csv at full precision.
+  const msw = sumOf(groups.flatMap(squaredDeviations)) / (total - k);
   const n0 = (total - sumOf(groups.map((g) => g.length ** 2)) / total) / (k - 1);
   const denominator = msb + (n0 - 1) * msw;
   if (denominator <= 0) return 0;
@@ -159,7 +173,7 @@ export function outcomesByTranscript(records: ProbeRecord[]): number[][] {
 }
 
 /** k, m̄ (records per transcript), smoothed p and the given ICC of some probe records; undefined for none. */
-export function designOf(records: ProbeRecord[], icc: number): Design | undefined {
+function designOf(records: ProbeRecord[], icc: number): Design | undefined {
   if (records.length === 0) return undefined;
   const transcripts = new Set(records.map((r) => r.transcript)).size;
   const passes = sumOf(records.map(outcomeOf));
@@ -170,7 +184,7 @@ export function designOf(records: ProbeRecord[], icc: number): Design | undefine
  * One design per probe kind present. The ICC is the whole run's: a kind has
  * few probes per transcript, too few to estimate its own.
  */
-export function designsByKind(records: ProbeRecord[], icc: number): Partial<Record<ProbeKind, Design>> {
+function designsByKind(records: ProbeRecord[], icc: number): Partial<Record<ProbeKind, Design>> {
   const out: Partial<Record<ProbeKind, Design>> = {};
   for (const kind of PROBE_KINDS) {
     const design = designOf(records.filter((r) => r.kind === kind), icc);
@@ -180,7 +194,7 @@ export function designsByKind(records: ProbeRecord[], icc: number): Partial<Reco
 }
 
 /** The strategy a run's power is measured against: its baseline when that has probes, else the first that has. */
-export function referenceStrategy(run: RunResult): string | undefined {
+function referenceStrategy(run: RunResult): string | undefined {
   const withProbes = new Set(run.probes.map((r) => r.strategy));
   if (run.info.baseline && withProbes.has(run.info.baseline)) return run.info.baseline;
   return run.info.strategies.map((s) => s.id).find((id) => withProbes.has(id)) ?? run.probes[0]?.strategy;
@@ -222,15 +236,14 @@ function harmonicMean(values: number[]): number {
 
 function sampleVariance(values: number[]): number | undefined {
   if (values.length < 2) return undefined;
-  const m = meanOf(values);
-  return sumOf(values.map((v) => (v - m) ** 2)) / (values.length - 1);
+  return squaresAroundMean(values) / (values.length - 1);
 }
 
 /** Sum of squares around each group's mean over the summed degrees of freedom; undefined with none. */
 function pooledVariance(groups: number[][]): number | undefined {
   const df = sumOf(groups.map((g) => g.length - 1));
   if (df < 1) return undefined;
-  return sumOf(groups.map((g) => sumOf(g.map((y) => (y - meanOf(g)) ** 2)))) / df;
+  return sumOf(groups.map(squaresAroundMean)) / df;
 }
 
 /** Outcomes as transcript → probe → repeats. */
@@ -272,6 +285,8 @@ export function varianceShares(s: VarianceSplit): VarianceShares {
 export interface RunPower {
   /** The strategy whose records set k, m̄, p and ICC (see referenceStrategy). */
   strategy: string;
+  /** That strategy's probe records, for the variance split of the same records. */
+  records: ProbeRecord[];
   icc: number;
   /** False when the run could not estimate the ICC (one transcript) and DEFAULT_ICC stands in. */
   iccEstimated: boolean;
@@ -288,5 +303,5 @@ export function runPower(run: RunResult): RunPower | undefined {
   const icc = estimated ?? DEFAULT_ICC;
   const overall = designOf(records, icc);
   if (!overall) return undefined;
-  return { strategy, icc, iccEstimated: estimated !== undefined, overall, byKind: designsByKind(records, icc) };
+  return { strategy, records, icc, iccEstimated: estimated !== undefined, overall, byKind: designsByKind(records, icc) };
 }

@@ -5,7 +5,10 @@
 // means therefore resample whole transcripts (cluster bootstrap) rather than
 // single probes. Every bootstrap uses a fixed-seed PRNG so a report is
 // reproducible byte for byte.
+import type { z } from 'zod';
+import { Z_ALPHA, designEffect, iccOneWay } from './power.js';
 import { seededRandom } from './random.js';
+import type { rateSchema } from './schema/run.js';
 
 export interface Interval {
   low: number;
@@ -53,13 +56,11 @@ export const SIGNIFICANCE_LEVEL = 0.05;
 
 const DEFAULT_ITERATIONS = 2000;
 const DEFAULT_SEED = 20240601;
-const Z95 = 1.959963984540054;
-
 
 export { seededRandom };
 
 /** Wilson score interval for a binomial proportion (better than the normal interval near 0 and 1). */
-export function wilson(successes: number, n: number, z = Z95): Interval {
+export function wilson(successes: number, n: number, z = Z_ALPHA): Interval {
   if (n <= 0) return { low: 0, high: 1 };
   const p = successes / n;
   const z2 = z * z;
@@ -67,6 +68,20 @@ export function wilson(successes: number, n: number, z = Z95): Interval {
   const centre = (p + z2 / (2 * n)) / denom;
   const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
   return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+}
+
+/** A share with its 95% Wilson interval, as a calibration records it (rate and ci null when n is 0). */
+export type Rate = z.output<typeof rateSchema>;
+
+/**
+ * `12.5% [4.3, 31.0] (3/24)`, or `n/a (0 graded)` with no graded item: the one
+ * wording of a calibration rate, so the calibrate command and the report
+ * header print the same text.
+ */
+export function formatRate(r: Rate): string {
+  if (r.rate === null || r.ci === null) return 'n/a (0 graded)';
+  const p = (x: number): string => (100 * x).toFixed(1);
+  return `${p(r.rate)}% [${p(r.ci[0])}, ${p(r.ci[1])}] (${r.count}/${r.n})`;
 }
 
 /**
@@ -270,35 +285,13 @@ export interface ClusteredRate extends MeanInterval {
 }
 
 /**
- * One-way ANOVA estimator of the intraclass correlation of 0/1 (or any)
- * outcomes grouped in clusters of unequal size:
- *   MSB = Σ nᵢ(ȳᵢ − ȳ)² / (k − 1),  MSW = Σᵢ Σⱼ (yᵢⱼ − ȳᵢ)² / (N − k),
- *   n₀ = (N − Σ nᵢ² / N) / (k − 1),  ICC = (MSB − MSW) / (MSB + (n₀ − 1) · MSW).
- * The estimate can fall below 0 (clusters more alike than chance) or, with
- * tiny samples, above 1; it is clamped to [0, 1] because a design effect
- * below 1 would claim clustering makes the data worth more than independent
- * outcomes. With no variance at all (every outcome equal) or one cluster
- * there is nothing to estimate from, and it is 0.
+ * The intraclass correlation of outcomes grouped in clusters (one-way ANOVA,
+ * clamped to [0, 1]; see iccOneWay), or 0 where there is nothing to estimate
+ * from (one cluster, no cluster of two): with no evidence of clustering the
+ * outcomes are taken as independent.
  */
 export function intraclassCorrelation(clusters: number[][]): number {
-  const groups = clusters.filter((c) => c.length > 0);
-  const k = groups.length;
-  const n = groups.reduce((a, c) => a + c.length, 0);
-  if (k < 2 || n <= k) return 0;
-  const grand = groups.reduce((a, c) => a + c.reduce((x, y) => x + y, 0), 0) / n;
-  let between = 0;
-  let within = 0;
-  for (const c of groups) {
-    const m = c.reduce((x, y) => x + y, 0) / c.length;
-    between += c.length * (m - grand) ** 2;
-    for (const y of c) within += (y - m) ** 2;
-  }
-  const msb = between / (k - 1);
-  const msw = within / (n - k);
-  const n0 = (n - groups.reduce((a, c) => a + c.length ** 2, 0) / n) / (k - 1);
-  const denom = msb + (n0 - 1) * msw;
-  if (denom <= 0) return 0;
-  return Math.min(1, Math.max(0, (msb - msw) / denom));
+  return iccOneWay(clusters) ?? 0;
 }
 
 /**
@@ -309,16 +302,16 @@ export function intraclassCorrelation(clusters: number[][]): number {
  * (all pass or all fail) or when there are few clusters, and it needs no
  * random draws.
  */
-export function clusteredWilson(clusters: number[][], z = Z95): ClusteredRate | undefined {
+export function clusteredWilson(clusters: number[][], z = Z_ALPHA): ClusteredRate | undefined {
   const groups = clusters.filter((c) => c.length > 0);
   const n = groups.reduce((a, c) => a + c.length, 0);
   if (n === 0) return undefined;
   const passed = groups.reduce((a, c) => a + c.reduce((x, y) => x + y, 0), 0);
   const rate = passed / n;
   const icc = intraclassCorrelation(groups);
-  const designEffect = 1 + (n / groups.length - 1) * icc;
-  const effectiveN = n / designEffect;
-  return { mean: rate, ...wilson(rate * effectiveN, effectiveN, z), icc, designEffect, effectiveN };
+  const effect = designEffect(n / groups.length, icc);
+  const effectiveN = n / effect;
+  return { mean: rate, ...wilson(rate * effectiveN, effectiveN, z), icc, designEffect: effect, effectiveN };
 }
 
 /** Per-probe repeat counts for pass^N: n graded repeats, c of them passed. */

@@ -3,10 +3,9 @@
 // kappa with a 95% bootstrap interval; grade human-labelled answers with the
 // answer judge and report how often it accepts wrong answers and rejects right
 // ones. A judge metric is only as good as this.
-import { wilson } from '../core/stats.js';
+import { formatRate, wilson, type Rate } from '../core/stats.js';
 import type { Probe, SummaryJudgement, SummaryRecord, Transcript } from '../core/types.js';
 import { accuracy, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, cohenKappa, kappaInterval } from './kappa.js';
-import { createSummaryJudge } from './summary-judge.js';
 import type { AnswerInput, Grader, JudgeVerdict, SummaryInput } from './types.js';
 
 export const CRITERIA = ['coverage', 'faithfulness', 'temporal', 'format', 'overall'] as const;
@@ -194,7 +193,7 @@ export type AnswerLabel = (typeof ANSWER_LABELS)[number];
 const RIGHT_LABELS: ReadonlySet<AnswerLabel> = new Set(['correct', 'correct-verbose', 'abstain-right']);
 
 /** True for labels of answers a judge should pass. */
-export function isRightLabel(label: AnswerLabel): boolean {
+function isRightLabel(label: AnswerLabel): boolean {
   return RIGHT_LABELS.has(label);
 }
 
@@ -208,14 +207,8 @@ export interface AnswerCalibrationItem {
   answer: string;
 }
 
-/** A share with its 95% Wilson interval: `count` of `n`. */
-export interface RateStats {
-  n: number;
-  count: number;
-  /** null when n is 0. */
-  rate: number | null;
-  ci: [number, number] | null;
-}
+/** A share with its 95% Wilson interval: `count` of `n`; the shape run.json records (rateSchema). */
+export type RateStats = Rate;
 
 export interface LabelRate extends RateStats {
   label: AnswerLabel;
@@ -296,13 +289,6 @@ export async function calibrateAnswers(judge: AnswerGrader, items: AnswerCalibra
     })),
     results,
   };
-}
-
-/** `12.5% [4.3, 31.0] (3/24)`, or `n/a` with no graded item. */
-export function formatRate(r: RateStats): string {
-  if (r.rate === null || r.ci === null) return 'n/a (0 graded)';
-  const p = (x: number): string => (100 * x).toFixed(1);
-  return `${p(r.rate)}% [${p(r.ci[0])}, ${p(r.ci[1])}] (${r.count}/${r.n})`;
 }
 
 export function formatAnswerCalibrationTable(report: AnswerCalibrationReport): string {

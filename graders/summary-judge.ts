@@ -82,7 +82,7 @@ const JUDGE_SYSTEM = [
 ].join('\n');
 
 /** The user message of the coverage call: the summary and the questions, no source. */
-export function coveragePrompt(summaryText: string, questions: CoverageQuestion[]): string {
+function coveragePrompt(summaryText: string, questions: CoverageQuestion[]): string {
   return ['SUMMARY:', summaryText, '', 'QUESTIONS:', ...questions.map((q) => `[${q.factId}] ${q.question}`)].join('\n');
 }
 

@@ -2,13 +2,10 @@
 // asked for, so `--version` and `--help` start at once. Exit codes are
 // core/errors.ts's EXIT: 0 ok, 2 bad input or usage, 3 the run could not
 // measure, 100 a gate failed, 130 interrupted (resumable); 1 is a crash.
-import { readFileSync } from 'node:fs';
 import { EXIT, UsageError, isInputError } from '../core/errors.js';
 import { redact } from '../core/secrets.js';
 import { HELP } from './help.js';
-import { packagePath } from '../core/package-root.js';
-
-export { EXIT, UsageError };
+import { memevalVersion } from '../core/package-root.js';
 
 type Command = (argv: string[]) => Promise<number> | number;
 
@@ -16,6 +13,7 @@ type Command = (argv: string[]) => Promise<number> | number;
 const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./commands/run.js')).runCommand,
   diff: async () => (await import('./commands/diff.js')).diffCommand,
+  // A bare reference would hand them `main`'s argv only; their optional second parameters are for tests.
   gate: async () => {
     const { gateCommand } = await import('./commands/gate.js');
     return (argv) => gateCommand(argv);
@@ -29,10 +27,6 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   plan: async () => (await import('./commands/plan.js')).planCommand,
   strategies: async () => (await import('./commands/strategies.js')).strategiesCommand,
 };
-
-function version(): string {
-  return (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
-}
 
 function reportError(error: unknown): number {
   if (isInputError(error)) {
@@ -56,7 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     return command ? EXIT.ok : EXIT.badInput;
   }
   if (command === '--version' || command === '-v') {
-    process.stdout.write(`${version()}\n`);
+    process.stdout.write(`${memevalVersion()}\n`);
     return EXIT.ok;
   }
   const load = COMMANDS[command];

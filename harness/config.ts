@@ -1,16 +1,15 @@
 // Loads the suite config (docs/config-format.md is the contract; the schema
 // is harness/schema/config.ts). Like transcripts, every problem is collected
 // with its file:line:col and thrown once.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
 import { STRATEGIES } from '../strategies/index.js';
-import { DEFAULT_SUMMARIZER, type StrategyDefinition, type StrategyOptions, type StrategyRegistry } from '../strategies/registry.js';
+import type { StrategyDefinition, StrategyOptions, StrategyRegistry } from '../strategies/registry.js';
 import type { GateConfig, MaxErrors } from '../core/types.js';
-import { InputError, fileProblem } from '../core/errors.js';
-import { CONFIG_FORMAT, DEFAULTS, configFacts, configSchema, factsOf } from './schema/config.js';
-import { IssueMapper } from './schema/issues.js';
-import { YamlSource } from './yaml-source.js';
+import { InputError, UsageError, fileProblem } from '../core/errors.js';
+import { CONFIG_FORMAT, DEFAULTS, configFacts, configSchema, factsOf, withDefaults } from './schema/config.js';
+import { readYaml } from './schema/issues.js';
 
 export type { PriceConfig, ProviderConfig, StrategyConfig } from './schema/config.js';
 export type { GateConfig, MaxErrors };
@@ -55,17 +54,29 @@ export function defaultConfig(baseDir: string, registry: StrategyRegistry = STRA
   return config;
 }
 
-/** Options given in code, checked against the definition; undefined when they do not fit it. */
+/**
+ * Options given in code, with defaults filled in as a config's are; undefined
+ * when they do not fit the definition (an unknown or missing option, or its
+ * own check fails). The values are trusted to have the declared types.
+ */
 function plainOptions(def: StrategyDefinition, raw: Record<string, number>): StrategyOptions | undefined {
-  const options: StrategyOptions = {};
-  for (const [name, spec] of Object.entries(def.options)) {
-    const value = raw[name] ?? spec.default;
-    if (spec.type === 'summarizer') options[name] = { ...DEFAULT_SUMMARIZER };
-    else if (value !== undefined) options[name] = value;
-    else if (spec.required) return undefined;
-  }
   if (Object.keys(raw).some((name) => !(name in def.options))) return undefined;
+  const options = withDefaults(def, raw);
+  if (Object.entries(def.options).some(([name, spec]) => spec.required && options[name] === undefined)) return undefined;
   return (def.check?.(options) ?? []).length === 0 ? options : undefined;
+}
+
+/**
+ * What every command runs with: `--config FILE` (which must exist), else
+ * ./memeval.config.yaml, else the built-in defaults.
+ */
+export function loadConfigOrDefault(file: string | undefined): SuiteConfig {
+  if (file) {
+    if (!existsSync(file)) throw new UsageError(`${file}: config file not found`);
+    return loadConfig(file);
+  }
+  const fallback = resolve('memeval.config.yaml');
+  return existsSync(fallback) ? loadConfig(fallback) : defaultConfig(process.cwd());
 }
 
 /** `registry`: the strategies `use:` may name (default: the built-in ones). */
@@ -82,17 +93,13 @@ export function loadConfig(path: string, registry: StrategyRegistry = STRATEGIES
 
 /** Parses a config; `file` names it in messages and its directory anchors relative paths. */
 export function parseConfig(text: string, file: string, registry: StrategyRegistry = STRATEGIES): SuiteConfig {
-  const src = YamlSource.parse(text, file);
-  if (!src.ok) throw new InputError(src.problems);
-  if (src.root === null) {
-    src.report(null, 'the config is empty; it needs at least "strategies:"');
-    throw new InputError(src.problems);
-  }
   const baseDir = dirname(resolve(file));
-  const mapper = new IssueMapper(src, CONFIG_FORMAT);
-  const data = mapper.data();
-  const facts = factsOf(data, registry, baseDir, (path) => mapper.where(path));
-  const result = configFacts.run(facts, () => mapper.parse(data, configSchema(registry)));
+  const result = readYaml(text, file, {
+    format: CONFIG_FORMAT,
+    schema: configSchema(registry),
+    reportEmpty: (src) => src.report(null, 'the config is empty; it needs at least "strategies:"'),
+    facts: { scope: configFacts, of: (data, where) => factsOf(data, registry, baseDir, where) },
+  });
   if (!result.ok) throw new InputError(result.problems);
   return { file, baseDir, ...result.value };
 }

@@ -97,8 +97,19 @@ function syntaxMessage(err: YAMLError, text: string): string {
 const SPELLINGS = new WeakMap<object, Map<PropertyKey, string>>();
 
 /** How a number or boolean at `container[key]` was written, when the data came from a YAML file. */
-export function spellingOf(container: object, key: PropertyKey): string | undefined {
+function spellingOf(container: object, key: PropertyKey): string | undefined {
   return SPELLINGS.get(container)?.get(key);
+}
+
+/** Text as a text field reads it: a string, or a plain number or boolean as it was written (`spelling`, else its value). */
+function asWritten(value: unknown, spelling: string | undefined): string | undefined {
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' || typeof value === 'boolean' ? (spelling ?? String(value)) : undefined;
+}
+
+/** `container[key]` as a text field reads it (see `asWritten`); undefined for anything else. */
+export function writtenText(container: object, key: PropertyKey): string | undefined {
+  return asWritten((container as Record<PropertyKey, unknown>)[key], spellingOf(container, key));
 }
 
 /** Where a path leads in the document: the node, the key naming it, and whether the last key is absent. */
@@ -230,9 +241,7 @@ export class YamlSource {
   textAt(path: Path): string | undefined {
     const { node, missing } = this.locate(path);
     if (missing || !node || !isScalar(node)) return undefined;
-    const value = node.value;
-    if (typeof value === 'string') return value;
-    return typeof value === 'number' || typeof value === 'boolean' ? (node.source ?? String(value)) : undefined;
+    return asWritten(node.value, node.source);
   }
 
   /**

@@ -2,6 +2,7 @@
 import { ERROR_STAGES, PROBE_KINDS } from '../core/types.js';
 import type { Attribution, ErrorStage, ProbeKind, ProbeRecord, RunInfo, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
 import { SIGNIFICANCE_LEVEL, clusteredWilson, holm, mcnemarExact, mean, pairedBootstrap, passHatN, percentile, type PairedResult, type RepeatCount } from '../core/stats.js';
+import { outcomeOf, outcomesByTranscript } from '../core/power.js';
 
 export const ATTRIBUTIONS: readonly Attribution[] = ['trimmed', 'lost-in-summary', 'present-but-missed', 'abstain-fail', 'error'];
 
@@ -122,6 +123,12 @@ export function isProbeError(r: ProbeRecord): boolean {
   return r.error !== undefined || r.judge?.verdict === 'error' || r.passed === undefined;
 }
 
+/** The summarizer failed: no summary was made. */
+export const summaryErrored = (s: SummaryRecord): boolean => s.error !== undefined;
+
+/** The summary judge failed on this summary. */
+export const summaryJudgeErrored = (s: SummaryRecord): boolean => s.grades?.judge?.error !== undefined;
+
 /** Which stage made a probe record an error; undefined for a graded record (or one never graded without an error). */
 export function probeErrorStage(r: ProbeRecord): 'answer' | 'answer-judge' | undefined {
   if (r.errorStage === 'answer') return 'answer';
@@ -166,21 +173,6 @@ function turnMetrics(turns: TurnRecord[]) {
   };
 }
 
-// An errored record counts 0: it was attempted and did not pass.
-function passedOf(r: ProbeRecord): boolean {
-  return !isProbeError(r) && r.passed === true;
-}
-
-function byTranscript(records: ProbeRecord[]): number[][] {
-  const groups = new Map<string, number[]>();
-  for (const r of records) {
-    const list = groups.get(r.transcript) ?? [];
-    list.push(passedOf(r) ? 1 : 0);
-    groups.set(r.transcript, list);
-  }
-  return [...groups.values()];
-}
-
 /** Repeats and passes per transcript × probe, for pass^N; an errored repeat counts as not passed. */
 export function repeatCounts(records: ProbeRecord[]): RepeatCount[] {
   const counts = new Map<string, RepeatCount>();
@@ -188,7 +180,7 @@ export function repeatCounts(records: ProbeRecord[]): RepeatCount[] {
     const key = `${r.transcript}\u0000${r.probe}`;
     const c = counts.get(key) ?? { n: 0, c: 0 };
     c.n++;
-    if (passedOf(r)) c.c++;
+    c.c += outcomeOf(r);
     counts.set(key, c);
   }
   return [...counts.values()];
@@ -213,7 +205,7 @@ function kindMetrics(probes: ProbeRecord[]) {
     if (mine.length === 0) continue;
     attemptedByKind[kind] = mine.length;
     gradedByKind[kind] = mine.filter((r) => !isProbeError(r)).length;
-    accuracyByKind[kind] = mine.filter(passedOf).length / mine.length;
+    accuracyByKind[kind] = sum(mine.map(outcomeOf)) / mine.length;
   }
   return { accuracyByKind, attemptedByKind, gradedByKind };
 }
@@ -221,7 +213,7 @@ function kindMetrics(probes: ProbeRecord[]) {
 function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean) {
   const graded = probes.filter((r) => !isProbeError(r));
   const passed = graded.filter((r) => r.passed).length;
-  const ci = withCI ? clusteredWilson(byTranscript(probes)) : undefined;
+  const ci = withCI ? clusteredWilson(outcomesByTranscript(probes)) : undefined;
   const attribution = Object.fromEntries(ATTRIBUTIONS.map((a) => [a, 0])) as Record<Attribution, number>;
   for (const r of probes) if (r.attribution) attribution[r.attribution]++;
   const costs = probes.map((r) => r.cost).filter((c): c is number => c !== undefined);
@@ -359,9 +351,17 @@ export function compareProbes(base: ProbeRecord[], cand: ProbeRecord[], withBoot
 export function baselineComparisons(run: RunResult): Map<string, BaselineComparison> {
   const baseline = run.info.baseline;
   const out = new Map<string, BaselineComparison>();
-  if (!baseline || !strategyIds(run).includes(baseline)) return out;
-  const mine = (id: string) => run.probes.filter((p) => p.strategy === id);
-  const tested = strategyIds(run)
+  const ids = strategyIds(run);
+  if (!baseline || !ids.includes(baseline)) return out;
+  // Grouped once, in record order: the baseline's records are compared with every other strategy's.
+  const byStrategy = new Map<string, ProbeRecord[]>();
+  for (const p of run.probes) {
+    const list = byStrategy.get(p.strategy);
+    if (list) list.push(p);
+    else byStrategy.set(p.strategy, [p]);
+  }
+  const mine = (id: string) => byStrategy.get(id) ?? [];
+  const tested = ids
     .filter((id) => id !== baseline)
     .map((id) => ({ id, cmp: compareProbes(mine(baseline), mine(id), false) }))
     .filter((t) => t.cmp.pairs.length > 0);
@@ -391,9 +391,9 @@ const NO_MESSAGE = '(no message recorded)';
  * items that got past the one before it: the answer judge grades answered
  * probes, the summary judge scores summaries that were made.
  */
-export function stageErrorsOf(probes: ProbeRecord[], summaries: SummaryRecord[]): StageErrors[] {
+function stageErrorsOf(probes: ProbeRecord[], summaries: SummaryRecord[]): StageErrors[] {
   const answered = probes.filter((r) => probeErrorStage(r) !== 'answer');
-  const made = summaries.filter((s) => s.error === undefined);
+  const made = summaries.filter((s) => !summaryErrored(s));
   const counts: Record<ErrorStage, StageErrors> = {
     answer: countStage('answer', probes, (r) => (probeErrorStage(r) === 'answer' ? (r.error ?? NO_MESSAGE) : undefined)),
     'answer-judge': countStage('answer-judge', answered, (r) =>
@@ -515,6 +515,12 @@ const BASE_METRICS: MetricDef[] = [
 
 /** Every metric name gates accept (`probe.accuracy.<kind>` expanded for each probe kind). */
 export const METRIC_NAMES: readonly string[] = BASE_METRICS.map((m) => m.name);
+
+/** The probe kind a `probe.accuracy.<kind>` metric is restricted to; undefined for every other metric. */
+export function metricKind(name: string): string | undefined {
+  const prefix = 'probe.accuracy.';
+  return name.startsWith(prefix) ? name.slice(prefix.length) : undefined;
+}
 
 export function metricDef(name: string): MetricDef | undefined {
   return BASE_METRICS.find((m) => m.name === name);

@@ -6,13 +6,11 @@
 // are compared: a strategy one run never ran has no delta to report.
 import { stringify } from 'csv-stringify/sync';
 import { createTwoFilesPatch } from 'diff';
-import type { ProbeRecord, RunInfo, RunResult, StrategyFingerprint, StrategyInfo, SummaryRecord } from '../core/types.js';
+import type { RunInfo, RunResult, StrategyFingerprint, StrategyInfo, SummaryRecord } from '../core/types.js';
 import { METRIC_NAMES, compareProbes, metricDef, strategyIds, summarizeStrategy } from './aggregate.js';
-import { esc, num, page, pct } from './html.js';
+import { esc, num, pct } from './format.js';
+import { page } from './html.js';
 import { SIGNIFICANCE_LEVEL, holm, type PairedResult } from '../core/stats.js';
-
-export { SIGNIFICANCE_LEVEL };
-export { compareProbes, probeOutcomes, type PairedProbes, type ProbeOutcome } from './aggregate.js';
 
 export interface MetricDelta {
   metric: string;

@@ -3,10 +3,20 @@
 // statistically significant — judged on p-values Holm-adjusted over every
 // significance test of the gate run. A gate with nothing to measure (no baseline run,
 // no data, only errored data) fails: an unmeasured number must never pass.
-import { EXIT, InputError, isInputError, type Problem } from '../core/errors.js';
+import { InputError, type Problem } from '../core/errors.js';
 import type { GateConfig, ProbeRecord, RunResult } from '../core/types.js';
-import { isProbeError, metricDef, metricValue, runsByTranscript, strategyIds, summarizeStrategy, type MetricDef, type MetricSupport } from './aggregate.js';
-import { compareProbes } from './diff.js';
+import {
+  compareProbes,
+  isProbeError,
+  metricDef,
+  metricKind,
+  runsByTranscript,
+  strategyIds,
+  summarizeStrategy,
+  type MetricDef,
+  type MetricSupport,
+  type StrategySummary,
+} from './aggregate.js';
 import { SIGNIFICANCE_LEVEL, holm, pairedBootstrap, signTest } from '../core/stats.js';
 
 export type { GateConfig };
@@ -85,8 +95,37 @@ interface Measurement {
   missing?: string;
 }
 
-function measure(def: MetricDef, run: RunResult, strategy: string): Measurement {
-  const summary = summarizeStrategy(run, strategy, false);
+/**
+ * What one `evaluateGates` call computes once: gates on several metrics read
+ * the same strategy's summary, drop gates compare with the same baseline, and
+ * every significance test splits the same runs by transcript.
+ */
+interface Memo {
+  summary(run: RunResult, strategy: string): StrategySummary;
+  byTranscript(run: RunResult): Map<string, RunResult>;
+}
+
+function newMemo(): Memo {
+  const summaries = new Map<RunResult, Map<string, StrategySummary>>();
+  const splits = new Map<RunResult, Map<string, RunResult>>();
+  return {
+    summary(run, strategy) {
+      let ofRun = summaries.get(run);
+      if (!ofRun) summaries.set(run, (ofRun = new Map()));
+      let summary = ofRun.get(strategy);
+      if (!summary) ofRun.set(strategy, (summary = summarizeStrategy(run, strategy, false)));
+      return summary;
+    },
+    byTranscript(run) {
+      let parts = splits.get(run);
+      if (!parts) splits.set(run, (parts = runsByTranscript(run)));
+      return parts;
+    },
+  };
+}
+
+function measure(def: MetricDef, run: RunResult, strategy: string, memo: Memo): Measurement {
+  const summary = memo.summary(run, strategy);
   const support = def.support(summary);
   const value = def.read(summary);
   if (support.measured > 0 && value !== undefined) return { value, support };
@@ -100,7 +139,7 @@ function missingData(s: MetricSupport): string {
 }
 
 function probesFor(run: RunResult, strategy: string, metric: string): ProbeRecord[] {
-  const kind = metric.startsWith('probe.accuracy.') ? metric.slice('probe.accuracy.'.length) : undefined;
+  const kind = metricKind(metric);
   return run.probes.filter((p) => p.strategy === strategy && (kind === undefined || p.kind === kind));
 }
 
@@ -123,17 +162,17 @@ interface Significance {
  * else a per-transcript paired bootstrap — or, with fewer transcripts than the
  * bootstrap needs, the exact sign test on the per-transcript pairs.
  */
-function significance(def: MetricDef, base: Side, cand: Side): Significance {
+function significance(def: MetricDef, base: Side, cand: Side, memo: Memo): Significance {
   if (def.binary) {
     const cmp = compareProbes(probesFor(base.run, base.strategy, def.name), probesFor(cand.run, cand.strategy, def.name), false);
     return { test: 'mcnemar', p: cmp.pairs.length ? cmp.mcnemarP : undefined };
   }
-  const baseParts = runsByTranscript(base.run);
+  const baseParts = memo.byTranscript(base.run);
   const pairs = [];
-  for (const [t, candPart] of runsByTranscript(cand.run)) {
+  for (const [t, candPart] of memo.byTranscript(cand.run)) {
     const basePart = baseParts.get(t);
-    const b = basePart && metricValue(basePart, base.strategy, def.name);
-    const c = metricValue(candPart, cand.strategy, def.name);
+    const b = basePart && def.read(memo.summary(basePart, base.strategy));
+    const c = def.read(memo.summary(candPart, cand.strategy));
     if (b !== undefined && c !== undefined) pairs.push({ cluster: t, base: b, cand: c });
   }
   const boot = pairedBootstrap(pairs);
@@ -174,12 +213,12 @@ interface Pending {
  * A `significant: true` gate is tested even when the drop is within max_drop, so the
  * family Holm adjusts over does not depend on which drops happened to be large.
  */
-function dropCheck(gate: GateConfig, def: MetricDef, value: number, side: Side, cand: Side): DropCheck | string {
+function dropCheck(gate: GateConfig, def: MetricDef, value: number, side: Side, cand: Side, memo: Memo): DropCheck | string {
   const maxDrop = gate.max_drop ?? 0;
-  const base = measure(def, side.run, side.strategy);
+  const base = measure(def, side.run, side.strategy, memo);
   if (base.missing !== undefined || base.value === undefined) return `${side.label} has ${base.missing ?? 'no data'} for ${def.name}`;
   const drop = def.higherIsBetter ? base.value - value : value - base.value;
-  const sig = gate.significant ? significance(def, side, cand) : undefined;
+  const sig = gate.significant ? significance(def, side, cand, memo) : undefined;
   const numbers = { baseline: base.value, drop, ...(sig ? { test: sig.test, pValue: sig.p } : {}) };
   const change = `vs ${side.label} (${fmt(base.value)} → ${fmt(value)})`;
   if (drop <= maxDrop + EPS) return { ...numbers, ok: true, text: `change ${change} within max_drop ${maxDrop}` };
@@ -220,9 +259,9 @@ interface Draft {
   pending?: Pending;
 }
 
-function evaluateOne(gate: GateConfig, def: MetricDef, strategy: string, run: RunResult, opts: GateOptions): Draft {
+function evaluateOne(gate: GateConfig, def: MetricDef, strategy: string, run: RunResult, opts: GateOptions, memo: Memo): Draft {
   const subject = `${strategy} ${def.name}`;
-  const own = measure(def, run, strategy);
+  const own = measure(def, run, strategy, memo);
   const result: GateResult = { gate, strategy, status: 'pass', support: own.support, message: '' };
   // An accuracy of 0 over only errored probes is not a measurement; no value is shown for it.
   if (own.missing !== undefined || own.value === undefined) return { result: notEvaluated(result, subject, own.missing ?? 'no data') };
@@ -230,7 +269,7 @@ function evaluateOne(gate: GateConfig, def: MetricDef, strategy: string, run: Ru
   const checks = boundChecks(gate, own.value);
   if (gate.max_drop === undefined) return { result, checks };
   const side = baselineSide(gate, strategy, run, opts);
-  const drop = typeof side === 'string' ? side : dropCheck(gate, def, own.value, side, { run, strategy, label: 'this run' });
+  const drop = typeof side === 'string' ? side : dropCheck(gate, def, own.value, side, { run, strategy, label: 'this run' }, memo);
   if (typeof drop !== 'string') {
     const { ok, text, pending, ...numbers } = drop;
     Object.assign(result, numbers);
@@ -300,12 +339,13 @@ export function evaluateGates(run: RunResult, gates: GateConfig[], opts: GateOpt
   const problems = gates.flatMap((g) => gateProblems(g, run, opts));
   if (problems.length) throw new InputError(problems);
   const drafts: Draft[] = [];
+  const memo = newMemo();
   for (const gate of gates) {
     const def = metricDef(gate.metric) as MetricDef;
     const baselineStrategy = opts.baselineStrategy ?? run.info.baseline;
     const relativeToStrategy = gate.max_drop !== undefined && gate.vs !== 'baseline-run';
     const targets = gate.strategy === '*' ? strategyIds(run).filter((s) => !(relativeToStrategy && s === baselineStrategy)) : [gate.strategy];
-    for (const s of targets) drafts.push(evaluateOne({ ...gate, vs: gate.max_drop !== undefined ? (gate.vs ?? 'baseline-strategy') : gate.vs }, def, s, run, opts));
+    for (const s of targets) drafts.push(evaluateOne({ ...gate, vs: gate.max_drop !== undefined ? (gate.vs ?? 'baseline-strategy') : gate.vs }, def, s, run, opts, memo));
   }
   const family = adjustFamily(drafts);
   return drafts.map((d) => finish(d, family));

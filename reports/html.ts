@@ -5,29 +5,11 @@ import { join } from 'node:path';
 import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeRecord, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
 import { isProbeError, judgeLabel, modelLabel, probeErrorStage, runNotice, stageErrors, strategyIds, summarize, type StrategySummary } from './aggregate.js';
-import { answerJudgeHeaderRow, judgeDisagreementSection } from './judge.js';
+import { esc, num, pct } from './format.js';
+import { answerJudgeLine, judgeDisagreementSection } from './judge.js';
 import { writeFileAtomic } from './load.js';
 import { powerSections } from './power.js';
 import type { Reporter } from './types.js';
-
-/** Escapes text for element content and quoted attribute values. */
-export function esc(value: unknown): string {
-  return String(value ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
-
-export function num(value: number | undefined, digits = 0): string {
-  if (value === undefined || !Number.isFinite(value)) return '–';
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
-
-export function pct(value: number | undefined): string {
-  return value === undefined ? '–' : `${(value * 100).toFixed(1)}%`;
-}
 
 export function usd(value: number | undefined): string {
   return value === undefined ? '–' : `$${value.toFixed(4)}`;
@@ -234,7 +216,7 @@ function header(run: RunResult): string {
     ['answering model', modelLabel(i.model)],
     ['judge', judgeLabel(i.judge)],
     ['judge calibration', calibrationText(i.judgeCalibration)],
-    answerJudgeHeaderRow(i),
+    ['answer judge calibration', answerJudgeLine(i)],
     ['repeat', String(i.repeat)],
     ['baseline strategy', i.baseline ?? '–'],
     ['config file', i.configFile ?? '–'],

@@ -2,7 +2,9 @@
 // (false-accept and false-reject rates on labelled answers), a flag when it
 // passes wrong-but-on-topic answers too often, and, per strategy, a warning
 // when the judge passes far more answers than the deterministic checks do.
+import { formatRate, type Rate } from '../core/stats.js';
 import type { JudgeCalibration, ProbeRecord, RunInfo, RunResult } from '../core/types.js';
+import { esc, pct } from './format.js';
 
 /**
  * A judge that passes more than this share of wrong-but-on-topic answers in
@@ -27,17 +29,6 @@ export const DISAGREEMENT_MIN_ANSWERS = 10;
 export const DISAGREEMENT_EXAMPLES = 5;
 
 type AnswerCalibration = NonNullable<JudgeCalibration['answers']>;
-type Rate = AnswerCalibration['falseAccept'];
-
-function percent(x: number): string {
-  return `${(100 * x).toFixed(1)}%`;
-}
-
-/** `12.0% [4.2, 30.0] (3/25)`, or `n/a` with no graded answer. */
-export function rateText(r: Rate): string {
-  if (r.rate === null || r.ci === null) return 'n/a (0 graded)';
-  return `${percent(r.rate)} [${(100 * r.ci[0]).toFixed(1)}, ${(100 * r.ci[1]).toFixed(1)}] (${r.count}/${r.n})`;
-}
 
 /** The false-accept rate on wrong-but-on-topic answers, when calibration has any. */
 function onTopicRate(a: AnswerCalibration): Rate | undefined {
@@ -50,8 +41,8 @@ export function onTopicFlag(info: Pick<RunInfo, 'judgeCalibration'>): string | u
   const onTopic = answers ? onTopicRate(answers) : undefined;
   if (onTopic?.rate == null || onTopic.rate <= ON_TOPIC_FALSE_ACCEPT_LIMIT) return undefined;
   return (
-    `FLAG: the judge passed ${rateText(onTopic)} of wrong but on-topic answers in calibration ` +
-    `(limit ${percent(ON_TOPIC_FALSE_ACCEPT_LIMIT)}); judge pass rates in this run overstate accuracy`
+    `FLAG: the judge passed ${formatRate(onTopic)} of wrong but on-topic answers in calibration ` +
+    `(limit ${pct(ON_TOPIC_FALSE_ACCEPT_LIMIT)}); judge pass rates in this run overstate accuracy`
   );
 }
 
@@ -59,15 +50,10 @@ export function onTopicFlag(info: Pick<RunInfo, 'judgeCalibration'>): string | u
 export function answerJudgeLine(info: Pick<RunInfo, 'judge' | 'judgeCalibration'>): string {
   const answers = info.judgeCalibration?.answers;
   if (!answers) return `${info.judge}: not calibrated on labelled answers (memeval calibrate --judge ${info.judge})`;
-  const rates = `false-accept ${rateText(answers.falseAccept)}, false-reject ${rateText(answers.falseReject)}`;
+  const rates = `false-accept ${formatRate(answers.falseAccept)}, false-reject ${formatRate(answers.falseReject)}`;
   const line = `${info.judge}: ${rates} on ${answers.items} labelled answers, ${answers.createdAt.slice(0, 10)}`;
   const flag = onTopicFlag(info);
   return flag ? `${line} — ${flag}` : line;
-}
-
-/** The header row of report.html: label and text (the caller escapes). */
-export function answerJudgeHeaderRow(info: Pick<RunInfo, 'judge' | 'judgeCalibration'>): [string, string] {
-  return ['answer judge calibration', answerJudgeLine(info)];
 }
 
 // ---------------------------------------------------------------------------
@@ -117,15 +103,16 @@ function strategyDisagreement(strategy: string, records: Compared[]): JudgeExact
   const exactPass = records.filter((p) => p.exact).length;
   const f1s = records.flatMap((p) => (p.f1 === undefined ? [] : [p.f1]));
   const lenient = records.filter((p) => p.judge.verdict === 'pass' && !p.exact).sort((a, b) => (a.f1 ?? 0) - (b.f1 ?? 0));
+  // Never empty: a strategy is listed only once it has a record.
   const n = records.length;
   const result: JudgeExactDisagreement = {
     strategy,
     answers: n,
     judgePass,
     exactPass,
-    judgeRate: n === 0 ? 0 : judgePass / n,
-    exactRate: n === 0 ? 0 : exactPass / n,
-    gapPoints: n === 0 ? 0 : (100 * (judgePass - exactPass)) / n,
+    judgeRate: judgePass / n,
+    exactRate: exactPass / n,
+    gapPoints: (100 * (judgePass - exactPass)) / n,
     examples: lenient.slice(0, DISAGREEMENT_EXAMPLES).map(example),
   };
   if (f1s.length > 0) result.meanF1 = f1s.reduce((a, b) => a + b, 0) / f1s.length;
@@ -140,7 +127,11 @@ function strategyDisagreement(strategy: string, records: Compared[]): JudgeExact
  */
 export function judgeExactDisagreement(run: Pick<RunResult, 'probes'>): JudgeExactDisagreement[] {
   const byStrategy = new Map<string, Compared[]>();
-  for (const p of run.probes.filter(comparable)) byStrategy.set(p.strategy, [...(byStrategy.get(p.strategy) ?? []), p]);
+  for (const p of run.probes.filter(comparable)) {
+    const list = byStrategy.get(p.strategy);
+    if (list) list.push(p);
+    else byStrategy.set(p.strategy, [p]);
+  }
   return [...byStrategy]
     .map(([strategy, records]) => strategyDisagreement(strategy, records))
     .filter((d) => d.answers >= DISAGREEMENT_MIN_ANSWERS && d.gapPoints > DISAGREEMENT_POINTS);
@@ -149,13 +140,9 @@ export function judgeExactDisagreement(run: Pick<RunResult, 'probes'>): JudgeExa
 /** One line for a terminal table or log. */
 export function disagreementLine(d: JudgeExactDisagreement): string {
   return (
-    `warning: ${d.strategy}: the judge passed ${percent(d.judgeRate)} of ${d.answers} answers, exact match ${percent(d.exactRate)} ` +
+    `warning: ${d.strategy}: the judge passed ${pct(d.judgeRate)} of ${d.answers} answers, exact match ${pct(d.exactRate)} ` +
     `(+${d.gapPoints.toFixed(1)} points); check the judge before trusting its accuracy`
   );
-}
-
-function esc(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 function exampleRow(e: DisagreementExample): string {

@@ -3,6 +3,7 @@
 // when a failed `probe.*` gate covers it; every other probe is informational,
 // its outcome kept in <system-out> where a CI UI still shows it.
 import type { ProbeRecord, RunResult } from '../core/types.js';
+import { metricKind } from './aggregate.js';
 import type { GateResult } from './gate.js';
 
 /** Escapes text for XML content and attributes, dropping characters XML 1.0 forbids. */
@@ -99,7 +100,7 @@ function probeCase(p: ProbeRecord, gated: boolean): Case {
 function coveredByFailedGate(p: ProbeRecord, failed: GateResult[]): boolean {
   return failed.some((r) => {
     if (r.strategy !== p.strategy) return false;
-    const kind = r.gate.metric.startsWith('probe.accuracy.') ? r.gate.metric.slice('probe.accuracy.'.length) : undefined;
+    const kind = metricKind(r.gate.metric);
     return kind === undefined || kind === p.kind;
   });
 }
@@ -114,8 +115,9 @@ export function gateJUnit(run: RunResult, results: GateResult[], failure?: strin
   const gateCases = results.map(gateCase);
   if (failure) gateCases.unshift({ classname: 'run', name: id, timeSec: 0, error: { message: failure, body: failure } });
   const failedProbeGates = results.filter((r) => r.status === 'fail' && r.gate.metric.startsWith('probe.'));
-  const gated = run.probes.filter((p) => coveredByFailedGate(p, failedProbeGates));
-  const informational = run.probes.filter((p) => !coveredByFailedGate(p, failedProbeGates));
+  const gated: ProbeRecord[] = [];
+  const informational: ProbeRecord[] = [];
+  for (const p of run.probes) (coveredByFailedGate(p, failedProbeGates) ? gated : informational).push(p);
   const suites = [suiteXml(`memeval gates (run ${id})`, gateCases)];
   if (gated.length) suites.push(suiteXml(`memeval probes of failed gates (run ${id}, model ${run.info.model})`, gated.map((p) => probeCase(p, true))));
   suites.push(suiteXml(`memeval probes (informational, run ${id}, model ${run.info.model})`, informational.map((p) => probeCase(p, false))));

@@ -2,13 +2,9 @@
 // detect, and (with repeats or judge samples) which source of variance
 // dominates, so a reader knows whether more repeats or more transcripts help.
 // Formulas and estimators: core/power.ts.
-import { DEFAULT_ICC, minimumDetectableEffect, runPower, varianceShares, varianceSplit, type Design, type VarianceSplit } from '../core/power.js';
+import { DEFAULT_ICC, minimumDetectableEffect, runPower, varianceShares, varianceSplit, type Design, type RunPower, type VarianceSplit } from '../core/power.js';
 import { PROBE_KINDS, type RunResult } from '../core/types.js';
-
-// html.ts includes these sections, so importing its `esc` back would make an import cycle.
-function esc(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
+import { esc } from './format.js';
 
 function points(effect: number): string {
   return Number.isFinite(effect) ? `${(effect * 100).toFixed(1)} points` : '–';
@@ -25,7 +21,10 @@ function designRow(label: string, d: Design): string {
 
 /** "What this run can detect": MDE overall and per probe kind from the run's own k, m̄, p and ICC. */
 export function detectSection(run: RunResult): string {
-  const power = runPower(run);
+  return detectHtml(runPower(run));
+}
+
+function detectHtml(power: RunPower | undefined): string {
   if (!power) return '';
   const icc = power.iccEstimated
     ? `ICC ${power.icc.toFixed(2)} estimated from the run by one-way ANOVA on per-transcript pass rates`
@@ -62,10 +61,13 @@ function advice(split: VarianceSplit, answerShare: number): string {
 
 /** "Where the variance comes from": only when the run repeated probes or sampled the judge. */
 export function varianceSection(run: RunResult): string {
+  return varianceHtml(run, runPower(run));
+}
+
+function varianceHtml(run: RunResult, power: RunPower | undefined): string {
   const samples = judgeSamplesOf(run);
   if (run.info.repeat <= 1 && samples <= 1) return '';
-  const power = runPower(run);
-  const split = power ? varianceSplit(run.probes.filter((r) => r.strategy === power.strategy)) : undefined;
+  const split = power ? varianceSplit(power.records) : undefined;
   const title = '<h3 id="variance">Where the variance comes from</h3>';
   if (!power || !split) return `${title}<p class="muted">Needs probe records from at least two transcripts.</p>`;
   const shares = varianceShares(split);
@@ -80,7 +82,8 @@ export function varianceSection(run: RunResult): string {
   return `${title}<p class="muted">${note}</p><table class="variance">${head}${rows.join('')}</table><p>${esc(advice(split, shares.answer))}</p><p class="muted">${esc(judgeNote(samples))}</p>`;
 }
 
-/** Both sections, in the order the report shows them. */
+/** Both sections, in the order the report shows them, from one measurement of the run's power. */
 export function powerSections(run: RunResult): string {
-  return detectSection(run) + varianceSection(run);
+  const power = runPower(run);
+  return detectHtml(power) + varianceHtml(run, power);
 }

@@ -9,7 +9,7 @@ import { redact } from '../core/secrets.js';
 import type { AgentInputItem } from '../core/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
 import type { SummarizerOptions } from './registry.js';
-import { buildSummaryInput, loadSummaryPrompt, promptLabel, SUMMARY_SHADOW } from './summary-input.js';
+import { buildSummaryInput, loadSummaryPrompt, SUMMARY_SHADOW, type SummaryPrompt } from './summary-input.js';
 
 /** How records name an Agents SDK model, which carries no name of its own. */
 export const SDK_MODEL_LABEL = 'agents-sdk-model';
@@ -86,7 +86,7 @@ export class LlmSummarizer implements Summarizer {
   private readonly model: Model;
   private readonly maxTokens: number;
   private readonly toolTrimLimit: number;
-  private readonly prompt: { text: string; path: string; hash: string };
+  private readonly prompt: SummaryPrompt;
 
   constructor(options: LlmSummarizerOptions) {
     this.model = isMemevalModel(options.model) ? options.model : fromSdkModel(options.model, options.label);
@@ -115,8 +115,7 @@ export class LlmSummarizer implements Summarizer {
       request,
       usage: result.usage,
       durationMs: result.latencyMs,
-      // Relative to the working directory: the summarizer does not know the config's folder.
-      promptPath: promptLabel(this.prompt.path),
+      promptPath: this.prompt.label,
       promptHash: this.prompt.hash,
     };
   }

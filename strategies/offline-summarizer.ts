@@ -7,7 +7,7 @@ import { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
 import type { SummarizerOptions } from './registry.js';
-import { buildSummaryInput, loadSummaryPrompt, promptLabel, SUMMARY_SHADOW } from './summary-input.js';
+import { buildSummaryInput, loadSummaryPrompt, SUMMARY_SHADOW } from './summary-input.js';
 
 /** The cookbook prompt's section headings, in its order. */
 export const SUMMARY_HEADINGS = [
@@ -265,8 +265,7 @@ export class OfflineSummarizer implements Summarizer {
         outputTokens: this.counter.text(summary),
       },
       durationMs: performance.now() - started,
-      // Relative to the working directory: the summarizer does not know the config's folder.
-      promptPath: promptLabel(prompt.path),
+      promptPath: prompt.label,
       promptHash: prompt.hash,
     };
   }

@@ -43,6 +43,11 @@ export interface SummaryPrompt {
   path: string;
   /** First 12 hex digits of the sha256 of the text. */
   hash: string;
+  /**
+   * How summary records name the prompt: `promptLabel(path)`, relative to the
+   * working directory, since a summarizer does not know the config's folder.
+   */
+  label: string;
 }
 
 const prompts = new Map<string, SummaryPrompt>();
@@ -59,7 +64,7 @@ export function loadSummaryPrompt(path: string = DEFAULT_SUMMARY_PROMPT_PATH): S
     throw new InputError([fileProblem(path, `cannot read the summary prompt (${reason})`)]);
   }
   const hash = createHash('sha256').update(text).digest('hex').slice(0, 12);
-  const prompt = { text, path, hash };
+  const prompt = { text, path, hash, label: promptLabel(path) };
   prompts.set(path, prompt);
   return prompt;
 }

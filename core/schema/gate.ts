@@ -3,7 +3,7 @@
 // the strategy configured, is there a baseline) live with the config loader.
 import { z } from 'zod';
 
-export const GATE_VS = ['baseline-run', 'baseline-strategy'] as const;
+const GATE_VS = ['baseline-run', 'baseline-strategy'] as const;
 
 export const gateSchema = z.strictObject({
   metric: z.string(),

@@ -159,7 +159,10 @@ export const stageErrorsSchema = z.object({
   firstError: z.string().optional(),
 });
 
-const agent = z.enum(['direct', 'runner']);
+/** How probes reach the model: directly, or through the @openai/agents runner. */
+export const AGENTS = ['direct', 'runner'] as const;
+
+const agent = z.enum(AGENTS);
 
 /**
  * Everything that makes a strategy's numbers what they are. Two runs whose
@@ -203,7 +206,7 @@ export const provenanceSchema = z.object({
 });
 
 /** A share with its 95% Wilson interval: `count` of `n` (rate and ci null when n is 0). */
-const rateSchema = z.object({
+export const rateSchema = z.object({
   n: z.number(),
   count: z.number(),
   rate: z.number().nullable(),
@@ -211,7 +214,7 @@ const rateSchema = z.object({
 });
 
 /** How often the answer judge passed wrong answers and failed right ones on the labelled answer set. */
-export const answerJudgeCalibrationSchema = z.object({
+const answerJudgeCalibrationSchema = z.object({
   createdAt: z.string(),
   items: z.number(),
   falseAccept: rateSchema,

@@ -30,7 +30,7 @@ import {
 import { createModel } from '../models/create.js';
 import { packagePath } from '../../core/package-root.js';
 
-export const DEFAULT_CALIBRATION_DATA = packagePath('datasets/calibration/');
+const DEFAULT_CALIBRATION_DATA = packagePath('datasets/calibration/');
 
 export interface CalibrateDeps {
   /** Builds the judge model for a non-offline `--judge`. */

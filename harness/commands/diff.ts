@@ -8,15 +8,16 @@ import { writeFilesAtomic } from '../../core/atomic.js';
 import { loadRun, runDirOf } from '../../reports/load.js';
 import { diffMarkdown } from '../../reports/markdown.js';
 
-/** Writes diff.md, diff.csv and diff.html into `dir`. */
-export function writeDiff(diff: RunDiff, dir: string): string[] {
+/** Writes diff.md, diff.csv and diff.html into `dir`; returns the markdown (also printed) and the paths. */
+function writeDiff(diff: RunDiff, dir: string): { markdown: string; written: string[] } {
   mkdirSync(dir, { recursive: true });
-  const files: [string, string][] = [
-    ['diff.md', diffMarkdown(diff)],
+  const markdown = diffMarkdown(diff);
+  const written = writeFilesAtomic(dir, [
+    ['diff.md', markdown],
     ['diff.csv', diffCsv(diff)],
     ['diff.html', diffHtml(diff)],
-  ];
-  return writeFilesAtomic(dir, files);
+  ]);
+  return { markdown, written };
 }
 
 const USAGE = 'usage: memeval diff BASE_RUN CANDIDATE_RUN [--out DIR]';
@@ -32,8 +33,8 @@ export async function diffCommand(argv: string[]): Promise<number> {
     const [basePath, candPath] = positionals;
     const diff = diffRuns(loadRun(basePath), loadRun(candPath));
     const dir = values.out ?? runDirOf(candPath);
-    const written = writeDiff(diff, dir);
-    process.stdout.write(`${diffMarkdown(diff)}\nwrote ${written.join(', ')}\n`);
+    const { markdown, written } = writeDiff(diff, dir);
+    process.stdout.write(`${markdown}\nwrote ${written.join(', ')}\n`);
     return EXIT.ok;
   } catch (err) {
     if (isInputError(err)) {

@@ -5,34 +5,25 @@ import { appendFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, InputError, isInputError, type Problem } from '../../core/errors.js';
+import { isRecord } from '../../core/record.js';
 import type { GateConfig, RunResult } from '../../core/types.js';
 import { evaluateGates, runFailure, type GateOptions, type GateResult } from '../../reports/gate.js';
 import { gateJUnit } from '../../reports/junit.js';
 import { RUN_FILE, loadRun, newestRunDir, runDirOf, writeFileAtomic } from '../../reports/load.js';
 import { gateMarkdown } from '../../reports/markdown.js';
-import { defaultConfig, loadConfig, type SuiteConfig } from '../config.js';
+import { loadConfig, loadConfigOrDefault, type SuiteConfig } from '../config.js';
 import { recordedConfig } from '../run/run-info.js';
 import { DEFAULT_CALIBRATION_OUT, hasCalibration } from '../datasets/calibration.js';
-
-/** Calibration records are looked up where `memeval calibrate` writes them by default, and next to the runs. */
-export function judgeCalibrated(judge: string, dirs: string[]): boolean {
-  return dirs.some((d) => hasCalibration(judge, d));
-}
 
 /** What `memeval gate` needs of a config: where runs are, the gates, and what they compare with. */
 export type GateConfigSource = Pick<SuiteConfig, 'out' | 'gates' | 'baseline' | 'baseline_run'> & { baseDir?: string };
 export type LoadGateConfig = (file: string | undefined) => GateConfigSource | Promise<GateConfigSource>;
 
-/** --config FILE, else ./memeval.config.yaml, else the built-in defaults (which define no gates). */
-export function loadGateConfig(file: string | undefined): GateConfigSource {
-  if (file) return loadConfig(file);
-  const fallback = resolve('memeval.config.yaml');
-  return existsSync(fallback) ? loadConfig(fallback) : defaultConfig(process.cwd());
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/**
+ * --config FILE, else ./memeval.config.yaml, else the built-in defaults (which
+ * define no gates). A named file that cannot be read is bad input here (exit 2).
+ */
+const loadGateConfig: LoadGateConfig = (file) => (file ? loadConfig(file) : loadConfigOrDefault(undefined));
 
 /** The recorded gates, checked for the fields evaluation relies on (run.json may be edited by hand). */
 function recordedGates(value: unknown, runFile: string): GateConfig[] {
@@ -74,8 +65,9 @@ function say(stream: NodeJS.WriteStream, text: string): void {
 
 function calibrationWarnings(run: RunResult, gates: GateConfig[], config: GateConfigSource, runDir: string): string[] {
   if (!gates.some((g) => g.metric.startsWith('summary.judge.'))) return [];
+  // Records are looked up where `memeval calibrate` writes them by default, and next to the runs.
   const dirs = [resolve(config.baseDir ?? '.', DEFAULT_CALIBRATION_OUT), resolve(DEFAULT_CALIBRATION_OUT), config.out, dirname(resolve(runDir))];
-  if (judgeCalibrated(run.info.judge, dirs)) return [];
+  if (dirs.some((d) => hasCalibration(run.info.judge, d))) return [];
   return [
     `WARNING: gates on summary.judge.* use judge "${run.info.judge}", which has no calibration record. ` +
       'Its scores have not been checked against human labels; run `memeval calibrate --judge ' + run.info.judge + '` first.',

@@ -1,8 +1,6 @@
 // `memeval plan`: before spending a run, what accuracy difference between two
 // strategies the suite can detect, overall and per probe kind, and how many
 // transcripts (or repeats) a wanted difference needs. Formulas: core/power.ts.
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError } from '../../core/errors.js';
 import {
@@ -19,7 +17,7 @@ import {
 } from '../../core/power.js';
 import { PROBE_KINDS, type ProbeKind, type Transcript } from '../../core/types.js';
 import { loadRun } from '../../reports/load.js';
-import { defaultConfig, loadConfig, type SuiteConfig } from '../config.js';
+import { loadConfigOrDefault } from '../config.js';
 import { loadSuite } from '../datasets/transcript.js';
 
 const USAGE = 'usage: memeval plan [--config FILE] [--detect POINTS] [--baseline-accuracy P] [--icc R] [--run RUN_DIR]';
@@ -67,15 +65,6 @@ export function parsePlanFlags(argv: string[]): PlanFlags {
     run: values.run,
     help: values.help === true,
   };
-}
-
-function suiteConfig(file: string | undefined): SuiteConfig {
-  if (file) {
-    if (!existsSync(file)) throw new UsageError(`${file}: config file not found`);
-    return loadConfig(file);
-  }
-  const fallback = resolve('memeval.config.yaml');
-  return existsSync(fallback) ? loadConfig(fallback) : defaultConfig(process.cwd());
 }
 
 /** One row of the plan: a probe kind (or `all`) and the design it is measured with. */
@@ -193,7 +182,7 @@ export async function planCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return EXIT.ok;
   }
-  const config = suiteConfig(flags.config);
+  const config = loadConfigOrDefault(flags.config);
   const transcripts = await loadSuite(config.datasets, config.baseDir);
   const power = flags.run === undefined ? undefined : runPower(loadRun(flags.run));
   process.stdout.write(formatPlan(makePlan(transcripts, config.repeat, flags, power)));

@@ -1,13 +1,13 @@
 // `memeval run`: loads the config (flags override it), runs the suite, prints
 // the table, and exits by the run's own verdict (or the gate's with --gate).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError } from '../../core/errors.js';
-import type { RunResult } from '../../core/types.js';
+import type { RunInfo } from '../../core/types.js';
 import { formatTable } from '../../reports/table.js';
-import { defaultConfig, loadConfig, type MaxErrors, type SuiteConfig } from '../config.js';
-import { runSuite } from '../run/run.js';
+import { loadConfigOrDefault, type MaxErrors, type SuiteConfig } from '../config.js';
+import { resumableRun, runSuite } from '../run/run.js';
 import { recordedConfig } from '../run/run-info.js';
 import { parseMaxErrors } from '../run/verdict.js';
 import { gateCommand } from './gate.js';
@@ -51,17 +51,8 @@ function parseRunFlags(argv: string[]) {
   }
 }
 
-function baseConfig(flags: RunFlags): SuiteConfig {
-  if (flags.config) {
-    if (!existsSync(flags.config)) throw new UsageError(`${flags.config}: config file not found`);
-    return loadConfig(flags.config);
-  }
-  const fallback = resolve('memeval.config.yaml');
-  return existsSync(fallback) ? loadConfig(fallback) : defaultConfig(process.cwd());
-}
-
 /** Command-line flags override the config file. */
-export function applyFlags(config: SuiteConfig, flags: RunFlags): SuiteConfig {
+function applyFlags(config: SuiteConfig, flags: RunFlags): SuiteConfig {
   const out: SuiteConfig = { ...config };
   if (flags.datasets?.length) {
     // Globs on the command line are relative to the working directory; `!glob` excludes.
@@ -97,14 +88,12 @@ function maxErrorsFlag(value: string | undefined): MaxErrors | undefined {
  * A resumed run uses the config it started with, whatever the file says now;
  * only `--max-errors` may be given again (to accept a known level of errors).
  */
-function resumedConfig(dir: string, flags: RunFlags): { config: SuiteConfig; only: string[] } {
-  const file = join(resolve(dir), 'run.json');
-  if (!existsSync(file)) throw new UsageError(`${dir}: not a run directory (no run.json)`);
-  const saved = JSON.parse(readFileSync(file, 'utf8')) as RunResult;
-  const config = recordedConfig(saved.info, resolve(dir));
+function resumedConfig(dir: string, flags: RunFlags): { config: SuiteConfig; only: string[]; info: RunInfo } {
+  const info = resumableRun(dir);
+  const config = recordedConfig(info, resolve(dir));
   const maxErrors = maxErrorsFlag(flags['max-errors']);
   if (maxErrors) config.max_errors = maxErrors;
-  return { config, only: saved.info.strategies.map((s) => s.id) };
+  return { config, only: info.strategies.map((s) => s.id), info };
 }
 
 /** The gate step of `run --gate`: the run's own recorded gates, against --baseline or the config's baseline_run. */
@@ -124,7 +113,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--baseline ${flags.baseline}: not a run directory (no run.json), so relative gates would have nothing to compare with`);
   }
   const resumed = flags.resume ? resumedConfig(flags.resume, flags) : undefined;
-  const config = resumed ? resumed.config : applyFlags(baseConfig(flags), flags);
+  const config = resumed ? resumed.config : applyFlags(loadConfigOrDefault(flags.config), flags);
   const only = resumed?.only ?? flags.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
   const controller = new AbortController();
   const onSigint = () => {
@@ -134,7 +123,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   try {
-    const outcome = await runSuite({ config, only, resumeDir: flags.resume, signal: controller.signal });
+    const outcome = await runSuite({ config, only, resumeDir: flags.resume, resumeInfo: resumed?.info, signal: controller.signal });
     if (outcome.interrupted) {
       process.stderr.write(
         `memeval: interrupted; finished work is saved. Resume with:\n  memeval run --resume ${outcome.dir}\n` +

@@ -11,9 +11,8 @@ import type { AnswerCalibrationItem, CalibrationItem } from '../../graders/calib
 import { DEFAULT_SUMMARIZER } from '../../strategies/registry.js';
 import { buildSummaryInput, loadSummaryPrompt } from '../../strategies/summary-input.js';
 import { ANSWER_CALIBRATION_FORMAT, CALIBRATION_FORMAT, answerCalibrationSchema, calibrationSchema } from '../schema/calibration.js';
-import { IssueMapper } from '../schema/issues.js';
+import { readYaml } from '../schema/issues.js';
 import { conversationFacts, defaultTranscriptId, dropUndefined, factsOf } from '../schema/turns.js';
-import { YamlSource } from '../yaml-source.js';
 
 /** The calibration set is graded against the cookbook prompt and its 200-word limit. */
 export const CALIBRATION_WORD_LIMIT = DEFAULT_SUMMARIZER.word_limit;
@@ -26,14 +25,12 @@ type AnswerCalibrationFile = z.output<typeof answerCalibrationSchema>;
 
 /** Parses one calibration file; every problem is collected into `problems`. */
 export function parseCalibrationFile(text: string, file: string, problems: Problem[]): CalibrationItem[] {
-  const src = YamlSource.parse(text, file);
-  if (!src.ok || src.root === null) {
-    problems.push(...(src.ok ? [fileProblem(file, 'the file is empty')] : src.problems));
-    return [];
-  }
-  const mapper = new IssueMapper(src, CALIBRATION_FORMAT);
-  const data = mapper.data();
-  const result = conversationFacts.run(factsOf(data, 'source'), () => mapper.parse(data, calibrationSchema));
+  const result = readYaml(text, file, {
+    format: CALIBRATION_FORMAT,
+    schema: calibrationSchema,
+    reportEmpty: (src) => src.problems.push(fileProblem(file, 'the file is empty')),
+    facts: { scope: conversationFacts, of: (data) => factsOf(data, 'source') },
+  });
   if (!result.ok) {
     problems.push(...result.problems);
     return [];
@@ -98,13 +95,11 @@ export function answerCalibrationDir(dataDir: string): string {
 
 /** Parses one answer calibration file; every problem is collected into `problems`. */
 export function parseAnswerCalibrationFile(text: string, file: string, problems: Problem[]): AnswerCalibrationItem[] {
-  const src = YamlSource.parse(text, file);
-  if (!src.ok || src.root === null) {
-    problems.push(...(src.ok ? [fileProblem(file, 'the file is empty')] : src.problems));
-    return [];
-  }
-  const mapper = new IssueMapper(src, ANSWER_CALIBRATION_FORMAT);
-  const result = mapper.parse(mapper.data(), answerCalibrationSchema);
+  const result = readYaml(text, file, {
+    format: ANSWER_CALIBRATION_FORMAT,
+    schema: answerCalibrationSchema,
+    reportEmpty: (src) => src.problems.push(fileProblem(file, 'the file is empty')),
+  });
   if (!result.ok) {
     problems.push(...result.problems);
     return [];

@@ -8,10 +8,10 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { glob } from 'tinyglobby';
 import { InputError, fileProblem, type Problem } from '../../core/errors.js';
 import type { Transcript } from '../../core/types.js';
-import { IssueMapper } from '../schema/issues.js';
+import { readYaml } from '../schema/issues.js';
 import { TRANSCRIPT_FORMAT, transcriptSchema } from '../schema/transcript.js';
 import { conversationFacts, defaultTranscriptId, dropUndefined, factsOf } from '../schema/turns.js';
-import { YamlSource, quote } from '../yaml-source.js';
+import { quote } from '../yaml-source.js';
 
 /** A parsed transcript plus where its id came from, for cross-file duplicate messages. */
 interface ReadResult {
@@ -19,8 +19,6 @@ interface ReadResult {
   problems: Problem[];
   idWhere: string;
 }
-
-export { defaultTranscriptId };
 
 /** Parses one transcript; throws InputError listing every problem in it. */
 export function parseTranscript(text: string, file: string): Transcript {
@@ -45,16 +43,13 @@ function errorCode(e: unknown): string {
 }
 
 function readTranscript(text: string, file: string): ReadResult {
-  const src = YamlSource.parse(text, file);
   const idWhere = `${file}:1:1`;
-  if (!src.ok) return { problems: src.problems, idWhere };
-  if (src.root === null) {
-    src.report(null, 'the file is empty; a transcript needs at least "turns:"');
-    return { problems: src.problems, idWhere };
-  }
-  const mapper = new IssueMapper(src, TRANSCRIPT_FORMAT);
-  const data = mapper.data();
-  const result = conversationFacts.run(factsOf(data, 'turns'), () => mapper.parse(data, transcriptSchema));
+  const result = readYaml(text, file, {
+    format: TRANSCRIPT_FORMAT,
+    schema: transcriptSchema,
+    reportEmpty: (src) => src.report(null, 'the file is empty; a transcript needs at least "turns:"'),
+    facts: { scope: conversationFacts, of: (data) => factsOf(data, 'turns') },
+  });
   if (!result.ok) return { problems: result.problems, idWhere };
   const t = result.value;
   const transcript: Transcript = dropUndefined({
@@ -68,7 +63,7 @@ function readTranscript(text: string, file: string): ReadResult {
     system: t.system,
     meta: t.meta,
   });
-  return { transcript, problems: [], idWhere: t.id !== undefined ? mapper.where(['id']) : idWhere };
+  return { transcript, problems: [], idWhere: t.id !== undefined ? result.where(['id']) : idWhere };
 }
 
 // ---------------------------------------------------------------- suites

@@ -19,8 +19,7 @@ import { randomUUID } from 'node:crypto';
 import type { LimitFunction } from 'p-limit';
 import { userMessage } from '../../core/items.js';
 import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
-import { costOf } from './prices.js';
-import { failedCallError, type OpenAIRunnerTarget } from './openai.js';
+import { callResult, type OpenAIRunnerTarget } from './openai.js';
 import { withRetry } from './retry.js';
 import { redact } from '../../core/secrets.js';
 import type { Usage } from '../../core/types.js';
@@ -224,24 +223,11 @@ async function answerViaOpenAI(probe: PreparedProbe, target: OpenAIRunnerTarget,
   });
   const agent = makeAgent(probe, target.name, opts);
   const started = performance.now();
-  // The model's own breaker: a bad key found by either path stops both.
-  const attempt = () =>
-    withRetry((signal) => runOnce(runner, agent, probe, signal), {
-      maxAttempts: target.maxAttempts,
-      baseDelayMs: target.baseDelayMs,
-      maxDelayMs: target.maxDelayMs,
-      timeoutMs: target.timeoutMs,
-      sleep: target.sleep,
-      guard: target.guard,
-    });
+  // The target is the model's own RetryOptions, breaker included: a bad key found by either path stops both.
+  const attempt = () => withRetry((signal) => runOnce(runner, agent, probe, signal), target);
   const outcome = await (opts.limit ? opts.limit(attempt) : attempt());
-  const latencyMs = performance.now() - started;
-  if (!outcome.ok) {
-    const usage = { inputTokens: 0, outputTokens: 0 };
-    return { output: '', usage, cached: false, latencyMs, error: failedCallError(target.id, outcome), probe, added: [] };
-  }
-  const { output, usage, added } = outcome.value;
-  return { output, usage, cost: costOf(usage, target.price), cached: false, latencyMs, probe, added };
+  const result = callResult(target.id, target.price, outcome, performance.now() - started);
+  return { ...result, probe, added: outcome.ok ? outcome.value.added : [] };
 }
 
 async function answerViaModel(probe: PreparedProbe, model: Model, opts: AnswerWithRunnerOptions): Promise<RunnerAnswer> {

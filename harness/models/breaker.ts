@@ -9,9 +9,6 @@ import { redact } from '../../core/secrets.js';
 /** Failures of one kind in a row, with no success between, that trip a breaker. */
 export const DEFAULT_BREAKER_THRESHOLD = 3;
 
-/** Where the client's default base URL points; the breaker key when none is configured. */
-export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
-
 /** Where a model's calls go, and what a fix hint should name. Never holds the key. */
 export interface Endpoint {
   /** Provider label, e.g. `openai` or a `providers:` entry. */

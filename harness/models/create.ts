@@ -2,7 +2,7 @@
 // into a ready Model: cache → concurrency limit → retries → provider.
 import type { LimitFunction } from 'p-limit';
 import { Breakers } from './breaker.js';
-import { CachedModel, ModelStats, type ModelStatsSnapshot } from './cache.js';
+import { CachedModel, ModelStats } from './cache.js';
 import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
 import { OfflineModel } from './offline.js';
 import { priceFor, type Price } from './prices.js';
@@ -28,7 +28,7 @@ export interface CreateModelOptions {
   cacheDir: string | false;
   /** Shared by every model of a run: `concurrency:` is model calls in flight. */
   limit: LimitFunction;
-  /** Counters for the run summary; defaults to the process-wide ones (`modelStats()`). */
+  /** Counters for the run summary; defaults to process-wide ones shared by every model built without them. */
   stats?: ModelStats;
   /** Circuit breakers the run watches (`fatal()`); defaults to the process-wide ones (`modelBreakers()`). */
   breakers?: Breakers;
@@ -40,11 +40,6 @@ export interface CreateModelOptions {
 
 const defaultStats = new ModelStats();
 const defaultBreakers = new Breakers();
-
-/** Counters of every model built without an explicit `stats` (calls, cache hits, dedup hits, errors). */
-export function modelStats(): ModelStatsSnapshot {
-  return defaultStats.snapshot();
-}
 
 /** The circuit breakers of every model built without explicit `breakers`. */
 export function modelBreakers(): Breakers {

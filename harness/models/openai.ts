@@ -9,8 +9,8 @@ import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from 'openai
 import { itemRole, itemText, itemType } from '../../core/items.js';
 import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
 import { costOf, type Price } from './prices.js';
-import { Breakers, DEFAULT_OPENAI_BASE_URL, type Endpoint } from './breaker.js';
-import { PermanentError, TransientError, withRetry, type RetryGuard, type RetryOutcome } from './retry.js';
+import { Breakers, type Endpoint } from './breaker.js';
+import { PermanentError, TransientError, withRetry, type RetryGuard, type RetryOptions, type RetryOutcome } from './retry.js';
 import { redact, registerSecret } from '../../core/secrets.js';
 import type { AgentInputItem, Usage } from '../../core/types.js';
 
@@ -41,21 +41,20 @@ export interface OpenAIModelOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** What the Agents SDK runner needs to call this model the way production does. */
-export interface OpenAIRunnerTarget {
+/**
+ * What the Agents SDK runner needs to call this model the way production does.
+ * It is also the model's own RetryOptions (the very settings its direct calls
+ * use), so both paths retry, back off and time out alike.
+ */
+export interface OpenAIRunnerTarget extends RetryOptions {
   kind: 'openai';
   id: string;
   client: OpenAI;
   name: string;
   api: OpenAIApi;
   price?: Price;
-  timeoutMs: number;
-  maxAttempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
   /** The model's circuit breaker: the runner path trips and honours the same one. */
   guard: RetryGuard;
-  sleep?: (ms: number) => Promise<void>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -64,6 +63,9 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_ATTEMPTS = 6;
 const DEFAULT_BASE_DELAY_MS = 1_000;
 const DEFAULT_MAX_DELAY_MS = 30_000;
+
+/** Where the client's default base URL points; the breaker key when none is configured. */
+export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 type AnyRecord = Record<string, unknown>;
 
@@ -201,9 +203,10 @@ async function readJson(response: Response): Promise<unknown> {
 }
 
 /**
- * fetch for the client: a 2xx reply must be JSON. The Agents SDK parses replies
- * inside the client, where an HTML page turns into a TypeError that looks like a
- * bug and is never retried; failing here makes it a TransientError on both paths.
+ * fetch for the client handed to the Agents SDK runner: a 2xx reply must be JSON.
+ * The SDK parses replies inside the client, where an HTML page turns into a
+ * TypeError that looks like a bug and is never retried; failing here makes it the
+ * same TransientError the direct path gets from readJson.
  */
 const checkedFetch: typeof fetch = async (input, init) => {
   const response = await fetch(input, init);
@@ -250,8 +253,22 @@ export function parseChatReply(raw: unknown): { output: string; usage: Usage } {
 }
 
 /** The error of a failed call: a tripped breaker's message already names the model; others get the id in front. */
-export function failedCallError(id: string, outcome: Extract<RetryOutcome<unknown>, { ok: false }>): string {
+function failedCallError(id: string, outcome: Extract<RetryOutcome<unknown>, { ok: false }>): string {
   return redact(outcome.fatal ? outcome.error : `${id}: ${outcome.error}`);
+}
+
+/** The result of a retried call, alike on both paths: empty output and the error on failure, the cost on success. */
+export function callResult(
+  id: string,
+  price: Price | undefined,
+  outcome: RetryOutcome<{ output: string; usage: Usage }>,
+  latencyMs: number,
+): ModelResult {
+  if (!outcome.ok) {
+    return { output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs, error: failedCallError(id, outcome) };
+  }
+  const { output, usage } = outcome.value;
+  return { output, usage, cost: costOf(usage, price), cached: false, latencyMs };
 }
 
 /** Normalises an `api:` value from config (`chat`, `chat_completions`, `responses`). */
@@ -266,32 +283,42 @@ export class OpenAIModel implements Model {
   readonly params: Record<string, unknown>;
   readonly api: OpenAIApi;
   readonly name: string;
+  /** Direct calls: `call` reads and checks the body itself. */
   private readonly client: OpenAI;
+  /** The runner's calls: the SDK parses the body inside the client, so checkedFetch checks it first. */
+  private readonly runnerClient: OpenAI;
   private readonly opts: OpenAIModelOptions;
-  private readonly timeoutMs: number;
-  private readonly maxAttempts: number;
-  private readonly guard: RetryGuard;
+  /** One policy, guard included, for the direct path and the runner path. */
+  private readonly retry: RetryOptions & { guard: RetryGuard };
 
   constructor(opts: OpenAIModelOptions) {
     this.opts = opts;
     this.name = opts.name;
     this.api = opts.api ?? 'responses';
     this.id = `${opts.provider ?? 'openai'}:${opts.name}`;
-    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.maxAttempts = opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     // Only OpenAI's own provider reads the OPENAI_* variables: another server must never receive OpenAI's key.
     const isOpenAI = (opts.provider ?? 'openai') === 'openai';
     const baseURL = opts.baseURL ?? (isOpenAI ? process.env.OPENAI_BASE_URL : undefined);
     const apiKey = opts.apiKey ?? (isOpenAI ? process.env.OPENAI_API_KEY : undefined);
     registerSecret(apiKey);
     // A local server (Ollama, vLLM) needs no key, but the client insists on one.
-    this.client = new OpenAI({ apiKey: apiKey || 'no-key', baseURL, maxRetries: 0, timeout: this.timeoutMs, fetch: checkedFetch });
+    const clientOptions = { apiKey: apiKey || 'no-key', baseURL, maxRetries: 0, timeout: timeoutMs };
+    this.client = new OpenAI(clientOptions);
+    this.runnerClient = new OpenAI({ ...clientOptions, fetch: checkedFetch });
     // Where the answer comes from matters (a local `llama3` is not Azure's); the key never does.
     const server = publicBaseURL(baseURL);
     this.params = { api: this.api, ...(server ? { baseURL: server } : {}), ...(this.api === 'chat' ? { maxTokensField: this.maxTokensField } : {}) };
     const keyEnv = opts.keyEnv ?? (isOpenAI ? 'OPENAI_API_KEY' : undefined);
     const endpoint: Endpoint = { provider: opts.provider ?? 'openai', model: this.name, baseURL: server ?? DEFAULT_OPENAI_BASE_URL, keyEnv, api: this.api };
-    this.guard = (opts.breakers ?? new Breakers()).guard(endpoint);
+    this.retry = {
+      maxAttempts: opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      baseDelayMs: opts.baseDelayMs ?? DEFAULT_BASE_DELAY_MS,
+      maxDelayMs: opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
+      timeoutMs,
+      sleep: opts.sleep,
+      guard: (opts.breakers ?? new Breakers()).guard(endpoint),
+    };
   }
 
   private get maxTokensField(): 'max_completion_tokens' | 'max_tokens' {
@@ -303,28 +330,15 @@ export class OpenAIModel implements Model {
     return {
       kind: 'openai',
       id: this.id,
-      client: this.client,
+      client: this.runnerClient,
       name: this.name,
       api: this.api,
       price: this.opts.price,
-      timeoutMs: this.timeoutMs,
-      maxAttempts: this.maxAttempts,
-      baseDelayMs: this.baseDelayMs,
-      maxDelayMs: this.maxDelayMs,
-      guard: this.guard,
-      sleep: this.opts.sleep,
+      ...this.retry,
     };
   }
 
-  private get baseDelayMs(): number {
-    return this.opts.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
-  }
-
-  private get maxDelayMs(): number {
-    return this.opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
-  }
-
-  // The raw response is parsed here so a non-JSON reply becomes a clear error, not a client TypeError.
+  // The raw body is read here, once, so a non-JSON reply becomes a retried TransientError, not a client TypeError.
   private async call(request: ModelRequest, signal: AbortSignal): Promise<{ output: string; usage: Usage }> {
     if (this.api === 'chat') {
       const body = chatBody(this.name, request, this.maxTokensField);
@@ -336,19 +350,7 @@ export class OpenAIModel implements Model {
 
   async complete(request: ModelRequest): Promise<ModelResult> {
     const started = performance.now();
-    const outcome = await withRetry((signal) => this.call(request, signal), {
-      maxAttempts: this.maxAttempts,
-      baseDelayMs: this.baseDelayMs,
-      maxDelayMs: this.maxDelayMs,
-      timeoutMs: this.timeoutMs,
-      sleep: this.opts.sleep,
-      guard: this.guard,
-    });
-    const latencyMs = performance.now() - started;
-    if (!outcome.ok) {
-      return { output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs, error: failedCallError(this.id, outcome) };
-    }
-    const { output, usage } = outcome.value;
-    return { output, usage, cost: costOf(usage, this.opts.price), cached: false, latencyMs };
+    const outcome = await withRetry((signal) => this.call(request, signal), this.retry);
+    return callResult(this.id, this.opts.price, outcome, performance.now() - started);
   }
 }

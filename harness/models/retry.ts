@@ -101,29 +101,32 @@ export function retryAfterMs(headers: HeaderBag, now: number = Date.now()): numb
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-// Clients wrap what their fetch throws (the openai client in APIConnectionError), so causes are searched too.
-function transientCause(error: unknown): TransientError | undefined {
+// Clients wrap what their fetch throws (the openai client in APIConnectionError)
+// and Node puts a socket error's code on a `cause`, so the error and a few of
+// its causes are searched.
+function* causes(error: unknown): Generator<unknown> {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current; depth++) {
-    if (current instanceof TransientError) return current;
+    yield current;
     current = (current as { cause?: unknown }).cause;
   }
+}
+
+function transientCause(error: unknown): TransientError | undefined {
+  for (const cause of causes(error)) if (cause instanceof TransientError) return cause;
   return undefined;
 }
 
 function errorCode(error: unknown): string | undefined {
-  // Node puts the socket error code on the error or on its `cause` chain.
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current; depth++) {
-    const code = (current as { code?: unknown }).code;
+  for (const cause of causes(error)) {
+    const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && CONNECTION_CODES.has(code)) return code;
-    current = (current as { cause?: unknown }).cause;
   }
   return undefined;
 }
 
+/** A connection failure that carries no socket error code (those are found by errorCode). */
 function isConnectionError(error: unknown): boolean {
-  if (errorCode(error)) return true;
   const name = (error as { name?: unknown })?.name;
   if (name === 'APIConnectionError' || name === 'APIConnectionTimeoutError') return true;
   const message = String((error as { message?: unknown })?.message ?? '');
@@ -143,8 +146,8 @@ export function classifyFailure(error: unknown): FailureInfo {
     const retryable = RETRY_STATUS.has(status) || status >= 500;
     return { retryable, status, retryAfterMs: retryable ? retryAfterMs(headers) : undefined, message };
   }
-  if (isConnectionError(error)) {
-    const code = errorCode(error);
+  const code = errorCode(error);
+  if (code !== undefined || isConnectionError(error)) {
     return { retryable: true, code, message: code && !message.includes(code) ? `${message} (${code})` : message };
   }
   return { retryable: false, message };

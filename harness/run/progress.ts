@@ -1,5 +1,6 @@
 // Progress for long runs: one redrawn line on a terminal, plain lines in CI
 // and pipes (at most one every few seconds, so logs stay readable).
+import { ERROR_STAGES, type ErrorStage } from '../../core/types.js';
 
 export interface ProgressCounts {
   calls: number;
@@ -7,16 +8,16 @@ export interface ProgressCounts {
   /** Failed model calls (after retries). */
   errors: number;
   /** Items that ended as errors, per stage; shown whenever any is non-zero. */
-  stages?: { answer: number; judge: number; summarizer: number; summaryJudge: number };
+  stages?: Record<ErrorStage, number>;
 }
 
 /** Errored items per stage when the run counts them, else failed calls. */
 function errorText(c: ProgressCounts): string {
   if (!c.stages) return `errors ${c.errors}`;
-  const { answer, judge, summarizer, summaryJudge } = c.stages;
-  const total = answer + judge + summarizer + summaryJudge;
+  const stages = c.stages;
+  const total = ERROR_STAGES.reduce((n, stage) => n + stages[stage], 0);
   if (total === 0) return 'errors 0';
-  return `errors ${total} (answer ${answer} · answer-judge ${judge} · summarizer ${summarizer} · summary-judge ${summaryJudge})`;
+  return `errors ${total} (${ERROR_STAGES.map((stage) => `${stage} ${stages[stage]}`).join(' · ')})`;
 }
 
 export class Progress {

@@ -43,7 +43,7 @@ class FactIndex {
   private readonly phrases: string[][];
   private readonly cache = new WeakMap<object, Uint8Array>();
 
-  constructor(private readonly facts: Fact[]) {
+  constructor(facts: Fact[]) {
     this.phrases = facts.map((f) => factPhrases(f).map(normalizeText).filter((p) => p.length > 0));
   }
 

@@ -12,7 +12,7 @@ import type { StrategyOptions, SummarizerOptions } from '../../strategies/regist
 import { loadSummaryPrompt, promptLabel } from '../../strategies/summary-input.js';
 import type { GateConfig, ProviderConfig, SuiteConfig, StrategyConfig } from '../config.js';
 import { parseModelSpec } from '../models/create.js';
-import { publicBaseURL } from '../models/openai.js';
+import { DEFAULT_OPENAI_BASE_URL, publicBaseURL } from '../models/openai.js';
 import { packagePath } from '../../core/package-root.js';
 import type { JudgeCalibration, Provenance, RunInfo, StrategyFingerprint, Transcript } from '../../core/types.js';
 
@@ -26,9 +26,7 @@ function packageVersion(name: string): string {
   }
 }
 
-export function memevalVersion(): string {
-  return (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
-}
+import { memevalVersion } from '../../core/package-root.js';
 
 function gitSha(cwd: string): string | undefined {
   try {
@@ -72,18 +70,16 @@ export function newRunId(config: SuiteConfig, now = new Date()): string {
   return `${stamp}-${hash.slice(0, 6)}`;
 }
 
-/** Where OpenAI's own API is when neither the config nor OPENAI_BASE_URL says otherwise. */
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
 type Env = Record<string, string | undefined>;
 
 /** The public base URL a model spec is called at (credentials stripped); undefined for `offline`. */
-export function endpointOf(spec: string, providers: Record<string, ProviderConfig>, env: Env = process.env): string | undefined {
+function endpointOf(spec: string, providers: Record<string, ProviderConfig>, env: Env = process.env): string | undefined {
   const { provider } = parseModelSpec(spec);
   if (provider === 'offline') return undefined;
   const configured = providers[provider]?.base_url;
   if (provider !== 'openai') return publicBaseURL(configured);
-  return publicBaseURL(configured ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL);
+  return publicBaseURL(configured ?? env.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL);
 }
 
 /** The `summarizer:` block of a strategy, for strategies that summarise. */
@@ -92,7 +88,7 @@ function summarizerOf(options: StrategyOptions): SummarizerOptions | undefined {
   return typeof value === 'object' && value !== null ? value : undefined;
 }
 
-export interface RunLabels {
+interface RunLabels {
   /** The answering model spec and the judge spec. */
   model: string;
   judge: string;
@@ -171,25 +167,36 @@ function relativeGlob(baseDir: string, glob: string): string {
 }
 
 /**
+ * The config with every path it holds (the config file, out, cache,
+ * baseline_run, summarizer prompts, gate locations) passed through `map`:
+ * one list, so recording and restoring a config cannot drift apart.
+ */
+function mapConfigPaths(config: SuiteConfig, map: (path: string) => string, mapOptions: (o: StrategyOptions) => StrategyOptions): SuiteConfig {
+  const file = config.file === undefined ? undefined : map(config.file);
+  const mapped: SuiteConfig = {
+    ...config,
+    out: map(config.out),
+    cache: config.cache === false ? false : map(config.cache),
+    strategies: config.strategies.map((s) => ({ ...s, options: mapOptions(s.options) })),
+    gates: config.gates.map((g) => gateWhere(g, config.file, file)),
+  };
+  if (file !== undefined) mapped.file = file;
+  if (config.baseline_run !== undefined) mapped.baseline_run = map(config.baseline_run);
+  return mapped;
+}
+
+/**
  * The config as run.json records it: `baseDir` relative to the run directory,
  * every other path relative to the config's folder, so the run directory can
  * move with its project and be read on another machine.
  */
 export function configRecord(config: SuiteConfig, runDir: string): Record<string, unknown> {
   const base = config.baseDir;
-  const rel = (path: string) => relativePath(base, path);
-  const file = config.file === undefined ? undefined : rel(resolve(config.file));
   const record: SuiteConfig = {
-    ...config,
+    ...mapConfigPaths(config, (path) => relativePath(base, resolve(path)), (o) => recordedOptions(o, base)),
     baseDir: relative(resolve(runDir), base) || '.',
     datasets: config.datasets.map((g) => relativeGlob(base, g)),
-    out: rel(config.out),
-    cache: config.cache === false ? false : rel(config.cache),
-    strategies: config.strategies.map((s) => ({ ...s, options: recordedOptions(s.options, base) })),
-    gates: config.gates.map((g) => gateWhere(g, config.file, file)),
   };
-  if (file !== undefined) record.file = file;
-  if (config.baseline_run !== undefined) record.baseline_run = rel(config.baseline_run);
   return record as unknown as Record<string, unknown>;
 }
 
@@ -202,19 +209,7 @@ export function recordedConfig(info: RunInfo, runDir: string): SuiteConfig {
   const saved = info.config as unknown as SuiteConfig;
   if (typeof saved.baseDir !== 'string' || isAbsolute(saved.baseDir)) return saved;
   const base = resolve(runDir, saved.baseDir);
-  const abs = (path: string) => resolve(base, path);
-  const file = saved.file === undefined ? undefined : abs(saved.file);
-  const config: SuiteConfig = {
-    ...saved,
-    baseDir: base,
-    out: abs(saved.out),
-    cache: saved.cache === false ? false : abs(saved.cache),
-    strategies: saved.strategies.map((s) => ({ ...s, options: absoluteOptions(s.options, base) })),
-    gates: saved.gates.map((g) => gateWhere(g, saved.file, file)),
-  };
-  if (file !== undefined) config.file = file;
-  if (saved.baseline_run !== undefined) config.baseline_run = abs(saved.baseline_run);
-  return config;
+  return { ...mapConfigPaths(saved, (path) => resolve(base, path), (o) => absoluteOptions(o, base)), baseDir: base };
 }
 
 function transcriptInfo(t: Transcript, baseDir: string): RunInfo['transcripts'][number] {

@@ -18,10 +18,10 @@ import { answerProbe } from './probes.js';
 import { runInfo, newRunId } from './run-info.js';
 import { writeReports } from '../../reports/index.js';
 import { redactDeep } from '../../core/secrets.js';
-import { InputError, fileProblem } from '../../core/errors.js';
+import { InputError, UsageError, fileProblem } from '../../core/errors.js';
 import { judgeRun } from './verdict.js';
-import { stageErrors } from '../../reports/aggregate.js';
-import type { ProbeRecord, RunResult, SummaryRecord, Transcript, TurnRecord } from '../../core/types.js';
+import { isProbeError, probeErrorStage, stageErrors, summaryErrored, summaryJudgeErrored as gradeErrored } from '../../reports/aggregate.js';
+import { ERROR_STAGES, type ErrorStage, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type Transcript, type TurnRecord } from '../../core/types.js';
 
 export interface RunOptions {
   config: SuiteConfig;
@@ -29,6 +29,8 @@ export interface RunOptions {
   only?: string[];
   /** Resume this run directory instead of starting a new one. */
   resumeDir?: string;
+  /** The run.json `info` of `resumeDir`, when the caller has read it already (it can hold every record so far). */
+  resumeInfo?: RunInfo;
   /** Aborts scheduling new work (Ctrl-C); finished work stays journaled. */
   signal?: AbortSignal;
   /** The strategies the config was parsed with (default: the built-in ones). */
@@ -61,19 +63,16 @@ interface RunContext {
   /** Fires on Ctrl-C and when an error retries cannot fix stops the run. */
   signal: AbortSignal;
   stop: () => void;
-  errors: StageCounts;
+  /** Errors met so far, per stage, for the progress line. */
+  errors: Record<ErrorStage, number>;
 }
 
-/** Errors met so far, per stage, for the progress line. */
-type StageCounts = { answer: number; judge: number; summarizer: number; summaryJudge: number };
-
 /** An errored record is re-attempted on resume; a finished one never is. */
-const probeErrored = (r: ProbeRecord): boolean => r.error !== undefined || r.passed === undefined;
-const gradeErrored = (s: SummaryRecord): boolean => s.grades?.judge?.error !== undefined;
-const replayErrored = (summaries: SummaryRecord[]): boolean => summaries.some((s) => s.error !== undefined);
+const replayErrored = (summaries: SummaryRecord[]): boolean => summaries.some(summaryErrored);
 
-/** After each finished item: count its errors, and stop the run if an endpoint is known to be unusable. */
-function afterItem(ctx: RunContext): void {
+/** After each finished item: count its error, if any, and stop the run if an endpoint is known to be unusable. */
+function afterItem(ctx: RunContext, stage: ErrorStage | undefined): void {
+  if (stage) ctx.errors[stage]++;
   if (ctx.graders.fatal()) ctx.stop();
 }
 
@@ -116,8 +115,7 @@ async function gradeSummaries(job: Job, summaries: SummaryRecord[], ctx: RunCont
       }
       record = redactDeep(await ctx.graders.gradeSummary(job.transcript, summary, graded.at(-1), job.strategy));
       ctx.journal.append({ type: 'summary-grade', key, record });
-      if (summary.error === undefined && gradeErrored(record)) ctx.errors.summaryJudge++;
-      afterItem(ctx);
+      afterItem(ctx, summary.error === undefined && gradeErrored(record) ? 'summary-judge' : undefined);
     }
     graded.push(record);
   }
@@ -131,7 +129,7 @@ async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext, reuse:
     for (let r = 1; r <= ctx.config.repeat; r++) {
       const key = probeKey(job.key, probeCtx.probe.id, r);
       const finished = reuse ? ctx.done.probes.get(key) : undefined;
-      if (finished && !probeErrored(finished)) {
+      if (finished && !isProbeError(finished)) {
         // Progress counts probe answers, so journaled ones count as done.
         ctx.progress.tick();
         tasks.push(Promise.resolve(finished));
@@ -146,10 +144,8 @@ async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext, reuse:
           // A call cut short by Ctrl-C is not an answer; it is asked again on resume.
           if (ctx.signal.aborted && record.error && !ctx.graders.fatal()) return undefined;
           ctx.journal.append({ type: 'probe', key, record });
-          if (record.errorStage === 'answer') ctx.errors.answer++;
-          else if (record.errorStage === 'judge') ctx.errors.judge++;
           ctx.progress.tick();
-          afterItem(ctx);
+          afterItem(ctx, probeErrorStage(record));
           return record;
         })(),
       );
@@ -177,7 +173,7 @@ function journaledJob(job: Job, ctx: RunContext): JobResult | undefined {
   for (const probe of job.transcript.probes) {
     for (let r = 1; r <= ctx.config.repeat; r++) {
       const record = ctx.done.probes.get(probeKey(job.key, probe.id, r));
-      if (!record || probeErrored(record)) return undefined;
+      if (!record || isProbeError(record)) return undefined;
       probes.push(record);
     }
   }
@@ -198,7 +194,7 @@ async function runJob(job: Job, ctx: RunContext): Promise<JobResult> {
   const replay = await replayJob(job, ctx);
   if (!previous || redo) {
     ctx.journal.append({ type: 'replay', job: job.key, turns: replay.turns, summaries: redactDeep(replay.summaries) });
-    ctx.errors.summarizer += replay.summaries.filter((s) => s.error !== undefined).length;
+    ctx.errors.summarizer += replay.summaries.filter(summaryErrored).length;
   }
   const summaries = await gradeSummaries(job, replay.summaries, ctx);
   const probes = await runProbes(job, replay, ctx, !redo);
@@ -248,12 +244,17 @@ function collect(jobs: Job[], results: JobResult[]): Pick<RunResult, 'turns' | '
   return { turns, probes, summaries };
 }
 
-function prepareDir(config: SuiteConfig, resumeDir: string | undefined): { dir: string; runId: string } {
-  if (resumeDir) {
-    const dir = resolve(resumeDir);
-    if (!existsSync(join(dir, 'run.json'))) throw new Error(`${dir}: not a run directory (no run.json)`);
-    const info = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { info: { runId: string } };
-    return { dir, runId: info.info.runId };
+/** The `info` of a run directory's run.json: what resuming it needs. */
+export function resumableRun(resumeDir: string): RunInfo {
+  const file = join(resolve(resumeDir), 'run.json');
+  if (!existsSync(file)) throw new UsageError(`${resumeDir}: not a run directory (no run.json)`);
+  return (JSON.parse(readFileSync(file, 'utf8')) as RunResult).info;
+}
+
+function prepareDir(config: SuiteConfig, opts: RunOptions): { dir: string; runId: string } {
+  if (opts.resumeDir) {
+    const info = opts.resumeInfo ?? resumableRun(opts.resumeDir);
+    return { dir: resolve(opts.resumeDir), runId: info.runId };
   }
   const runId = newRunId(config);
   const dir = join(config.out, runId);
@@ -304,7 +305,7 @@ export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
   const strategies = selectStrategies(config, opts.only);
   const registry = opts.registry ?? STRATEGIES;
   const graders = setUpGraders(config, strategies, registry);
-  const { dir, runId } = prepareDir(config, opts.resumeDir);
+  const { dir, runId } = prepareDir(config, opts);
   const info = runInfo(runId, dir, config, strategies, transcripts, graders);
   writeFileAtomic(join(dir, 'run.json'), JSON.stringify({ info: redactDeep(info), turns: [], probes: [], summaries: [] }, null, 1));
 
@@ -313,7 +314,7 @@ export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
   const journal = new Journal(journalPath);
   journal.open();
   const jobs = buildJobs(transcripts, strategies);
-  const errors: StageCounts = { answer: 0, judge: 0, summarizer: 0, summaryJudge: 0 };
+  const errors = Object.fromEntries(ERROR_STAGES.map((stage) => [stage, 0])) as Record<ErrorStage, number>;
   const progress = new Progress(workUnits(jobs, config.repeat), () => ({ ...graders.counts(), stages: errors }));
   log(`memeval: ${transcripts.length} transcripts × ${strategies.length} strategies, model ${config.model}, judge ${config.judge} → ${dir}`);
   if (done.probes.size) log(`resuming: ${done.probes.size} probe answers already journaled`);

@@ -16,7 +16,7 @@ const STAGE_WORDS: Record<ErrorStage, string> = {
 };
 
 /** `0`, `5` or `2%`, as the config and `--max-errors` write it. */
-export function formatMaxErrors(max: MaxErrors): string {
+function formatMaxErrors(max: MaxErrors): string {
   return max.kind === 'percent' ? `${max.value}%` : String(max.value);
 }
 

@@ -3,12 +3,13 @@
 // human-labelled summaries of it; and, under answers/, probes with
 // human-labelled answers to them.
 import { z } from 'zod';
+import { isRecord } from '../../core/record.js';
 import { PROBE_KINDS } from '../../core/types.js';
 import { ANSWER_LABELS, type CalibrationLabels } from '../../graders/calibrate.js';
 import { quote } from '../yaml-source.js';
-import { choice, freeform, int, isRecord, list, map, report, text, typeError, whenValid, word } from './fields.js';
+import { choice, freeform, int, list, map, report, text, typeError, uniqueIds, whenValid, word } from './fields.js';
 import type { YamlFormat } from './issues.js';
-import { conversationLabels, factsSchema, messageTurnSchema, phrase, uniqueIds } from './turns.js';
+import { conversationLabels, factsSchema, messageTurnSchema, phrase } from './turns.js';
 
 export const CALIBRATION_FORMAT: YamlFormat = {
   root: 'the calibration file',

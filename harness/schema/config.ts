@@ -3,12 +3,14 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { isRecord } from '../../core/record.js';
 import { gateSchema } from '../../core/schema/gate.js';
+import { AGENTS } from '../../core/schema/run.js';
 import type { MaxErrors } from '../../core/types.js';
 import { DEFAULT_SUMMARIZER, type OptionSpec, type StrategyDefinition, type StrategyOptions, type StrategyRegistry } from '../../strategies/registry.js';
 import { parseMaxErrors } from '../run/verdict.js';
 import { didYouMean, quote, type Path } from '../yaml-source.js';
-import { Scope, bool, choice, int, isRecord, list, map, number, report, text, typeError, whenValid, word } from './fields.js';
+import { Scope, bool, choice, int, list, map, number, report, text, typeError, uniqueIds, whenValid, word } from './fields.js';
 import { templateFor, type YamlFormat } from './issues.js';
 
 export const CONFIG_FORMAT: YamlFormat = {
@@ -35,7 +37,6 @@ export const DEFAULTS = {
   agent: 'direct',
 } as const;
 
-const AGENTS = ['direct', 'runner'] as const;
 const APIS = ['responses', 'chat'] as const;
 const MAX_ERRORS_FORMS = 'a whole number of errored items (0 or more) or a percentage from 0% to 100% such as "2%"';
 /** Ids appear in CLI lists (`--strategies a,b`), file names and gate patterns. */
@@ -148,24 +149,28 @@ function baseline(): z.ZodString {
 function summarizer() {
   const block = map({
     model: modelName().optional(),
-    prompt: text({ nonEmpty: true }).optional(),
+    prompt: promptFile().optional(),
     max_tokens: int({ min: 1 }).optional(),
     tool_trim_limit: int({ min: 0 }).optional(),
     word_limit: int({ min: 1 }).optional(),
-  }).superRefine((s, rctx) => {
-    const prompt = s.prompt === undefined ? undefined : resolve(configFacts.get().baseDir, s.prompt);
-    // Checked now so a nightly run does not fail at its first summary.
-    if (prompt !== undefined && !existsSync(prompt)) {
-      report(rctx, { path: ['prompt'], message: `prompt file ${quote(s.prompt ?? '')} of {label-2} not found (looked for ${prompt})` });
-    }
-  }, whenValid('prompt'));
+  });
   return z.preprocess((value) => (typeof value === 'string' ? { model: value } : value), block).transform((s) => ({
     model: s.model ?? DEFAULT_SUMMARIZER.model,
     max_tokens: s.max_tokens ?? DEFAULT_SUMMARIZER.max_tokens,
     tool_trim_limit: s.tool_trim_limit ?? DEFAULT_SUMMARIZER.tool_trim_limit,
     word_limit: s.word_limit ?? DEFAULT_SUMMARIZER.word_limit,
-    ...(s.prompt === undefined ? {} : { prompt: resolve(configFacts.get().baseDir, s.prompt) }),
+    ...(s.prompt === undefined ? {} : { prompt: s.prompt }),
   }));
+}
+
+/** A summarizer's prompt file, resolved against the config's folder once, for both the check and the value. */
+function promptFile(): z.ZodType<string, unknown> {
+  return text({ nonEmpty: true }).transform((written, rctx) => {
+    const prompt = resolve(configFacts.get().baseDir, written);
+    // Checked now so a nightly run does not fail at its first summary.
+    if (!existsSync(prompt)) report(rctx, { message: `prompt file ${quote(written)} of {label-2} not found (looked for ${prompt})` });
+    return prompt;
+  });
 }
 
 function option(spec: OptionSpec): z.ZodType<StrategyOptions[string], unknown> {
@@ -203,16 +208,18 @@ function strategyOf(def: StrategyDefinition) {
       },
       { when: (payload) => isRecord(payload.value) },
     )
+    // Runs only once every field is valid (a transform skips a value with issues), so the check sees options of the right types.
+    .transform((s) => ({ id: s.id ?? def.use, use: def.use, options: withDefaults(def, s) }))
     .superRefine(
       (s, rctx) => {
-        for (const message of def.check?.(withDefaults(def, s)) ?? []) report(rctx, { message: `{label}: ${message}` });
+        for (const message of def.check?.(s.options) ?? []) report(rctx, { message: `{label}: ${message}` });
       },
       { when: (payload) => payload.issues.length === 0 },
-    )
-    .transform((s) => ({ id: s.id ?? def.use, use: def.use, options: withDefaults(def, s) }));
+    );
 }
 
-function withDefaults(def: StrategyDefinition, given: Record<string, unknown>): StrategyOptions {
+/** `given` with every option it leaves out set to its default (a summarizer to the default summarizer). */
+export function withDefaults(def: StrategyDefinition, given: Record<string, unknown>): StrategyOptions {
   const options: StrategyOptions = {};
   for (const [name, spec] of Object.entries(def.options)) {
     const value = (given[name] as StrategyOptions[string]) ?? (spec.type === 'summarizer' ? { ...DEFAULT_SUMMARIZER } : spec.default);
@@ -248,18 +255,7 @@ function strategy(registry: StrategyRegistry): z.ZodType<StrategyConfig, unknown
 }
 
 function strategies(registry: StrategyRegistry): z.ZodType<StrategyConfig[], unknown> {
-  return list(strategy(registry), { nonEmpty: true }).superRefine(
-    (entries, rctx) => {
-      const first = new Map<string, number>();
-      entries.forEach((entry, i) => {
-        if (!isRecord(entry) || typeof entry.id !== 'string') return;
-        const earlier = first.get(entry.id);
-        if (earlier === undefined) first.set(entry.id, i);
-        else report(rctx, { path: [i, 'id'], message: `duplicate strategy id ${quote(entry.id)} (first defined at {first})`, first: ['strategies', earlier, 'id'] });
-      });
-    },
-    { when: (payload) => Array.isArray(payload.value) },
-  );
+  return list(strategy(registry), { nonEmpty: true }).superRefine(...uniqueIds('strategies', 'strategy'));
 }
 
 // ---------------------------------------------------------------- gates
@@ -309,7 +305,7 @@ function baseUrlProblem(value: string): string | undefined {
   return undefined;
 }
 
-export const providerSchema = map({
+const providerSchema = map({
   // The URL is not echoed: it may carry credentials.
   base_url: word()
     .superRefine((url, rctx) => {
@@ -348,7 +344,7 @@ const providers = z.record(z.string(), providerSchema, { error: typeError('a map
 );
 
 /** USD per 1M tokens. */
-export const priceSchema = map({ input: number({ min: 0 }), output: number({ min: 0 }) });
+const priceSchema = map({ input: number({ min: 0 }), output: number({ min: 0 }) });
 export type PriceConfig = z.output<typeof priceSchema>;
 
 // ---------------------------------------------------------------- the config

@@ -1,7 +1,8 @@
 // The building blocks of the YAML schemas: zod types whose messages are the
 // templates of issues.ts ("{label} must be a whole number, not {found}").
 import { z } from 'zod';
-import { spellingOf } from '../yaml-source.js';
+import { isRecord } from '../../core/record.js';
+import { quote, writtenText } from '../yaml-source.js';
 import { choiceTemplate, unknownKeyLines } from './issues.js';
 
 type RawIssue = z.core.$ZodRawIssue;
@@ -10,10 +11,6 @@ type Shape = Record<string, z.ZodType>;
 /** `{label} must be <expected>, not {found}`; an absent key is left to the generic "is missing". */
 export function typeError(expected: string): (iss: RawIssue) => string | undefined {
   return (iss) => (iss.input === undefined ? undefined : `{label} must be ${expected}, not {found}`);
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Marks text fields, which take a plain number or boolean as the text it was written as (refinements keep the mark). */
@@ -31,7 +28,7 @@ function isText(schema: z.core.$ZodType): boolean {
   return false;
 }
 
-/** Text; `answer: 3.10` is "3.10" (see `spellingOf`). */
+/** Text; `answer: 3.10` is "3.10" (see `writtenText`). */
 export function text(rule: { nonEmpty?: boolean } = {}): z.ZodString {
   const schema = z.string({ error: typeError('text') });
   TEXT.add(schema, { text: true });
@@ -100,7 +97,7 @@ function respell(keys: readonly string[] | null): (value: unknown) => unknown {
       const item = source[key];
       if (typeof item !== 'number' && typeof item !== 'boolean') continue;
       out ??= Array.isArray(value) ? [...value] : { ...source };
-      (out as Record<PropertyKey, unknown>)[key] = spellingOf(value, key) ?? String(item);
+      (out as Record<PropertyKey, unknown>)[key] = writtenText(value, key);
     }
     return out ?? value;
   };
@@ -159,6 +156,22 @@ export interface Found {
 export function report(ctx: z.core.$RefinementCtx, found: Found): void {
   const params = { ...(found.atKey ? { at: 'key' } : {}), ...(found.first ? { first: found.first } : {}) };
   ctx.addIssue({ code: 'custom', path: found.path ?? [], message: found.message, params, input: undefined });
+}
+
+/** Reports a second use of an id at that id, naming where the first one is; `listKey` is the list's key at the top of the file. */
+export function uniqueIds(listKey: string, noun: string) {
+  return [
+    (entries: unknown[], rctx: z.core.$RefinementCtx<unknown[]>) => {
+      const first = new Map<string, number>();
+      entries.forEach((entry, i) => {
+        if (!isRecord(entry) || typeof entry.id !== 'string') return;
+        const earlier = first.get(entry.id);
+        if (earlier === undefined) first.set(entry.id, i);
+        else report(rctx, { path: [i, 'id'], message: `duplicate ${noun} id ${quote(entry.id)} (first defined at {first})`, first: [listKey, earlier, 'id'] });
+      });
+    },
+    { when: (payload: z.core.ParsePayload) => Array.isArray(payload.value) },
+  ] as const;
 }
 
 /**

@@ -49,7 +49,7 @@ const EXPECTED: Record<string, string> = {
 };
 
 /** Plain English for a type zod expected. */
-export function expectedPhrase(type: string): string {
+function expectedPhrase(type: string): string {
   return EXPECTED[type] ?? type;
 }
 
@@ -191,8 +191,7 @@ export class IssueMapper {
 
   /** `file:line:col` of the node a path leads to, pointed at as an issue there would be. */
   where(path: Path): string {
-    const { line, col } = this.src.pos(this.pointAt(this.src.locate(path), 'value'));
-    return `${this.src.file}:${line}:${col}`;
+    return this.src.where(this.pointAt(this.src.locate(path), 'value'));
   }
 
   private fill(template: string, path: Path, first?: Path): string {
@@ -243,3 +242,35 @@ function matches(pattern: readonly string[], path: Path): boolean {
 
 /** The outcome of reading one YAML file against a schema: the value, or every problem found. */
 export type SchemaResult<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
+
+/** How `readYaml` checks one file format. */
+export interface YamlCheck<T, C> {
+  format: YamlFormat;
+  schema: z.ZodType<T, unknown>;
+  /** Reports a file without content; each format words (and places) that problem its own way. */
+  reportEmpty(src: YamlSource): void;
+  /**
+   * Facts the schema's checks compare against (a `Scope` of fields.ts),
+   * read from the data before it is checked; `where` is `IssueMapper.where`.
+   */
+  facts?: { scope: { run<R>(context: C, parse: () => R): R }; of(data: unknown, where: (path: Path) => string): C };
+}
+
+/** A checked file; `where` names a place in it as a problem there would. */
+export type YamlRead<T> = { ok: true; value: T; where: (path: Path) => string } | { ok: false; problems: Problem[] };
+
+/** Reads YAML `text` and checks it against a schema: syntax problems, an empty file, or every problem the schema finds. */
+export function readYaml<T, C = never>(text: string, file: string, check: YamlCheck<T, C>): YamlRead<T> {
+  const src = YamlSource.parse(text, file);
+  if (!src.ok) return { ok: false, problems: src.problems };
+  if (src.root === null) {
+    check.reportEmpty(src);
+    return { ok: false, problems: src.problems };
+  }
+  const mapper = new IssueMapper(src, check.format);
+  const where = (path: Path) => mapper.where(path);
+  const data = mapper.data();
+  const parse = () => mapper.parse(data, check.schema);
+  const result = check.facts ? check.facts.scope.run(check.facts.of(data, where), parse) : parse();
+  return result.ok ? { ok: true, value: result.value, where } : result;
+}

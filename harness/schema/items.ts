@@ -5,8 +5,9 @@
 // runner writes them in examples).
 import { protocol, type AgentInputItem } from '@openai/agents';
 import { z } from 'zod';
+import { isRecord } from '../../core/record.js';
 import { choiceTemplate, templateFor } from './issues.js';
-import { isRecord, list, report } from './fields.js';
+import { list, report } from './fields.js';
 
 type RawIssue = z.core.$ZodRawIssue;
 
@@ -74,7 +75,7 @@ function withCallId(item: Record<string, unknown>, rctx: z.core.$RefinementCtx):
 }
 
 /** Checks one item with the SDK's schema for its kind and keeps it as written (`call_id` renamed). */
-export const itemSchema: z.ZodType<AgentInputItem, unknown> = z.unknown().transform((value, rctx) => {
+const itemSchema: z.ZodType<AgentInputItem, unknown> = z.unknown().transform((value, rctx) => {
   if (!isRecord(value)) {
     report(rctx, { message: '{label} must be an Agents SDK item (a mapping with "role" or "type"), not {found}' });
     return z.NEVER;

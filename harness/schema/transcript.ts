@@ -2,12 +2,13 @@
 // turns, facts and probes, with probes checked against the facts and turns
 // of the same file, and tool calls in raw items paired with their results.
 import { z } from 'zod';
+import { isRecord } from '../../core/record.js';
 import { PROBE_KINDS, type Probe, type Turn } from '../../core/types.js';
 import { quote } from '../yaml-source.js';
-import { choice, freeform, int, isRecord, list, map, report, text, typeError, whenValid } from './fields.js';
+import { choice, freeform, int, list, map, report, text, typeError, uniqueIds, whenValid } from './fields.js';
 import type { YamlFormat } from './issues.js';
 import { itemsSchema } from './items.js';
-import { MESSAGE_FIELDS, conversationFacts, conversationLabels, dropUndefined, factsSchema, phrase, toMessageTurn, turnRangeProblem, uniqueIds } from './turns.js';
+import { MESSAGE_FIELDS, conversationFacts, conversationLabels, dropUndefined, factsSchema, phrase, toMessageTurn, turnRangeProblem } from './turns.js';
 
 export const TRANSCRIPT_FORMAT: YamlFormat = {
   root: 'the transcript',

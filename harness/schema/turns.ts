@@ -4,10 +4,11 @@
 // load the Agents SDK.
 import { basename } from 'node:path';
 import { z } from 'zod';
+import { isRecord } from '../../core/record.js';
 import { normalizeText } from '../../core/text.js';
 import type { Fact, MessageTurn, ToolCallSpec } from '../../core/types.js';
-import { quote, spellingOf, type Path } from '../yaml-source.js';
-import { Scope, bool, freeform, int, isRecord, list, map, report, text, typeError, whenValid, word } from './fields.js';
+import { quote, writtenText, type Path } from '../yaml-source.js';
+import { Scope, bool, freeform, int, list, map, report, text, typeError, uniqueIds, whenValid, word } from './fields.js';
 import type { LabelRule } from './issues.js';
 
 /** What a file's fields are checked against, read from its data before it is validated. */
@@ -32,13 +33,6 @@ export interface CallSeen {
 /** Set while one transcript or calibration file is parsed; see `Scope`. */
 export const conversationFacts = new Scope<ConversationFacts>();
 
-/** An id-like field as the schema will read it: text, or a plain number or boolean as written. */
-function textOf(container: Record<string, unknown>, key: string): string | undefined {
-  const value = container[key];
-  if (typeof value === 'string') return value;
-  return typeof value === 'number' || typeof value === 'boolean' ? (spellingOf(container, key) ?? String(value)) : undefined;
-}
-
 /** Reads the turn count and fact ids of still unchecked data; `turnsKey` is `turns` (transcripts) or `source` (calibration). */
 export function factsOf(data: unknown, turnsKey: string): ConversationFacts {
   const top = isRecord(data) ? data : {};
@@ -46,7 +40,8 @@ export function factsOf(data: unknown, turnsKey: string): ConversationFacts {
   const facts = Array.isArray(top.facts) ? top.facts.filter(isRecord) : [];
   const factTurns = new Map<string, number | undefined>();
   for (const fact of facts) {
-    const id = textOf(fact, 'id');
+    // As the schema will read the id: text, or a plain number or boolean as written.
+    const id = writtenText(fact, 'id');
     if (id !== undefined && !factTurns.has(id)) factTurns.set(id, Number.isSafeInteger(fact.turn) ? (fact.turn as number) : undefined);
   }
   return { turnCount: Array.isArray(turns) && turns.length > 0 ? turns.length : undefined, factTurns, calls: callsOf(turns, turnsKey) };
@@ -92,7 +87,7 @@ export function phrase(where: string): z.ZodString {
 
 // ---------------------------------------------------------------- message turns
 
-export const toolCallSchema = map({
+const toolCallSchema = map({
   name: word().refine((name) => name.trim() !== '', '{label} must not be empty'),
   /** Arguments as the transcript wrote them; sent to the model as a JSON string. */
   arguments: z.union([freeform(), word()], { error: typeError('a mapping or a JSON string') }).default(() => ({})),
@@ -158,21 +153,5 @@ const factSchema = map({
   .transform(
     (f): Fact => dropUndefined({ id: f.id, text: f.text, aliases: f.aliases, turn: f.turn, critical: f.critical, supersededBy: f.superseded_by, meta: f.meta }),
   );
-
-/** Reports a second use of an id at that id, naming where the first one is. */
-export function uniqueIds(listKey: string, noun: string) {
-  return [
-    (entries: unknown[], rctx: z.core.$RefinementCtx<unknown[]>) => {
-      const first = new Map<string, number>();
-      entries.forEach((entry, i) => {
-        if (!isRecord(entry) || typeof entry.id !== 'string') return;
-        const earlier = first.get(entry.id);
-        if (earlier === undefined) first.set(entry.id, i);
-        else report(rctx, { path: [i, 'id'], message: `duplicate ${noun} id ${quote(entry.id)} (first defined at {first})`, first: [listKey, earlier, 'id'] });
-      });
-    },
-    { when: (payload: z.core.ParsePayload) => Array.isArray(payload.value) },
-  ] as const;
-}
 
 export const factsSchema = list(factSchema).superRefine(...uniqueIds('facts', 'fact'));

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { assistantMessage, callIdOf, itemText, itemType, systemMessage, userMessage } from '../../core/items.js';
 import { TokenCounter } from '../../core/tokens.js';
 import type { AgentInputItem } from '../../core/types.js';
-import { DEFAULT_SUMMARIZER, type StrategyContext } from '../../strategies/registry.js';
+import { type StrategyContext } from '../../strategies/registry.js';
 import { STRATEGIES } from '../../strategies/index.js';
 import type { Summarizer } from '../../strategies/base.js';
 import { FullHistoryStrategy } from '../../strategies/full-history.js';

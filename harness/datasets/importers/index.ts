@@ -4,7 +4,6 @@
 // longmemeval_m.json (gigabytes) never has to fit in one string.
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { InputError, fileProblem, type Problem } from '../../../core/errors.js';
 import { writeTranscriptFile } from '../yaml-write.js';
 import type { Transcript } from '../../../core/types.js';

@@ -23,7 +23,8 @@
 //   none, and the judge decides.
 // - Quirks are tolerated and recorded in meta: date keys without a session,
 //   malformed evidence ids, numeric answers, adversarial items without `answer`.
-import { type RecordProblem, SHORT_ANSWER_WORDS, SchemaError, answerStatedIn, answerText, isRecord, isoLocal, monthNumber, safeId, shortAnswerMustInclude, withHeader } from './shared.js';
+import { type RecordProblem, SHORT_ANSWER_WORDS, SchemaError, answerStatedIn, answerText, isoLocal, monthNumber, safeId, shortAnswerMustInclude, withHeader } from './shared.js';
+import { isRecord } from '../../../core/record.js';
 import { countWords } from '../../../core/text.js';
 import type { Fact, MessageTurn, Probe, ProbeKind, Transcript } from '../../../core/types.js';
 

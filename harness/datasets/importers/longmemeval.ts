@@ -17,7 +17,8 @@
 //   none, and the judge decides.
 // - A message marked `has_answer: true` becomes a fact at its turn when it states
 //   the answer; otherwise its turn is listed under the probe's meta.
-import { SchemaError, answerStatedIn, answerText, isRecord, isoLocal, safeId, shortAnswerMustInclude, withHeader } from './shared.js';
+import { SchemaError, answerStatedIn, answerText, isoLocal, safeId, shortAnswerMustInclude, withHeader } from './shared.js';
+import { isRecord } from '../../../core/record.js';
 import type { Fact, MessageTurn, Probe, ProbeKind, Transcript } from '../../../core/types.js';
 
 export const LONGMEMEVAL_KINDS: Readonly<Record<string, ProbeKind>> = {

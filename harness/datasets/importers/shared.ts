@@ -50,10 +50,6 @@ export function safeId(raw: string): string {
   return cleaned.length > 0 ? cleaned : 'unnamed';
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
 function pad2(n: number): string {
