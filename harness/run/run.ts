@@ -144,8 +144,9 @@ async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext, reuse:
           // A call cut short by Ctrl-C is not an answer; it is asked again on resume.
           if (ctx.signal.aborted && record.error && !ctx.graders.fatal()) return undefined;
           ctx.journal.append({ type: 'probe', key, record });
-          ctx.progress.tick();
+          // Counted before the tick, so the progress line it draws includes this item's error.
           afterItem(ctx, probeErrorStage(record));
+          ctx.progress.tick();
           return record;
         })(),
       );
