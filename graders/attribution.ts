@@ -53,6 +53,30 @@ export function attribute(input: AttributionInput): Attribution | undefined {
   return lostInSummary ? 'lost-in-summary' : 'present-but-missed';
 }
 
+/** What `answerableOf` reads: the probe's kind, the facts it names, and those absent from the context sent. */
+export interface AnswerableInput {
+  kind: ProbeKind;
+  /** Ids of the facts the probe depends on (`probe.facts`). */
+  factsNeeded: readonly string[];
+  /** Ids of needed facts absent from the context the model was sent. */
+  factsMissing: readonly string[];
+}
+
+/**
+ * `answerable`: every fact the probe needs is present in the context that was
+ * sent. True when the probe names facts and none is missing; for an abstention
+ * probe that names no facts, true (nothing is needed: the right answer is to
+ * say it was never given); for any other probe that names no facts, null
+ * (unknown: nothing says what it needs), left out of answerable-based rates.
+ * It reads only the context, never the answer, so it is known even when the
+ * answer model errored — which is what lets it split "the strategy lost it"
+ * from "the reader missed it" for any model.
+ */
+export function answerableOf(input: AnswerableInput): boolean | null {
+  if (input.factsNeeded.length > 0) return input.factsMissing.length === 0;
+  return input.kind === 'abstention' ? true : null;
+}
+
 /** `attribute` for a graded probe record: a failed call or a judge error counts as `error`. */
 export function attributeProbe(record: ProbeRecord, facts: Fact[], summaries: SummaryInView[]): Attribution | undefined {
   const judgeError = record.judge?.verdict === 'error' ? `judge: ${record.judge.reason}` : undefined;

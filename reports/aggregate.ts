@@ -67,6 +67,35 @@ export interface StrategySummary {
   accuracyByKind: Partial<Record<ProbeKind, number>>;
   attemptedByKind: Partial<Record<ProbeKind, number>>;
   gradedByKind: Partial<Record<ProbeKind, number>>;
+  /**
+   * Probe records whose context held every fact the probe needs (`answerable`
+   * true: the probe names facts and none is missing, or it is an abstention
+   * probe that names none). Known even when the answer errored.
+   */
+  answerable: number;
+  /** Probe records with a known `answerable` (true or false); a non-abstention probe naming no facts is unknown and left out. */
+  answerableKnown: number;
+  /** answerable / answerableKnown: how often the strategy kept what the probe needs. */
+  answerableRate?: number;
+  /** 95% interval of `answerableRate`, clustered by transcript as accuracy's is. */
+  answerableLow?: number;
+  answerableHigh?: number;
+  /** Answerable probe records whose answer or judge call errored (they count as missed in the reader gap). */
+  answerableErrors: number;
+  /** Reader gap as a count: answerable probe records that did not pass (an errored one counts as missed). */
+  readerGap: number;
+  /**
+   * readerGap / answerable: how often the reader missed what the context held.
+   * 1 − answerableRate is what the strategy lost; this is what the model lost.
+   */
+  readerGapRate?: number;
+  /** 95% interval of `readerGapRate`, clustered by transcript. */
+  readerGapLow?: number;
+  readerGapHigh?: number;
+  /** Per kind (kinds with an answerable probe only): answerable probe records, those missed, and the reader gap rate. */
+  answerableByKind: Partial<Record<ProbeKind, number>>;
+  readerMissedByKind: Partial<Record<ProbeKind, number>>;
+  readerGapByKind: Partial<Record<ProbeKind, number>>;
   /** Mean token F1 over graded answers. */
   meanF1?: number;
   /** pass^N over the run's repeat count, only when repeat > 1; an errored repeat counts as not passed. */
@@ -210,6 +239,64 @@ function kindMetrics(probes: ProbeRecord[]) {
   return { accuracyByKind, attemptedByKind, gradedByKind };
 }
 
+/** An answerable probe that did not pass: the reader missed what the context held. An errored record is never a pass. */
+function readerMissed(r: ProbeRecord): boolean {
+  return r.answerable === true && outcomeOf(r) === 0;
+}
+
+/** 0/1 values of some records grouped by transcript, for a clustered interval. */
+function clustersOf(records: ProbeRecord[], value: (r: ProbeRecord) => boolean): number[][] {
+  const groups = new Map<string, number[]>();
+  for (const r of records) {
+    const list = groups.get(r.transcript);
+    if (list) list.push(value(r) ? 1 : 0);
+    else groups.set(r.transcript, [value(r) ? 1 : 0]);
+  }
+  return [...groups.values()];
+}
+
+/** The reader gap per kind, over the answerable records of each kind; a kind with none has no entry. */
+function readerGapKinds(answerable: ProbeRecord[]) {
+  const answerableByKind: Partial<Record<ProbeKind, number>> = {};
+  const readerMissedByKind: Partial<Record<ProbeKind, number>> = {};
+  const readerGapByKind: Partial<Record<ProbeKind, number>> = {};
+  for (const kind of PROBE_KINDS) {
+    const mine = answerable.filter((r) => r.kind === kind);
+    if (mine.length === 0) continue;
+    const missed = mine.filter(readerMissed).length;
+    answerableByKind[kind] = mine.length;
+    readerMissedByKind[kind] = missed;
+    readerGapByKind[kind] = missed / mine.length;
+  }
+  return { answerableByKind, readerMissedByKind, readerGapByKind };
+}
+
+/**
+ * "The strategy lost it" against "the reader missed it": the answerable rate
+ * is over probes with a known `answerable` (null ones are left out), the
+ * reader gap over answerable probes, errored ones counted as missed.
+ */
+function answerableMetrics(probes: ProbeRecord[], withCI: boolean) {
+  const known = probes.filter((r) => r.answerable !== null);
+  const answerable = known.filter((r) => r.answerable === true);
+  const missed = answerable.filter(readerMissed).length;
+  const knownCI = withCI ? clusteredWilson(clustersOf(known, (r) => r.answerable === true)) : undefined;
+  const gapCI = withCI ? clusteredWilson(clustersOf(answerable, readerMissed)) : undefined;
+  return {
+    answerable: answerable.length,
+    answerableKnown: known.length,
+    answerableRate: ratio(answerable.length, known.length),
+    answerableLow: knownCI?.low,
+    answerableHigh: knownCI?.high,
+    answerableErrors: answerable.filter(isProbeError).length,
+    readerGap: missed,
+    readerGapRate: ratio(missed, answerable.length),
+    readerGapLow: gapCI?.low,
+    readerGapHigh: gapCI?.high,
+    ...readerGapKinds(answerable),
+  };
+}
+
 function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean) {
   const graded = probes.filter((r) => !isProbeError(r));
   const passed = graded.filter((r) => r.passed).length;
@@ -230,6 +317,7 @@ function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean) {
     accuracyLow: ci?.low,
     accuracyHigh: ci?.high,
     ...kindMetrics(probes),
+    ...answerableMetrics(probes, withCI),
     meanF1: mean(graded.map((r) => r.f1).filter((f): f is number => f !== undefined)),
     passHatN: repeat > 1 ? passHatN(repeatCounts(probes), repeat) : undefined,
     errors: probes.length - graded.length,
@@ -468,6 +556,12 @@ function gradedOfKind(kind: ProbeKind): MetricDef['support'] {
   };
 }
 
+// Answerable reads the context alone, so every probe with a known answerable is measured and none is missing.
+const knownAnswerable = (s: StrategySummary): MetricSupport => ({ measured: s.answerableKnown, errors: 0, unit: 'probes' });
+
+// The reader gap rests on the answerable probes that were graded; an errored one is in its rate (as missed) and counted here.
+const gradedAnswerable = (s: StrategySummary): MetricSupport => ({ measured: s.answerable - s.answerableErrors, errors: s.answerableErrors, unit: 'probes' });
+
 // Cost and latency come from the answering call, so only its failures are missing data.
 const answeredProbes = (s: StrategySummary): MetricSupport => ({ measured: s.attempted - s.answerErrors, errors: s.answerErrors, unit: 'probes' });
 
@@ -489,6 +583,9 @@ const BASE_METRICS: MetricDef[] = [
   ...PROBE_KINDS.map((k) =>
     def(`probe.accuracy.${k}`, true, `passed / attempted ${k} probes (an errored probe counts as not passed)`, (s) => s.accuracyByKind[k], gradedOfKind(k), true),
   ),
+  // Not `binary`: McNemar would pair pass/fail outcomes; these are rates over their own subsets, compared per transcript.
+  def('probe.answerable', true, 'answerable / probes with a known answerable (every needed fact in the context sent; probes naming no facts, abstention probes aside, are unknown and left out)', (s) => s.answerableRate, knownAnswerable),
+  def('probe.reader_gap', false, 'answerable probes not passed / answerable probes (an errored answerable probe counts as missed)', (s) => s.readerGapRate, gradedAnswerable),
   def('probe.f1', true, 'mean token F1 over graded answers', (s) => s.meanF1, gradedProbes),
   def('probe.pass_hat_n', true, 'pass^N over repeats (repeat > 1 only; an errored repeat counts as not passed)', (s) => s.passHatN, gradedProbes),
   def('probe.errors', false, 'probe records that errored or were not graded (answer and answer-judge errors)', (s) => s.errors, attemptsOf((s) => s.attempted, 'probes')),

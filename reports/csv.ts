@@ -67,6 +67,8 @@ function probeRow(p: ProbeRecord, runModel: string): Row {
     judge_reason: p.judge?.reason,
     judge_model: p.judge?.model,
     passed: p.passed,
+    // Every needed fact was in the context sent; empty when unknown (a non-abstention probe naming no facts, or a run recorded before the field).
+    answerable: p.answerable ?? undefined,
     attribution: p.attribution,
     facts_needed: list(p.factsNeeded),
     facts_present: list(p.factsPresent),
@@ -83,9 +85,25 @@ function probeRow(p: ProbeRecord, runModel: string): Row {
 export const PROBE_COLUMNS = [
   'strategy', 'transcript', 'probe', 'kind', 'after_turn', 'repeat', 'model', 'model_kind', 'question', 'reference',
   'context_items', 'context_tokens', 'counted_input_tokens', 'api_input_tokens', 'output_tokens', 'answer', 'exact', 'f1', 'judge_verdict',
-  'judge_reason', 'judge_model', 'passed', 'attribution', 'facts_needed', 'facts_present', 'facts_missing', 'cost',
+  'judge_reason', 'judge_model', 'passed', 'answerable', 'attribution', 'facts_needed', 'facts_present', 'facts_missing', 'cost',
   'latency_ms', 'cached', 'error', 'error_stage',
 ];
+
+// The strategy lost it (not answerable) against the reader missed it (answerable, not passed), each with its denominator.
+function answerableColumns(s: StrategySummary): Row {
+  return {
+    answerable: s.answerable,
+    answerable_known: s.answerableKnown,
+    answerable_rate: s.answerableRate,
+    answerable_ci_low: s.answerableLow,
+    answerable_ci_high: s.answerableHigh,
+    answerable_errors: s.answerableErrors,
+    reader_gap: s.readerGap,
+    reader_gap_rate: s.readerGapRate,
+    reader_gap_ci_low: s.readerGapLow,
+    reader_gap_ci_high: s.readerGapHigh,
+  };
+}
 
 // Every count a rate rests on sits beside it, so a reader can see what the rate could not measure.
 function summaryRow(s: StrategySummary, model: string): Row {
@@ -126,6 +144,8 @@ function summaryRow(s: StrategySummary, model: string): Row {
     vs_baseline_significant: s.vsBaseline?.significant,
   };
   for (const kind of PROBE_KINDS) row[`accuracy_${kind}`] = s.accuracyByKind[kind];
+  Object.assign(row, answerableColumns(s));
+  for (const kind of PROBE_KINDS) row[`reader_gap_${kind}`] = s.readerGapByKind[kind];
   Object.assign(row, {
     mean_f1: s.meanF1,
     pass_hat_n: s.passHatN,

@@ -3,7 +3,7 @@
 // and every piece of run data passes through `esc` before it reaches markup.
 import { join } from 'node:path';
 import { PROBE_KINDS } from '../core/types.js';
-import type { ProbeRecord, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
+import type { ProbeKind, ProbeRecord, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
 import { isProbeError, judgeLabel, modelLabel, probeErrorStage, runNotice, stageErrors, strategyIds, summarize, type StrategySummary } from './aggregate.js';
 import { esc, num, pct } from './format.js';
 import { answerJudgeLine, judgeDisagreementSection } from './judge.js';
@@ -25,7 +25,7 @@ table{border-collapse:collapse;margin:8px 0;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f6f8fa}td.n{text-align:right}
 .meta td:first-child{font-weight:600;background:#f6f8fa}
-.ok{color:#1a7f37}.bad{color:#cf222e}.warn{color:#9a6700}.muted{color:#57606a}
+.nw{white-space:nowrap}.ok{color:#1a7f37}.bad{color:#cf222e}.warn{color:#9a6700}.muted{color:#57606a}
 details{border:1px solid #d0d7de;border-radius:6px;margin:6px 0;padding:4px 10px}
 summary{cursor:pointer}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:8px;border-radius:4px;margin:4px 0}
@@ -242,6 +242,31 @@ function accuracyCell(s: StrategySummary): string {
   return `${pct(s.accuracy)} (${s.passed}/${s.attempted})${ci}${versusBaseline(s)}${graded}`;
 }
 
+// The figure stays on one line and its interval goes under it, so the two narrow columns stay readable.
+function figure(rate: number, count: number, n: number, low: number | undefined, high: number | undefined): string {
+  const ci = low !== undefined ? `<br><span class="muted">[${pct(low)}, ${pct(high)}]</span>` : '';
+  return `<span class="nw">${pct(rate)} (${count}/${n})</span>${ci}`;
+}
+
+// `80.0% (8/10)`: out of probes with a known answerable; unknown ones are named, since they are left out.
+function answerableCell(s: StrategySummary): string {
+  const unknown = s.probes - s.answerableKnown;
+  const left = unknown > 0 ? `<br><span class="muted">${unknown} unknown (no facts named), left out</span>` : '';
+  if (s.answerableRate === undefined) return `–${left}`;
+  return `${figure(s.answerableRate, s.answerable, s.answerableKnown, s.answerableLow, s.answerableHigh)}${left}`;
+}
+
+// `12.5% (1/8)`: missed out of answerable, errored answerable probes among the missed and named.
+function readerGapCell(s: StrategySummary): string {
+  if (s.readerGapRate === undefined) return '–';
+  const errors = s.answerableErrors > 0 ? `<br><span class="warn">${s.answerableErrors} errored, counted as missed</span>` : '';
+  return `${figure(s.readerGapRate, s.readerGap, s.answerable, s.readerGapLow, s.readerGapHigh)}${errors}`;
+}
+
+/** The one sentence that says what the two columns separate. */
+export const ANSWERABLE_SENTENCE =
+  'Answerable is the share of probes whose context held every fact they need (abstention probes naming no facts count as answerable; other probes naming no facts are unknown and left out), so a low rate means the strategy lost it; reader gap is the share of answerable probes that did not pass (an errored one counts as missed), so a high gap means the reader missed it.';
+
 // Raw and Holm-adjusted p side by side; the mark and colour follow the adjusted one.
 function versusBaseline(s: StrategySummary): string {
   const v = s.vsBaseline;
@@ -267,11 +292,13 @@ function judgedCell(s: StrategySummary): string {
 }
 
 function overview(rows: StrategySummary[]): string {
-  const head = ['strategy', 'accuracy (passed/attempted) [95% CI]', 'graded', 'errors', 'mean ctx tokens', 'peak ctx tokens', 'compression', 'fact retention', 'critical drops', 'summaries', 'judge overall', 'judge score', 'judged / made', 'check coverage', 'cost', 'latency p50 / p95 ms'];
+  const head = ['strategy', 'accuracy (passed/attempted) [95% CI]', 'answerable (of known)', 'reader gap (missed/answerable)', 'graded', 'errors', 'mean ctx tokens', 'peak ctx tokens', 'compression', 'fact retention', 'critical drops', 'summaries', 'judge overall', 'judge score', 'judged / made', 'check coverage', 'cost', 'latency p50 / p95 ms'];
   const body = rows.map((s) => {
     const cells = [
       `<td>${esc(s.strategy)}${s.use ? ` <span class="muted">(${esc(s.use)})</span>` : ''}</td>`,
       `<td class="n">${accuracyCell(s)}</td>`,
+      `<td class="n answerable">${answerableCell(s)}</td>`,
+      `<td class="n reader-gap">${readerGapCell(s)}</td>`,
       `<td class="n">${s.graded}</td>`,
       errorsCell(s),
       `<td class="n">${num(s.meanContextTokens)}</td>`,
@@ -289,7 +316,7 @@ function overview(rows: StrategySummary[]): string {
     ];
     return `<tr>${cells.join('')}</tr>`;
   });
-  const note = `<p class="muted">Accuracy is passed / attempted probes: an errored probe counts as not passed. The 95% CI is a Wilson interval at the effective sample size (probes / design effect from the transcripts' intraclass correlation). "vs" compares with the baseline strategy on the probes both graded (exact McNemar); * marks a Holm-adjusted p below 0.05 across the run's strategies.</p>`;
+  const note = `<p class="muted">Accuracy is passed / attempted probes: an errored probe counts as not passed. The 95% CI is a Wilson interval at the effective sample size (probes / design effect from the transcripts' intraclass correlation). "vs" compares with the baseline strategy on the probes both graded (exact McNemar); * marks a Holm-adjusted p below 0.05 across the run's strategies.</p><p class="muted answerable-note">${esc(ANSWERABLE_SENTENCE)}</p>`;
   return `<h2 id="overview">Overview</h2>${note}<table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('\n')}</table>`;
 }
 
@@ -310,7 +337,20 @@ function kindTable(rows: StrategySummary[]): string {
     const kinds = PROBE_KINDS.map((k) => `<td class="n">${pct(s.accuracyByKind[k])}</td>`).join('');
     return `<tr><td>${esc(s.strategy)}</td>${kinds}<td class="n">${num(s.meanF1, 2)}</td><td class="n">${pct(s.passHatN)}</td></tr>`;
   });
-  return `<h3>Accuracy by probe kind</h3><p class="muted">passed / attempted probes of each kind; mean F1 is over graded answers.</p><table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>`;
+  return `<h3>Accuracy by probe kind</h3><p class="muted">passed / attempted probes of each kind; mean F1 is over graded answers.</p><table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>${readerGapKindTable(rows)}`;
+}
+
+function readerGapKindCell(s: StrategySummary, kind: ProbeKind): string {
+  const rate = s.readerGapByKind[kind];
+  if (rate === undefined) return '<td class="n">–</td>';
+  return `<td class="n">${pct(rate)} <span class="muted">(${s.readerMissedByKind[kind] ?? 0}/${s.answerableByKind[kind] ?? 0})</span></td>`;
+}
+
+function readerGapKindTable(rows: StrategySummary[]): string {
+  const head = ['strategy', ...PROBE_KINDS];
+  const body = rows.map((s) => `<tr><td>${esc(s.strategy)}</td>${PROBE_KINDS.map((k) => readerGapKindCell(s, k)).join('')}</tr>`);
+  const note = 'answerable probes of each kind that did not pass / answerable probes of that kind (an errored one counts as missed); – where no probe of the kind was answerable.';
+  return `<h3>Reader gap by probe kind</h3><p class="muted">${esc(note)}</p><table class="reader-gap-kinds"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>`;
 }
 
 function scatterSection(rows: StrategySummary[]): string {
@@ -356,6 +396,12 @@ function contextBlock(p: ProbeRecord, shown: Map<string, string>): string {
   return `<details id="${id}"><summary>context sent (${p.context.length} messages, ${num(p.contextTokens)} tokens)</summary>${msgs.join('')}</details>`;
 }
 
+// Per failure, which side of the split it falls on.
+function answerableText(answerable: boolean | null): string {
+  if (answerable === null) return 'unknown (the probe names no facts, or the run did not record it)';
+  return answerable ? 'yes (every needed fact was in the context sent)' : 'no (a needed fact was missing from the context sent)';
+}
+
 function failureBlock(p: ProbeRecord, shown: Map<string, string>): string {
   // An errored probe may carry passed: false; it is shown as the error it is, with the stage that failed.
   const stage = probeErrorStage(p);
@@ -366,6 +412,7 @@ function failureBlock(p: ProbeRecord, shown: Map<string, string>): string {
     ['answer', p.answer ?? '–'],
     ['judge', p.judge ? `${p.judge.verdict} — ${p.judge.reason}` : '–'],
     ['attribution', p.attribution ?? '–'],
+    ['answerable', answerableText(p.answerable)],
     ['facts missing', p.factsMissing.join(', ') || '–'],
   ];
   if (p.error) rows.push(['error', p.error]);

@@ -96,13 +96,21 @@ function probeCase(p: ProbeRecord, gated: boolean): Case {
   return c;
 }
 
-/** Whether a failed gate on a `probe.*` metric covers this record (`probe.accuracy.<kind>` only its kind). */
+/**
+ * The records a gate's metric is measured over: `probe.accuracy.<kind>` its
+ * kind, `probe.reader_gap` the answerable probes, `probe.answerable` the
+ * probes whose context lacked a needed fact; every record for the rest.
+ */
+function measuredBy(metric: string, p: ProbeRecord): boolean {
+  if (metric === 'probe.reader_gap') return p.answerable === true;
+  if (metric === 'probe.answerable') return p.answerable === false;
+  const kind = metricKind(metric);
+  return kind === undefined || kind === p.kind;
+}
+
+/** Whether a failed gate on a `probe.*` metric covers this record. */
 function coveredByFailedGate(p: ProbeRecord, failed: GateResult[]): boolean {
-  return failed.some((r) => {
-    if (r.strategy !== p.strategy) return false;
-    const kind = metricKind(r.gate.metric);
-    return kind === undefined || kind === p.kind;
-  });
+  return failed.some((r) => r.strategy === p.strategy && measuredBy(r.gate.metric, p));
 }
 
 /**

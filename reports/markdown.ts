@@ -1,6 +1,6 @@
 // Markdown for gate results (gate.md, the GitHub step summary) and diffs (diff.md).
 import type { RunResult } from '../core/types.js';
-import { judgeLabel, modelLabel } from './aggregate.js';
+import { judgeLabel, modelLabel, strategyIds, summarizeStrategy, type StrategySummary } from './aggregate.js';
 import { SIGNIFICANCE_LEVEL, type PairedResult } from '../core/stats.js';
 import { unrecordedNote, type FieldChange, type RunDiff } from './diff.js';
 import type { GateResult } from './gate.js';
@@ -23,6 +23,32 @@ function table(head: string[], rows: string[][]): string {
 function n(v: number | undefined, digits = 4): string {
   if (v === undefined) return '–';
   return Number.isInteger(v) ? String(v) : v.toFixed(digits);
+}
+
+function share(rate: number | undefined, count: number, n: number): string {
+  return rate === undefined ? '–' : `${(100 * rate).toFixed(1)}% (${count}/${n})`;
+}
+
+function strategyRow(s: StrategySummary): string[] {
+  return [mdCell(s.strategy), share(s.accuracy, s.passed, s.attempted), share(s.answerableRate, s.answerable, s.answerableKnown), share(s.readerGapRate, s.readerGap, s.answerable)];
+}
+
+/**
+ * Per strategy, accuracy split in two: did the strategy keep what each probe
+ * needs (answerable), and did the reader use it (reader gap). Both are in
+ * the gate summary because the answerable rate is deterministic for any model.
+ */
+function strategyLines(run: RunResult): string[] {
+  const rows = strategyIds(run).map((id) => strategyRow(summarizeStrategy(run, id, false)));
+  if (rows.length === 0) return [];
+  return [
+    '',
+    '### Strategies',
+    '',
+    table(['strategy', 'accuracy (passed/attempted)', 'answerable (of known)', 'reader gap (missed/answerable)'], rows),
+    '',
+    'Answerable: every fact the probe needs was in the context sent (probes naming no facts, abstention probes aside, are unknown and left out); a miss there is the strategy losing it. Reader gap: answerable probes that did not pass, an errored one counted as missed; a miss there is the reader missing it.',
+  ];
 }
 
 function resultIcon(r: GateResult): string {
@@ -64,6 +90,7 @@ export function gateMarkdown(run: RunResult, results: GateResult[], warnings: st
     const tested = results.filter((r) => r.pHolm !== undefined).length;
     if (tested) lines.push('', `Significance verdicts use the Holm-adjusted p over all ${tested} significance tests of this gate run (significant below ${SIGNIFICANCE_LEVEL}).`);
   }
+  lines.push(...strategyLines(run));
   return `${lines.join('\n')}\n`;
 }
 
@@ -73,7 +100,7 @@ function signed(v: number | undefined, digits = 4): string {
 }
 
 /** Metrics worth a line in the diff summary; diff.csv has all of them. */
-const HEADLINE = ['probe.accuracy', 'probe.errors', 'context.mean_tokens', 'context.peak_tokens', 'facts.retention', 'facts.critical_dropped', 'summary.judge.overall', 'summary.checks.coverage', 'tokens.input', 'cost.total', 'latency.p50'];
+const HEADLINE = ['probe.accuracy', 'probe.answerable', 'probe.reader_gap', 'probe.errors', 'context.mean_tokens', 'context.peak_tokens', 'facts.retention', 'facts.critical_dropped', 'summary.judge.overall', 'summary.checks.coverage', 'tokens.input', 'cost.total', 'latency.p50'];
 
 
 /** A fence longer than any backtick run in the text, so a prompt cannot close it early. */

@@ -6,7 +6,8 @@ import type { RunResult, StageErrors } from '../core/types.js';
 import { SIGNIFICANCE_LEVEL } from '../core/stats.js';
 import { runNotice, stageErrors, summarize, type StrategySummary } from './aggregate.js';
 
-const HEAD = ['strategy', 'accuracy', 'mean tok', 'peak tok', 'compress', 'retention', 'crit drop', 'errors'];
+// `answerable` and `reader gap` split a miss: the strategy lost the fact, or the reader missed it (see ANSWERABLE_NOTE).
+const HEAD = ['strategy', 'accuracy', 'answerable', 'reader gap', 'mean tok', 'peak tok', 'compress', 'retention', 'crit drop', 'errors'];
 
 // Long server messages would swamp the table; reports and run.json keep the full text.
 const MAX_MESSAGE = 200;
@@ -34,8 +35,17 @@ function accuracyText(r: StrategySummary): string {
 }
 
 function row(r: StrategySummary): string {
-  return line([r.strategy, accuracyText(r), int(r.meanContextTokens), int(r.peakContextTokens), pct(r.compression), pct(r.factRetention), int(r.criticalDrops), String(strategyErrors(r))]);
+  return line([r.strategy, accuracyText(r), pct(r.answerableRate), pct(r.readerGapRate), int(r.meanContextTokens), int(r.peakContextTokens), pct(r.compression), pct(r.factRetention), int(r.criticalDrops), String(strategyErrors(r))]);
 }
+
+/**
+ * Printed under every table: the two columns are the deterministic part of
+ * accuracy (what the strategy kept), so they need their denominators named.
+ */
+export const ANSWERABLE_NOTE: readonly string[] = [
+  'answerable = the context sent held every fact the probe needs (probes naming no facts, abstention aside, are left out)',
+  'reader gap = answerable probes not passed, an error counting as missed: the strategy lost it vs the reader missed it',
+];
 
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -68,6 +78,7 @@ export function formatTable(run: RunResult): string {
     line(HEAD),
     ...rows.map(row),
     ...baselineLegend(rows),
+    ...ANSWERABLE_NOTE,
     ...errorLines(stageErrors(run)),
     // A judge far more lenient than exact match makes the accuracy column its opinion, not a measurement.
     ...judgeExactDisagreement(run).map(disagreementLine),

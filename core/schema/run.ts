@@ -130,6 +130,18 @@ export const probeRecordSchema = z.object({
   factsNeeded: names,
   factsPresent: names,
   factsMissing: names,
+  /**
+   * `answerable`: every fact the probe needs is present in the context that
+   * was sent. True when the probe names facts and none is missing; for an
+   * abstention probe (`kind: abstention`) that names no facts, true (nothing
+   * is needed: the right answer is to say it was never given); for any other
+   * probe that names no facts, null (unknown), and the probe is left out of
+   * answerable-based rates. It is a property of the context, so it is known
+   * even when the answer model errored. Beside `passed` it splits a miss into
+   * "the strategy lost it" (false) and "the reader missed it" (true, not passed).
+   * Runs recorded before the field existed read as null.
+   */
+  answerable: z.boolean().nullable().default(null),
   /** The model that answered (e.g. `offline`, `openai:gpt-4.1-mini`). */
   model: z.string().optional(),
   answer: z.string().optional(),

@@ -3,6 +3,7 @@
 // last line, which reading skips); fsync runs at job boundaries and on close.
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import type { ProbeRecord, SummaryRecord, TurnRecord } from '../../core/types.js';
+import { answerableOf } from '../../graders/attribution.js';
 
 export type JournalEntry =
   | { type: 'replay'; job: string; turns: TurnRecord[]; summaries: SummaryRecord[] }
@@ -81,9 +82,20 @@ export function finishedWork(entries: JournalEntry[]): FinishedWork {
   const work: FinishedWork = { replays: new Map(), probes: new Map(), summaryGrades: new Map(), jobsDone: new Set() };
   for (const entry of entries) {
     if (entry.type === 'replay') work.replays.set(entry.job, { turns: entry.turns, summaries: entry.summaries });
-    else if (entry.type === 'probe') work.probes.set(entry.key, entry.record);
+    else if (entry.type === 'probe') work.probes.set(entry.key, withAnswerable(entry.record));
     else if (entry.type === 'summary-grade') work.summaryGrades.set(entry.key, entry.record);
     else if (entry.type === 'job-done') work.jobsDone.add(entry.job);
   }
   return work;
+}
+
+/**
+ * A probe journaled before `answerable` was recorded is computed from the
+ * facts it journaled, the same rule a fresh answer gets: the resumed run's
+ * records all carry the field, and its reports equal an uninterrupted run's.
+ */
+function withAnswerable(record: ProbeRecord): ProbeRecord {
+  const journaled = record as Omit<ProbeRecord, 'answerable'> & { answerable?: boolean | null };
+  if (journaled.answerable !== undefined) return record;
+  return { ...journaled, answerable: answerableOf(journaled) };
 }

@@ -6,7 +6,7 @@ import type { ModelResult } from '../../core/model.js';
 import { modelForRepeat } from '../models/create.js';
 import type { ProbeContext } from './replay.js';
 import type { AgentInputItem, ProbeRecord, Transcript } from '../../core/types.js';
-import { attribute } from '../../graders/attribution.js';
+import { answerableOf, attribute } from '../../graders/attribution.js';
 import { isAbstention, mustIncludePass, tokenF1 } from '../../graders/exact.js';
 import type { JudgeVerdict } from '../../graders/types.js';
 
@@ -57,6 +57,8 @@ function baseRecord(task: ProbeTask, model: string): ProbeRecord {
     factsNeeded: probe.facts,
     factsPresent: task.context.factsPresent,
     factsMissing: task.context.factsMissing,
+    // Set before the model is asked: it depends on the context alone, so an errored answer still has it.
+    answerable: answerableOf({ kind: probe.kind, factsNeeded: probe.facts, factsMissing: task.context.factsMissing }),
     model,
   };
 }

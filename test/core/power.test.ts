@@ -24,7 +24,7 @@ function records(outcomes: number[][][], strategy = 's', kind: ProbeKind = 'reca
     probes.flatMap((repeats, q) =>
       repeats.map((y, r) => ({
         strategy, transcript: `t${t}`, probe: `p${q}`, kind, afterTurn: 1, repeat: r + 1, question: '?', reference: 'x',
-        contextTokens: 10, contextItems: 1, factsNeeded: [], factsPresent: [], factsMissing: [], model: 'offline',
+        contextTokens: 10, contextItems: 1, factsNeeded: [], factsPresent: [], factsMissing: [], answerable: null, model: 'offline',
         answer: y ? 'x' : 'y', passed: y === 1, judge: { verdict: y ? ('pass' as const) : ('fail' as const), reason: '', model: 'offline' },
       })),
     ),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attribute, attributeProbe, summariesInView, type AttributionInput } from '../../graders/attribution.js';
+import { answerableOf, attribute, attributeProbe, summariesInView, type AttributionInput } from '../../graders/attribution.js';
 import type { Fact, ProbeRecord, SummaryRecord } from '../../core/types.js';
 
 const facts: Fact[] = [
@@ -79,6 +79,7 @@ describe('attributeProbe', () => {
     factsNeeded: ['os'],
     factsPresent: [],
     factsMissing: ['os'],
+    answerable: false,
     answer: 'Linux',
     passed: false,
   };
@@ -89,5 +90,20 @@ describe('attributeProbe', () => {
   it('treats a judge error as an error, never a pass', () => {
     const judge = { verdict: 'error' as const, reason: 'reply is not JSON', model: 'openai:j' };
     expect(attributeProbe({ ...record, judge }, facts, [])).toBe('error');
+  });
+});
+
+describe('answerableOf', () => {
+  it('is true when the probe names facts and none is missing, false when one is', () => {
+    expect(answerableOf({ kind: 'recall', factsNeeded: ['os'], factsMissing: [] })).toBe(true);
+    expect(answerableOf({ kind: 'multi-hop', factsNeeded: ['os', 'serial'], factsMissing: ['serial'] })).toBe(false);
+    // An abstention probe that names facts follows the same rule.
+    expect(answerableOf({ kind: 'abstention', factsNeeded: ['os'], factsMissing: ['os'] })).toBe(false);
+  });
+
+  it('is true for an abstention probe naming no facts, null (unknown) for any other probe naming none', () => {
+    expect(answerableOf({ kind: 'abstention', factsNeeded: [], factsMissing: [] })).toBe(true);
+    expect(answerableOf({ kind: 'recall', factsNeeded: [], factsMissing: [] })).toBeNull();
+    expect(answerableOf({ kind: 'temporal', factsNeeded: [], factsMissing: [] })).toBeNull();
   });
 });

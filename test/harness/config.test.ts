@@ -50,6 +50,7 @@ describe('loading configs', () => {
       { metric: 'summary.judge.overall', strategy: 'summarize-4-2', min: 4, where: at(1) },
       { metric: 'probe.accuracy', strategy: '*', max_drop: 0.05, vs: 'baseline-run', significant: true, where: at(2) },
       { metric: 'probe.accuracy.temporal', strategy: '*', min: 0.5, optional: true, where: at(3) },
+      { metric: 'probe.reader_gap', strategy: '*', max: 0.3, where: at(4) },
     ]);
   });
 

@@ -68,6 +68,8 @@ function probeRecord(strategy: string, index: number, outcome: Outcome, model: s
   const spec = PROBES[Math.floor(index / 2)];
   const repeat = (index % 2) + 1;
   const contextTokens = CONTEXT_AT[strategy][spec.transcript];
+  // A failure outside `summ` is a fact the strategy dropped; summ's failures happen with the facts in view.
+  const lost = outcome === 'fail' && strategy !== 'summ';
   const base: ProbeRecord = {
     strategy,
     transcript: spec.transcript,
@@ -80,8 +82,10 @@ function probeRecord(strategy: string, index: number, outcome: Outcome, model: s
     contextTokens,
     contextItems: 6,
     factsNeeded: spec.facts,
-    factsPresent: outcome === 'fail' && strategy !== 'summ' ? [] : spec.facts,
-    factsMissing: outcome === 'fail' && strategy !== 'summ' ? spec.facts : [],
+    factsPresent: lost ? [] : spec.facts,
+    factsMissing: lost ? spec.facts : [],
+    // Every probe names facts but q2, an abstention probe, which needs none: answerable exactly when nothing was lost.
+    answerable: !lost || spec.facts.length === 0,
     model,
     latencyMs: LATENCIES[strategy][index],
     cached: index === 1,
@@ -279,7 +283,7 @@ export function bulkRun(options: {
         const outcome = options.passes(strategy, t, p);
         const rec: ProbeRecord = {
           strategy, transcript, probe: `p${p}`, kind: 'recall', afterTurn: 2, repeat: 1, question: `q${p}?`, reference: `r${p}`,
-          contextTokens: 150, contextItems: 4, factsNeeded: ['a'], factsPresent: ['a'], factsMissing: [], model: base.info.model,
+          contextTokens: 150, contextItems: 4, factsNeeded: ['a'], factsPresent: ['a'], factsMissing: [], answerable: true, model: base.info.model,
           latencyMs: 10, usage: { inputTokens: 160, outputTokens: 3 }, cost: 0.0001,
         };
         if (outcome === 'error') probesOut.push({ ...rec, error: 'connection reset', attribution: 'error' });

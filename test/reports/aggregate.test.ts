@@ -146,6 +146,67 @@ describe('summarize', () => {
   });
 });
 
+describe('answerable and reader gap', () => {
+  const byId = Object.fromEntries(summarize(sampleRun()).map((r) => [r.strategy, r]));
+
+  it('splits the misses: not answerable (the strategy lost it) vs answerable and not passed (the reader missed it)', () => {
+    const { full, summ } = byId;
+    const trim = byId['trim-2'];
+    // full keeps every fact; its one miss is q2r2, an abstention probe naming no facts (answerable).
+    expect([full.answerable, full.answerableKnown, full.readerGap, full.answerableErrors]).toEqual([10, 10, 1, 0]);
+    expect([full.answerableRate, full.readerGapRate]).toEqual([1, 0.1]);
+    // trim-2 lost f1 for both p1 repeats (not answerable); p3r2 errored with its fact in view: missed, still in the denominator.
+    expect([trim.answerable, trim.answerableKnown, trim.readerGap, trim.answerableErrors]).toEqual([8, 10, 1, 1]);
+    expect(trim.answerableRate).toBeCloseTo(0.8, 12);
+    expect(trim.readerGapRate).toBeCloseTo(1 / 8, 12);
+    // summ's three failures all had their facts in view: the reader missed them.
+    expect([summ.answerable, summ.readerGap]).toEqual([10, 3]);
+    expect(summ.readerGapRate).toBeCloseTo(0.3, 12);
+  });
+
+  it('breaks the reader gap down by kind, over answerable probes of each kind only', () => {
+    const trim = byId['trim-2'];
+    expect(trim.readerGapByKind).toEqual({ update: 0, temporal: 0.5, 'multi-hop': 0, abstention: 0 });
+    expect(trim.answerableByKind.recall).toBeUndefined(); // both recall probes were not answerable
+    expect([trim.answerableByKind.temporal, trim.readerMissedByKind.temporal]).toEqual([2, 1]);
+    expect(byId.summ.readerGapByKind).toMatchObject({ update: 0.5, 'multi-hop': 1 });
+    expect(byId.full.readerGapByKind.abstention).toBe(0.5);
+  });
+
+  it('counts an answerable probe whose answer or judge errored as missed', () => {
+    const full = summarize(sampleRun({ outcomes: { full: ['pass', 'judge-error', 'pass', 'error', 'pass', 'pass', 'pass', 'judge-error', 'pass', 'fail'] } }))[0];
+    expect([full.answerable, full.answerableErrors, full.readerGap]).toEqual([10, 3, 4]);
+    expect(full.readerGapRate).toBeCloseTo(0.4, 12);
+  });
+
+  it('leaves probes with an unknown answerable (null) out of both rates', () => {
+    const run = sampleRun();
+    // A record written before the field existed, or a non-abstention probe naming no facts.
+    for (const p of run.probes) if (p.strategy === 'trim-2' && p.probe === 'p1') p.answerable = null;
+    const trim = summarize(run)[1];
+    expect([trim.answerable, trim.answerableKnown, trim.readerGap]).toEqual([8, 8, 1]);
+    expect(trim.answerableRate).toBe(1);
+    for (const p of run.probes) p.answerable = null;
+    const none = summarize(run)[0];
+    expect([none.answerable, none.answerableKnown, none.answerableRate, none.readerGapRate]).toEqual([0, 0, undefined, undefined]);
+    expect(none.readerGapByKind).toEqual({});
+  });
+
+  it('gives both rates a clustered interval around them', () => {
+    // Wilson's upper end at a rate of 1 is 1 up to rounding.
+    const ulp = 1e-12;
+    for (const r of Object.values(byId)) {
+      expect(r.answerableLow!).toBeLessThanOrEqual(r.answerableRate! + ulp);
+      expect(r.answerableHigh!).toBeGreaterThanOrEqual(r.answerableRate! - ulp);
+      expect(r.readerGapLow!).toBeLessThanOrEqual(r.readerGapRate! + ulp);
+      expect(r.readerGapHigh!).toBeGreaterThanOrEqual(r.readerGapRate! - ulp);
+    }
+    expect(byId.full.answerableLow!).toBeLessThan(1);
+    expect(byId['trim-2'].readerGapHigh!).toBeLessThan(1);
+    expect(summarizeStrategy(sampleRun(), 'trim-2', false).readerGapLow).toBeUndefined();
+  });
+});
+
 describe('stageErrors', () => {
   it('counts each stage over the items that reached it, with the first message', () => {
     const run = sampleRun({ outcomes: { full: ['pass', 'judge-error', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'error'] } });
@@ -204,9 +265,12 @@ describe('metricValue', () => {
     expect(metricValue(run, 'full', 'latency.p50')).toBe(600);
     expect(metricValue(run, 'full', 'probe.pass_hat_n')).toBeCloseTo(0.8, 12);
     expect(metricValue(run, 'full', 'summary.judge.overall')).toBeUndefined();
+    expect(metricValue(run, 'trim-2', 'probe.answerable')).toBeCloseTo(0.8, 12);
+    expect(metricValue(run, 'trim-2', 'probe.reader_gap')).toBeCloseTo(1 / 8, 12);
+    expect(metricValue(run, 'summ', 'probe.reader_gap')).toBeCloseTo(0.3, 12);
   });
   it('lists every documented name and rejects others', () => {
-    for (const name of ['probe.accuracy', 'probe.accuracy.multi-hop', 'probe.f1', 'probe.pass_hat_n', 'probe.errors', 'context.mean_tokens', 'context.peak_tokens', 'context.compression', 'facts.retention', 'facts.critical_dropped', 'summary.count', 'summary.judge.overall', 'summary.judge.coverage', 'summary.judge.faithfulness', 'summary.judge.score', 'summary.checks.coverage', 'summary.checks.unsupported', 'cost.total', 'latency.p50', 'probe.accuracy_graded', 'probe.answer_errors', 'probe.judge_errors', 'summary.errors', 'summary.judge.errors']) {
+    for (const name of ['probe.accuracy', 'probe.accuracy.multi-hop', 'probe.f1', 'probe.pass_hat_n', 'probe.errors', 'context.mean_tokens', 'context.peak_tokens', 'context.compression', 'facts.retention', 'facts.critical_dropped', 'summary.count', 'summary.judge.overall', 'summary.judge.coverage', 'summary.judge.faithfulness', 'summary.judge.score', 'summary.checks.coverage', 'summary.checks.unsupported', 'cost.total', 'latency.p50', 'probe.accuracy_graded', 'probe.answer_errors', 'probe.judge_errors', 'summary.errors', 'summary.judge.errors', 'probe.answerable', 'probe.reader_gap']) {
       expect(METRIC_NAMES).toContain(name);
     }
     expect(isMetricName('probe.accuracy.bogus')).toBe(false);
@@ -248,6 +312,19 @@ describe('metric support', () => {
     const broken = withSummaryJudgeErrors(sampleRun());
     expect(support(broken, 'summ', 'summary.judge.score')).toEqual({ measured: 0, errors: 3, unit: 'summaries' });
     expect(metricValue(broken, 'summ', 'summary.judge.errors')).toBe(2);
+  });
+
+  it('measures probe.answerable over probes with a known answerable and probe.reader_gap over answerable ones, errors named', () => {
+    expect(support(run, 'trim-2', 'probe.answerable')).toEqual({ measured: 10, errors: 0, unit: 'probes' });
+    // 8 answerable, one of them errored: 7 graded, 1 error (it is in the rate as missed).
+    expect(support(run, 'trim-2', 'probe.reader_gap')).toEqual({ measured: 7, errors: 1, unit: 'probes' });
+    const unknown = sampleRun();
+    for (const p of unknown.probes) p.answerable = null;
+    expect(support(unknown, 'full', 'probe.answerable')).toEqual({ measured: 0, errors: 0, unit: 'probes' });
+    expect(metricDef('probe.answerable')).toMatchObject({ higherIsBetter: true, binary: false });
+    // A gap is bad: a `max:` gate bounds it.
+    expect(metricDef('probe.reader_gap')).toMatchObject({ higherIsBetter: false, binary: false });
+    expect(metricDef('probe.reader_gap')!.description).toBe('answerable probes not passed / answerable probes (an errored answerable probe counts as missed)');
   });
 
   it('names the denominator in the accuracy description', () => {

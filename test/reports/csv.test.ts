@@ -60,10 +60,36 @@ describe('CSV reports', () => {
     });
     const err = rows.find((x) => x.strategy === 'trim-2' && x.probe === 'p3' && x.repeat === '2')!;
     expect(err).toMatchObject({ error: 'HTTP 500 from provider after 3 retries', error_stage: 'answer', passed: '', api_input_tokens: '', attribution: 'error' });
+    // Known even though the answer errored: the context held p3's fact.
+    expect(err.answerable).toBe('true');
     expect(fail.error_stage).toBe('');
     const cached = rows.find((x) => x.strategy === 'full' && x.probe === 'p1' && x.repeat === '2')!;
     expect(cached.cached).toBe('true');
     expect(cached.facts_needed).toBe('f1');
+  });
+
+  it('probes.csv has answerable right after passed: true, false, or empty when unknown', () => {
+    const [head] = parseCsv(readFileSync(join(dir, 'probes.csv'), 'utf8'));
+    expect(head.indexOf('answerable')).toBe(head.indexOf('passed') + 1);
+    const rows = records(join(dir, 'probes.csv'));
+    const at = (strategy: string, probe: string) => rows.find((x) => x.strategy === strategy && x.probe === probe && x.repeat === '1')!;
+    expect(at('trim-2', 'p1')).toMatchObject({ passed: 'false', answerable: 'false', facts_missing: 'f1' });
+    expect(at('summ', 'q1')).toMatchObject({ passed: 'false', answerable: 'true' });
+    expect(at('full', 'q2')).toMatchObject({ kind: 'abstention', facts_needed: '', answerable: 'true' });
+    const unknown = sampleRun();
+    unknown.probes[0].answerable = null;
+    expect(rowsOf(probesCsv(unknown))[0].answerable).toBe('');
+  });
+
+  it('summary.csv has answerable and reader gap columns with their denominators, overall and per kind', () => {
+    const rows = records(join(dir, 'summary.csv'));
+    const trim = rows[1];
+    expect(trim).toMatchObject({ answerable: '8', answerable_known: '10', answerable_rate: '0.8', answerable_errors: '1', reader_gap: '1', reader_gap_rate: '0.125' });
+    expect(trim).toMatchObject({ reader_gap_recall: '', reader_gap_temporal: '0.5', reader_gap_update: '0' });
+    expect(Number(trim.reader_gap_ci_low)).toBeLessThanOrEqual(0.125);
+    expect(Number(trim.reader_gap_ci_high)).toBeGreaterThanOrEqual(0.125);
+    expect(Number(trim.answerable_ci_high)).toBeGreaterThanOrEqual(0.8);
+    expect(rows[2]).toMatchObject({ answerable_rate: '1', reader_gap: '3', reader_gap_rate: '0.3', 'reader_gap_multi-hop': '1' });
   });
 
   it('summary.csv has one row per strategy with kinds and CI columns', () => {
@@ -106,6 +132,17 @@ describe('loadRun', () => {
     expect(loadRun(dir).info.runId).toBe(run.info.runId);
     expect(loadRun(join(dir, 'run.json')).probes).toHaveLength(30);
   });
+  it('reads a run.json written before answerable existed as answerable null, left out of the rates', () => {
+    const dir = tempDir();
+    const old = JSON.parse(JSON.stringify(sampleRun())) as { probes: Record<string, unknown>[] };
+    for (const p of old.probes) delete p.answerable;
+    writeFileSync(join(dir, 'run.json'), JSON.stringify(old));
+    const run = loadRun(dir);
+    expect(run.probes.every((p) => p.answerable === null)).toBe(true);
+    expect(rowsOf(probesCsv(run)).every((r) => r.answerable === '')).toBe(true);
+    expect(rowsOf(summaryCsv(run))[1]).toMatchObject({ answerable: '0', answerable_known: '0', answerable_rate: '', reader_gap_rate: '', accuracy: '0.7' });
+  });
+
   it('reports a missing or broken run as an InputError with the path', () => {
     const dir = tempDir();
     expect(() => loadRun(join(dir, 'nope'))).toThrow(expect.objectContaining({ name: 'InputError', message: expect.stringContaining('nope') }));
@@ -159,7 +196,7 @@ describe('summary.csv counts what could not be measured', () => {
     const run = sampleRun();
     const empty = { ...run, info: { ...run.info, strategies: [] }, turns: [], probes: [], summaries: [] };
     const [head] = parseCsv(summaryCsv(empty));
-    for (const col of ['attempted', 'passed', 'errors', 'answer_errors', 'answer_judge_errors', 'summaries_attempted', 'summarizer_errors', 'summary_judge_errors', 'summaries_judged', 'accuracy', 'accuracy_graded']) {
+    for (const col of ['attempted', 'passed', 'errors', 'answer_errors', 'answer_judge_errors', 'summaries_attempted', 'summarizer_errors', 'summary_judge_errors', 'summaries_judged', 'accuracy', 'accuracy_graded', 'answerable', 'answerable_known', 'answerable_rate', 'reader_gap', 'reader_gap_rate', 'reader_gap_abstention']) {
       expect(head).toContain(col);
     }
   });

@@ -34,6 +34,23 @@ describe('diffRuns', () => {
     expect(by.summ.accuracyDiff!.diff).toBeCloseTo((0 + 0.5 + 0 + 1 + 0) / 5, 12);
   });
 
+  it('diffs the answerable rate and the reader gap, a rising gap being worse', () => {
+    // summ passes every probe in the candidate: its reader gap falls from 0.3 to 0.
+    const gap = by.summ.metrics.find((m) => m.metric === 'probe.reader_gap')!;
+    expect([gap.base, gap.cand, gap.worse]).toEqual([0.3, 0, false]);
+    // full loses f1 for p1 in the candidate: fewer answerable probes, a worse answerable rate.
+    const answerable = by.full.metrics.find((m) => m.metric === 'probe.answerable')!;
+    expect([answerable.base, answerable.cand, answerable.worse]).toEqual([1, 0.8, true]);
+  });
+
+  it('diffs a run recorded before answerable existed against a new one, with no answerable value on the old side', () => {
+    const old = sampleRun({ runId: 'old' });
+    for (const p of old.probes) p.answerable = null;
+    const full = diffRuns(old, sampleRun({ runId: 'new' })).strategies[0];
+    const gap = full.metrics.find((m) => m.metric === 'probe.reader_gap')!;
+    expect([gap.base, gap.cand, gap.delta, gap.worse]).toEqual([undefined, 0.1, undefined, false]);
+  });
+
   it('reports metric deltas with direction', () => {
     const acc = by.full.metrics.find((m) => m.metric === 'probe.accuracy')!;
     expect(acc.base).toBeCloseTo(0.9, 12);

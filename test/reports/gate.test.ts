@@ -174,6 +174,41 @@ describe('evaluateGates', () => {
     expect(r.message).toContain('< min 0.8; max_drop not checked: no baseline run to compare with');
   });
 
+  it('fails a probe.reader_gap gate above its max, naming what it was measured over', () => {
+    // trim-2: 1 of 8 answerable probes missed (its errored one); summ: 3 of 10.
+    const results = evaluateGates(run, [gate({ metric: 'probe.reader_gap', max: 0.2 })]);
+    expect(results.map((r) => `${r.strategy}:${r.status}`)).toEqual(['full:pass', 'trim-2:pass', 'summ:fail']);
+    expect(results[1].message).toBe('trim-2 probe.reader_gap = 0.125 over 7 probes (1 error) ≤ max 0.2');
+    expect(results[2].message).toBe('summ probe.reader_gap = 0.3 over 10 probes > max 0.2 — FAIL');
+    const tight = evaluateGates(run, [gate({ metric: 'probe.reader_gap', strategy: 'trim-2', max: 0.1 })])[0];
+    expect(tight.status).toBe('fail');
+  });
+
+  it('gates probe.answerable with min, over probes with a known answerable', () => {
+    const [r] = evaluateGates(run, [gate({ metric: 'probe.answerable', strategy: 'trim-2', min: 0.9 })]);
+    expect(r.status).toBe('fail');
+    expect(r.message).toBe('trim-2 probe.answerable = 0.8 over 10 probes < min 0.9 — FAIL');
+  });
+
+  it('cannot evaluate answerable gates on a run recorded before answerable existed', () => {
+    const old = sampleRun();
+    for (const p of old.probes) p.answerable = null;
+    const results = evaluateGates(old, [gate({ metric: 'probe.reader_gap', strategy: 'summ', max: 1 }), gate({ metric: 'probe.answerable', strategy: 'summ', min: 0 })]);
+    expect(results.map((r) => [r.status, r.notEvaluated])).toEqual([
+      ['fail', 'no data (no probes measured)'],
+      ['fail', 'no data (no probes measured)'],
+    ]);
+  });
+
+  it('compares probe.reader_gap with a baseline run per transcript, a rise being the drop', () => {
+    const base = bulkRun({ runId: 'b', strategies: ['s'], transcripts: 10, probesPer: 4, passes: () => true });
+    const worse = bulkRun({ runId: 'c', strategies: ['s'], transcripts: 10, probesPer: 4, passes: (_s, t, p) => !(t < 8 && p < 2) });
+    const r = evaluateGates(worse, [gate({ metric: 'probe.reader_gap', max_drop: 0.05, vs: 'baseline-run', significant: true })], { baselineRun: base })[0];
+    expect(r.drop).toBeCloseTo(0.4, 12);
+    expect(r.test).toBe('bootstrap');
+    expect(r.status).toBe('fail');
+  });
+
   it('rejects unknown metrics and strategies as input errors with the gate location', () => {
     expect(() => evaluateGates(run, [gate({ metric: 'probe.acuracy', min: 1 })])).toThrow(/memeval\.config\.yaml:10:5: unknown metric "probe\.acuracy"/);
     expect(() => evaluateGates(run, [gate({ metric: 'probe.accuracy', strategy: 'nope', min: 1 })])).toThrow(expect.objectContaining({ name: 'InputError' }));

@@ -113,6 +113,55 @@ describe('report.html denominators and errors', () => {
   });
 });
 
+/** The overview row of one strategy. */
+function overviewRow(html: string, strategy: string): string {
+  const overview = html.slice(html.indexOf('<h2 id="overview">'), html.indexOf('</table>', html.indexOf('<h2 id="overview">')));
+  return overview.split('<tr>').find((row) => row.startsWith(`<td>${strategy} `)) ?? '';
+}
+
+describe('report.html answerable and reader gap', () => {
+  it('shows both per strategy in the overview with their counts, an errored answerable probe counted as missed', () => {
+    const html = renderReport(sampleRun());
+    const trim = overviewRow(html, 'trim-2');
+    expect(trim).toContain('<td class="n answerable"><span class="nw">80.0% (8/10)</span><br><span class="muted">[');
+    expect(trim).toContain('<td class="n reader-gap"><span class="nw">12.5% (1/8)</span>');
+    expect(trim).toContain('1 errored, counted as missed');
+    expect(overviewRow(html, 'summ')).toContain('<td class="n reader-gap"><span class="nw">30.0% (3/10)</span>');
+    expect(overviewRow(html, 'full')).not.toContain('counted as missed');
+    expect(html).toContain('<th>answerable (of known)</th><th>reader gap (missed/answerable)</th>');
+  });
+
+  it('explains the two numbers in one sentence under the overview', () => {
+    const html = renderReport(sampleRun());
+    const note = /<p class="muted answerable-note">([^<]*)<\/p>/.exec(html)![1];
+    expect(note).toContain('so a low rate means the strategy lost it');
+    expect(note).toContain('so a high gap means the reader missed it');
+    expect(note).toContain('other probes naming no facts are unknown and left out');
+    expect(note.split('. ')).toHaveLength(1);
+  });
+
+  it('names probes with an unknown answerable as left out, and shows – when none is known', () => {
+    const run = sampleRun();
+    for (const p of run.probes) if (p.strategy === 'trim-2' && p.probe === 'p1') p.answerable = null;
+    expect(overviewRow(renderReport(run), 'trim-2')).toContain('<td class="n answerable"><span class="nw">100.0% (8/8)</span>');
+    expect(overviewRow(renderReport(run), 'trim-2')).toContain('2 unknown (no facts named), left out');
+    for (const p of run.probes) p.answerable = null;
+    const row = overviewRow(renderReport(run), 'full');
+    expect(row).toContain('<td class="n answerable">–');
+    expect(row).toContain('<td class="n reader-gap">–</td>');
+  });
+
+  it('breaks the reader gap down by probe kind and marks each failure answerable or not', () => {
+    const html = renderReport(sampleRun());
+    const kinds = html.slice(html.indexOf('<table class="reader-gap-kinds">'));
+    const trim = kinds.split('<tr>').find((r) => r.startsWith('<td>trim-2</td>'))!;
+    // recall, update, temporal, multi-hop, abstention: trim-2 lost both recall probes, so none was answerable.
+    expect(trim).toBe('<td>trim-2</td><td class="n">–</td><td class="n">0.0% <span class="muted">(0/2)</span></td><td class="n">50.0% <span class="muted">(1/2)</span></td><td class="n">0.0% <span class="muted">(0/2)</span></td><td class="n">0.0% <span class="muted">(0/2)</span></td></tr>');
+    expect(html).toContain('<td>answerable</td><td>no (a needed fact was missing from the context sent)</td>');
+    expect(html).toContain('<td>answerable</td><td>yes (every needed fact was in the context sent)</td>');
+  });
+});
+
 const haveChromium = existsSync(CHROMIUM);
 const NO_CHROMIUM = `${CHROMIUM} not found: install Debian's chromium package (apt-get install chromium)`;
 // CI must exercise the report in a real browser, so there a missing browser fails the run;

@@ -65,6 +65,7 @@ function records(strategy: string, n: number, judgePass: number, exactPass: numb
     factsNeeded: [],
     factsPresent: [],
     factsMissing: [],
+    answerable: null,
     answer: i < exactPass ? 'vpn-eu2' : 'the newer <European> gateway',
     exact: i < exactPass,
     f1: i < exactPass ? 1 : i / 100,

@@ -118,6 +118,18 @@ describe('gateJUnit', () => {
     expect(gated.children.map((c) => c.attrs.name)).toEqual(['p1 (recall) #1', 'p1 (recall) #2']);
   });
 
+  it('covers the answerable probes for a failed probe.reader_gap gate, the others for a failed probe.answerable gate', () => {
+    const run = sampleRun();
+    const gap = evaluateGates(run, [gate({ metric: 'probe.reader_gap', strategy: 'trim-2', max: 0.1 })]);
+    const missed = suiteNamed(parseXml(gateJUnit(run, gap)), 'memeval probes of failed gates')!;
+    // trim-2's 8 answerable records; the errored p3 #2 is the one the reader gap counts.
+    expect(missed.attrs).toMatchObject({ tests: '8', failures: '0', errors: '1' });
+    const lost = evaluateGates(run, [gate({ metric: 'probe.answerable', strategy: 'trim-2', min: 0.9 })]);
+    const gated = suiteNamed(parseXml(gateJUnit(run, lost)), 'memeval probes of failed gates')!;
+    expect(gated.children.map((c) => c.attrs.name)).toEqual(['p1 (recall) #1', 'p1 (recall) #2']);
+    expect(gated.attrs).toMatchObject({ failures: '2', errors: '0' });
+  });
+
   it('reports a gate that could not be evaluated as an error, an optional one as skipped, a failed run as an error', () => {
     const run = sampleRun();
     const results = evaluateGates(run, [

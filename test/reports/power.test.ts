@@ -12,7 +12,7 @@ function runOf(outcomes: number[][][], repeat: number, judgeSamples = 1): RunRes
     ps.flatMap((reps, q) =>
       reps.map((y, r) => ({
         strategy: 's', transcript: `t${t}`, probe: `p${q}`, kind: 'recall' as const, afterTurn: 1, repeat: r + 1, question: '?', reference: 'x',
-        contextTokens: 10, contextItems: 1, factsNeeded: [], factsPresent: [], factsMissing: [], model: 'offline',
+        contextTokens: 10, contextItems: 1, factsNeeded: [], factsPresent: [], factsMissing: [], answerable: null, model: 'offline',
         answer: 'x', passed: y === 1, judge: { verdict: y ? ('pass' as const) : ('fail' as const), reason: '', model: 'offline' },
       })),
     ),

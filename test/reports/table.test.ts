@@ -12,13 +12,15 @@ function cleanRun(model = 'offline') {
 }
 
 describe('formatTable', () => {
-  it('prints a clean offline run as before, with an errors column of zeros', () => {
+  it('prints a clean offline run with answerable and reader gap beside accuracy, and an errors column of zeros', () => {
     expect(formatTable(cleanRun())).toBe(
       [
-        'strategy                 accuracy   mean tok   peak tok   compress  retention  crit drop     errors',
-        'full                        90.0%        200        400     100.0%     100.0%          0          0',
-        'trim-2                      80.0%        150        200      75.0%      86.1%          1          0',
-        'summ                        70.0%        135        200      67.5%      90.3%          0          0',
+        'strategy                 accuracy answerable reader gap   mean tok   peak tok   compress  retention  crit drop     errors',
+        'full                        90.0%     100.0%      10.0%        200        400     100.0%     100.0%          0          0',
+        'trim-2                      80.0%      80.0%       0.0%        150        200      75.0%      86.1%          1          0',
+        'summ                        70.0%     100.0%      30.0%        135        200      67.5%      90.3%          0          0',
+        'answerable = the context sent held every fact the probe needs (probes naming no facts, abstention aside, are left out)',
+        'reader gap = answerable probes not passed, an error counting as missed: the strategy lost it vs the reader missed it',
         'model: offline (the built-in extractive reader, not an LLM)',
         '',
       ].join('\n'),
@@ -78,6 +80,19 @@ describe('formatTable', () => {
     expect(lines.find((l) => l.startsWith('b '))).toContain(' 70.0%*');
     expect(lines.find((l) => l.startsWith('c '))).toContain(' 100.0% ');
     expect(lines).toContain('* accuracy differs from baseline a (exact McNemar on shared probes, Holm-adjusted p < 0.05): b lower');
+  });
+
+  it('splits a miss into lost by the strategy and missed by the reader, an errored answerable probe counted as missed', () => {
+    const lines = formatTable(sampleRun()).split('\n');
+    // trim-2: p1's two repeats lost f1 (not answerable, 8/10 answerable); p3's errored repeat is answerable, so 1 of 8 missed.
+    expect(lines.find((l) => l.startsWith('trim-2 '))!.trim().split(/\s+/).slice(1, 4)).toEqual(['70.0%', '80.0%', '12.5%']);
+    for (const line of lines.slice(0, 4)) expect(line.length, line).toBe(lines[0].length);
+  });
+
+  it('prints — for both when no probe has a known answerable', () => {
+    const run = bulkRun({ runId: 'r', strategies: ['a'], transcripts: 2, probesPer: 2, passes: () => true });
+    for (const p of run.probes) Object.assign(p, { factsNeeded: [], factsPresent: [], answerable: null });
+    expect(formatTable(run).split('\n').find((l) => l.startsWith('a '))!.trim().split(/\s+/).slice(1, 4)).toEqual(['100.0%', '—', '—']);
   });
 
   it('shows an accuracy of 0.0% when every probe errored', () => {

@@ -1,5 +1,5 @@
 // A journal torn by a kill mid-write keeps every whole entry, before and after a resume.
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -39,4 +39,25 @@ it('adds nothing to a journal that ends cleanly or does not exist yet', () => {
     j.close();
   }
   expect(readFileSync(path, 'utf8')).toBe('{"type":"job-done","job":"s::t0"}\n{"type":"job-done","job":"s::t1"}\n');
+});
+
+it('gives a probe journaled before `answerable` existed the value its facts imply, and keeps a recorded one', () => {
+  dir = mkdtempSync(join(tmpdir(), 'memeval-journal-'));
+  const path = join(dir, 'journal.jsonl');
+  const old = (probe: string, kind: string, needed: string[], missing: string[]) => ({
+    strategy: 's', transcript: 't', probe, kind, afterTurn: 2, repeat: 1, question: '?', reference: 'x',
+    contextTokens: 10, contextItems: 2, factsNeeded: needed, factsPresent: needed.filter((f) => !missing.includes(f)), factsMissing: missing,
+    model: 'offline', answer: 'x', passed: true,
+  });
+  const lines = [
+    { type: 'probe', key: 'kept', record: old('kept', 'recall', ['a'], []) },
+    { type: 'probe', key: 'lost', record: old('lost', 'recall', ['a', 'b'], ['b']) },
+    { type: 'probe', key: 'unknown', record: old('unknown', 'recall', [], []) },
+    { type: 'probe', key: 'abstain', record: old('abstain', 'abstention', [], []) },
+    // Recorded by this version: read as it was written, never recomputed.
+    { type: 'probe', key: 'recorded', record: { ...old('recorded', 'recall', ['a'], []), answerable: null } },
+  ];
+  writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const probes = finishedWork(readJournal(path)).probes;
+  expect(['kept', 'lost', 'unknown', 'abstain', 'recorded'].map((k) => probes.get(k)?.answerable)).toEqual([true, false, null, true, null]);
 });

@@ -1,6 +1,6 @@
 // A run killed at any point finishes with `--resume` without redoing finished
 // work, and its reports equal those of an uninterrupted run.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, responsesBody, lastUserText, type FakeServer, type RecordedRequest } from '../../../scripts/lib/fake-openai.js';
@@ -73,6 +73,24 @@ afterAll(async () => {
 function expectSameReports(runDir: string): void {
   for (const file of REPORTS) expect(stableCsv(join(runDir, file)), file).toEqual(stableCsv(join(baseline.runDir, file)));
   expect(stableRecords(runDir)).toEqual(stableRecords(baseline.runDir));
+  // Read raw, not through the schema (which would default a missing field to null): every record carries it.
+  const raw = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { probes: Record<string, unknown>[] };
+  expect(raw.probes.map((p) => typeof p.answerable)).toEqual(raw.probes.map(() => 'boolean'));
+}
+
+/** What a journal written before `answerable` was recorded looks like. */
+function dropAnswerable(journal: string): void {
+  const lines = readFileSync(journal, 'utf8').split('\n').map((line) => {
+    if (!line.trim()) return line;
+    try {
+      const entry = JSON.parse(line) as { type: string; record?: Record<string, unknown> };
+      if (entry.type === 'probe' && entry.record) delete entry.record.answerable;
+      return JSON.stringify(entry);
+    } catch {
+      return line; // the torn last line stays torn
+    }
+  });
+  writeFileSync(journal, lines.join('\n'));
 }
 
 async function resumeAndCheck(ws: Workspace, runDir: string, firstRequests: RecordedRequest[]): Promise<void> {
@@ -126,6 +144,32 @@ describe('SIGKILL then --resume', () => {
       }
     });
   }
+});
+
+describe('a journal written before answerable was recorded', () => {
+  it('resumes with answerable on every record, the reports equal to an uninterrupted run', async () => {
+    const ws = tinySuite(TRANSCRIPTS, { baseURL: server.baseURL });
+    try {
+      const before = server.requests.length;
+      const run = spawnCli(['run'], { cwd: ws.dir, env: KEY_ENV });
+      const journal = () => join(onlyRunDir(ws.path('runs')), 'journal.jsonl');
+      await waitFor(() => {
+        try {
+          return lineCount(journal()) >= 16;
+        } catch {
+          return false;
+        }
+      });
+      run.child.kill('SIGKILL');
+      await run.done;
+      const runDir = onlyRunDir(ws.path('runs'));
+      dropAnswerable(journal());
+      expect(journaledProbes(runDir).every((p) => !('answerable' in p))).toBe(true);
+      await resumeAndCheck(ws, runDir, server.requests.slice(before));
+    } finally {
+      ws.cleanup();
+    }
+  });
 });
 
 describe('SIGINT', () => {

@@ -1,0 +1,135 @@
+// `answerable` is set on every probe record from the context that was sent,
+// before the model answers, so an errored answer or judge still has it.
+import { describe, expect, it } from 'vitest';
+import { isUserMessage } from '../../../core/items.js';
+import type { Model, ModelResult } from '../../../core/model.js';
+import { TokenCounter } from '../../../core/tokens.js';
+import type { AgentInputItem, Probe, Transcript } from '../../../core/types.js';
+import { LlmAnswerJudge, OfflineAnswerJudge } from '../../../graders/answer-judge.js';
+import type { Graders } from '../../../harness/run/grading.js';
+import { answerProbe } from '../../../harness/run/probes.js';
+import { replayTranscript } from '../../../harness/run/replay.js';
+import { MemoryStrategy } from '../../../strategies/base.js';
+import type { StrategyDefinition } from '../../../strategies/registry.js';
+
+/** Keeps only the newest turn, so a fact stated in turn 1 is missing from the context after turn 2. */
+class LastTurnOnly extends MemoryStrategy {
+  protected view(): AgentInputItem[] {
+    let start = 0;
+    this.history.forEach((item, i) => {
+      if (isUserMessage(item)) start = i;
+    });
+    return this.history.slice(start);
+  }
+}
+
+class Everything extends MemoryStrategy {
+  protected view(): AgentInputItem[] {
+    return [...this.history];
+  }
+}
+
+const def = (use: string, make: () => MemoryStrategy): StrategyDefinition => ({ use, doc: use, options: {}, create: make });
+
+const probe = (over: Partial<Probe> & Pick<Probe, 'id'>): Probe => ({
+  afterTurn: 2,
+  question: 'Which order is it?',
+  answer: 'A-17',
+  mustInclude: [['A-17']],
+  facts: ['order'],
+  kind: 'recall',
+  ...over,
+});
+
+const transcript: Transcript = {
+  id: 'tiny',
+  file: 'tiny.yaml',
+  tags: [],
+  turns: [
+    { kind: 'message', user: 'My order is A-17.', assistant: 'Noted.', toolCalls: [] },
+    { kind: 'message', user: 'Ship it to Oslo.', assistant: 'Done.', toolCalls: [] },
+  ],
+  facts: [
+    { id: 'order', text: 'A-17', aliases: [], turn: 1, critical: true },
+    { id: 'city', text: 'Oslo', aliases: [], turn: 2, critical: false },
+  ],
+  probes: [
+    probe({ id: 'needs-order' }),
+    probe({ id: 'needs-city', question: 'Where to?', answer: 'Oslo', mustInclude: [['Oslo']], facts: ['city'] }),
+    probe({ id: 'no-facts', question: 'What is going on?', answer: 'a shipment', mustInclude: [], facts: [] }),
+    probe({ id: 'never-said', question: 'What is my phone number?', answer: 'never given', mustInclude: [], facts: [], kind: 'abstention' }),
+  ],
+};
+
+function model(reply: (question: string) => Partial<ModelResult>): Model {
+  return {
+    id: 'stub',
+    params: {},
+    async complete(request) {
+      const last = request.input.at(-1);
+      const question = last && 'content' in last && typeof last.content === 'string' ? last.content : '';
+      return { output: '', usage: { inputTokens: 1, outputTokens: 1 }, cached: false, latencyMs: 1, ...reply(question) };
+    },
+  };
+}
+
+function graders(answerModel: Model, judgeModel?: Model): Graders {
+  return {
+    counter: new TokenCounter('gpt-4.1'),
+    answerModel,
+    answerJudge: judgeModel ? new LlmAnswerJudge(judgeModel) : new OfflineAnswerJudge(),
+    makeSummarizer: () => {
+      throw new Error('unused');
+    },
+    gradeSummary: () => Promise.reject(new Error('unused')),
+    counts: () => ({ calls: 0, cacheHits: 0, dedupHits: 0, errors: 0 }),
+    fatal: () => undefined,
+    model: answerModel.id,
+    judge: judgeModel?.id ?? 'offline',
+  };
+}
+
+async function records(strategy: () => MemoryStrategy, g: Graders) {
+  const replay = await replayTranscript({
+    transcript,
+    strategyId: 's',
+    definition: def('s', strategy),
+    options: {},
+    counter: new TokenCounter('gpt-4.1'),
+    makeSummarizer: () => {
+      throw new Error('unused');
+    },
+  });
+  const out = await Promise.all(replay.probes.map((context) => answerProbe({ transcript, strategy: 's', context, repeat: 1 }, g)));
+  return Object.fromEntries(out.map((r) => [r.probe, r]));
+}
+
+const echo = model(() => ({ output: "I don't know." }));
+
+describe('answerProbe answerable', () => {
+  it('is true when every named fact is in the context, false when one is missing', async () => {
+    const kept = await records(() => new Everything(), graders(echo));
+    expect(kept['needs-order'].answerable).toBe(true);
+    const cut = await records(() => new LastTurnOnly(), graders(echo));
+    expect(cut['needs-order']).toMatchObject({ factsMissing: ['order'], answerable: false });
+    expect(cut['needs-city']).toMatchObject({ factsMissing: [], answerable: true });
+  });
+
+  it('is true for an abstention probe that names no facts, null (unknown) for any other probe that names none', async () => {
+    const r = await records(() => new LastTurnOnly(), graders(echo));
+    expect(r['never-said'].answerable).toBe(true);
+    expect(r['no-facts'].answerable).toBeNull();
+  });
+
+  it('is known when the answer model errored, beside passed: false', async () => {
+    const r = await records(() => new Everything(), graders(model(() => ({ error: 'HTTP 500 from provider' }))));
+    expect(r['needs-order']).toMatchObject({ error: 'HTTP 500 from provider', errorStage: 'answer', passed: false, answerable: true });
+    expect(r['no-facts']).toMatchObject({ errorStage: 'answer', answerable: null });
+  });
+
+  it('is known when the judge errored', async () => {
+    const r = await records(() => new LastTurnOnly(), graders(model(() => ({ output: 'A-17' })), model(() => ({ error: 'HTTP 429' }))));
+    expect(r['needs-city']).toMatchObject({ errorStage: 'judge', passed: false, answerable: true });
+    expect(r['needs-order']).toMatchObject({ errorStage: 'judge', answerable: false });
+  });
+});
