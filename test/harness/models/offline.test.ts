@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assistantMessage, userMessage } from '../../../core/items.js';
 import type { ModelRequest } from '../../../core/model.js';
-import { ABSTAIN_ANSWER, OfflineModel, contentStems, identifiers, splitSentences } from '../../../harness/models/offline.js';
+import { ABSTAIN_ANSWER, OfflineModel, contentStems, splitSentences } from '../../../harness/models/offline.js';
 import { TokenCounter } from '../../../core/tokens.js';
 import type { AgentInputItem } from '../../../core/types.js';
 
@@ -102,12 +102,104 @@ describe('offline extractive reader', () => {
     expect(contentStems('moved')).toEqual(contentStems('moving'));
     expect(contentStems('firmware 1.0.3')).toEqual(new Set(['firmwar', '1.0.3']));
     expect([...contentStems('What is my order number?')].sort()).toEqual(['number', 'order']);
-    expect(identifiers('Sure, my order is RX-88812 from Berlin.')).toEqual(new Set(['rx-88812', 'berlin']));
+    expect(contentStems("What's in Natalie Brooks' file?")).toEqual(new Set(['natali', 'brook', 'fil']));
+    expect(contentStems('140 g')).toEqual(new Set(['140', 'gram']));
     expect(splitSentences('Firmware is v1.0.3. Model AX3000!\nNext line; clause two')).toEqual([
       'Firmware is v1.0.3.',
       'Model AX3000!',
       'Next line',
       'clause two',
     ]);
+    expect(splitSentences('Booked with Dr. Amsel today.')).toEqual(['Booked with Dr. Amsel today.']);
+  });
+});
+
+function stamped(at: string, text: string): AgentInputItem {
+  return userMessage(`[${at}] ${text}`);
+}
+
+function toolResult(output: string): AgentInputItem[] {
+  return [
+    { type: 'function_call', callId: 'c1', name: 'lookup', arguments: '{}' },
+    { type: 'function_call_result', callId: 'c1', name: 'lookup', status: 'completed', output },
+  ];
+}
+
+describe('offline reader: spans, speakers, updates, dates, two hops, abstention', () => {
+  const model = new OfflineModel();
+  const answer = (context: AgentInputItem[], question: string) => model.answer(ask(context, question));
+
+  it('answers with the span of the asked type, not the whole sentence', () => {
+    const context = [
+      userMessage('The replica is db-orders-03 and the primary is db-orders-16a, PostgreSQL 16.2.'),
+      assistantMessage('Your refund of $89.00 went out as RF-30917 on the original card.'),
+      userMessage('We are 110 guests and the caterer charges $72 per head.'),
+    ];
+    expect(answer(context, 'How much are you refunding?')).toBe('$89.00');
+    expect(answer(context, 'How many guests are we?')).toBe('110 guests');
+    expect(answer(context, 'Which refund id was it?')).toBe('RF-30917');
+  });
+
+  it('takes what the user said for "what did I report", not the assistant asking for it', () => {
+    const context = [
+      assistantMessage("Let's check your firmware version. Can you provide the firmware version?"),
+      userMessage('Firmware v1.0.3; still failing.'),
+    ];
+    expect(answer(context, 'What firmware version did I report?')).toContain('1.0.3');
+  });
+
+  it('gives the newest value of a slot that changed', () => {
+    const context = [
+      userMessage('The launch date is Tuesday 14 October.'),
+      assistantMessage('Noted.'),
+      userMessage('The launch date moved to Tuesday 4 November.'),
+    ];
+    expect(answer(context, "What's the launch date now?")).toContain('4 November');
+    expect(answer(context, "What's the launch date now?")).not.toContain('14 October');
+  });
+
+  it('computes days between two dated events and days until one from the newest day', () => {
+    const context = [
+      stamped('2026-04-28T09:00:00Z', 'The shoes were delivered today.'),
+      assistantMessage('Great.'),
+      stamped('2026-05-05T09:00:00Z', 'UPS scanned my return this morning.'),
+      assistantMessage('Thanks, the refund follows.'),
+      userMessage('My race is on Sunday June 7.'),
+    ];
+    expect(answer(context, 'How many days after the shoes were delivered did UPS scan my return?')).toMatch(/^7 days/);
+    expect(answer(context, 'How many days until my race?')).toMatch(/^33 days/);
+  });
+
+  it('resolves a relative date against the day it was said', () => {
+    const context = [stamped('2023-05-08T13:56:00', '[Session 1: 1:56 pm on 8 May, 2023]\nCaroline: I went to a support group yesterday.')];
+    // Dated like the conversation's own session header, with the words it was said in.
+    expect(answer(context, 'When did Caroline go to the support group?')).toBe('7 May 2023 (yesterday before 8 May 2023)');
+    expect(answer([stamped('2026-03-04T10:00:00Z', 'The pipe burst yesterday.')], 'When did the pipe burst?')).toContain('March 3, 2026');
+  });
+
+  it('links two statements through a name the question does not mention', () => {
+    const context = [
+      assistantMessage('Kestrel Foods had the most late shipments last week, 38 of them.'),
+      ...toolResult('{"customer":"Kestrel Foods","account_manager":"Marisol Ortega"}'),
+      ...toolResult('{"customer":"Aldermoor Retail","account_manager":"Ben Kowalczyk"}'),
+    ];
+    expect(answer(context, 'Who is the account manager for the customer with the most late shipments?')).toBe('Marisol Ortega');
+  });
+
+  it('answers each part of a question that asks two things', () => {
+    const context = [userMessage('The replacement shoes are size 10.5.'), userMessage('Deliver them to Apt 5B, please.')];
+    const reply = answer(context, 'For the replacement shoes, what size and which apartment will they go to?');
+    expect(reply).toContain('10.5');
+    expect(reply).toContain('5B');
+  });
+
+  it('abstains when the asked attribute or a named code never appears', () => {
+    const context = [
+      assistantMessage('Oakline Renovations starts on Monday May 18; their quote is $57,200.'),
+      userMessage('Late shipments by DC: DAL-2 had 14, ATL-1 had 9.'),
+    ];
+    expect(answer(context, "What's the name of Oakline's site foreman?")).toBe(ABSTAIN_ANSWER);
+    expect(answer(context, 'How many late shipments did PHX-1 have?')).toBe(ABSTAIN_ANSWER);
+    expect(answer(context, 'How many late shipments did DAL-2 have?')).toContain('14');
   });
 });

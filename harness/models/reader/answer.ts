@@ -1,0 +1,465 @@
+// The reader's answer: find the statement (or the two linked statements) that covers the
+// question, take the span of the asked type from it, compute what must be computed, and
+// abstain when the question's content is not covered. The algorithm is described in
+// harness/models/offline.ts and the README.
+import { normalizeText } from '../../../core/text.js';
+import type { ReaderContext, Unit } from './context.js';
+import { type DateMention, type Day, daysBetween, findDates, formatDay } from './dates.js';
+import { type AnswerType, type Question, analyseQuestion, questionParts } from './question.js';
+import { type Span, type SpanType, findSpans, listAround, parseNumber } from './spans.js';
+import { contentStems, isAskingWord } from './words.js';
+
+export const ABSTAIN_ANSWER = "I don't know — that was not mentioned in our conversation.";
+
+/**
+ * The one abstention threshold: the share of the question's content (IDF-weighted stems,
+ * asking words left out) that the chosen statement, or the two linked statements, must cover.
+ */
+export const MIN_COVERAGE = 0.3;
+/** Coverage at which a statement answers even without a word of the asked attribute (paraphrase). */
+const FOCUS_WAIVED = 0.5;
+/** A unit that asks ("Can you provide the error code?") is not an answer; it only scores this share. */
+const QUESTION_FACTOR = 0.2;
+/** A unit without a span of the asked type keeps this share of its score. */
+const UNTYPED_FACTOR = 0.5;
+/** Statements by the other party than the question asks about keep this share. */
+const OTHER_SPEAKER_FACTOR = 0.85;
+/** Asking words ("report", "pick") count this much of their weight when matched. */
+const ASKING_FACTOR = 0.3;
+/** Units within this share of the best score compete as statements of the same slot; the newest wins. */
+const UPDATE_TIE = 0.8;
+/** The words naming what is asked about weigh this much more than other question words. */
+const FOCUS_FACTOR = 1.5;
+/** Stems of the question outside the part being answered count this much. */
+const CONTEXT_FACTOR = 0.35;
+/** Long statements (tool output lines) are cut to this many words around the match. */
+const MAX_ANSWER_WORDS = 30;
+
+const CHANGE_CUE = /\b(now|changed?|instead|moved|switch(?:ed)?|revised|updated?|corrected|correction|actually|new|no longer|pushed|raised|lowered|extended|replaced|final(?:ly)?|upgraded|downgraded|rescheduled|cancel(?:led|ed)?)\b/i;
+
+interface Weighted {
+  stem: string;
+  weight: number;
+  /** Counts toward coverage (content words; not asking words). */
+  content: boolean;
+}
+
+interface Scored {
+  unit: Unit;
+  score: number;
+  matched: Set<string>;
+}
+
+/** Inverse document frequency over the context's units; an absent stem weighs the most. */
+function idf(ctx: ReaderContext, stem: string, cache: Map<string, number>): number {
+  let w = cache.get(stem);
+  if (w === undefined) {
+    let df = 0;
+    for (const u of ctx.units) if (u.stems.has(stem)) df++;
+    w = Math.log(1 + ctx.units.length / (1 + df));
+    cache.set(stem, w);
+  }
+  return w;
+}
+
+function weightedStems(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<string, number>): Weighted[] {
+  const out: Weighted[] = [];
+  for (const stem of q.stems) {
+    if (q.typeStems.has(stem)) continue;
+    const asking = isAskingWord(stem) && !q.focus.has(stem);
+    const factor = asking ? ASKING_FACTOR : q.focus.has(stem) ? FOCUS_FACTOR : 1;
+    out.push({ stem, weight: idf(ctx, stem, cache) * factor, content: !asking });
+  }
+  for (const stem of context) {
+    if (q.stems.has(stem) || q.typeStems.has(stem) || isAskingWord(stem)) continue;
+    out.push({ stem, weight: idf(ctx, stem, cache) * CONTEXT_FACTOR, content: false });
+  }
+  return out;
+}
+
+const TYPE_SPANS: Partial<Record<AnswerType, SpanType[]>> = {
+  money: ['money', 'number'],
+  quantity: ['quantity', 'number', 'money', 'percent'],
+  number: ['number', 'quantity'],
+  percent: ['percent'],
+  identifier: ['identifier', 'number', 'host', 'version'],
+  phone: ['phone'],
+  email: ['email'],
+  url: ['url', 'host'],
+  host: ['host', 'identifier'],
+  version: ['version', 'identifier'],
+  time: ['time'],
+  name: ['name'],
+  weekday: ['weekday'],
+};
+
+/** Spans of the asked type in a unit, leaving out values the question itself names. */
+function typedSpans(unit: Unit, q: Question): Span[] {
+  const types = TYPE_SPANS[q.type];
+  if (!types) return [];
+  const asked = norm(q.text);
+  return unit.spans.filter((s) => types.includes(s.type) && !includesWords(asked, norm(s.text)));
+}
+
+// Span and question texts recur across thousands of probes; normalising each once keeps scoring linear.
+const normalized = new Map<string, string>();
+function norm(text: string): string {
+  let hit = normalized.get(text);
+  if (hit === undefined) {
+    if (normalized.size >= 50_000) normalized.clear();
+    hit = normalizeText(text);
+    normalized.set(text, hit);
+  }
+  return hit;
+}
+
+function includesWords(haystack: string, needle: string): boolean {
+  return needle.length > 0 && ` ${haystack} `.includes(` ${needle} `);
+}
+
+function datesIn(unit: Unit, q: Question): DateMention[] {
+  const asked = norm(q.text);
+  return unit.dates.filter((d) => !includesWords(asked, norm(d.text)));
+}
+
+function hasTypedValue(unit: Unit, q: Question): boolean {
+  if (q.type === 'clause') return true;
+  if (q.type === 'date') return datesIn(unit, q).length > 0;
+  if (q.type === 'when') return datesIn(unit, q).length > 0 || unit.spans.some((s) => s.type === 'time') || unit.day !== undefined;
+  return typedSpans(unit, q).length > 0;
+}
+
+function sameDay(a: Day | undefined, b: Day): boolean {
+  return a !== undefined && a.year === b.year && a.month === b.month && a.day === b.day;
+}
+
+function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: number): Scored {
+  const matched = new Set<string>();
+  let score = 0;
+  for (const w of stems) {
+    if (unit.stems.has(w.stem)) {
+      matched.add(w.stem);
+      score += w.weight;
+    }
+  }
+  // A date in the question ("the meeting on Friday March 27") is met by a unit of that day or naming it.
+  for (const d of days) {
+    if (sameDay(unit.day, d) || unit.dates.some((m) => sameDay(m.day, d))) {
+      matched.add(`@${d.year}-${d.month}-${d.day}`);
+      score += 1;
+    }
+  }
+  if (score === 0) return { unit, score, matched };
+  if (unit.isQuestion) score *= QUESTION_FACTOR;
+  if (!hasTypedValue(unit, q)) score *= UNTYPED_FACTOR;
+  if (q.speaker && unit.speaker !== q.speaker && unit.speaker !== 'tool') score *= OTHER_SPEAKER_FACTOR;
+  // Near-ties go to the newer statement; it never outweighs a shared word.
+  score += 0.05 * (unit.index / Math.max(1, n - 1));
+  return { unit, score, matched };
+}
+
+function coverage(matched: Set<string>, stems: Weighted[], days: Day[]): number {
+  let total = 0;
+  let got = 0;
+  for (const w of stems) {
+    if (!w.content) continue;
+    total += w.weight;
+    if (matched.has(w.stem)) got += w.weight;
+  }
+  for (const d of days) {
+    total += 1;
+    if (matched.has(`@${d.year}-${d.month}-${d.day}`)) got += 1;
+  }
+  return total === 0 ? 1 : got / total;
+}
+
+interface Found {
+  /** The unit the answer is taken from. */
+  unit: Unit;
+  /** The other unit of a two-statement answer, linked to `unit` by a shared name or code. */
+  via?: Unit;
+  coverage: number;
+  matched: Set<string>;
+  /** Stems of the names or codes linking `unit` and `via`: a link is never the answer. */
+  bridge?: Set<string>;
+}
+
+/** Names and codes of a unit that the question does not mention: what can link it to another statement. */
+function bridges(unit: Unit, q: Question): Set<string> {
+  const out = new Set<string>();
+  for (const s of unit.spans) {
+    if (s.type !== 'identifier' && s.type !== 'name' && s.type !== 'host') continue;
+    for (const stem of contentStems(s.text)) if (!q.stems.has(stem)) out.add(stem);
+  }
+  return out;
+}
+
+function isBridge(span: Span, bridge: Set<string> | undefined): boolean {
+  if (!bridge) return false;
+  const stems = contentStems(span.text);
+  return stems.size > 0 && [...stems].every((s) => bridge.has(s));
+}
+
+/** The newest unit among near-ties that states the same slot (an update replaces the old value). */
+function newestOfSlot(best: Scored, ranked: Scored[], q: Question): Scored {
+  let chosen = best;
+  for (const r of ranked) {
+    if (r.unit.index <= chosen.unit.index || r.unit.isQuestion) continue;
+    if (r.score < best.score * UPDATE_TIE) continue;
+    const sameSlot = [...best.matched].filter((s) => r.matched.has(s)).length >= Math.max(1, best.matched.size - 1);
+    if (sameSlot && hasTypedValue(r.unit, q) && (q.latest || CHANGE_CUE.test(r.unit.text) || r.score >= best.score)) chosen = r;
+  }
+  return chosen;
+}
+
+/** Finds the statement(s) answering `q`; undefined when nothing covers enough of it. */
+function find(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<string, number>): Found | undefined {
+  const stems = weightedStems(ctx, q, context, cache);
+  const days = findDates(q.text, ctx.today, ctx.today?.year).map((d) => d.day);
+  const n = ctx.units.length;
+  const ranked = ctx.units.map((u) => scoreUnit(u, q, stems, days, n)).filter((r) => r.score > 0);
+  ranked.sort((a, b) => b.score - a.score || b.unit.index - a.unit.index);
+  const answerable = ranked.filter((r) => !r.unit.isQuestion && hasTypedValue(r.unit, q));
+  if (answerable.length === 0) return undefined;
+  const best = newestOfSlot(answerable[0], answerable, q);
+  let found: Found = { unit: best.unit, coverage: coverage(best.matched, stems, days), matched: best.matched };
+  if (found.coverage < 1) found = linked(found, ranked, q, stems, days) ?? found;
+  return covered(found, q, ctx) ? found : undefined;
+}
+
+/** Codes and hosts the question names ("PHX-1", "db-orders-16a"): if the context never states one, nothing can answer. */
+function unknownCode(q: Question, ctx: ReaderContext): boolean {
+  const codes = findSpans(q.text).filter((s) => s.type === 'identifier' || s.type === 'host');
+  return codes.some((code) => {
+    const stem = normalizeText(code.text);
+    return !ctx.units.some((u) => !u.isQuestion && u.stems.has(stem));
+  });
+}
+
+/**
+ * The abstention rule. The answering statement(s) must cover MIN_COVERAGE of the question's
+ * content. Below FOCUS_WAIVED, a question that names an attribute ("which *vanity colour*")
+ * also needs one of its words in them or in the message they are in. A code the context never
+ * states is never covered.
+ */
+function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
+  if (unknownCode(q, ctx)) return false;
+  if (found.coverage < MIN_COVERAGE) return false;
+  if (q.focus.size === 0 || found.coverage >= FOCUS_WAIVED) return true;
+  const near = ctx.units.filter((u) => u === found.via || (u.item === found.unit.item && !u.isQuestion));
+  return [...q.focus].some((f) => near.some((u) => u.stems.has(f)));
+}
+
+/**
+ * Two statements joined by a name or code neither is asked about ("Kestrel Foods had the
+ * most late shipments" + "Kestrel Foods: account manager Marisol Ortega"): when together
+ * they cover clearly more of the question than the best single one, the answer comes from
+ * the one that holds a value of the asked type.
+ */
+function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[], days: Day[]): Found | undefined {
+  let best: Found | undefined;
+  for (const first of ranked.slice(0, 5)) {
+    const links = bridges(first.unit, q);
+    if (links.size === 0) continue;
+    for (const second of ranked) {
+      if (second.unit === first.unit || second.unit.isQuestion) continue;
+      const shared = new Set([...links].filter((l) => second.unit.stems.has(l)));
+      if (shared.size === 0) continue;
+      const matched = new Set([...first.matched, ...second.matched]);
+      const cov = coverage(matched, stems, days);
+      if (best && cov <= best.coverage) continue;
+      const holder = [second, first].find((r) => typedSpans(r.unit, q).some((s) => !isBridge(s, shared)));
+      const answerUnit = q.type === 'clause' ? second : holder;
+      if (!answerUnit) continue;
+      best = { unit: answerUnit.unit, via: answerUnit === second ? first.unit : second.unit, coverage: cov, matched, bridge: shared };
+    }
+  }
+  return best && best.coverage >= single.coverage + 0.15 ? best : undefined;
+}
+
+/** Positions in a unit's text where the question words it matched start (a part of a matched code is not one). */
+function anchors(unit: Unit, matched: Set<string>): number[] {
+  const lower = unit.text.toLowerCase();
+  const stems = [...matched].filter((s) => !s.startsWith('@'));
+  const out: number[] = [];
+  for (const stem of stems) {
+    if (stems.some((other) => other !== stem && other.includes(stem))) continue;
+    for (let at = lower.indexOf(stem); at >= 0; at = lower.indexOf(stem, at + 1)) {
+      if (at === 0 || !/[\p{L}\p{N}]/u.test(lower[at - 1])) out.push(at);
+    }
+  }
+  return out;
+}
+
+function nearest<T extends { start: number }>(items: T[], points: number[]): T | undefined {
+  if (points.length === 0) return items[0];
+  let best: T | undefined;
+  let bestDistance = Infinity;
+  for (const item of items) {
+    const d = Math.min(...points.map((p) => Math.abs(item.start - p)));
+    if (d < bestDistance) {
+      best = item;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function dateText(m: DateMention, ctx: ReaderContext, unit: Unit): string {
+  if (!m.relative) return m.text;
+  const resolved = formatDay(m.day, ctx.style, true);
+  return unit.day ? `${resolved} (${m.text} before ${formatDay(unit.day, ctx.style, true)})` : resolved;
+}
+
+/** The span of the asked type, or the statement itself for a question that asks for one. */
+function extract(found: Found, q: Question, ctx: ReaderContext): string {
+  const { unit } = found;
+  const points = anchors(unit, found.matched);
+  if (q.type === 'date' || q.type === 'when') {
+    const date = nearest(datesIn(unit, q), points);
+    const time = q.type === 'when' ? nearest(unit.spans.filter((s) => s.type === 'time'), points) : undefined;
+    if (date && time && Math.abs(time.start - date.end) < 12) return unit.text.slice(Math.min(date.start, time.start), Math.max(date.end, time.end));
+    if (date) return dateText(date, ctx, unit);
+    if (time) return time.text;
+    if (unit.day) return formatDay(unit.day, ctx.style, true);
+    return statement(found);
+  }
+  const spans = typedSpans(unit, q).filter((s) => !isBridge(s, found.bridge));
+  const span = nearest(spans, points);
+  if (!span) return statement(found);
+  return listAround(unit.text, span, unit.spans)?.text ?? span.text;
+}
+
+/** A statement as an answer: the unit, at most MAX_ANSWER_WORDS words around the match. */
+function statement(found: Found): string {
+  const words = found.unit.text.split(/\s+/);
+  if (words.length <= MAX_ANSWER_WORDS) return found.unit.text;
+  const at = Math.max(0, Math.min(...anchors(found.unit, found.matched).map((p) => found.unit.text.slice(0, p).split(/\s+/).length - 1)));
+  const start = Math.max(0, Math.min(at - MAX_ANSWER_WORDS / 2, words.length - MAX_ANSWER_WORDS));
+  return `${start > 0 ? '…' : ''}${words.slice(start, start + MAX_ANSWER_WORDS).join(' ')}…`;
+}
+
+/** When the best statement only repeats the question ("Friday March 27, we decided."), what follows it in the same message answers. */
+function withFollowing(found: Found, q: Question, ctx: ReaderContext): Found {
+  const own = [...found.unit.stems].filter((s) => !q.stems.has(s) && !s.startsWith('@'));
+  if (own.length >= 2) return found;
+  const next = ctx.units[found.unit.index + 1];
+  if (!next || next.item !== found.unit.item) return found;
+  return { ...found, unit: next };
+}
+
+// ---------------------------------------------------------------------------------------
+// Computed answers
+
+interface Moment {
+  day: Day;
+  minutes?: number;
+  label: string;
+}
+
+function timeOfDay(text: string): number | undefined {
+  const m = /^(\d{1,2}):(\d{2})(?::\d{2})?\s*(am|pm|a\.m\.|p\.m\.)?/i.exec(text.trim());
+  if (!m) return undefined;
+  let hours = Number(m[1]);
+  const pm = m[3]?.toLowerCase().startsWith('p');
+  if (pm && hours < 12) hours += 12;
+  if (m[3] && !pm && hours === 12) hours = 0;
+  return hours * 60 + Number(m[2]);
+}
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+/** When an event happened: the date or time its statement gives, else the day it was said. */
+function momentOf(phrase: string, ctx: ReaderContext, cache: Map<string, number>, wantTime: boolean): Moment | undefined {
+  if (/^(today|now|this (?:intake|check-in|call|chat))\b/i.test(phrase.trim()) || /\btoday\b/i.test(phrase)) {
+    return ctx.today ? { day: ctx.today, label: formatDay(ctx.today, ctx.style, false) } : undefined;
+  }
+  const q = analyseQuestion(phrase);
+  const asWhen: Question = { ...q, type: wantTime ? 'time' : 'when' };
+  const found = find(ctx, asWhen, new Set(), cache);
+  if (!found) return undefined;
+  const { unit } = found;
+  const points = anchors(unit, found.matched);
+  const time = nearest(unit.spans.filter((s) => s.type === 'time'), points);
+  const minutes = time ? timeOfDay(time.text) : undefined;
+  const date = nearest(datesIn(unit, asWhen), points);
+  const day = date?.day ?? unit.day;
+  if (!day) return undefined;
+  if (wantTime && minutes !== undefined) return { day, minutes, label: `${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}` };
+  return { day, label: formatDay(day, ctx.style, false) };
+}
+
+const UNIT_DAYS = { day: 1, week: 7, month: 30.4375, year: 365.25 } as const;
+
+function plural(n: number, unit: string): string {
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
+function computeElapsed(c: Extract<NonNullable<Question['computation']>, { op: 'elapsed' }>, ctx: ReaderContext, cache: Map<string, number>): string | undefined {
+  const unit = c.unit;
+  const wantTime = unit === 'minute' || unit === 'hour';
+  const from = momentOf(c.from, ctx, cache, wantTime);
+  const to = momentOf(c.to, ctx, cache, wantTime);
+  if (!from || !to) return undefined;
+  if (unit === 'minute' || unit === 'hour') {
+    if (from.minutes === undefined || to.minutes === undefined) return undefined;
+    const total = Math.abs(daysBetween(from.day, to.day) * 1440 + to.minutes - from.minutes);
+    const amount = unit === 'hour' ? `${plural(Math.floor(total / 60), 'hour')}${total % 60 ? ` ${plural(total % 60, 'minute')}` : ''}` : plural(total, 'minute');
+    return `${amount} (${from.label} to ${to.label})`;
+  }
+  const days = Math.abs(daysBetween(from.day, to.day));
+  const amount = unit === 'day' ? days : Math.round((days / UNIT_DAYS[unit]) * 10) / 10;
+  return `${plural(amount, unit)} (${from.label} to ${to.label})`;
+}
+
+function valueOf(phrase: string, context: string, ctx: ReaderContext, cache: Map<string, number>): Span | undefined {
+  const q: Question = { ...analyseQuestion(`${phrase}`), type: 'quantity' };
+  const found = find(ctx, q, contentStems(context), cache);
+  if (!found) return undefined;
+  return nearest(typedSpans(found.unit, q).filter((s) => parseNumber(s.text) !== undefined), anchors(found.unit, found.matched));
+}
+
+function computeDifference(c: Extract<NonNullable<Question['computation']>, { op: 'difference' }>, question: string, ctx: ReaderContext, cache: Map<string, number>): string | undefined {
+  const a = valueOf(c.a, question, ctx, cache);
+  const b = valueOf(c.b, question, ctx, cache);
+  if (!a || !b || a.text === b.text) return undefined;
+  const va = parseNumber(a.text);
+  const vb = parseNumber(b.text);
+  if (va === undefined || vb === undefined) return undefined;
+  const diff = Math.abs(va - vb);
+  const money = /[$€£]/.exec(a.text)?.[0] ?? '';
+  const formatted = `${money}${diff.toLocaleString('en-US', { maximumFractionDigits: 2 })}${a.unit && !money ? ` ${a.unit}` : ''}`;
+  return `${formatted} (${a.text} vs ${b.text})`;
+}
+
+// ---------------------------------------------------------------------------------------
+
+function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<string, number>): string | undefined {
+  const q = analyseQuestion(part);
+  if (q.computation?.op === 'elapsed') {
+    const computed = computeElapsed(q.computation, ctx, cache);
+    if (computed) return computed;
+  }
+  if (q.computation?.op === 'difference') {
+    const computed = computeDifference(q.computation, whole, ctx, cache);
+    if (computed) return computed;
+  }
+  const context = part === whole ? new Set<string>() : contentStems(whole);
+  const found = find(ctx, q, context, cache);
+  if (!found) return undefined;
+  return extract(q.type === 'clause' ? withFollowing(found, q, ctx) : found, q, ctx);
+}
+
+/** The reader's reply to `question` from `ctx`. */
+export function answerQuestion(question: string, ctx: ReaderContext): string {
+  if (contentStems(question).size === 0) return ABSTAIN_ANSWER;
+  const cache = new Map<string, number>();
+  const parts = questionParts(question);
+  const answers = parts.map((p) => answerPart(p, question, ctx, cache));
+  const known = answers.filter((a): a is string => a !== undefined);
+  if (known.length === 0) return ABSTAIN_ANSWER;
+  // The unknown part goes last: an answer that says "I don't know" first reads as a guess after it.
+  return known.length === answers.length ? known.join('; ') : `${known.join('; ')}; the rest was not mentioned`;
+}

@@ -1,0 +1,239 @@
+// The reader's view of a context: every statement it could answer from, as a unit with
+// who said it, on which day, and its content stems. Tool output that is JSON or a text
+// table is read as records ("key: value, key: value"), so a value stays next to its name.
+import { itemRole, itemText, itemType } from '../../../core/items.js';
+import type { AgentInputItem } from '../../../core/types.js';
+import { type DateMention, type DateStyle, type Day, dominantStyle, findDates, messageDay } from './dates.js';
+import { type Span, findSpans } from './spans.js';
+import { contentStems } from './words.js';
+
+export type Speaker = 'user' | 'assistant' | 'tool' | 'call' | 'system';
+
+export interface Unit {
+  text: string;
+  speaker: Speaker;
+  /** The person a line is attributed to (`Caroline: …` in imported two-person chats). */
+  speakerName?: string;
+  /** Index of the item the unit came from; -1 for the system text. */
+  item: number;
+  /** Position among all units, oldest first. */
+  index: number;
+  /** The day of the message it belongs to (its own `[at]` stamp or the last one before it). */
+  day?: Day;
+  /** The unit asks rather than states ("Can you provide the error code?"). */
+  isQuestion: boolean;
+  stems: Set<string>;
+  spans: Span[];
+  dates: DateMention[];
+}
+
+export interface ReaderContext {
+  units: Unit[];
+  /** The newest day the context mentions in a message stamp: "today" for the question. */
+  today?: Day;
+  /** How the conversation writes dates, so computed dates read like its own. */
+  style: DateStyle;
+}
+
+// Abbreviations that end in a dot without ending the sentence.
+const ABBREVIATION = /(?:\b(?:Dr|Mr|Mrs|Ms|Mx|Rev|St|Prof|Jr|Sr|Sgt|Capt|Gen|Lt|Col|No|Apt|Ave|Blvd|Rd|approx|vs|etc|Inc|Ltd|Co|Corp|e\.g|i\.e|a\.m|p\.m)|\b[A-Z])\.$/;
+
+/** Sentences and clauses of a text: split at line breaks, sentence ends and semicolons. */
+export function splitSentences(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split(/\n+/)) {
+    let current = '';
+    for (const piece of line.split(/(?<=[.!?])\s+(?=\S)|;\s+/)) {
+      current = current.length > 0 ? `${current} ${piece}` : piece;
+      if (!ABBREVIATION.test(current)) {
+        out.push(current.trim());
+        current = '';
+      }
+    }
+    if (current.trim().length > 0) out.push(current.trim());
+  }
+  return out.filter((s) => /[\p{L}\p{N}]/u.test(s));
+}
+
+function speakerOf(item: AgentInputItem): Speaker {
+  const type = itemType(item);
+  if (type === 'function_call') return 'call';
+  if (type === 'function_call_result') return 'tool';
+  const role = itemRole(item);
+  if (role === 'user') return 'user';
+  if (role === 'system' || role === 'developer') return 'system';
+  return 'assistant';
+}
+
+const words = (key: string) => key.replace(/[_.]+/g, ' ').trim();
+
+function scalarText(value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+/** JSON as records: an object's scalar fields form one line; nested objects and arrays recurse. */
+function jsonRecords(value: unknown, path: string, out: string[]): void {
+  if (Array.isArray(value)) {
+    const scalars = value.map(scalarText).filter((v): v is string => v !== undefined);
+    if (scalars.length > 0) out.push(`${path ? `${words(path)}: ` : ''}${scalars.join(', ')}`);
+    for (const entry of value) if (typeof entry === 'object' && entry !== null) jsonRecords(entry, path, out);
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  const fields: string[] = [];
+  const nested: [string, unknown][] = [];
+  for (const [key, v] of Object.entries(value)) {
+    const scalar = scalarText(v);
+    if (scalar !== undefined) fields.push(`${words(key)}: ${scalar}`);
+    else if (typeof v === 'object' && v !== null) nested.push([key, v]);
+  }
+  if (fields.length > 0) out.push(`${path ? `${words(path)} ` : ''}${fields.join(', ')}`);
+  for (const [key, v] of nested) jsonRecords(v, key, out);
+}
+
+function parseJson(text: string): unknown {
+  const trimmed = text.trim();
+  if (!/^[[{]/.test(trimmed)) return undefined;
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+const TABLE_RULE = /^\s*[-+|=\s]{3,}$/;
+
+function cells(line: string): string[] {
+  return line.split('|').map((c) => c.trim());
+}
+
+/** A text table (psql, markdown) as records: each row becomes "column: value, …". */
+function tableRecords(lines: string[]): string[] | undefined {
+  const rule = lines.findIndex((l, i) => i > 0 && TABLE_RULE.test(l) && l.includes('-') && lines[i - 1].includes('|'));
+  if (rule < 0) return undefined;
+  const header = cells(lines[rule - 1]);
+  const out = lines.slice(0, rule - 1).filter((l) => /[\p{L}\p{N}]/u.test(l));
+  let i = rule + 1;
+  for (; i < lines.length && lines[i].includes('|'); i++) {
+    const row = cells(lines[i]);
+    out.push(row.map((v, c) => (header[c] ? `${words(header[c])}: ${v}` : v)).filter((v) => v.replace(/[:\s]/g, '').length > 0).join(', '));
+  }
+  const rest = lines.slice(i);
+  return [...out, ...(tableRecords(rest) ?? rest)];
+}
+
+/** The statements of one item's text, records for structured tool output. */
+function statements(text: string, speaker: Speaker): string[] {
+  if (speaker === 'tool' || speaker === 'call') {
+    const call = speaker === 'call' ? /^([\w.-]+)\(([\s\S]*)\)$/.exec(text) : null;
+    const json = parseJson(call ? call[2] : text);
+    if (json !== undefined) {
+      const out: string[] = [];
+      jsonRecords(json, '', out);
+      return call ? out.map((r) => `${words(call[1])} ${r}`) : out;
+    }
+    const table = tableRecords(text.split('\n'));
+    if (table) return table.flatMap((line) => splitSentences(line));
+  }
+  return splitSentences(text);
+}
+
+const SPEAKER_PREFIX = /^(\p{Lu}[\p{L}'-]*(?: \p{Lu}[\p{L}'-]*){0,2}): (?=\S)/u;
+
+// Many probes read the same sentences; analysing each distinct one once keeps the reader
+// linear in new text. Cleared when large, to bound memory.
+const analyses = new Map<string, { stems: Set<string>; spans: Span[] }>();
+const MAX_ANALYSES = 50_000;
+
+function analyse(text: string): { stems: Set<string>; spans: Span[] } {
+  let hit = analyses.get(text);
+  if (!hit) {
+    if (analyses.size >= MAX_ANALYSES) analyses.clear();
+    hit = { stems: contentStems(text), spans: findSpans(text) };
+    analyses.set(text, hit);
+  }
+  return hit;
+}
+
+// Dates depend on the day a statement was made, so they are cached per text and day.
+const datings = new Map<string, DateMention[]>();
+
+function datesOf(text: string, day: Day | undefined): DateMention[] {
+  const key = day ? `${day.year}-${day.month}-${day.day}|${text}` : `|${text}`;
+  let hit = datings.get(key);
+  if (!hit) {
+    if (datings.size >= MAX_ANALYSES) datings.clear();
+    hit = findDates(text, day, day?.year);
+    datings.set(key, hit);
+  }
+  return hit;
+}
+
+interface Line {
+  text: string;
+  speakerName?: string;
+}
+
+/**
+ * Lines of a message with their day stamps removed and speaker names split off. A written
+ * session date (`[Session 1: 1:56 pm on 8 May, 2023]`) also tells how the conversation writes
+ * dates; it goes to `styles`.
+ */
+function lines(text: string, day: { current?: Day }, styles: DateMention[]): Line[] {
+  const out: Line[] = [];
+  for (const raw of text.split('\n')) {
+    if (raw.includes('[Session')) styles.push(...findDates(raw).filter((d) => !d.relative && d.precision === 'day'));
+    let line = raw;
+    for (let stamp = messageDay(line); stamp; stamp = messageDay(line)) {
+      day.current = stamp.day;
+      if (stamp.rest === line) break;
+      line = stamp.rest;
+    }
+    line = line.trim();
+    if (line.length === 0) continue;
+    const named = SPEAKER_PREFIX.exec(line);
+    out.push(named ? { text: line.slice(named[0].length), speakerName: named[1] } : { text: line });
+  }
+  return out;
+}
+
+/** Builds the units of a request's context (the system text, then each item in order). */
+export function readContext(system: string | undefined, items: AgentInputItem[]): ReaderContext {
+  const units: Unit[] = [];
+  const styles: DateMention[] = [];
+  const day: { current?: Day } = {};
+  let today: Day | undefined;
+  const add = (text: string, speaker: Speaker, item: number, speakerName?: string) => {
+    const { stems, spans } = analyse(text);
+    const named = speakerName ? new Set([...stems, ...contentStems(speakerName)]) : stems;
+    units.push({
+      text,
+      speaker,
+      speakerName,
+      item,
+      index: units.length,
+      day: day.current,
+      isQuestion: /\?["')\]]*$/.test(text),
+      stems: named,
+      spans,
+      dates: datesOf(text, day.current),
+    });
+  };
+  if (system) for (const s of splitSentences(system)) add(s, 'system', -1);
+  items.forEach((item, i) => {
+    const speaker = speakerOf(item);
+    const text = itemText(item);
+    if (speaker === 'tool' || speaker === 'call') {
+      for (const s of statements(text, speaker)) add(s, speaker, i);
+      return;
+    }
+    for (const line of lines(text, day, styles)) {
+      for (const s of statements(line.text, speaker)) add(s, speaker, i, line.speakerName);
+    }
+    if (day.current) today = day.current;
+  });
+  const mentions = [...styles, ...units.flatMap((u) => u.dates.filter((d) => !d.relative))];
+  return { units, today, style: dominantStyle(mentions) };
+}

@@ -1,0 +1,174 @@
+// What a question asks for: the type of its answer, whose statements answer it, whether the
+// newest value is wanted, and whether the answer must be computed (days between two events).
+import type { SpanType } from './spans.js';
+import { contentStems, isAskingWord } from './words.js';
+import { stem } from '../../../core/text.js';
+
+/** `when` accepts a date or a time; `clause` takes the statement itself. */
+export type AnswerType = SpanType | 'date' | 'when' | 'clause';
+
+export type Computation =
+  | { op: 'elapsed'; unit: 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year'; from: string; to: string }
+  | { op: 'difference'; a: string; b: string };
+
+export interface Question {
+  text: string;
+  stems: Set<string>;
+  type: AnswerType;
+  /** Stems that a span of the answer type stands for ("number", "date", "version"). */
+  typeStems: Set<string>;
+  /** "did I say", "my …": the user's own statements answer it; "did you recommend": the assistant's. */
+  speaker?: 'user' | 'assistant';
+  /** "now", "current", "latest": the newest statement of the slot wins outright. */
+  latest: boolean;
+  computation?: Computation;
+  /** Stems of what is asked about ("which *vanity colour*", "how much is my *annual premium*"); may be empty. */
+  focus: Set<string>;
+}
+
+const TYPE_WORDS: [RegExp, AnswerType, string[]][] = [
+  [/\bphone( number)?\b|\bnumber will .* call\b|\bcall me on\b/, 'phone', ['phone', 'number']],
+  [/\be-?mail\b/, 'email', ['email', 'address']],
+  [/\b(url|link|website address)\b/, 'url', ['url', 'link']],
+  [/\bversion\b|\bfirmware\b|\brelease\b/, 'version', ['version']],
+  [/\b(?:which|what)(?:'s| is| was)? (?:the )?(?:[\w-]+ ){0,2}(?:host|hostname|server|machine|node)\b|\bname of the (?:[\w-]+ )?(?:host|server|machine)\b/, 'host', ['host', 'hostname', 'name']],
+  [/\bwhat time\b|\bat what time\b|\bwhich time\b|\b(?:what|which)(?:'s| is| was)? (?:[\w-]+ ){0,4}time\b(?! (?:zone|frame|line))/, 'time', ['time']],
+  [/\bwhat percentage\b|\bwhat percent\b|\bhow many percent\b|\bwhat (?:is|'s|was) the [\w ]*\b(?:rate|match|share)\b/, 'percent', ['percentage', 'percent', 'rate']],
+  [/\b(number|id|code|tag|serial|reference|ticket|po|rma|invoice|claim|policy|incident|account|confirmation|booking|sku|mrn|order)\b(?! of)/, 'identifier', ['number', 'id', 'identifier']],
+];
+
+const MONEY_WORDS = /\b(cost|costs|price|priced|pay|paid|paying|refund|refunding|budget|spend|spent|charge|charged|fee|fees|quote|quoted|total|amount|salary|deposit|credit|bonus|premium|owe|bill|billed|expense|stipend|worth|\$|dollars?|euros?|pounds?)\b/;
+
+function answerType(q: string): { type: AnswerType; typeStems: string[] } {
+  if (/\bhow much\b/.test(q)) return MONEY_WORDS.test(q) ? { type: 'money', typeStems: ['amount'] } : { type: 'quantity', typeStems: [] };
+  if (/\bhow many\b/.test(q)) return { type: 'quantity', typeStems: ['number'] };
+  if (/\bwho\b|\bwhom\b|\bwhose\b|\bwhat(?:'s| is| was) (?:the |my |our |his |her |their )?name\b|\bwhich (?:person|doctor|engineer|technician|contact|manager|owner)\b/.test(q)) {
+    return { type: 'name', typeStems: ['name'] };
+  }
+  for (const [re, type, words] of TYPE_WORDS) if (re.test(q)) return { type, typeStems: words };
+  if (/\b(what|which) (date|day)\b|\bby when\b|\bon what date\b|\bwhat is the date\b/.test(q)) return { type: 'date', typeStems: ['date', 'day'] };
+  if (/\bwhen\b|\bwhat year\b|\bwhich year\b|\bwhat month\b|\bwhich month\b/.test(q)) return { type: 'when', typeStems: ['date', 'time', 'year', 'month'] };
+  if (/\b(what|which) weekday\b/.test(q)) return { type: 'weekday', typeStems: ['weekday'] };
+  if (MONEY_WORDS.test(q) && /\b(what(?:'s| is| was| are| were)?|which)\b/.test(q) && /\b(price|cost|budget|quote|total|amount|fee|deposit|refund|salary|stipend|bonus|premium)\b/.test(q)) {
+    return { type: 'money', typeStems: ['amount'] };
+  }
+  return { type: 'clause', typeStems: [] };
+}
+
+const UNITS: Record<string, 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year'> = {
+  minute: 'minute', minutes: 'minute', hour: 'hour', hours: 'hour', day: 'day', days: 'day', night: 'day', nights: 'day',
+  week: 'week', weeks: 'week', month: 'month', months: 'month', year: 'year', years: 'year',
+};
+
+/**
+ * Questions that ask for the time between two events, in the forms people ask them:
+ * "how many days between A and B", "from A until/to B", "after A did B", "before A did B",
+ * "how long … until A" (from now), "how many days ago did A".
+ */
+function elapsed(q: string): Computation | undefined {
+  const m = /\bhow (?:many (minutes|hours|days|nights|weeks|months|years)|long)\b(.*)$/.exec(q);
+  if (!m) return undefined;
+  const unit = m[1] ? UNITS[m[1]] : /\b(minute|page|alert|deploy|error|rollout)\b|\d{1,2}:\d{2}/.test(q) ? 'minute' : 'day';
+  const rest = m[2];
+  let parts = /\bbetween (.+?) and (.+)$/.exec(rest);
+  if (parts) return { op: 'elapsed', unit, from: parts[1], to: parts[2] };
+  parts = /\bfrom (.+?) (?:until|till|to|and) (.+)$/.exec(rest);
+  if (parts) return { op: 'elapsed', unit, from: parts[1], to: parts[2] };
+  parts = /\b(?:after|since) (.+?) (?:did|was|were|will|do|does|is|are|had|has) (.+)$/.exec(rest);
+  if (parts) return { op: 'elapsed', unit, from: parts[1], to: parts[2] };
+  parts = /\bbefore (.+?) (?:did|was|were|will|do|does|is|are|had|has) (.+)$/.exec(rest);
+  if (parts) return { op: 'elapsed', unit, from: parts[2], to: parts[1] };
+  parts = /^(?: \w+){0,3}? (?:until|till|before|to) (.+)$/.exec(rest);
+  if (parts) return { op: 'elapsed', unit, from: 'today', to: parts[1] };
+  parts = /^ (?:ago )?(?:did|was|were) (.+?)(?: ago)?$/.exec(rest);
+  if (parts && /\bago\b/.test(rest)) return { op: 'elapsed', unit, from: parts[1], to: 'today' };
+  return undefined;
+}
+
+/** "How much more was A than B" / "how many more A than B": the difference of two values. */
+function difference(q: string): Computation | undefined {
+  const m = /\bhow (?:much|many) (?:more|less|fewer|higher|lower|cheaper|bigger|larger|smaller)\b(.*?) than (.+)$/.exec(q);
+  return m ? { op: 'difference', a: m[1], b: m[2] } : undefined;
+}
+
+/** Splits "What size, and which apartment …?" into its questions; one part when it asks one thing. */
+export function questionParts(text: string): string[] {
+  const sentences = text.split(/(?<=\?)\s+/).filter((s) => /\?\s*$/.test(s));
+  const asking = sentences.length > 0 ? sentences : [text];
+  const wh = /\b(what|which|who|whom|whose|when|where|how (?:many|much|long)|is it|does it|are they)\b/gi;
+  const out: string[] = [];
+  for (const sentence of asking) {
+    const starts = [...sentence.matchAll(wh)].map((m) => m.index ?? 0);
+    let from = 0;
+    for (const at of starts.slice(1)) {
+      const joint = /(?:,\s*and|\band|,)\s+$/i.exec(sentence.slice(from, at));
+      if (!joint) continue;
+      out.push(sentence.slice(from, from + joint.index).trim());
+      from = at;
+    }
+    out.push(sentence.slice(from).trim());
+  }
+  return out.filter((p) => /[\p{L}\p{N}]/u.test(p));
+}
+
+// Words that end the noun phrase a question asks about.
+const PHRASE_END = new Set(
+  ('did do does is are was were will would should can could has have had may might must i we you he she they it me us ' +
+   'for of on in at to with from by about after before during than that which who when where if so and or but again ' +
+   'exactly now right currently still then there here this these those').split(' '),
+);
+const CONTRACTIONS = new Set(["what's", "who's", "where's", "when's", "how's", "it's", "that's", "there's", "here's"]);
+const DETERMINERS = new Set('the my our your his her their its a an this that these those'.split(' '));
+const TYPE_NOUNS = new Set('name number id code date day time amount value month year week hour minute percentage percent'.split(' '));
+
+/**
+ * The noun phrase a question asks about: the words after "what/which" (and a copula and
+ * determiner) or after "how much/many is/are", up to a verb or preposition. "The name of X" and
+ * "the number for X" ask about X. Empty for who/when/where/why questions, which name no attribute.
+ */
+export function focusPhrase(text: string): string[] {
+  // Names and possessors ("Oakline's", "Natalie Brooks'") say whose attribute is asked, not which: they stay out.
+  const words = text
+    .replace(/[\u2018\u2019]/g, "'")
+    .split(/[^\p{L}\p{N}'-]+/u)
+    .filter(Boolean)
+    .map((w, k) => {
+      const lower = w.toLowerCase();
+      if (CONTRACTIONS.has(lower)) return lower.replace(/'s$/, '');
+      return (k > 0 && /^\p{Lu}/u.test(w)) || /'s?$/.test(w) ? '' : lower;
+    });
+  const start = words.findIndex((w) => w === 'what' || w === 'which' || w === 'whose');
+  let i = start;
+  if (i < 0) {
+    const how = words.findIndex((w, k) => w === 'how' && (words[k + 1] === 'much' || words[k + 1] === 'many'));
+    if (how < 0) return [];
+    i = how + 1;
+  }
+  i++;
+  while (i < words.length && (['is', 'are', 'was', 'were', "what's"].includes(words[i]) || DETERMINERS.has(words[i]))) i++;
+  const phrase: string[] = [];
+  for (; i < words.length && !PHRASE_END.has(words[i]); i++) if (words[i]) phrase.push(words[i]);
+  const content = phrase.filter((w) => !TYPE_NOUNS.has(w));
+  if (content.length === 0 && ['of', 'for', 'on'].includes(words[i] ?? '')) return focusPhrase(`what ${words.slice(i + 1).join(' ')}`);
+  return content;
+}
+
+export function analyseQuestion(text: string): Question {
+  const q = text.toLowerCase().replace(/[\u2018\u2019]/g, "'");
+  const { type, typeStems } = answerType(q);
+  const speaker = /\b(did|have|had) (i|we) (say|tell|mention|report|give|share|note|list|write)\b|\b(i|we) (said|told|mentioned|reported|gave)\b/.test(q)
+    ? 'user'
+    : /\b(did|have|had) you (say|tell|recommend|suggest|mention|note|add|put|find|set|give|refund|book)\b|\byou (said|told|recommended|suggested)\b/.test(q)
+      ? 'assistant'
+      : undefined;
+  return {
+    text,
+    stems: contentStems(text),
+    type,
+    typeStems: new Set(typeStems.map(stem)),
+    speaker,
+    latest: /\b(now|current|currently|latest|right now|at this point|these days|final|anymore|most recent|end up|ended up|so far)\b/.test(q),
+    computation: elapsed(q) ?? difference(q),
+    focus: new Set([...contentStems(focusPhrase(text).join(' '))].filter((f) => !isAskingWord(f))),
+  };
+}

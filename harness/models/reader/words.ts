@@ -1,0 +1,58 @@
+// Word lists and the content-stem reduction the reader compares questions and context with.
+import { normalizeText, stem } from '../../../core/text.js';
+
+const STOP_WORDS = new Set(
+  (
+    'a an the and or but if then else of to in on at by for with from into onto over under about as is are was were be been being ' +
+    'am do does did done doing have has had having i me my mine myself we us our ours you your yours he him his she her hers it its ' +
+    'they them their theirs this that these those there here what which who whom whose when where why how all any both each few more ' +
+    'most other some such no nor not only own same so than too very can could will would shall should may might must just also again ' +
+    'now ever still yet please tell told say said says mention mentioned remember recall know knew think thought anything ' +
+    'something everything one ok okay yes yeah hi hello thanks thank s t d ll m re ve get got let lets many much long whole'
+  ).split(/\s+/),
+);
+
+/**
+ * Words a question uses to ask, not to name what it asks about ("What firmware version did I
+ * *report*?"). They still count when the context has them, but their absence never makes the
+ * reader abstain.
+ */
+const ASKING_WORDS = new Set(
+  (
+    'report reported give gave given share shared provide provided note noted put set pick picked choose chose chosen ' +
+    'decide decided use using want wanted need needed ask asked call called find found keep kept make made go going ' +
+    'come take took plan planned aim aiming end ended happen happened again exactly remind read back sorry quick ' +
+    'check record records file filed currently current right point latest actually first last still sure'
+  )
+    .split(/\s+/)
+    .map(stem),
+);
+
+// Abbreviations read as the word a question uses ("140 g" answers "how many grams", "Apt 5B" "which apartment").
+const UNIT_WORDS: Record<string, string> = {
+  apt: 'apartment', dept: 'department', acct: 'account', mgr: 'manager', qty: 'quantity', approx: 'approximately',
+  g: 'gram', kg: 'kilogram', mg: 'milligram', lb: 'pound', lbs: 'pound', km: 'kilometre', mi: 'mile', m: 'metre',
+  h: 'hour', hr: 'hour', hrs: 'hour', min: 'minute', mins: 'minute', sec: 'second', secs: 'second', ms: 'millisecond',
+  gb: 'gigabyte', mb: 'megabyte', tb: 'terabyte', kb: 'kilobyte', usd: 'dollar', eur: 'euro', gbp: 'pound',
+};
+
+/** Stems of the content words of a text (lower-cased, stop words removed). */
+export function contentStems(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const raw of normalizeText(text).split(' ')) {
+    // "what's" is "what", "Brooks'" is "brooks", "isn't" is a stop word.
+    const word = raw.replace(/'(?:s|re|ll|ve|d|m)?$/, '').replace(/n't$/, '');
+    const unitWord = UNIT_WORDS[word];
+    if (unitWord) out.add(stem(unitWord));
+    if (word.length === 0 || STOP_WORDS.has(word)) continue;
+    if (word.length < 2 && !/\d/.test(word)) continue;
+    out.add(stem(word));
+    // `db-orders-16a` also matches "orders"; `kitchen-dining` matches "kitchen".
+    if (/[-.:/]/.test(word)) for (const part of word.split(/[-.:/]+/)) if (part.length > 1 && !STOP_WORDS.has(part)) out.add(stem(part));
+  }
+  return out;
+}
+
+export function isAskingWord(stemmed: string): boolean {
+  return ASKING_WORDS.has(stemmed);
+}
