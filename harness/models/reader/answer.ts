@@ -2,11 +2,12 @@
 // question, take the span of the asked type from it, compute what must be computed, and
 // abstain when the question's content is not covered. The algorithm is described in
 // harness/models/offline.ts and the README.
-import { normalizeText } from '../../../core/text.js';
+import { containsNormalized, normalizeText } from '../../../core/text.js';
 import type { ReaderContext, Unit } from './context.js';
 import { type DateMention, type Day, daysBetween, findDates, formatDay } from './dates.js';
 import { type AnswerType, type Question, analyseQuestion, questionParts } from './question.js';
 import { type Span, type SpanType, findSpans, listAround, parseNumber } from './spans.js';
+import { TextMemo } from './memo.js';
 import { contentStems, isAskingWord } from './words.js';
 
 export const ABSTAIN_ANSWER = "I don't know — that was not mentioned in our conversation.";
@@ -48,6 +49,8 @@ interface Scored {
   unit: Unit;
   score: number;
   matched: Set<string>;
+  /** The unit holds a value of the asked type. */
+  typed: boolean;
 }
 
 /** Inverse document frequency over the context's units; an absent stem weighs the most. */
@@ -98,28 +101,16 @@ function typedSpans(unit: Unit, q: Question): Span[] {
   const types = TYPE_SPANS[q.type];
   if (!types) return [];
   const asked = norm(q.text);
-  return unit.spans.filter((s) => types.includes(s.type) && !includesWords(asked, norm(s.text)));
+  return unit.spans.filter((s) => types.includes(s.type) && !containsNormalized(asked, norm(s.text)));
 }
 
-// Span and question texts recur across thousands of probes; normalising each once keeps scoring linear.
-const normalized = new Map<string, string>();
-function norm(text: string): string {
-  let hit = normalized.get(text);
-  if (hit === undefined) {
-    if (normalized.size >= 50_000) normalized.clear();
-    hit = normalizeText(text);
-    normalized.set(text, hit);
-  }
-  return hit;
-}
-
-function includesWords(haystack: string, needle: string): boolean {
-  return needle.length > 0 && ` ${haystack} `.includes(` ${needle} `);
-}
+// Span and question texts recur across thousands of probes; each is normalised once.
+const normalized = new TextMemo<string>();
+const norm = (text: string) => normalized.get(text, () => normalizeText(text));
 
 function datesIn(unit: Unit, q: Question): DateMention[] {
   const asked = norm(q.text);
-  return unit.dates.filter((d) => !includesWords(asked, norm(d.text)));
+  return unit.dates.filter((d) => !containsNormalized(asked, norm(d.text)));
 }
 
 function hasTypedValue(unit: Unit, q: Question): boolean {
@@ -149,13 +140,14 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
       score += 1;
     }
   }
-  if (score === 0) return { unit, score, matched };
+  if (score === 0) return { unit, score, matched, typed: false };
+  const typed = hasTypedValue(unit, q);
   if (unit.isQuestion) score *= QUESTION_FACTOR;
-  if (!hasTypedValue(unit, q)) score *= UNTYPED_FACTOR;
+  if (!typed) score *= UNTYPED_FACTOR;
   if (q.speaker && unit.speaker !== q.speaker && unit.speaker !== 'tool') score *= OTHER_SPEAKER_FACTOR;
   // Near-ties go to the newer statement; it never outweighs a shared word.
   score += 0.05 * (unit.index / Math.max(1, n - 1));
-  return { unit, score, matched };
+  return { unit, score, matched, typed };
 }
 
 function coverage(matched: Set<string>, stems: Weighted[], days: Day[]): number {
@@ -207,7 +199,7 @@ function newestOfSlot(best: Scored, ranked: Scored[], q: Question): Scored {
     if (r.unit.index <= chosen.unit.index || r.unit.isQuestion) continue;
     if (r.score < best.score * UPDATE_TIE) continue;
     const sameSlot = [...best.matched].filter((s) => r.matched.has(s)).length >= Math.max(1, best.matched.size - 1);
-    if (sameSlot && hasTypedValue(r.unit, q) && (q.latest || CHANGE_CUE.test(r.unit.text) || r.score >= best.score)) chosen = r;
+    if (sameSlot && r.typed && (q.latest || CHANGE_CUE.test(r.unit.text) || r.score >= best.score)) chosen = r;
   }
   return chosen;
 }
@@ -219,7 +211,7 @@ function find(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<
   const n = ctx.units.length;
   const ranked = ctx.units.map((u) => scoreUnit(u, q, stems, days, n)).filter((r) => r.score > 0);
   ranked.sort((a, b) => b.score - a.score || b.unit.index - a.unit.index);
-  const answerable = ranked.filter((r) => !r.unit.isQuestion && hasTypedValue(r.unit, q));
+  const answerable = ranked.filter((r) => !r.unit.isQuestion && r.typed);
   if (answerable.length === 0) return undefined;
   const best = newestOfSlot(answerable[0], answerable, q);
   let found: Found = { unit: best.unit, coverage: coverage(best.matched, stems, days), matched: best.matched };

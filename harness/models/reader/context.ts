@@ -5,6 +5,7 @@ import { itemRole, itemText, itemType } from '../../../core/items.js';
 import type { AgentInputItem } from '../../../core/types.js';
 import { type DateMention, type DateStyle, type Day, dominantStyle, findDates, messageDay } from './dates.js';
 import { type Span, findSpans } from './spans.js';
+import { TextMemo } from './memo.js';
 import { contentStems } from './words.js';
 
 export type Speaker = 'user' | 'assistant' | 'tool' | 'call' | 'system';
@@ -142,33 +143,17 @@ function statements(text: string, speaker: Speaker): string[] {
 
 const SPEAKER_PREFIX = /^(\p{Lu}[\p{L}'-]*(?: \p{Lu}[\p{L}'-]*){0,2}): (?=\S)/u;
 
-// Many probes read the same sentences; analysing each distinct one once keeps the reader
-// linear in new text. Cleared when large, to bound memory.
-const analyses = new Map<string, { stems: Set<string>; spans: Span[] }>();
-const MAX_ANALYSES = 50_000;
+const analyses = new TextMemo<{ stems: Set<string>; spans: Span[] }>();
+// Dates depend on the day a statement was made, so they are kept per text and day.
+const datings = new TextMemo<DateMention[]>();
 
 function analyse(text: string): { stems: Set<string>; spans: Span[] } {
-  let hit = analyses.get(text);
-  if (!hit) {
-    if (analyses.size >= MAX_ANALYSES) analyses.clear();
-    hit = { stems: contentStems(text), spans: findSpans(text) };
-    analyses.set(text, hit);
-  }
-  return hit;
+  return analyses.get(text, () => ({ stems: contentStems(text), spans: findSpans(text) }));
 }
-
-// Dates depend on the day a statement was made, so they are cached per text and day.
-const datings = new Map<string, DateMention[]>();
 
 function datesOf(text: string, day: Day | undefined): DateMention[] {
   const key = day ? `${day.year}-${day.month}-${day.day}|${text}` : `|${text}`;
-  let hit = datings.get(key);
-  if (!hit) {
-    if (datings.size >= MAX_ANALYSES) datings.clear();
-    hit = findDates(text, day, day?.year);
-    datings.set(key, hit);
-  }
-  return hit;
+  return datings.get(key, () => findDates(text, day, day?.year));
 }
 
 interface Line {

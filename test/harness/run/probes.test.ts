@@ -1,33 +1,16 @@
 // `answerable` is set on every probe record from the context that was sent,
 // before the model answers, so an errored answer or judge still has it.
 import { describe, expect, it } from 'vitest';
-import { isUserMessage } from '../../../core/items.js';
 import type { Model, ModelResult } from '../../../core/model.js';
 import { TokenCounter } from '../../../core/tokens.js';
-import type { AgentInputItem, Probe, Transcript } from '../../../core/types.js';
+import type { Probe, Transcript } from '../../../core/types.js';
 import { LlmAnswerJudge, OfflineAnswerJudge } from '../../../graders/answer-judge.js';
 import type { Graders } from '../../../harness/run/grading.js';
 import { answerProbe } from '../../../harness/run/probes.js';
 import { replayTranscript } from '../../../harness/run/replay.js';
-import { MemoryStrategy } from '../../../strategies/base.js';
+import type { MemoryStrategy } from '../../../strategies/base.js';
+import { Everything, LastTurnOnly } from '../../helpers/strategies.js';
 import type { StrategyDefinition } from '../../../strategies/registry.js';
-
-/** Keeps only the newest turn, so a fact stated in turn 1 is missing from the context after turn 2. */
-class LastTurnOnly extends MemoryStrategy {
-  protected view(): AgentInputItem[] {
-    let start = 0;
-    this.history.forEach((item, i) => {
-      if (isUserMessage(item)) start = i;
-    });
-    return this.history.slice(start);
-  }
-}
-
-class Everything extends MemoryStrategy {
-  protected view(): AgentInputItem[] {
-    return [...this.history];
-  }
-}
 
 const def = (use: string, make: () => MemoryStrategy): StrategyDefinition => ({ use, doc: use, options: {}, create: make });
 

@@ -2,27 +2,10 @@ import { get_encoding } from 'tiktoken';
 import { describe, expect, it } from 'vitest';
 import { replayTranscript } from '../../../harness/run/replay.js';
 import { TokenCounter } from '../../../core/tokens.js';
-import type { AgentInputItem, Transcript } from '../../../core/types.js';
-import { MemoryStrategy } from '../../../strategies/base.js';
+import type { Transcript } from '../../../core/types.js';
+import type { MemoryStrategy } from '../../../strategies/base.js';
+import { Everything, LastTurnOnly } from '../../helpers/strategies.js';
 import type { StrategyDefinition } from '../../../strategies/registry.js';
-import { isUserMessage } from '../../../core/items.js';
-
-/** Keeps only the newest turn: enough to see facts drop out. */
-class LastTurnOnly extends MemoryStrategy {
-  protected view(): AgentInputItem[] {
-    let start = 0;
-    this.history.forEach((item, i) => {
-      if (isUserMessage(item)) start = i;
-    });
-    return this.history.slice(start);
-  }
-}
-
-class Everything extends MemoryStrategy {
-  protected view(): AgentInputItem[] {
-    return [...this.history];
-  }
-}
 
 const def = (use: string, make: () => MemoryStrategy): StrategyDefinition => ({
   use,
