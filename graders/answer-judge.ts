@@ -158,7 +158,7 @@ export function offlineVerdict({ probe, answer }: AnswerInput): JudgeVerdict {
       : { verdict: 'fail', reason: 'rule: the answer makes a claim instead of abstaining', model };
   }
   if (probe.mustInclude.length > 0) {
-    return mustIncludePass(answer, probe.mustInclude)
+    return mustIncludePass(answer, probe.mustInclude, probe.answer)
       ? { verdict: 'pass', reason: 'rule: every must_include entry is present', model }
       : { verdict: 'fail', reason: 'rule: a must_include entry is missing', model };
   }

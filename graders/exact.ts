@@ -8,14 +8,26 @@ import { containsNormalized, normalizeAnswer, normalizeText, occurrencesNormaliz
 /**
  * True when every `mustInclude` entry has at least one alternative the answer asserts: present
  * as whole words (after `normalizeAnswer`), in a clause that does not negate it, hedge it or
- * offer another value beside it, and not after the answer has said it does not know.
+ * offer another value beside it, and not after the answer has said it does not know. When the
+ * reference itself only ever negates the phrase ("No tree nuts at all"), the answer must
+ * negate it too: "no tree nuts" agrees, "tree nuts are fine" contradicts it.
  */
-export function mustIncludePass(answer: string, mustInclude: string[][]): boolean {
+export function mustIncludePass(answer: string, mustInclude: string[][], reference?: string): boolean {
   const clauses = answerClauses(answer);
   const whole = normalizeAnswer(answer);
+  const referenceClauses = reference === undefined ? [] : answerClauses(reference);
   return mustInclude.every((alternatives) =>
-    alternatives.some((phrase) => asserts(clauses, whole, normalizeAnswer(phrase))),
+    alternatives.some((raw) => {
+      const phrase = normalizeAnswer(raw);
+      return asserts(clauses, whole, phrase, negatedIn(referenceClauses, phrase));
+    }),
   );
+}
+
+/** The phrase occurs in these clauses only under a negation ("no tree nuts"). */
+function negatedIn(clauses: Clause[], phrase: string): boolean {
+  const at = clauses.flatMap((c) => occurrencesNormalized(c.text, phrase).map((i) => ({ text: c.text, i })));
+  return at.length > 0 && at.every(({ text, i }) => negatedAt(text, phrase, i));
 }
 
 interface Clause {
@@ -41,7 +53,7 @@ function answerClauses(answer: string): Clause[] {
     .filter((clause) => clause.text.length > 0);
 }
 
-function asserts(clauses: Clause[], whole: string, phrase: string): boolean {
+function asserts(clauses: Clause[], whole: string, phrase: string, negationAgrees = false): boolean {
   if (!containsNormalized(whole, phrase)) return false;
   let abstained = false;
   let seen = false;
@@ -49,7 +61,9 @@ function asserts(clauses: Clause[], whole: string, phrase: string): boolean {
     const found = occurrencesNormalized(clause.text, phrase);
     if (found.length > 0) {
       seen = true;
-      if (!abstained && !clause.hedged && found.some((at) => !qualifiedAt(clause.text, phrase, at))) return true;
+      const stands = (at: number) =>
+        negationAgrees ? negatedAt(clause.text, phrase, at) && !offeredBeside(clause.text, phrase, at) : !qualifiedAt(clause.text, phrase, at);
+      if (!abstained && !clause.hedged && found.some(stands)) return true;
     }
     abstained ||= clause.abstains;
   }
@@ -66,12 +80,26 @@ const NEGATIONS = new Set([
 // "Don't forget RMA-66120", "not only X": the negation is about something else.
 const NOT_ABOUT_THE_VALUE = new Set(['forget', 'lose', 'miss', 'worry', 'hesitate', 'only', 'just']);
 
+function around(text: string, phrase: string, at: number): { before: string[]; after: string[] } {
+  return {
+    before: text.slice(0, at).split(' ').filter(Boolean).slice(-4),
+    after: text.slice(at + phrase.length).split(' ').filter(Boolean).slice(0, 3),
+  };
+}
+
+/** Set against another value with "or", or hedged by "could be". */
+function offeredBeside(text: string, phrase: string, at: number): boolean {
+  const { before, after } = around(text, phrase, at);
+  return before.at(-1) === 'or' || after[0] === 'or' || (before.at(-1) === 'be' && MODALS.has(before.at(-2) ?? ''));
+}
+
 /** True when the occurrence at `at` is denied by a nearby negation or set against another value with "or". */
 function qualifiedAt(text: string, phrase: string, at: number): boolean {
-  const before = text.slice(0, at).split(' ').filter(Boolean).slice(-4);
-  const after = text.slice(at + phrase.length).split(' ').filter(Boolean).slice(0, 3);
-  if (before.at(-1) === 'or' || after[0] === 'or') return true;
-  if (before.at(-1) === 'be' && MODALS.has(before.at(-2) ?? '')) return true;
+  return offeredBeside(text, phrase, at) || negatedAt(text, phrase, at);
+}
+
+function negatedAt(text: string, phrase: string, at: number): boolean {
+  const { before, after } = around(text, phrase, at);
   const negatedBefore = before.some((w, i) => (NEGATIONS.has(w) || w === 'no') && !NOT_ABOUT_THE_VALUE.has(before[i + 1] ?? ''));
   return negatedBefore || after.some((w) => NEGATIONS.has(w));
 }

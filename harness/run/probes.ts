@@ -38,7 +38,7 @@ function sentContext(task: ProbeTask): { role: string; text: string }[] {
 function exactPass(task: ProbeTask, answer: string): boolean {
   const { probe } = task.context;
   if (probe.kind === 'abstention' && probe.mustInclude.length === 0) return isAbstention(answer);
-  return mustIncludePass(answer, probe.mustInclude);
+  return mustIncludePass(answer, probe.mustInclude, probe.answer);
 }
 
 function baseRecord(task: ProbeTask, model: string): ProbeRecord {

@@ -47,6 +47,21 @@ describe('mustIncludePass', () => {
   });
 });
 
+describe('mustIncludePass against a reference that negates', () => {
+  const reference = 'No tree nuts at all; Ellie has a severe tree nut allergy.';
+  it('accepts a negation the reference makes too', () => {
+    expect(mustIncludePass('No tree nuts in any food, including the cake.', [['nuts']], reference)).toBe(true);
+    expect(mustIncludePass('No tree nuts in any food, including the cake.', [['nuts']])).toBe(false);
+  });
+  it('fails the phrase asserted where the reference negates it, a negation it does not make, an "or" and a hedge', () => {
+    expect(mustIncludePass('Tree nuts are fine.', [['nuts']], reference)).toBe(false);
+    expect(mustIncludePass('Tree nuts are fine.', [['nuts']])).toBe(true);
+    expect(mustIncludePass('Not nuts.', [['nuts']], 'Ellie eats nuts.')).toBe(false);
+    expect(mustIncludePass('No peanuts or nuts.', [['nuts']], reference)).toBe(false);
+    expect(mustIncludePass('Maybe no nuts.', [['nuts']], reference)).toBe(false);
+  });
+});
+
 describe('tokenF1 (LoCoMo: official normalisation, Porter stems)', () => {
   it('drops articles and "and", counts overlapping tokens', () => {
     // answer tokens: router wa reset twice; reference: router reset two time → 2 common, P=2/4, R=2/4

@@ -17,8 +17,6 @@ export const ABSTAIN_ANSWER = "I don't know — that was not mentioned in our co
  * asking words left out) that the chosen statement, or the two linked statements, must cover.
  */
 export const MIN_COVERAGE = 0.3;
-/** Coverage at which a statement answers even without a word of the asked attribute (paraphrase). */
-const FOCUS_WAIVED = 0.5;
 /** A unit that asks ("Can you provide the error code?") is not an answer; it only scores this share. */
 const QUESTION_FACTOR = 0.2;
 /** A unit without a span of the asked type keeps this share of its score. */
@@ -37,6 +35,19 @@ const CONTEXT_FACTOR = 0.35;
 const MAX_ANSWER_WORDS = 30;
 
 const CHANGE_CUE = /\b(now|changed?|instead|moved|switch(?:ed)?|revised|updated?|corrected|correction|actually|new|no longer|pushed|raised|lowered|extended|replaced|final(?:ly)?|upgraded|downgraded|rescheduled|cancel(?:led|ed)?)\b/i;
+
+/**
+ * A statement by the assistant, a tool or the instructions that says the asked information is
+ * not there ("The handbook doesn't cover parking", "I don't have the guest Wi-Fi password"):
+ * the reader passes that on as not known rather than as an answer. The user's own negations
+ * ("I don't have any allergies") are facts and stay answers.
+ */
+const DENIAL = /\b(?:do(?:es)?n't|do(?:es)? not|didn't|did not|never|can't|cannot)\s+(?:\w+\s+)?(?:have|cover|mention|say|give|record|list|specify|state|know|see)\b|\bnot (?:covered|given|mentioned|specified|listed|recorded|on file|stated)\b|\bno (?:record|mention|information|details)\b/i;
+export const NOT_GIVEN = 'That was not given in our conversation';
+
+function deniesHaving(unit: Unit): boolean {
+  return unit.speaker !== 'user' && DENIAL.test(unit.text.replace(/[\u2018\u2019]/g, "'"));
+}
 
 interface Weighted {
   stem: string;
@@ -186,8 +197,9 @@ function bridges(unit: Unit, q: Question): Set<string> {
   return out;
 }
 
-function isBridge(span: Span, bridge: Set<string> | undefined): boolean {
-  if (!bridge) return false;
+/** A link is not the answer, unless its key names what is asked (`order: BC-4471829` for "the order number"). */
+function isBridge(span: Span, bridge: Set<string> | undefined, q: Question): boolean {
+  if (!bridge || labelNames(span, q)) return false;
   const stems = contentStems(span.text);
   return stems.size > 0 && [...stems].every((s) => bridge.has(s));
 }
@@ -230,16 +242,17 @@ function unknownCode(q: Question, ctx: ReaderContext): boolean {
 
 /**
  * The abstention rule. The answering statement(s) must cover MIN_COVERAGE of the question's
- * content. Below FOCUS_WAIVED, a question that names an attribute ("which *vanity colour*")
- * also needs one of its words in them or in the message they are in. A code the context never
+ * content, and every word of the attribute it names ("which *vanity colour*", "my *credit
+ * score*") must be in them or in the message they are in: a statement about "credit
+ * utilisation" does not answer a question about a credit score. A code the context never
  * states is never covered.
  */
 function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   if (unknownCode(q, ctx)) return false;
   if (found.coverage < MIN_COVERAGE) return false;
-  if (q.focus.size === 0 || found.coverage >= FOCUS_WAIVED) return true;
+  if (q.focus.size === 0) return true;
   const near = ctx.units.filter((u) => u === found.via || (u.item === found.unit.item && !u.isQuestion));
-  return [...q.focus].some((f) => near.some((u) => u.stems.has(f)));
+  return [...q.focus].every((f) => near.some((u) => u.stems.has(f)));
 }
 
 /**
@@ -260,7 +273,7 @@ function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[],
       const matched = new Set([...first.matched, ...second.matched]);
       const cov = coverage(matched, stems, days);
       if (best && cov <= best.coverage) continue;
-      const holder = [second, first].find((r) => typedSpans(r.unit, q).some((s) => !isBridge(s, shared)));
+      const holder = [second, first].find((r) => typedSpans(r.unit, q).some((s) => !isBridge(s, shared, q)));
       const answerUnit = q.type === 'clause' ? second : holder;
       if (!answerUnit) continue;
       best = { unit: answerUnit.unit, via: answerUnit === second ? first.unit : second.unit, coverage: cov, matched, bridge: shared };
@@ -297,6 +310,40 @@ function nearest<T extends { start: number }>(items: T[], points: number[]): T |
   return best;
 }
 
+/**
+ * The span that answers: one whose key or label names what is asked (`po: PO-2025-0412` for
+ * "the PO number"), then the most fitting type (an identifier before a bare number for
+ * "which order number"), then the nearest to the matched question words.
+ */
+function pickSpan(spans: Span[], q: Question, points: number[]): Span | undefined {
+  const order = TYPE_SPANS[q.type] ?? [];
+  const rank = (s: Span): [number, number, number] => {
+    const labelled = labelNames(s, q);
+    const distance = points.length === 0 ? s.start : Math.min(...points.map((p) => Math.abs(s.start - p)));
+    return [labelled ? 0 : 1, order.indexOf(s.type), distance];
+  };
+  let best: Span | undefined;
+  let bestKey: [number, number, number] | undefined;
+  for (const s of spans) {
+    const key = rank(s);
+    if (!bestKey || key[0] < bestKey[0] || (key[0] === bestKey[0] && (key[1] < bestKey[1] || (key[1] === bestKey[1] && key[2] < bestKey[2])))) {
+      best = s;
+      bestKey = key;
+    }
+  }
+  return best;
+}
+
+const labels = new TextMemo<Set<string>>();
+const labelStems = (label: string) => labels.get(label, () => contentStems(label.replace(/[_.]+/g, ' ')));
+
+/** The span's key or label is a word of the question's asked attribute (or, with none, of the question). */
+function labelNames(span: Span, q: Question): boolean {
+  if (span.label === undefined) return false;
+  const words = q.focus.size > 0 ? q.focus : q.stems;
+  return [...labelStems(span.label)].some((l) => words.has(l));
+}
+
 function dateText(m: DateMention, ctx: ReaderContext, unit: Unit): string {
   if (!m.relative) return m.text;
   const resolved = formatDay(m.day, ctx.style, true);
@@ -316,8 +363,8 @@ function extract(found: Found, q: Question, ctx: ReaderContext): string {
     if (unit.day) return formatDay(unit.day, ctx.style, true);
     return statement(found);
   }
-  const spans = typedSpans(unit, q).filter((s) => !isBridge(s, found.bridge));
-  const span = nearest(spans, points);
+  const spans = typedSpans(unit, q).filter((s) => !isBridge(s, found.bridge, q));
+  const span = pickSpan(spans, q, points);
   if (!span) return statement(found);
   return listAround(unit.text, span, unit.spans)?.text ?? span.text;
 }
@@ -441,6 +488,7 @@ function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<
   const context = part === whole ? new Set<string>() : contentStems(whole);
   const found = find(ctx, q, context, cache);
   if (!found) return undefined;
+  if (deniesHaving(found.unit)) return `${NOT_GIVEN}: ${statement(found)}`;
   return extract(q.type === 'clause' ? withFollowing(found, q, ctx) : found, q, ctx);
 }
 

@@ -39,8 +39,11 @@ const TYPE_WORDS: [RegExp, AnswerType, string[]][] = [
 
 const MONEY_WORDS = /\b(cost|costs|price|priced|pay|paid|paying|refund|refunding|budget|spend|spent|charge|charged|fee|fees|quote|quoted|total|amount|salary|deposit|credit|bonus|premium|owe|bill|billed|expense|stipend|worth|\$|dollars?|euros?|pounds?)\b/;
 
+// What a sum of money is called; "the retail price" is answered by "retails at $189".
+const MONEY_NOUNS = ['amount', 'price', 'cost', 'sum'];
+
 function answerType(q: string): { type: AnswerType; typeStems: string[] } {
-  if (/\bhow much\b/.test(q)) return MONEY_WORDS.test(q) ? { type: 'money', typeStems: ['amount'] } : { type: 'quantity', typeStems: [] };
+  if (/\bhow much\b/.test(q)) return MONEY_WORDS.test(q) ? { type: 'money', typeStems: MONEY_NOUNS } : { type: 'quantity', typeStems: [] };
   if (/\bhow many\b/.test(q)) return { type: 'quantity', typeStems: ['number'] };
   if (/\bwho\b|\bwhom\b|\bwhose\b|\bwhat(?:'s| is| was) (?:the |my |our |his |her |their )?name\b|\bwhich (?:person|doctor|engineer|technician|contact|manager|owner)\b/.test(q)) {
     return { type: 'name', typeStems: ['name'] };
@@ -50,7 +53,7 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   if (/\bwhen\b|\bwhat year\b|\bwhich year\b|\bwhat month\b|\bwhich month\b/.test(q)) return { type: 'when', typeStems: ['date', 'time', 'year', 'month'] };
   if (/\b(what|which) weekday\b/.test(q)) return { type: 'weekday', typeStems: ['weekday'] };
   if (MONEY_WORDS.test(q) && /\b(what(?:'s| is| was| are| were)?|which)\b/.test(q) && /\b(price|cost|budget|quote|total|amount|fee|deposit|refund|salary|stipend|bonus|premium)\b/.test(q)) {
-    return { type: 'money', typeStems: ['amount'] };
+    return { type: 'money', typeStems: MONEY_NOUNS };
   }
   return { type: 'clause', typeStems: [] };
 }
@@ -153,9 +156,16 @@ export function focusPhrase(text: string): string[] {
   return content;
 }
 
+// Modifiers that rarely restrict what is asked: "our *overall* budget" is answered by "the budget is $48k".
+const LOOSE_MODIFIERS = new Set(
+  'total overall current final exact full actual whole real working general usual main new old latest best right correct official'.split(' ').map(stem),
+);
+
 export function analyseQuestion(text: string): Question {
   const q = text.toLowerCase().replace(/[\u2018\u2019]/g, "'");
-  const { type, typeStems } = answerType(q);
+  const answer = answerType(q);
+  const { type } = answer;
+  const typeStems = answer.typeStems.map(stem);
   const speaker = /\b(did|have|had) (i|we) (say|tell|mention|report|give|share|note|list|write)\b|\b(i|we) (said|told|mentioned|reported|gave)\b/.test(q)
     ? 'user'
     : /\b(did|have|had) you (say|tell|recommend|suggest|mention|note|add|put|find|set|give|refund|book)\b|\byou (said|told|recommended|suggested)\b/.test(q)
@@ -165,10 +175,10 @@ export function analyseQuestion(text: string): Question {
     text,
     stems: contentStems(text),
     type,
-    typeStems: new Set(typeStems.map(stem)),
+    typeStems: new Set(typeStems),
     speaker,
     latest: /\b(now|current|currently|latest|right now|at this point|these days|final|anymore|most recent|end up|ended up|so far)\b/.test(q),
     computation: elapsed(q) ?? difference(q),
-    focus: new Set([...contentStems(focusPhrase(text).join(' '))].filter((f) => !isAskingWord(f))),
+    focus: new Set([...contentStems(focusPhrase(text).join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f))),
   };
 }

@@ -202,4 +202,30 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'How many late shipments did PHX-1 have?')).toBe(ABSTAIN_ANSWER);
     expect(answer(context, 'How many late shipments did DAL-2 have?')).toContain('14');
   });
+
+  it('takes the value whose key names the asked attribute, then the most fitting type', () => {
+    const context = [
+      userMessage('The trail shoes in size 10 are too tight.'),
+      ...toolResult('{"order":"BC-4471829","size":"10.5","qty":2}'),
+    ];
+    expect(answer(context, 'What is the order number for the shoes?')).toBe('BC-4471829');
+    expect(answer([userMessage('Order BC-4471829 had 2 pairs in size 10.5.')], 'What is the order number?')).toBe('BC-4471829');
+  });
+
+  it('abstains unless every word of the asked attribute is there; loose modifiers may be missing', () => {
+    const context = [
+      assistantMessage('Keep the card open with no balance, it helps your credit utilisation.'),
+      userMessage('Our budget is now $48,000.'),
+    ];
+    expect(answer(context, "What's my current credit score?")).toBe(ABSTAIN_ANSWER);
+    expect(answer(context, "What's our marketing budget?")).toBe(ABSTAIN_ANSWER);
+    expect(answer(context, "What's our overall budget?")).toBe('$48,000');
+  });
+
+  it('passes on a statement that the information is not there as not given', () => {
+    const context = [assistantMessage("The handbook doesn't cover parking."), userMessage('I start on Monday.')];
+    expect(answer(context, 'Where can I park at the office?')).toMatch(/^That was not given in our conversation: The handbook doesn't cover parking/);
+    // The user's own negation is a fact about them, not missing information.
+    expect(answer([userMessage("I don't have any food allergies.")], 'Which food allergies do I have?')).toBe("I don't have any food allergies.");
+  });
 });
