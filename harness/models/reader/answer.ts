@@ -21,6 +21,8 @@ export const MIN_COVERAGE = 0.3;
 const QUESTION_FACTOR = 0.2;
 /** A unit without a span of the asked type keeps this share of its score. */
 const UNTYPED_FACTOR = 0.5;
+/** For "when", a statement dated only by the day it was said keeps this share against one that gives a date. */
+const DAY_ONLY_FACTOR = 0.75;
 /** Statements by the other party than the question asks about keep this share. */
 const OTHER_SPEAKER_FACTOR = 0.85;
 /** Asking words ("report", "pick") count this much of their weight when matched. */
@@ -34,7 +36,7 @@ const CONTEXT_FACTOR = 0.35;
 /** Long statements (tool output lines) are cut to this many words around the match. */
 const MAX_ANSWER_WORDS = 30;
 
-const CHANGE_CUE = /\b(now|changed?|instead|moved|switch(?:ed)?|revised|updated?|corrected|correction|actually|new|no longer|pushed|raised|lowered|extended|replaced|final(?:ly)?|upgraded|downgraded|rescheduled|cancel(?:led|ed)?)\b/i;
+const CHANGE_CUE = /\b(now|chang(?:e|ed|ing)|instead|mov(?:e|ed|ing)|switch(?:ed|ing)?|revis(?:e|ed|ion)|updat(?:e|ed|ing)|correct(?:ed|ion)|actually|new|no longer|push(?:ed|ing)?|rais(?:e|ed)|lower(?:ed)?|extend(?:ed)?|replac(?:e|ed)|final(?:ly)?|upgrad(?:e|ed)|downgrad(?:e|ed)|reschedul(?:e|ed)|cancel(?:led|ed)?|bump(?:ed)?|delay(?:ed)?)\b/i;
 
 /**
  * A statement by the assistant, a tool or the instructions that says the asked information is
@@ -64,16 +66,30 @@ interface Scored {
   typed: boolean;
 }
 
+/** How many units hold the stem. */
+function df(ctx: ReaderContext, stem: string, cache: Map<string, number>): number {
+  let n = cache.get(stem);
+  if (n === undefined) {
+    n = 0;
+    for (const u of ctx.units) if (u.stems.has(stem)) n++;
+    cache.set(stem, n);
+  }
+  return n;
+}
+
 /** Inverse document frequency over the context's units; an absent stem weighs the most. */
 function idf(ctx: ReaderContext, stem: string, cache: Map<string, number>): number {
-  let w = cache.get(stem);
-  if (w === undefined) {
-    let df = 0;
-    for (const u of ctx.units) if (u.stems.has(stem)) df++;
-    w = Math.log(1 + ctx.units.length / (1 + df));
-    cache.set(stem, w);
-  }
-  return w;
+  return Math.log(1 + ctx.units.length / (1 + df(ctx, stem, cache)));
+}
+
+/**
+ * What counts toward coverage: the question's content words that the context uses somewhere,
+ * the names it mentions whether used or not, and not its asking words. A common word no
+ * statement uses ("lunch", "ping") says nothing about which statement answers, and the asked
+ * attribute is checked on its own; a name no statement uses means nothing can answer.
+ */
+function counts(ctx: ReaderContext, q: Question, stem: string, cache: Map<string, number>): boolean {
+  return q.names.has(stem) || q.focus.has(stem) || df(ctx, stem, cache) > 0;
 }
 
 function weightedStems(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<string, number>): Weighted[] {
@@ -82,7 +98,7 @@ function weightedStems(ctx: ReaderContext, q: Question, context: Set<string>, ca
     if (q.typeStems.has(stem)) continue;
     const asking = isAskingWord(stem) && !q.focus.has(stem);
     const factor = asking ? ASKING_FACTOR : q.focus.has(stem) ? FOCUS_FACTOR : 1;
-    out.push({ stem, weight: idf(ctx, stem, cache) * factor, content: !asking });
+    out.push({ stem, weight: idf(ctx, stem, cache) * factor, content: !asking && counts(ctx, q, stem, cache) });
   }
   for (const stem of context) {
     if (q.stems.has(stem) || q.typeStems.has(stem) || isAskingWord(stem)) continue;
@@ -124,6 +140,11 @@ function datesIn(unit: Unit, q: Question): DateMention[] {
   return unit.dates.filter((d) => !containsNormalized(asked, norm(d.text)));
 }
 
+/** The unit itself gives a date or a time (not only the day it was said). */
+function statesWhen(unit: Unit, q: Question): boolean {
+  return datesIn(unit, q).length > 0 || unit.spans.some((s) => s.type === 'time');
+}
+
 function hasTypedValue(unit: Unit, q: Question): boolean {
   if (q.type === 'clause') return true;
   if (q.type === 'date') return datesIn(unit, q).length > 0;
@@ -155,6 +176,7 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
   const typed = hasTypedValue(unit, q);
   if (unit.isQuestion) score *= QUESTION_FACTOR;
   if (!typed) score *= UNTYPED_FACTOR;
+  else if (q.type === 'when' && !statesWhen(unit, q)) score *= DAY_ONLY_FACTOR;
   if (q.speaker && unit.speaker !== q.speaker && unit.speaker !== 'tool') score *= OTHER_SPEAKER_FACTOR;
   // Near-ties go to the newer statement; it never outweighs a shared word.
   score += 0.05 * (unit.index / Math.max(1, n - 1));
@@ -274,7 +296,7 @@ function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[],
       const cov = coverage(matched, stems, days);
       if (best && cov <= best.coverage) continue;
       const holder = [second, first].find((r) => typedSpans(r.unit, q).some((s) => !isBridge(s, shared, q)));
-      const answerUnit = q.type === 'clause' ? second : holder;
+      const answerUnit = q.type === 'clause' ? first : holder;
       if (!answerUnit) continue;
       best = { unit: answerUnit.unit, via: answerUnit === second ? first.unit : second.unit, coverage: cov, matched, bridge: shared };
     }

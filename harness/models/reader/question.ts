@@ -24,6 +24,18 @@ export interface Question {
   computation?: Computation;
   /** Stems of what is asked about ("which *vanity colour*", "how much is my *annual premium*"); may be empty. */
   focus: Set<string>;
+  /** Stems of the names the question mentions ("Natalie Brooks", "Sintra"): a context without them cannot answer. */
+  names: Set<string>;
+}
+
+/** Capitalised words that do not start a sentence, and not "I": names of people, places and products. */
+function nameStems(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/(?<![.?!:]\s|^|["(]\s?)\b\p{Lu}[\p{L}'\u2019-]*/gu)) {
+    if (m[0] === 'I' || /^I['\u2019]/.test(m[0])) continue;
+    for (const s of contentStems(m[0])) out.add(s);
+  }
+  return out;
 }
 
 const TYPE_WORDS: [RegExp, AnswerType, string[]][] = [
@@ -48,11 +60,13 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   if (/\bwho\b|\bwhom\b|\bwhose\b|\bwhat(?:'s| is| was) (?:the |my |our |his |her |their )?name\b|\bwhich (?:person|doctor|engineer|technician|contact|manager|owner)\b/.test(q)) {
     return { type: 'name', typeStems: ['name'] };
   }
-  for (const [re, type, words] of TYPE_WORDS) if (re.test(q)) return { type, typeStems: words };
+  // "What date of loss is on my claim?" asks for a date, whatever else it names.
   if (/\b(what|which) (date|day)\b|\bby when\b|\bon what date\b|\bwhat is the date\b/.test(q)) return { type: 'date', typeStems: ['date', 'day'] };
+  for (const [re, type, words] of TYPE_WORDS) if (re.test(q)) return { type, typeStems: words };
   if (/\bwhen\b|\bwhat year\b|\bwhich year\b|\bwhat month\b|\bwhich month\b/.test(q)) return { type: 'when', typeStems: ['date', 'time', 'year', 'month'] };
   if (/\b(what|which) weekday\b/.test(q)) return { type: 'weekday', typeStems: ['weekday'] };
-  if (MONEY_WORDS.test(q) && /\b(what(?:'s| is| was| are| were)?|which)\b/.test(q) && /\b(price|cost|budget|quote|total|amount|fee|deposit|refund|salary|stipend|bonus|premium)\b/.test(q)) {
+  // "What's the final price", "what deposit": the asked noun is a sum; "which card did the refund go to" asks a card.
+  if (/\b(?:what|which)(?:'s| is| was| are| were)? (?:the |my |our |your |their )?(?:[\w'-]+ ){0,2}?(price|cost|budget|quote|total|amount|fee|deposit|refund|salary|stipend|bonus|premium)s?\b/.test(q)) {
     return { type: 'money', typeStems: MONEY_NOUNS };
   }
   return { type: 'clause', typeStems: [] };
@@ -118,7 +132,11 @@ export function questionParts(text: string): string[] {
 const PHRASE_END = new Set(
   ('did do does is are was were will would should can could has have had may might must i we you he she they it me us ' +
    'for of on in at to with from by about after before during than that which who when where if so and or but again ' +
-   'exactly now right currently still then there here this these those').split(' '),
+   'exactly now right currently still then there here this these those ' +
+   // Verbs that follow the asked noun ("which incident id *goes* on …", "which card *holds* …").
+   'go goes went come comes came get gets got hold holds held make makes made take takes took keep keeps kept ' +
+   'run runs ran need needs needed say says use uses used work works worked mean means meant cause caused ' +
+   'belong belongs apply applies applied cover covers covered happen happens happened stand stands').split(' '),
 );
 const CONTRACTIONS = new Set(["what's", "who's", "where's", "when's", "how's", "it's", "that's", "there's", "here's"]);
 const DETERMINERS = new Set('the my our your his her their its a an this that these those'.split(' '));
@@ -131,7 +149,9 @@ const TYPE_NOUNS = new Set('name number id code date day time amount value month
  */
 export function focusPhrase(text: string): string[] {
   // Names and possessors ("Oakline's", "Natalie Brooks'") say whose attribute is asked, not which: they stay out.
-  const words = text
+  // The phrase ends at a comma or sentence end: "what Sam can't eat, I'm filling in the form".
+  const asked = /\b(?:what|which|whose|how (?:much|many))\b[^,;.?!]*/i.exec(text)?.[0] ?? text;
+  const words = asked
     .replace(/[\u2018\u2019]/g, "'")
     .split(/[^\p{L}\p{N}'-]+/u)
     .filter(Boolean)
@@ -158,7 +178,7 @@ export function focusPhrase(text: string): string[] {
 
 // Modifiers that rarely restrict what is asked: "our *overall* budget" is answered by "the budget is $48k".
 const LOOSE_MODIFIERS = new Set(
-  'total overall current final exact full actual whole real working general usual main new old latest best right correct official'.split(' ').map(stem),
+  'total overall current final exact actual whole real working general usual main new old latest best right correct official'.split(' ').map(stem),
 );
 
 export function analyseQuestion(text: string): Question {
@@ -179,6 +199,7 @@ export function analyseQuestion(text: string): Question {
     speaker,
     latest: /\b(now|current|currently|latest|right now|at this point|these days|final|anymore|most recent|end up|ended up|so far)\b/.test(q),
     computation: elapsed(q) ?? difference(q),
+    names: nameStems(text),
     focus: new Set([...contentStems(focusPhrase(text).join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f))),
   };
 }

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { analyseQuestion, focusPhrase } from '../../../../harness/models/reader/question.js';
+
+describe('what a question asks for', () => {
+  it.each([
+    ['What date of loss is on my claim?', 'date'],
+    ['What was the order number for the shoes?', 'identifier'],
+    ["What's Oakline's current quote?", 'money'],
+    ['What was the final price of the outbound flight?', 'money'],
+    ['Which card should I tell my bank the refund went to?', 'clause'],
+    ['How much did the repair cost?', 'money'],
+    ['How many guests are coming?', 'quantity'],
+  ])('%j asks for a %s', (question, type) => {
+    expect(analyseQuestion(question).type).toBe(type);
+  });
+
+  it('ends the asked noun phrase at a verb or a comma, and leaves names out', () => {
+    expect(focusPhrase('Which incident id goes on the postmortem title?')).toEqual(['incident']);
+    expect(focusPhrase('Which card holds the transferred balance?')).toEqual(['card']);
+    expect(focusPhrase("Remind me what Sam can't eat, I'm filling in the tour form.")).toEqual(['can\'t', 'eat']);
+    expect(focusPhrase("What's the name of Oakline's site foreman?")).toEqual(['site', 'foreman']);
+  });
+
+  it('keeps the type noun and loose modifiers out of the attribute that must be present', () => {
+    expect([...analyseQuestion("What's our overall budget now?").focus]).toEqual(['budget']);
+    expect([...analyseQuestion('What firmware version did I report?').focus]).toEqual(['firmwar']);
+    expect([...analyseQuestion("What's my current credit score?").focus].sort()).toEqual(['credit', 'score']);
+  });
+
+  it('collects the names a question mentions, not the word that starts it', () => {
+    expect([...analyseQuestion("What's Natalie Brooks' phone number?").names].sort()).toEqual(['brook', 'natali']);
+    expect(analyseQuestion('Which region are we keeping out?').names.size).toBe(0);
+  });
+});
