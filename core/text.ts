@@ -132,9 +132,15 @@ function singular(word: string): string {
 }
 
 function stripVerbEnding(word: string): string {
-  if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3);
-  if (word.length > 4 && word.endsWith('ed')) return word.slice(0, -2);
+  if (word.length > 4 && word.endsWith('ied')) return `${word.slice(0, -3)}y`;
+  if (word.length > 5 && word.endsWith('ing')) return undouble(word.slice(0, -3));
+  if (word.length > 4 && word.endsWith('ed')) return undouble(word.slice(0, -2));
   return word;
+}
+
+/** "scanned" → "scan", "planning" → "plan" (as "scans", "plans"); "called", "passed" keep theirs. */
+function undouble(word: string): string {
+  return /([b-df-hj-km-np-rtv-xz])\1$/.test(word) && !/(ll|ss|zz)$/.test(word) ? word.slice(0, -1) : word;
 }
 
 /**

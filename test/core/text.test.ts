@@ -2,6 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { countWords, stem } from '../../core/text.js';
 
 describe('stem', () => {
+  it('gives inflections of one verb one stem', () => {
+    expect(stem('scanned')).toBe(stem('scans'));
+    expect(stem('planning')).toBe(stem('plan'));
+    expect(stem('carried')).toBe(stem('carry'));
+    expect(stem('called')).toBe(stem('calls'));
+  });
   it('keeps words with a digit and words of up to three letters', () => {
     expect(stem('v1.0.3s')).toBe('v1.0.3s');
     expect(stem('1.0.3')).toBe('1.0.3');
@@ -17,7 +23,7 @@ describe('stem', () => {
     ['moved', 'mov'],
     ['moving', 'mov'],
     ['meetings', 'meet'],
-    ['resetting', 'resett'],
+    ['resetting', 'reset'],
     ['called', 'call'],
     ['batteries', 'battery'],
     ['classes', 'class'],

@@ -2,7 +2,7 @@
 // question, take the span of the asked type from it, compute what must be computed, and
 // abstain when the question's content is not covered. The algorithm is described in
 // harness/models/offline.ts and the README.
-import { containsNormalized, normalizeText } from '../../../core/text.js';
+import { containsNormalized, normalizeText, stem } from '../../../core/text.js';
 import type { ReaderContext, Unit } from './context.js';
 import { type DateMention, type Day, daysBetween, findDates, formatDay } from './dates.js';
 import { type AnswerType, type Question, analyseQuestion, questionParts } from './question.js';
@@ -367,6 +367,9 @@ function labelNames(span: Span, q: Question): boolean {
 }
 
 function dateText(m: DateMention, ctx: ReaderContext, unit: Unit): string {
+  // A record's "2026-05-12T14:00:00Z" reads as the conversation writes dates: "May 12 at 14:00".
+  const iso = /^\d{4}-\d{2}-\d{2}(?:[T ](\d{2}:\d{2}))?/.exec(m.text);
+  if (iso && ctx.style !== 'iso') return `${formatDay(m.day, ctx.style, m.day.year !== ctx.today?.year)}${iso[1] ? ` at ${iso[1]}` : ''}`;
   if (!m.relative) return m.text;
   const resolved = formatDay(m.day, ctx.style, true);
   return unit.day ? `${resolved} (${m.text} before ${formatDay(unit.day, ctx.style, true)})` : resolved;
@@ -432,14 +435,36 @@ function pad(n: number): string {
   return String(n).padStart(2, '0');
 }
 
+const IRREGULAR_PAST = new Set(
+  (
+    'began begun broke broken came went gone got gotten left lost made paid sent sold spent took taken told won wrote written ran ' +
+    'held kept met found bought brought caught fell fallen flew flown gave given grew hit hurt quit rose saw seen set shut ' +
+    'sat stood stole struck swore threw thrown woke'
+  ).split(' '),
+);
+
+/**
+ * The verbs of an event phrase ("the shoes were *delivered*", "the error ratio *dropping*"): what
+ * tells one event about the shoes from another, so a statement that has them dates it first.
+ */
+function eventVerbs(phrase: string): Set<string> {
+  const out = new Set<string>();
+  for (const word of phrase.toLowerCase().split(/[^\p{L}]+/u)) {
+    if (word.length > 4 && /(?:ed|ing)$/.test(word)) out.add(stem(word));
+    else if (IRREGULAR_PAST.has(word)) out.add(word);
+  }
+  return out;
+}
+
 /** When an event happened: the date or time its statement gives, else the day it was said. */
 function momentOf(phrase: string, ctx: ReaderContext, cache: Map<string, number>, wantTime: boolean): Moment | undefined {
   if (/^(today|now|this (?:intake|check-in|call|chat))\b/i.test(phrase.trim()) || /\btoday\b/i.test(phrase)) {
     return ctx.today ? { day: ctx.today, label: formatDay(ctx.today, ctx.style, false) } : undefined;
   }
   const q = analyseQuestion(phrase);
-  const asWhen: Question = { ...q, type: wantTime ? 'time' : 'when' };
-  const found = find(ctx, asWhen, new Set(), cache);
+  const asWhen: Question = { ...q, type: wantTime ? 'time' : 'when', focus: eventVerbs(phrase) };
+  // A statement with the event's verb first; failing that, the best statement about it at all.
+  const found = find(ctx, asWhen, new Set(), cache) ?? find(ctx, { ...asWhen, focus: q.focus }, new Set(), cache);
   if (!found) return undefined;
   const { unit } = found;
   const points = anchors(unit, found.matched);

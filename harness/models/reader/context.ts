@@ -219,6 +219,8 @@ export function readContext(system: string | undefined, items: AgentInputItem[])
     }
     if (day.current) today = day.current;
   });
-  const mentions = [...styles, ...units.flatMap((u) => u.dates.filter((d) => !d.relative))];
+  // How people in the conversation write dates; tool output and calls write ISO for machines.
+  const written = units.filter((u) => u.speaker !== 'tool' && u.speaker !== 'call');
+  const mentions = [...styles, ...written.flatMap((u) => u.dates.filter((d) => !d.relative))];
   return { units, today, style: dominantStyle(mentions) };
 }

@@ -61,7 +61,9 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
     return { type: 'name', typeStems: ['name'] };
   }
   // "What date of loss is on my claim?" asks for a date, whatever else it names.
-  if (/\b(what|which) (date|day)\b|\bby when\b|\bon what date\b|\bwhat is the date\b/.test(q)) return { type: 'date', typeStems: ['date', 'day'] };
+  if (/\b(what|which)(?:'s| is| was)? (?:the )?(?:(?:first|last|latest|earliest|final|due|start|end|next) )?(date|day)\b|\bby when\b|\bon what date\b/.test(q)) {
+    return { type: 'date', typeStems: ['date', 'day'] };
+  }
   for (const [re, type, words] of TYPE_WORDS) if (re.test(q)) return { type, typeStems: words };
   if (/\bwhen\b|\bwhat year\b|\bwhich year\b|\bwhat month\b|\bwhich month\b/.test(q)) return { type: 'when', typeStems: ['date', 'time', 'year', 'month'] };
   if (/\b(what|which) weekday\b/.test(q)) return { type: 'weekday', typeStems: ['weekday'] };
@@ -91,9 +93,10 @@ function elapsed(q: string): Computation | undefined {
   if (parts) return { op: 'elapsed', unit, from: parts[1], to: parts[2] };
   parts = /\bfrom (.+?) (?:until|till|to|and) (.+)$/.exec(rest);
   if (parts) return { op: 'elapsed', unit, from: parts[1], to: parts[2] };
-  parts = /\b(?:after|since) (.+?) (?:did|was|were|will|do|does|is|are|had|has) (.+)$/.exec(rest);
+  // "after the shoes were delivered did UPS scan": "did" splits the two events before "were" does.
+  parts = /\b(?:after|since) (.+?) (?:did|will|do|does) (.+)$/.exec(rest) ?? /\b(?:after|since) (.+?) (?:was|were|is|are|had|has) (.+)$/.exec(rest);
   if (parts) return { op: 'elapsed', unit, from: parts[1], to: parts[2] };
-  parts = /\bbefore (.+?) (?:did|was|were|will|do|does|is|are|had|has) (.+)$/.exec(rest);
+  parts = /\bbefore (.+?) (?:did|will|do|does) (.+)$/.exec(rest) ?? /\bbefore (.+?) (?:was|were|is|are|had|has) (.+)$/.exec(rest);
   if (parts) return { op: 'elapsed', unit, from: parts[2], to: parts[1] };
   parts = /^(?: \w+){0,3}? (?:until|till|before|to) (.+)$/.exec(rest);
   if (parts) return { op: 'elapsed', unit, from: 'today', to: parts[1] };

@@ -67,7 +67,7 @@ describe('offline extractive reader', () => {
       { type: 'function_call', callId: 'c1', name: 'get_plan', arguments: '{}' },
       { type: 'function_call_result', callId: 'c1', name: 'get_plan', status: 'completed', output: 'Plan: Gold tier, renews 2026-04-01.' },
     ];
-    expect(model.answer(ask(context, 'When does the plan renew?'))).toContain('2026-04-01');
+    expect(model.answer(ask(context, 'When does the plan renew?'))).toContain('April 1, 2026');
     expect(model.answer(ask([], 'Which store is this?', 'You are the help desk of Lumen Store.'))).toContain('Lumen Store');
   });
 
@@ -227,5 +227,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'Where can I park at the office?')).toMatch(/^That was not given in our conversation: The handbook doesn't cover parking/);
     // The user's own negation is a fact about them, not missing information.
     expect(answer([userMessage("I don't have any food allergies.")], 'Which food allergies do I have?')).toBe("I don't have any food allergies.");
+  });
+
+  it('dates an event by the statement with its verb, and writes record dates as the conversation does', () => {
+    const context = [
+      userMessage('The shoes are BC-4471829, they arrive May 9.'),
+      ...toolResult('{"order":"BC-4471829","delivered":"2026-04-28","drop_off_by":"2026-05-12"}'),
+      stamped('2026-05-06T09:00:00Z', 'UPS scanned your return yesterday, May 5.'),
+    ];
+    expect(answer(context, 'How many days after the shoes were delivered did UPS scan my return?')).toBe('7 days (April 28 to May 5)');
+    expect(answer(context, "What's the last day I can drop off the return?")).toBe('May 12');
   });
 });
