@@ -29,6 +29,8 @@ const OTHER_SPEAKER_FACTOR = 0.85;
 const ASKING_FACTOR = 0.3;
 /** Units within this share of the best score compete as statements of the same slot; the newest wins. */
 const UPDATE_TIE = 0.8;
+/** A later statement that signals a change of the slot needs this share of the best score. */
+const CHANGE_TIE = 0.25;
 /** The words naming what is asked about weigh this much more than other question words. */
 const FOCUS_FACTOR = 1.5;
 /** Stems of the question outside the part being answered count this much. */
@@ -49,6 +51,14 @@ export const NOT_GIVEN = 'That was not given in our conversation';
 
 function deniesHaving(unit: Unit): boolean {
   return unit.speaker !== 'user' && DENIAL.test(unit.text.replace(/[\u2018\u2019]/g, "'"));
+}
+
+const CHANGE_CUES = new RegExp(CHANGE_CUE.source, 'gi');
+
+/** The unit signals a change with a word the question does not use itself ("the *revised* quote" asks about one). */
+function signalsChange(unit: Unit, q: Question): boolean {
+  for (const m of unit.text.matchAll(CHANGE_CUES)) if (!q.stems.has(stem(m[0].toLowerCase()))) return true;
+  return false;
 }
 
 interface Weighted {
@@ -207,6 +217,8 @@ interface Found {
   matched: Set<string>;
   /** Stems of the names or codes linking `unit` and `via`: a link is never the answer. */
   bridge?: Set<string>;
+  /** The older statement of the same slot that `unit` updates. */
+  replaces?: Unit;
 }
 
 /** Names and codes of a unit that the question does not mention: what can link it to another statement. */
@@ -226,14 +238,55 @@ function isBridge(span: Span, bridge: Set<string> | undefined, q: Question): boo
   return stems.size > 0 && [...stems].every((s) => bridge.has(s));
 }
 
-/** The newest unit among near-ties that states the same slot (an update replaces the old value). */
-function newestOfSlot(best: Scored, ranked: Scored[], q: Question): Scored {
+/** The head of the asked attribute if the best statement has it, or else its one rarest matched word. */
+function slotWord(best: Scored, q: Question, stems: Weighted[]): string | undefined {
+  if (q.head !== undefined && best.matched.has(q.head)) return q.head;
+  let top: Weighted | undefined;
+  for (const w of stems) if (w.content && best.matched.has(w.stem) && (!top || w.weight > top.weight)) top = w;
+  return top?.stem;
+}
+
+/** Codes and hosts in the message a unit belongs to. */
+function codesOf(unit: Unit, ctx: ReaderContext): Set<string> {
+  const out = new Set<string>();
+  for (let i = unit.index; i >= 0 && ctx.units[i].item === unit.item; i--) addCodes(ctx.units[i], out);
+  for (let i = unit.index + 1; i < ctx.units.length && ctx.units[i].item === unit.item; i++) addCodes(ctx.units[i], out);
+  return out;
+}
+
+function addCodes(unit: Unit, out: Set<string>): void {
+  for (const s of unit.spans) if (s.type === 'identifier' || s.type === 'host') out.add(norm(s.text));
+}
+
+/**
+ * A later statement is about the same thing as the best one when it has every name of the
+ * question the best one has ("Oakline's", "the Latitudes"), or its message shares a code with
+ * the best one's ("BR-4471 left out the dock; the revised unit price is $1,412").
+ */
+function sameThing(best: Scored, later: Scored, q: Question, ctx: ReaderContext): boolean {
+  if ([...q.names].every((n) => !best.matched.has(n) || later.matched.has(n))) return true;
+  const codes = codesOf(best.unit, ctx);
+  return [...codesOf(later.unit, ctx)].some((c) => codes.has(c));
+}
+
+/**
+ * An update replaces the old value. A later statement of the same slot wins when it nearly
+ * ties with the best (and signals a change, is asked for as the newest, or scores as well), or
+ * when it signals a change ("is now", "revised", "instead"), is about the same thing and names
+ * the slot (the head of the asked attribute, "threshold" in "the materiality threshold").
+ */
+function newestOfSlot(best: Scored, ranked: Scored[], q: Question, stems: Weighted[], ctx: ReaderContext): Scored {
+  const slot = slotWord(best, q, stems);
+  const later = ranked
+    .filter((r) => r.unit.index > best.unit.index && !r.unit.isQuestion && r.typed)
+    .sort((a, b) => a.unit.index - b.unit.index);
   let chosen = best;
-  for (const r of ranked) {
-    if (r.unit.index <= chosen.unit.index || r.unit.isQuestion) continue;
-    if (r.score < best.score * UPDATE_TIE) continue;
+  for (const r of later) {
+    const cue = signalsChange(r.unit, q);
     const sameSlot = [...best.matched].filter((s) => r.matched.has(s)).length >= Math.max(1, best.matched.size - 1);
-    if (sameSlot && r.typed && (q.latest || CHANGE_CUE.test(r.unit.text) || r.score >= best.score)) chosen = r;
+    const tie = r.score >= best.score * UPDATE_TIE && sameSlot && (q.latest || cue || r.score >= best.score);
+    const change = cue && slot !== undefined && r.matched.has(slot) && r.score >= best.score * CHANGE_TIE && sameThing(best, r, q, ctx);
+    if (tie || change) chosen = r;
   }
   return chosen;
 }
@@ -247,8 +300,12 @@ function find(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<
   ranked.sort((a, b) => b.score - a.score || b.unit.index - a.unit.index);
   const answerable = ranked.filter((r) => !r.unit.isQuestion && r.typed);
   if (answerable.length === 0) return undefined;
-  const best = newestOfSlot(answerable[0], answerable, q);
-  let found: Found = { unit: best.unit, coverage: coverage(best.matched, stems, days), matched: best.matched };
+  const first = answerable[0];
+  const best = newestOfSlot(first, answerable, q, stems, ctx);
+  // An update is judged with the statement it replaces: together they name the slot and the new value.
+  const union = best === first ? best.matched : new Set([...first.matched, ...best.matched]);
+  let found: Found = { unit: best.unit, coverage: coverage(union, stems, days), matched: best.matched };
+  if (best !== first) found.replaces = first.unit;
   if (found.coverage < 1) found = linked(found, ranked, q, stems, days) ?? found;
   return covered(found, q, ctx) ? found : undefined;
 }
@@ -273,7 +330,7 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   if (unknownCode(q, ctx)) return false;
   if (found.coverage < MIN_COVERAGE) return false;
   if (q.focus.size === 0) return true;
-  const near = ctx.units.filter((u) => u === found.via || (u.item === found.unit.item && !u.isQuestion));
+  const near = ctx.units.filter((u) => u === found.via || u === found.replaces || (u.item === found.unit.item && !u.isQuestion));
   return [...q.focus].every((f) => near.some((u) => u.stems.has(f)));
 }
 
@@ -318,6 +375,27 @@ function anchors(unit: Unit, matched: Set<string>): number[] {
   return out;
 }
 
+interface Anchors {
+  points: number[];
+  /** The points are names of the question: the subject a value follows ("*Oakline* quoted $57,200"). */
+  subject: boolean;
+}
+
+/**
+ * Where the answer should sit near: the names of the question when the unit has them, else
+ * every matched question word.
+ */
+function answerAnchors(unit: Unit, matched: Set<string>, q: Question): Anchors {
+  const names = new Set([...matched].filter((m) => q.names.has(m)));
+  const at = names.size > 0 ? anchors(unit, names) : [];
+  return at.length > 0 ? { points: at, subject: true } : { points: anchors(unit, matched), subject: false };
+}
+
+/** Distance from an anchor to a value; after a subject, a value before it counts double ("Hartwell quoted $61,900 and Oakline …"). */
+function gap(at: number, point: number, subject: boolean): number {
+  return at >= point || !subject ? Math.abs(at - point) : (point - at) * 2;
+}
+
 function nearest<T extends { start: number }>(items: T[], points: number[]): T | undefined {
   if (points.length === 0) return items[0];
   let best: T | undefined;
@@ -337,11 +415,11 @@ function nearest<T extends { start: number }>(items: T[], points: number[]): T |
  * "the PO number"), then the most fitting type (an identifier before a bare number for
  * "which order number"), then the nearest to the matched question words.
  */
-function pickSpan(spans: Span[], q: Question, points: number[]): Span | undefined {
+function pickSpan(spans: Span[], q: Question, { points, subject }: Anchors): Span | undefined {
   const order = TYPE_SPANS[q.type] ?? [];
   const rank = (s: Span): [number, number, number] => {
     const labelled = labelNames(s, q);
-    const distance = points.length === 0 ? s.start : Math.min(...points.map((p) => Math.abs(s.start - p)));
+    const distance = points.length === 0 ? s.start : Math.min(...points.map((p) => gap(s.start, p, subject)));
     return [labelled ? 0 : 1, order.indexOf(s.type), distance];
   };
   let best: Span | undefined;
@@ -378,7 +456,8 @@ function dateText(m: DateMention, ctx: ReaderContext, unit: Unit): string {
 /** The span of the asked type, or the statement itself for a question that asks for one. */
 function extract(found: Found, q: Question, ctx: ReaderContext): string {
   const { unit } = found;
-  const points = anchors(unit, found.matched);
+  const anchored = answerAnchors(unit, found.matched, q);
+  const { points } = anchored;
   if (q.type === 'date' || q.type === 'when') {
     const date = nearest(datesIn(unit, q), points);
     const time = q.type === 'when' ? nearest(unit.spans.filter((s) => s.type === 'time'), points) : undefined;
@@ -389,7 +468,7 @@ function extract(found: Found, q: Question, ctx: ReaderContext): string {
     return statement(found);
   }
   const spans = typedSpans(unit, q).filter((s) => !isBridge(s, found.bridge, q));
-  const span = pickSpan(spans, q, points);
+  const span = pickSpan(spans, q, anchored);
   if (!span) return statement(found);
   return listAround(unit.text, span, unit.spans)?.text ?? span.text;
 }
@@ -461,7 +540,7 @@ function momentOf(phrase: string, ctx: ReaderContext, cache: Map<string, number>
   if (/^(today|now|this (?:intake|check-in|call|chat))\b/i.test(phrase.trim()) || /\btoday\b/i.test(phrase)) {
     return ctx.today ? { day: ctx.today, label: formatDay(ctx.today, ctx.style, false) } : undefined;
   }
-  const q = analyseQuestion(phrase);
+  const q = analyseQuestion(phrase, true);
   const asWhen: Question = { ...q, type: wantTime ? 'time' : 'when', focus: eventVerbs(phrase) };
   // A statement with the event's verb first; failing that, the best statement about it at all.
   const found = find(ctx, asWhen, new Set(), cache) ?? find(ctx, { ...asWhen, focus: q.focus }, new Set(), cache);
@@ -501,7 +580,7 @@ function computeElapsed(c: Extract<NonNullable<Question['computation']>, { op: '
 }
 
 function valueOf(phrase: string, context: string, ctx: ReaderContext, cache: Map<string, number>): Span | undefined {
-  const q: Question = { ...analyseQuestion(`${phrase}`), type: 'quantity' };
+  const q: Question = { ...analyseQuestion(phrase, true), type: 'quantity' };
   const found = find(ctx, q, contentStems(context), cache);
   if (!found) return undefined;
   return nearest(typedSpans(found.unit, q).filter((s) => parseNumber(s.text) !== undefined), anchors(found.unit, found.matched));

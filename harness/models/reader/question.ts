@@ -24,14 +24,18 @@ export interface Question {
   computation?: Computation;
   /** Stems of what is asked about ("which *vanity colour*", "how much is my *annual premium*"); may be empty. */
   focus: Set<string>;
+  /** Stem of the head noun of the asked attribute, its last word ("sublimit" in "my mold sublimit"). */
+  head?: string;
   /** Stems of the names the question mentions ("Natalie Brooks", "Sintra"): a context without them cannot answer. */
   names: Set<string>;
 }
 
 /** Capitalised words that do not start a sentence, and not "I": names of people, places and products. */
-function nameStems(text: string): Set<string> {
+function nameStems(text: string, fragment: boolean): Set<string> {
   const out = new Set<string>();
-  for (const m of text.matchAll(/(?<![.?!:]\s|^|["(]\s?)\b\p{Lu}[\p{L}'\u2019-]*/gu)) {
+  // A fragment ("Hartwell's revised quote") starts mid-sentence, so its first word may be a name.
+  const capitalised = fragment ? /\b\p{Lu}[\p{L}'\u2019-]*/gu : /(?<![.?!:]\s|^|["(]\s?)\b\p{Lu}[\p{L}'\u2019-]*/gu;
+  for (const m of text.matchAll(capitalised)) {
     if (m[0] === 'I' || /^I['\u2019]/.test(m[0])) continue;
     for (const s of contentStems(m[0])) out.add(s);
   }
@@ -111,6 +115,16 @@ function difference(q: string): Computation | undefined {
   return m ? { op: 'difference', a: m[1], b: m[2] } : undefined;
 }
 
+/** The phrases of a computation as the question wrote them, so "Hartwell's" still reads as a name. */
+function withCase(c: Computation | undefined, lower: string, text: string): Computation | undefined {
+  if (!c || lower.length !== text.length) return c;
+  const cased = (phrase: string) => {
+    const at = lower.lastIndexOf(phrase);
+    return at < 0 ? phrase : text.slice(at, at + phrase.length);
+  };
+  return c.op === 'elapsed' ? { ...c, from: cased(c.from), to: cased(c.to) } : { ...c, a: cased(c.a), b: cased(c.b) };
+}
+
 /** Splits "What size, and which apartment …?" into its questions; one part when it asks one thing. */
 export function questionParts(text: string): string[] {
   const sentences = text.split(/(?<=\?)\s+/).filter((s) => /\?\s*$/.test(s));
@@ -179,12 +193,19 @@ export function focusPhrase(text: string): string[] {
   return content;
 }
 
+function headOf(phrase: string[], typeStems: string[]): string | undefined {
+  const words = phrase.filter((w) => !typeStems.includes(stem(w)) && !isAskingWord(stem(w)));
+  const last = words.at(-1);
+  return last === undefined ? undefined : [...contentStems(last)][0];
+}
+
 // Modifiers that rarely restrict what is asked: "our *overall* budget" is answered by "the budget is $48k".
 const LOOSE_MODIFIERS = new Set(
   'total overall current final exact actual whole real working general usual main new old latest best right correct official'.split(' ').map(stem),
 );
 
-export function analyseQuestion(text: string): Question {
+/** `fragment`: a phrase cut from a question (an event or a value of a computation), not a whole sentence. */
+export function analyseQuestion(text: string, fragment = false): Question {
   const q = text.toLowerCase().replace(/[\u2018\u2019]/g, "'");
   const answer = answerType(q);
   const { type } = answer;
@@ -201,8 +222,9 @@ export function analyseQuestion(text: string): Question {
     typeStems: new Set(typeStems),
     speaker,
     latest: /\b(now|current|currently|latest|right now|at this point|these days|final|anymore|most recent|end up|ended up|so far)\b/.test(q),
-    computation: elapsed(q) ?? difference(q),
-    names: nameStems(text),
+    computation: withCase(elapsed(q) ?? difference(q), q, text),
+    names: nameStems(text, fragment),
+    head: headOf(focusPhrase(text), typeStems),
     focus: new Set([...contentStems(focusPhrase(text).join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f))),
   };
 }

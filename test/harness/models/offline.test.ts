@@ -238,4 +238,20 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'How many days after the shoes were delivered did UPS scan my return?')).toBe('7 days (April 28 to May 5)');
     expect(answer(context, "What's the last day I can drop off the return?")).toBe('May 12');
   });
+
+  it('takes a later change of the same slot even when it repeats fewer of the question words', () => {
+    const context = [
+      userMessage('Take-home pay is $4,350 a month.'),
+      userMessage("Let's set a materiality threshold of 250k EUR for comments on variances."),
+      ...toolResult('{"quote":"BR-4471","item":"Dell Latitude 7450","unit_price_usd":1342}'),
+      userMessage('Hartwell quoted $61,900 and Oakline quoted $57,200.'),
+      userMessage('Change on the threshold, the CFO wants 150k EUR instead.'),
+      userMessage('BR-4471 left out the dock; the revised unit price is $1,412.'),
+      userMessage('Northway sent a revised quote of $13,870 for the cabinets.'),
+    ];
+    expect(answer(context, "What's the materiality threshold for commenting on variances?")).toContain('150k EUR');
+    expect(answer(context, 'What unit price are we paying for the Latitudes?')).toBe('$1,412');
+    // Another vendor's revised quote is not an update of Oakline's.
+    expect(answer(context, "What's Oakline's quote?")).toBe('$57,200');
+  });
 });
