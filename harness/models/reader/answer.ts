@@ -29,6 +29,8 @@ const OTHER_SPEAKER_FACTOR = 0.85;
 const ASKING_FACTOR = 0.3;
 /** Units within this share of the best score compete as statements of the same slot; the newest wins. */
 const UPDATE_TIE = 0.8;
+/** How many of the best-scoring statements are tried, in order, before the reader abstains. */
+const CANDIDATES = 3;
 /** A later statement that signals a change of the slot needs this share of the best score. */
 const CHANGE_TIE = 0.25;
 /** The words naming what is asked about weigh this much more than other question words. */
@@ -299,15 +301,25 @@ function find(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<
   const ranked = ctx.units.map((u) => scoreUnit(u, q, stems, days, n)).filter((r) => r.score > 0);
   ranked.sort((a, b) => b.score - a.score || b.unit.index - a.unit.index);
   const answerable = ranked.filter((r) => !r.unit.isQuestion && r.typed);
-  if (answerable.length === 0) return undefined;
-  const first = answerable[0];
-  const best = newestOfSlot(first, answerable, q, stems, ctx);
+  // The best statement that covers the question; a near-top one that does when the top one does not.
+  for (const first of answerable.slice(0, CANDIDATES)) {
+    const best = newestOfSlot(first, answerable, q, stems, ctx);
+    // An update that does not cover the question falls back to the statement it would replace.
+    for (const from of best === first ? [first] : [best, first]) {
+      const found = foundFrom(first, from, ranked, q, stems, days);
+      if (covered(found, q, ctx)) return found;
+    }
+  }
+  return undefined;
+}
+
+function foundFrom(first: Scored, best: Scored, ranked: Scored[], q: Question, stems: Weighted[], days: Day[]): Found {
   // An update is judged with the statement it replaces: together they name the slot and the new value.
   const union = best === first ? best.matched : new Set([...first.matched, ...best.matched]);
   let found: Found = { unit: best.unit, coverage: coverage(union, stems, days), matched: best.matched };
   if (best !== first) found.replaces = first.unit;
   if (found.coverage < 1) found = linked(found, ranked, q, stems, days) ?? found;
-  return covered(found, q, ctx) ? found : undefined;
+  return found;
 }
 
 /** Codes and hosts the question names ("PHX-1", "db-orders-16a"): if the context never states one, nothing can answer. */
@@ -319,15 +331,20 @@ function unknownCode(q: Question, ctx: ReaderContext): boolean {
   });
 }
 
+/** A name the question mentions ("the AWS account", "Natalie Brooks' phone") that no statement has. */
+function unknownName(q: Question, ctx: ReaderContext): boolean {
+  return [...q.names].some((name) => !ctx.units.some((u) => !u.isQuestion && u.stems.has(name)));
+}
+
 /**
  * The abstention rule. The answering statement(s) must cover MIN_COVERAGE of the question's
  * content, and every word of the attribute it names ("which *vanity colour*", "my *credit
  * score*") must be in them or in the message they are in: a statement about "credit
- * utilisation" does not answer a question about a credit score. A code the context never
- * states is never covered.
+ * utilisation" does not answer a question about a credit score. A code or a name the context
+ * never states is never covered.
  */
 function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
-  if (unknownCode(q, ctx)) return false;
+  if (unknownCode(q, ctx) || unknownName(q, ctx)) return false;
   if (found.coverage < MIN_COVERAGE) return false;
   if (q.focus.size === 0) return true;
   const near = ctx.units.filter((u) => u === found.via || u === found.replaces || (u.item === found.unit.item && !u.isQuestion));

@@ -30,13 +30,16 @@ export interface Question {
   names: Set<string>;
 }
 
+// Months and weekdays are capitalised but name no one; a date in the question is matched as a date.
+const CALENDAR_WORDS = /^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday)$/i;
+
 /** Capitalised words that do not start a sentence, and not "I": names of people, places and products. */
 function nameStems(text: string, fragment: boolean): Set<string> {
   const out = new Set<string>();
   // A fragment ("Hartwell's revised quote") starts mid-sentence, so its first word may be a name.
   const capitalised = fragment ? /\b\p{Lu}[\p{L}'\u2019-]*/gu : /(?<![.?!:]\s|^|["(]\s?)\b\p{Lu}[\p{L}'\u2019-]*/gu;
   for (const m of text.matchAll(capitalised)) {
-    if (m[0] === 'I' || /^I['\u2019]/.test(m[0])) continue;
+    if (m[0] === 'I' || /^I['\u2019]/.test(m[0]) || CALENDAR_WORDS.test(m[0])) continue;
     for (const s of contentStems(m[0])) out.add(s);
   }
   return out;

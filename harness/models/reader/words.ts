@@ -36,12 +36,22 @@ const UNIT_WORDS: Record<string, string> = {
   gb: 'gigabyte', mb: 'megabyte', tb: 'terabyte', kb: 'kilobyte', usd: 'dollar', eur: 'euro', gbp: 'pound',
 };
 
+// Period adjectives stand for their period: "the weekly budget" is "$180 a week".
+const PERIOD_WORDS: Record<string, string> = {
+  hourly: 'hour', daily: 'day', nightly: 'night', weekly: 'week', monthly: 'month', quarterly: 'quarter', yearly: 'year', annual: 'year', annually: 'year',
+};
+
 /** Stems of the content words of a text (lower-cased, stop words removed). */
 export function contentStems(text: string): Set<string> {
   const out = new Set<string>();
   for (const raw of normalizeText(text).split(' ')) {
     // "what's" is "what", "Brooks'" is "brooks", "isn't" is a stop word.
     const word = raw.replace(/'(?:s|re|ll|ve|d|m)?$/, '').replace(/n't$/, '');
+    const period = PERIOD_WORDS[word];
+    if (period) {
+      out.add(stem(period));
+      continue;
+    }
     const unitWord = UNIT_WORDS[word];
     if (unitWord) out.add(stem(unitWord));
     if (word.length === 0 || STOP_WORDS.has(word)) continue;

@@ -254,4 +254,22 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     // Another vendor's revised quote is not an update of Oakline's.
     expect(answer(context, "What's Oakline's quote?")).toBe('$57,200');
   });
+
+  it('tries the next best statement when the best does not cover the question', () => {
+    const context = [
+      userMessage('Grocery budget is $180 a week.'),
+      assistantMessage('Order placed: 57 items, about $176.90, just under the weekly budget.'),
+    ];
+    expect(answer(context, 'What was our weekly grocery budget again?')).toBe('$180');
+  });
+
+  it('abstains when the question names something no statement mentions, months aside', () => {
+    const context = [
+      userMessage('Cluster k8s-prod-euw1, namespace payments.'),
+      assistantMessage('return await self._run_batch(batch_id, accounts)'),
+      userMessage('The home office stipend is €750 for hires starting on or after 1 March 2025.'),
+    ];
+    expect(answer(context, "What's the AWS account id of the prod cluster?")).toBe(ABSTAIN_ANSWER);
+    expect(answer(context, 'A hire starting in June 2025 asks about the home office stipend. How much?')).toContain('€750');
+  });
 });
