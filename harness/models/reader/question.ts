@@ -178,7 +178,8 @@ export function focusPhrase(text: string): string[] {
     .map((w, k) => {
       const lower = w.toLowerCase();
       if (CONTRACTIONS.has(lower)) return lower.replace(/'s$/, '');
-      return (k > 0 && /^\p{Lu}/u.test(w)) || /'s?$/.test(w) ? '' : lower;
+      // Acronyms ("the *RMA* number", "*VAT* number") name a kind of thing, not whose it is: they stay.
+      return (k > 0 && /^\p{Lu}(?!\p{Lu}+(?:-\p{Lu}+)*$)/u.test(w)) || /'s?$/.test(w) ? '' : lower;
     });
   const start = words.findIndex((w) => w === 'what' || w === 'which' || w === 'whose');
   let i = start;

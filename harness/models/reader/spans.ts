@@ -313,6 +313,8 @@ const ALNUM_CODE_RE = re(String.raw`(?<![\w.-])(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)
 const LABELLED_CODE_RE = re(String.raw`(?<![\w-])([A-Z]{2,6})\s*(?:#|:|No\.?)?\s*(\d[\d-]*\d)(?![\w-]|\.\d)`, 'gud');
 /** "order 4417", "ticket number: 20931": a code after the word naming it. */
 const WORD_LABELLED_CODE_RE = re(String.raw`\b(${ID_LABELS})\b\s*(?:(number|no\.?|num|id|#)\s*)?([:#])?\s*(\d[\d-]*\d|\d)(?![\w-]|\.\d)`, 'giud');
+/** "VAT number GB 293 1847 22": a code written in spaced groups after "number", "no." or "id". */
+const SPACED_CODE_RE = re(String.raw`\b([\p{L}]+ )?(?:number|no\.?|id)\s*[:#]?\s*((?:[A-Z]{1,3} )?\d{2,}(?: \d{2,}){1,4})(?![\w-]|\.\d)`, 'giud');
 /** The label word just before a code, for codes found another way ("ticket #4417"). */
 const LABEL_BEFORE_RE = re(String.raw`(?:^|[^\p{L}])(${ID_LABELS})\s*(?:number|no\.?|num|id)?\s*[:#]?\s*$`, 'iu');
 const NOT_CODE_LABELS = new Set([...CURRENCY_CODES.split('|'), ...words('UTC GMT KB MB GB TB PB AM PM FY')]);
@@ -452,6 +454,10 @@ function identifiers(s: string, out: Out): void {
   for (const m of eachMatch(LABELLED_CODE_RE, s)) {
     const at = m.indices?.[2];
     if (at && !NOT_CODE_LABELS.has(m[1]) && m[2].replace(/-/g, '').length >= 4) add(out, 'identifier', at[0], at[1], { label: m[1] });
+  }
+  for (const m of eachMatch(SPACED_CODE_RE, s)) {
+    const at = m.indices?.[2];
+    if (at) add(out, 'identifier', at[0], at[1], m[1] ? { label: m[1].trim() } : {});
   }
   for (const m of eachMatch(WORD_LABELLED_CODE_RE, s)) {
     const at = m.indices?.[4];

@@ -143,6 +143,11 @@ describe('time', () => {
 });
 
 describe('identifier', () => {
+  it('reads a code written in spaced groups after "number", with the word before as its label', () => {
+    expect(spanOf('Added VAT number GB 293 1847 22.', 'GB 293 1847 22')).toMatchObject({ type: 'identifier', label: 'VAT' });
+    expect(textsOf('We need 2 number 10 envelopes.', 'identifier')).toEqual([]);
+  });
+
   it('reads codes with letters and digits or dash-joined capitals', () => {
     const codes = [
       'RMA-66120', 'BLD-2026-04417', 'PO-2025-0412', 'FL-LT-2291', 'CLM-2026-118457', 'BC-4471829', 'AX3000', 'PF4X9K40',
