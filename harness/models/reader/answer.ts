@@ -23,6 +23,8 @@ const QUESTION_FACTOR = 0.2;
 const UNTYPED_FACTOR = 0.5;
 /** For "when", a statement dated only by the day it was said keeps this share against one that gives a date. */
 const DAY_ONLY_FACTOR = 0.75;
+/** A value filed under the asked attribute (`manager: Rosa Delgado` for "who is my manager") counts this much more. */
+const LABELLED_FACTOR = 1.25;
 /** Statements by the other party than the question asks about keep this share. */
 const OTHER_SPEAKER_FACTOR = 0.85;
 /** Asking words ("report", "pick") count this much of their weight when matched. */
@@ -189,6 +191,7 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
   if (unit.isQuestion) score *= QUESTION_FACTOR;
   if (!typed) score *= UNTYPED_FACTOR;
   else if (q.type === 'when' && !statesWhen(unit, q)) score *= DAY_ONLY_FACTOR;
+  else if (typedSpans(unit, q).some((s) => labelNames(s, q))) score *= LABELLED_FACTOR;
   if (q.speaker && unit.speaker !== q.speaker && unit.speaker !== 'tool') score *= OTHER_SPEAKER_FACTOR;
   // Near-ties go to the newer statement; it never outweighs a shared word.
   score += 0.05 * (unit.index / Math.max(1, n - 1));

@@ -71,7 +71,10 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   if (/\b(what|which)(?:'s| is| was)? (?:the )?(?:(?:first|last|latest|earliest|final|due|start|end|next) )?(date|day)\b|\bby when\b|\bon what date\b/.test(q)) {
     return { type: 'date', typeStems: ['date', 'day'] };
   }
-  for (const [re, type, words] of TYPE_WORDS) if (re.test(q)) return { type, typeStems: words };
+  // "Which card will the next invoice be charged to?" asks for a card: a code word counts only
+  // in the noun phrase after "which/what" when there is one.
+  const asked = /\b(?:what|which)(?:'s| is| was| are| were)?\s+((?:[\w'-]+\s+){0,3}[\w'-]+)/.exec(q)?.[1] ?? q;
+  for (const [re, type, words] of TYPE_WORDS) if (re.test(type === 'identifier' ? asked : q)) return { type, typeStems: words };
   if (/\bwhen\b|\bwhat year\b|\bwhich year\b|\bwhat month\b|\bwhich month\b/.test(q)) return { type: 'when', typeStems: ['date', 'time', 'year', 'month'] };
   if (/\b(what|which) weekday\b/.test(q)) return { type: 'weekday', typeStems: ['weekday'] };
   // "What's the final price", "what deposit": the asked noun is a sum; "which card did the refund go to" asks a card.

@@ -272,4 +272,12 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, "What's the AWS account id of the prod cluster?")).toBe(ABSTAIN_ANSWER);
     expect(answer(context, 'A hire starting in June 2025 asks about the home office stipend. How much?')).toContain('€750');
   });
+
+  it('prefers a value filed under the asked attribute', () => {
+    const context = [
+      ...toolResult('{"employee":"FL-10482","name":"Morgan Ellis","manager":"Rosa Delgado"}'),
+      assistantMessage('Your manager approves requests in Workday.'),
+    ];
+    expect(answer(context, 'Who did you say my manager is?')).toBe('Rosa Delgado');
+  });
 });
