@@ -502,10 +502,23 @@ function statement(found: Found): string {
   return `${start > 0 ? '…' : ''}${words.slice(start, start + MAX_ANSWER_WORDS).join(' ')}…`;
 }
 
-/** When the best statement only repeats the question ("Friday March 27, we decided."), what follows it in the same message answers. */
+const CALENDAR_STEMS = new Set(
+  'monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december week day morning afternoon evening'
+    .split(' ')
+    .map(stem),
+);
+
+/**
+ * When the best statement only repeats the question ("Friday March 27, we decided."), what
+ * follows it in the same message answers. A question that names a date ("at the March 23
+ * check-in") finds the statement that heads that day ("Week 4 check-in, Monday March 23."):
+ * there, dates, numbers and up to two more words count as repeating.
+ */
 function withFollowing(found: Found, q: Question, ctx: ReaderContext): Found {
   const own = [...found.unit.stems].filter((s) => !q.stems.has(s) && !s.startsWith('@'));
-  if (own.length >= 2) return found;
+  const dated = findDates(q.text, ctx.today, ctx.today?.year).length > 0;
+  const header = dated && own.filter((s) => !/^\d/.test(s) && !CALENDAR_STEMS.has(s)).length < 3;
+  if (own.length >= 2 && !header) return found;
   const next = ctx.units[found.unit.index + 1];
   if (!next || next.item !== found.unit.item) return found;
   return { ...found, unit: next };

@@ -67,6 +67,7 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   if (/\bwho\b|\bwhom\b|\bwhose\b|\bwhat(?:'s| is| was) (?:the |my |our |his |her |their )?name\b|\bwhich (?:person|doctor|engineer|technician|contact|manager|owner)\b/.test(q)) {
     return { type: 'name', typeStems: ['name'] };
   }
+  if (/\b(?:day|date) and time\b/.test(q)) return { type: 'when', typeStems: ['date', 'day', 'time'] };
   // "What date of loss is on my claim?" asks for a date, whatever else it names.
   if (/\b(what|which)(?:'s| is| was)? (?:the )?(?:(?:first|last|latest|earliest|final|due|start|end|next) )?(date|day)\b|\bby when\b|\bon what date\b/.test(q)) {
     return { type: 'date', typeStems: ['date', 'day'] };

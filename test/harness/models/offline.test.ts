@@ -280,4 +280,9 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     ];
     expect(answer(context, 'Who did you say my manager is?')).toBe('Rosa Delgado');
   });
+
+  it('reads on past the statement that heads an asked day', () => {
+    const context = [userMessage('Week 4 check-in, Monday March 23.\nWeight 80.6 kg.'), userMessage('Week 5 check-in, Monday March 30.\nWeight 80.1 kg.')];
+    expect(answer(context, 'What did I weigh at the March 23 check-in?')).toBe('Weight 80.6 kg.');
+  });
 });
