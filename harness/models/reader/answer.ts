@@ -516,7 +516,8 @@ const CALENDAR_STEMS = new Set(
  */
 function withFollowing(found: Found, q: Question, ctx: ReaderContext): Found {
   const own = [...found.unit.stems].filter((s) => !q.stems.has(s) && !s.startsWith('@'));
-  const dated = findDates(q.text, ctx.today, ctx.today?.year).length > 0;
+  // Any year will do: only whether the question names a day matters here.
+  const dated = findDates(q.text, ctx.today, ctx.today?.year ?? 2000).length > 0;
   const header = dated && own.filter((s) => !/^\d/.test(s) && !CALENDAR_STEMS.has(s)).length < 3;
   if (own.length >= 2 && !header) return found;
   const next = ctx.units[found.unit.index + 1];
