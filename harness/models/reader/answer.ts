@@ -31,6 +31,8 @@ const OTHER_SPEAKER_FACTOR = 0.85;
 const ASKING_FACTOR = 0.3;
 /** Units within this share of the best score compete as statements of the same slot; the newest wins. */
 const UPDATE_TIE = 0.8;
+/** How far, in statements of the same message, the asked attribute may be from the answer. */
+const NEAR_UNITS = 2;
 /** How many of the best-scoring statements are tried, in order, before the reader abstains. */
 const CANDIDATES = 3;
 /** A later statement that signals a change of the slot needs this share of the best score. */
@@ -304,6 +306,7 @@ function find(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<
   const ranked = ctx.units.map((u) => scoreUnit(u, q, stems, days, n)).filter((r) => r.score > 0);
   ranked.sort((a, b) => b.score - a.score || b.unit.index - a.unit.index);
   const answerable = ranked.filter((r) => !r.unit.isQuestion && r.typed);
+  if (process.env.RDBG) console.error("FIND", q.type, [...q.focus], [...q.names], ranked.slice(0, 4).map((r) => [r.unit.index, r.score.toFixed(2), r.typed, r.unit.text.slice(0, 70), [...r.matched].join(",")]));
   // The best statement that covers the question; a near-top one that does when the top one does not.
   for (const first of answerable.slice(0, CANDIDATES)) {
     const best = newestOfSlot(first, answerable, q, stems, ctx);
@@ -334,6 +337,11 @@ function unknownCode(q: Question, ctx: ReaderContext): boolean {
   });
 }
 
+/** A statement of the same message just before or after (a long tool output is many messages' worth). */
+function nextTo(u: Unit, unit: Unit): boolean {
+  return u.item === unit.item && !u.isQuestion && Math.abs(u.index - unit.index) <= NEAR_UNITS;
+}
+
 /** A name the question mentions ("the AWS account", "Natalie Brooks' phone") that no statement has. */
 function unknownName(q: Question, ctx: ReaderContext): boolean {
   return [...q.names].some((name) => !ctx.units.some((u) => !u.isQuestion && u.stems.has(name)));
@@ -350,7 +358,7 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   if (unknownCode(q, ctx) || unknownName(q, ctx)) return false;
   if (found.coverage < MIN_COVERAGE) return false;
   if (q.focus.size === 0) return true;
-  const near = ctx.units.filter((u) => u === found.via || u === found.replaces || (u.item === found.unit.item && !u.isQuestion));
+  const near = ctx.units.filter((u) => u === found.via || u === found.replaces || nextTo(u, found.unit));
   return [...q.focus].every((f) => near.some((u) => u.stems.has(f)));
 }
 

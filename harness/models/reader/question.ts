@@ -164,7 +164,7 @@ const PHRASE_END = new Set(
 );
 const CONTRACTIONS = new Set(["what's", "who's", "where's", "when's", "how's", "it's", "that's", "there's", "here's"]);
 const DETERMINERS = new Set('the my our your his her their its a an this that these those'.split(' '));
-const TYPE_NOUNS = new Set('name number id code date day time amount value month year week hour minute percentage percent'.split(' '));
+const TYPE_NOUNS = new Set('name number id code date day time amount value month year week hour minute percentage percent'.split(' ').map(stem));
 
 /**
  * The noun phrase a question asks about: the words after "what/which" (and a copula and
@@ -196,7 +196,7 @@ export function focusPhrase(text: string): string[] {
   while (i < words.length && (['is', 'are', 'was', 'were', "what's"].includes(words[i]) || DETERMINERS.has(words[i]))) i++;
   const phrase: string[] = [];
   for (; i < words.length && !PHRASE_END.has(words[i]); i++) if (words[i]) phrase.push(words[i]);
-  const content = phrase.filter((w) => !TYPE_NOUNS.has(w));
+  const content = phrase.filter((w) => !TYPE_NOUNS.has(stem(w)));
   if (content.length === 0 && ['of', 'for', 'on'].includes(words[i] ?? '')) return focusPhrase(`what ${words.slice(i + 1).join(' ')}`);
   return content;
 }
