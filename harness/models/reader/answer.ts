@@ -306,7 +306,6 @@ function find(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<
   const ranked = ctx.units.map((u) => scoreUnit(u, q, stems, days, n)).filter((r) => r.score > 0);
   ranked.sort((a, b) => b.score - a.score || b.unit.index - a.unit.index);
   const answerable = ranked.filter((r) => !r.unit.isQuestion && r.typed);
-  if (process.env.RDBG) console.error("FIND", q.type, [...q.focus], [...q.names], ranked.slice(0, 4).map((r) => [r.unit.index, r.score.toFixed(2), r.typed, r.unit.text.slice(0, 70), [...r.matched].join(",")]));
   // The best statement that covers the question; a near-top one that does when the top one does not.
   for (const first of answerable.slice(0, CANDIDATES)) {
     const best = newestOfSlot(first, answerable, q, stems, ctx);

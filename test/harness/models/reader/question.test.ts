@@ -12,6 +12,9 @@ describe('what a question asks for', () => {
     ['Which ticket number is for the laptop?', 'identifier'],
     ['How much did the repair cost?', 'money'],
     ['How many guests are coming?', 'quantity'],
+    ["What's my mum's name?", 'name'],
+    ["What's the name of the technician coming on Friday?", 'name'],
+    ["What's the exact name of the new host?", 'host'],
   ])('%j asks for a %s', (question, type) => {
     expect(analyseQuestion(question).type).toBe(type);
   });
@@ -21,6 +24,10 @@ describe('what a question asks for', () => {
     expect(focusPhrase('Which card holds the transferred balance?')).toEqual(['card']);
     expect(focusPhrase("Remind me what Sam can't eat, I'm filling in the tour form.")).toEqual(['can\'t', 'eat']);
     expect(focusPhrase("What's the name of Oakline's site foreman?")).toEqual(['site', 'foreman']);
+  });
+
+  it('reads the attribute after a plural type noun: "how many days of bereavement leave"', () => {
+    expect([...analyseQuestion('How many days of bereavement leave do employees get?').focus].sort()).toEqual(['bereavement', 'leav']);
   });
 
   it('keeps the type noun and loose modifiers out of the attribute that must be present', () => {
