@@ -59,6 +59,7 @@ function deniesHaving(unit: Unit): boolean {
   return unit.speaker !== 'user' && DENIAL.test(unit.text.replace(/[\u2018\u2019]/g, "'"));
 }
 
+const VERSION_WORDS = /\b(original(?:ly)?|initial(?:ly)?|first|old|previous(?:ly)?|earlier|before)\b/i;
 const CHANGE_CUES = new RegExp(CHANGE_CUE.source, 'gi');
 
 /** The unit signals a change with a word the question does not use itself ("the *revised* quote" asks about one). */
@@ -245,12 +246,15 @@ function isBridge(span: Span, bridge: Set<string> | undefined, q: Question): boo
   return stems.size > 0 && [...stems].every((s) => bridge.has(s));
 }
 
-/** The head of the asked attribute if the best statement has it, or else its one rarest matched word. */
-function slotWord(best: Scored, q: Question, stems: Weighted[]): string | undefined {
-  if (q.head !== undefined && best.matched.has(q.head)) return q.head;
-  let top: Weighted | undefined;
-  for (const w of stems) if (w.content && best.matched.has(w.stem) && (!top || w.weight > top.weight)) top = w;
-  return top?.stem;
+/**
+ * The words naming the slot the best statement fills: the head of the asked attribute if it
+ * has it ("threshold" in "the materiality threshold"), else its matched content words, of
+ * which a later statement needs half ("press release" of "owns the press release").
+ */
+function slotWords(best: Scored, q: Question, stems: Weighted[]): { words: string[]; need: number } {
+  if (q.head !== undefined && best.matched.has(q.head)) return { words: [q.head], need: 1 };
+  const words = stems.filter((w) => w.content && best.matched.has(w.stem)).map((w) => w.stem);
+  return { words, need: Math.ceil(words.length / 2) };
 }
 
 /** Codes and hosts in the message a unit belongs to. */
@@ -283,7 +287,9 @@ function sameThing(best: Scored, later: Scored, q: Question, ctx: ReaderContext)
  * the slot (the head of the asked attribute, "threshold" in "the materiality threshold").
  */
 function newestOfSlot(best: Scored, ranked: Scored[], q: Question, stems: Weighted[], ctx: ReaderContext): Scored {
-  const slot = slotWord(best, q, stems);
+  const slot = slotWords(best, q, stems);
+  // "Oakline's revised quote", "the original target": the question names which version it wants.
+  const namedVersion = !q.latest && (CHANGE_CUE.test(q.text) || VERSION_WORDS.test(q.text));
   const later = ranked
     .filter((r) => r.unit.index > best.unit.index && !r.unit.isQuestion && r.typed)
     .sort((a, b) => a.unit.index - b.unit.index);
@@ -292,7 +298,8 @@ function newestOfSlot(best: Scored, ranked: Scored[], q: Question, stems: Weight
     const cue = signalsChange(r.unit, q);
     const sameSlot = [...best.matched].filter((s) => r.matched.has(s)).length >= Math.max(1, best.matched.size - 1);
     const tie = r.score >= best.score * UPDATE_TIE && sameSlot && (q.latest || cue || r.score >= best.score);
-    const change = cue && slot !== undefined && r.matched.has(slot) && r.score >= best.score * CHANGE_TIE && sameThing(best, r, q, ctx);
+    const named = slot.words.filter((w) => r.matched.has(w)).length;
+    const change = cue && !namedVersion && slot.need > 0 && named >= slot.need && r.score >= best.score * CHANGE_TIE && sameThing(best, r, q, ctx);
     if (tie || change) chosen = r;
   }
   return chosen;
@@ -390,21 +397,29 @@ function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[],
 
 /** Positions in a unit's text where the question words it matched start (a part of a matched code is not one). */
 function anchors(unit: Unit, matched: Set<string>): number[] {
+  return anchorGroups(unit, matched).flat();
+}
+
+/** The positions of each matched question word, one list per word. */
+function anchorGroups(unit: Unit, matched: Set<string>): number[][] {
   const lower = unit.text.toLowerCase();
   const stems = [...matched].filter((s) => !s.startsWith('@'));
-  const out: number[] = [];
+  const out: number[][] = [];
   for (const stem of stems) {
     if (stems.some((other) => other !== stem && other.includes(stem))) continue;
+    const group: number[] = [];
     for (let at = lower.indexOf(stem); at >= 0; at = lower.indexOf(stem, at + 1)) {
-      if (at === 0 || !/[\p{L}\p{N}]/u.test(lower[at - 1])) out.push(at);
+      if (at === 0 || !/[\p{L}\p{N}]/u.test(lower[at - 1])) group.push(at);
     }
+    if (group.length > 0) out.push(group);
   }
   return out;
 }
 
 interface Anchors {
-  points: number[];
-  /** The points are names of the question: the subject a value follows ("*Oakline* quoted $57,200"). */
+  /** Positions of the anchor words, one list per word. */
+  groups: number[][];
+  /** The anchors are names of the question: the subject a value follows ("*Oakline* quoted $57,200"). */
   subject: boolean;
 }
 
@@ -414,13 +429,24 @@ interface Anchors {
  */
 function answerAnchors(unit: Unit, matched: Set<string>, q: Question): Anchors {
   const names = new Set([...matched].filter((m) => q.names.has(m)));
-  const at = names.size > 0 ? anchors(unit, names) : [];
-  return at.length > 0 ? { points: at, subject: true } : { points: anchors(unit, matched), subject: false };
+  const at = names.size > 0 ? anchorGroups(unit, names) : [];
+  return at.length > 0 ? { groups: at, subject: true } : { groups: anchorGroups(unit, matched), subject: false };
 }
 
 /** Distance from an anchor to a value; after a subject, a value before it counts double ("Hartwell quoted $61,900 and Oakline …"). */
 function gap(at: number, point: number, subject: boolean): number {
   return at >= point || !subject ? Math.abs(at - point) : (point - at) * 2;
+}
+
+/**
+ * How far a value is from the question's words: the mean, over the words, of its distance to
+ * the word's nearest occurrence. "Amara Okafor owns the press release, Rui Costa owns the launch
+ * event": Amara Okafor is near both "owns" and "press release".
+ */
+function closeness(at: number, groups: number[][], subject: boolean): number {
+  let total = 0;
+  for (const group of groups) total += Math.min(...group.map((p) => gap(at, p, subject)));
+  return total / groups.length;
 }
 
 function nearest<T extends { start: number }>(items: T[], points: number[]): T | undefined {
@@ -442,23 +468,46 @@ function nearest<T extends { start: number }>(items: T[], points: number[]): T |
  * "the PO number"), then the most fitting type (an identifier before a bare number for
  * "which order number"), then the nearest to the matched question words.
  */
-function pickSpan(spans: Span[], q: Question, { points, subject }: Anchors): Span | undefined {
+function pickSpan(spans: Span[], q: Question, { groups, subject }: Anchors, text: string): Span | undefined {
   const order = TYPE_SPANS[q.type] ?? [];
-  const rank = (s: Span): [number, number, number] => {
+  const clauses = clauseBounds(text);
+  const rank = (s: Span): number[] => {
     const labelled = labelNames(s, q);
-    const distance = points.length === 0 ? s.start : Math.min(...points.map((p) => gap(s.start, p, subject)));
-    return [labelled ? 0 : 1, order.indexOf(s.type), distance];
+    const distance = groups.length === 0 ? s.start : closeness(s.start, groups, subject);
+    return [labelled ? 0 : 1, order.indexOf(s.type), -wordsInClause(s, groups, clauses), distance];
   };
   let best: Span | undefined;
-  let bestKey: [number, number, number] | undefined;
+  let bestKey: number[] | undefined;
   for (const s of spans) {
     const key = rank(s);
-    if (!bestKey || key[0] < bestKey[0] || (key[0] === bestKey[0] && (key[1] < bestKey[1] || (key[1] === bestKey[1] && key[2] < bestKey[2])))) {
+    if (!bestKey || before(key, bestKey)) {
       best = s;
       bestKey = key;
     }
   }
   return best;
+}
+
+function before(a: number[], b: number[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i];
+  return false;
+}
+
+/** Where the clauses of a statement start: at commas, semicolons, "and", "but". */
+function clauseBounds(text: string): number[] {
+  const out = [0];
+  for (const m of text.matchAll(/[,;]\s|\s(?:and|but|while|whereas)\s/g)) out.push((m.index ?? 0) + m[0].length);
+  return out;
+}
+
+/**
+ * How many question words share the value's clause: "Amara Okafor owns the press release, Rui
+ * Costa owns the launch event" gives Amara Okafor for "who owns the press release".
+ */
+function wordsInClause(span: Span, groups: number[][], bounds: number[]): number {
+  const clause = (at: number) => bounds.filter((b) => b <= at).length;
+  const own = clause(span.start);
+  return groups.filter((g) => g.some((p) => clause(p) === own)).length;
 }
 
 const labels = new TextMemo<Set<string>>();
@@ -484,7 +533,7 @@ function dateText(m: DateMention, ctx: ReaderContext, unit: Unit): string {
 function extract(found: Found, q: Question, ctx: ReaderContext): string {
   const { unit } = found;
   const anchored = answerAnchors(unit, found.matched, q);
-  const { points } = anchored;
+  const points = anchored.groups.flat();
   if (q.type === 'date' || q.type === 'when') {
     const date = nearest(datesIn(unit, q), points);
     const time = q.type === 'when' ? nearest(unit.spans.filter((s) => s.type === 'time'), points) : undefined;
@@ -495,7 +544,7 @@ function extract(found: Found, q: Question, ctx: ReaderContext): string {
     return statement(found);
   }
   const spans = typedSpans(unit, q).filter((s) => !isBridge(s, found.bridge, q));
-  const span = pickSpan(spans, q, anchored);
+  const span = pickSpan(spans, q, anchored, unit.text);
   if (!span) return statement(found);
   return listAround(unit.text, span, unit.spans)?.text ?? span.text;
 }

@@ -64,6 +64,7 @@ const MONEY_NOUNS = ['amount', 'price', 'cost', 'sum'];
 function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   if (/\bhow much\b/.test(q)) return MONEY_WORDS.test(q) ? { type: 'money', typeStems: MONEY_NOUNS } : { type: 'quantity', typeStems: [] };
   if (/\bhow many\b/.test(q)) return { type: 'quantity', typeStems: ['number'] };
+  if (/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your )?(?:[\w'-]+ )?(?:dose|dosage)\b/.test(q)) return { type: 'quantity', typeStems: ['dose', 'dosage'] };
   if (/\bwho\b|\bwhom\b|\bwhose\b|\bwhat(?:'s| is| was| are| were)? (?:[\w'-]+ ){0,3}names?\b(?! of)|\bname of (?!(?:the |my |our |your )?(?:[\w-]+ )?(?:host|hostname|server|machine|node|file|table|database|db|bucket|branch|repo|project|company|product|app|service|team|channel|store|hotel|restaurant|venue)\b)|\bwhich (?:person|doctor|engineer|technician|contact|manager|owner)\b/.test(q)) {
     return { type: 'name', typeStems: ['name'] };
   }

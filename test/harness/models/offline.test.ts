@@ -285,4 +285,13 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     const context = [userMessage('Week 4 check-in, Monday March 23.\nWeight 80.6 kg.'), userMessage('Week 5 check-in, Monday March 30.\nWeight 80.1 kg.')];
     expect(answer(context, 'What did I weigh at the March 23 check-in?')).toBe('Weight 80.6 kg.');
   });
+
+  it('takes the value in the clause that has the question words', () => {
+    const context = [assistantMessage('Amara Okafor owns the press release, Rui Costa owns the launch event, and Priya Natarajan owns the livestream.')];
+    expect(answer(context, 'Who owns the press release?')).toBe('Amara Okafor');
+    expect(answer(context, 'Who owns the livestream?')).toBe('Priya Natarajan');
+    // A later change names the slot with half its words and a cue; a question naming its version keeps it.
+    const changed = [...context, assistantMessage('Press release owner is now Jonas Lindgren.')];
+    expect(answer(changed, 'Who owns the press release at this point?')).toBe('Jonas Lindgren');
+  });
 });

@@ -12,6 +12,7 @@ describe('what a question asks for', () => {
     ['Which ticket number is for the laptop?', 'identifier'],
     ['How much did the repair cost?', 'money'],
     ['How many guests are coming?', 'quantity'],
+    ['What metformin dose do you have down for me?', 'quantity'],
     ["What's my mum's name?", 'name'],
     ["What's the name of the technician coming on Friday?", 'name'],
     ["What's the exact name of the new host?", 'host'],
