@@ -248,11 +248,14 @@ function isBridge(span: Span, bridge: Set<string> | undefined, q: Question): boo
 
 /**
  * The words naming the slot the best statement fills: the head of the asked attribute if it
- * has it ("threshold" in "the materiality threshold"), else its matched content words, of
- * which a later statement needs half ("press release" of "owns the press release").
+ * has it ("threshold" in "the materiality threshold"), else, when the question asks for the
+ * current value, its matched content words, of which a later statement needs half ("press
+ * release" of "who owns the press release now").
  */
 function slotWords(best: Scored, q: Question, stems: Weighted[]): { words: string[]; need: number } {
   if (q.head !== undefined && best.matched.has(q.head)) return { words: [q.head], need: 1 };
+  // Without a named attribute only a question asking for the current value looks this far.
+  if (!q.latest) return { words: [], need: 0 };
   const words = stems.filter((w) => w.content && best.matched.has(w.stem)).map((w) => w.stem);
   return { words, need: Math.ceil(words.length / 2) };
 }
