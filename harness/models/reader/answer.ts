@@ -542,7 +542,11 @@ function extract(found: Found, q: Question, ctx: ReaderContext): string {
     const time = q.type === 'when' ? nearest(unit.spans.filter((s) => s.type === 'time'), points) : undefined;
     if (date && time && Math.abs(time.start - date.end) < 12) return unit.text.slice(Math.min(date.start, time.start), Math.max(date.end, time.end));
     if (date) return dateText(date, ctx, unit);
-    if (time) return time.text;
+    if (time) {
+      // "Tuesdays at 06:30": a weekday just before the time belongs to the answer.
+      const day = unit.spans.find((s) => s.type === 'weekday' && s.end <= time.start && time.start - s.end < 5);
+      return day ? unit.text.slice(day.start, time.end) : time.text;
+    }
     if (unit.day) return formatDay(unit.day, ctx.style, true);
     return statement(found);
   }
