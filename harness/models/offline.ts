@@ -34,35 +34,54 @@ function bareQuestion(text: string): string {
  *    with), the day of its message (`[at]` or `[Session n: date]` stamps) and its
  *    typed spans: dates (relative ones resolved against that day), times, money,
  *    quantities, percentages, identifiers, hosts, versions, names, phones, emails.
- * 2. Question. Its answer type comes from its form (who → a name; when → a date or
- *    time; how many/much → a quantity or amount; which ticket/number/id → an
- *    identifier; which host, version, phone, email, percentage); "did I say/report"
- *    asks for the user's statements and "did you recommend" for the assistant's;
- *    "now/current/latest" asks for the newest value. A question that asks two things
- *    ("what size, and which apartment") is answered part by part.
+ * 2. Question. Its answer type comes from its form (who or "what's X's name" → a name;
+ *    when → a date or time; "what date", "the last day" → a date; how many/much or
+ *    "what dose" → a quantity or amount; a code word in the asked noun phrase, "which
+ *    ticket/order/PO number" → an identifier; which host, version, phone, email,
+ *    percentage); "did I say/report" asks for the user's statements and "did you
+ *    recommend" for the assistant's; "now/current/latest" asks for the newest value. The
+ *    asked attribute is the noun phrase after "what/which" ("the materiality *threshold*"),
+ *    without type nouns and loose modifiers ("total", "current", "overall"); the names are
+ *    its capitalised words and acronyms. A question that asks two things ("what size, and
+ *    which apartment") is answered part by part.
  * 3. Retrieval. Statements score the IDF-weighted question stems they contain (words
  *    rare in the context count most; asking words like "report" or "pick" little); a
  *    statement that is itself a question scores a fifth, one without a value of the
- *    asked type half, one by the other party 85%. A date in the question is met by
- *    statements of that day or naming it.
- * 4. Updates. Among statements within 80% of the best score that share its matched
- *    words and hold a value of the asked type, a newer one wins when the question asks
- *    for the current value, when it says the value changed ("now", "moved", "revised",
- *    "instead", …) or when it scores as high.
+ *    asked type half, one by the other party 85%, one dated only by its message for a
+ *    "when" question three quarters, one with a value filed under the asked attribute
+ *    (`manager: Rosa Delgado`) a quarter more. A date in the question is met by
+ *    statements of that day or naming it. The three best are tried in order.
+ * 4. Updates. A newer statement of the same slot replaces the value: one within 80% of
+ *    the best score that shares its matched words (when the question asks for the
+ *    current value, the statement says the value changed, or it scores as high), or one
+ *    with at least a quarter of the score that says it changed ("is now", "revised",
+ *    "instead", with a cue word the question does not use itself), is about the same
+ *    thing (every name the best one has, or a code its message shares) and names the
+ *    slot (the head of the asked attribute; for a question about the current value, half
+ *    the best one's words). A question naming its version ("the original", "revised")
+ *    gets the statement of that version.
  * 5. Two hops. When the best statement leaves question words uncovered, two statements
  *    linked by a name or code the question does not mention (A: "Kestrel Foods had the
  *    most late shipments", B: "Kestrel Foods … account manager Marisol Ortega") answer
  *    together if they cover at least 15 points more of the question.
  * 6. Computation. "How many days/minutes between A and B", "after A did B", "until A"
  *    (from the newest day in the context) and "how much more was A than B" are
- *    computed from the dates, times or amounts of the statements that answer A and B.
- * 7. Answer. The span of the asked type nearest the matched words (a list when the
- *    values are listed together; a relative date resolved, with the words it was said
- *    in); for other questions the statement itself, or the next one in the message when
- *    it only repeats the question. At most 30 words around the match.
- * 8. Abstention. If the chosen statement(s) cover less than MIN_COVERAGE of the
- *    question's content (IDF-weighted, asking words left out), or no statement holds a
- *    value of the asked type, the reply is ABSTAIN_ANSWER.
+ *    computed from the dates, times or amounts of the statements that answer A and B;
+ *    an event is dated by a statement with its verb ("were *delivered*") first.
+ * 7. Answer. The span of the asked type: one filed under the asked attribute first, then
+ *    the most fitting type, then the one in the clause holding most question words,
+ *    then the nearest to them (after a name the question mentions, a value before it
+ *    counts double). A list when values are listed together; a relative date resolved,
+ *    with the words it was said in; a record's ISO date in the conversation's style.
+ *    For other questions the statement itself, or the next one in the message when it
+ *    only repeats the question or heads the day it asks about. At most 30 words.
+ * 8. Abstention. The reply is ABSTAIN_ANSWER when no statement holds a value of the
+ *    asked type, or when the chosen statement(s) cover less than MIN_COVERAGE of the
+ *    question's content (IDF-weighted; asking words and common words no statement
+ *    uses left out, names kept), lack a word of the asked attribute (in them or the
+ *    statements next to them), or the question names a code or name no statement has.
+ *    A statement by the assistant, a tool or the instructions that says the information
+ *    is not there ("The handbook doesn't cover parking") is passed on as not given.
  *
  * Limits, by design: it cannot paraphrase, infer what was never written, or do
  * arithmetic beyond the forms in 6. Usage is tiktoken counts of the request and the
@@ -71,7 +90,7 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v2' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v3' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {
