@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parseConfig, type GateConfig } from '../../../harness/config.js';
 import { PASS_THRESHOLDS, type CalibrationReport } from '../../../graders/calibrate.js';
 import { calibrationRecordPath } from '../../../harness/datasets/calibration.js';
@@ -179,6 +179,11 @@ describe('gateCommand', () => {
     const outDir = join(root, 'cal');
     const g = [gate({ metric: 'summary.judge.overall', strategy: 'summ', min: 2 })];
     const dir = save(join(outDir, 'r'), sampleRun(), { gates: g, out: outDir, baseDir: outDir });
+    // The default record folder is relative to the working directory: one where `memeval
+    // calibrate` has been run must not decide this test.
+    const cwd = process.cwd();
+    process.chdir(outDir);
+    onTestFinished(() => process.chdir(cwd));
     expect(await gateCommand([dir], noConfigFile)).toBe(0);
     expect(stderr()).toContain('WARNING: gates on summary.judge.* use judge "offline", which has no calibration record');
     expect(readFileSync(join(dir, 'gate.md'), 'utf8')).toContain('no calibration record');
