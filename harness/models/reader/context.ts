@@ -151,9 +151,25 @@ function analyse(text: string): { stems: Set<string>; spans: Span[] } {
   return analyses.get(text, () => ({ stems: contentStems(text), spans: findSpans(text) }));
 }
 
-function datesOf(text: string, day: Day | undefined): DateMention[] {
-  const key = day ? `${day.year}-${day.month}-${day.day}|${text}` : `|${text}`;
-  return datings.get(key, () => findDates(text, day, day?.year));
+function datesOf(text: string, day: Day | undefined, fallbackYear?: number): DateMention[] {
+  const key = day ? `${day.year}-${day.month}-${day.day}|${text}` : `${fallbackYear ?? ''}|${text}`;
+  return datings.get(key, () => findDates(text, day, day?.year ?? fallbackYear));
+}
+
+/** A year placeholder that keeps 29 February a date, for a context that never says the year. */
+const NO_YEAR = 2000;
+
+/**
+ * Statements said before any day stamp still have dates ("The deck is due Thursday 12 June"):
+ * read in the year the context states elsewhere, or a placeholder year. Answers quote a
+ * date as written, so the placeholder only ever takes part in day differences.
+ */
+function dateUndated(units: Unit[], today: Day | undefined): void {
+  const undated = units.filter((u) => u.day === undefined);
+  if (undated.length === 0) return;
+  const stated = units.flatMap((u) => u.dates).find((d) => d.explicitYear)?.day.year;
+  const year = today?.year ?? stated ?? NO_YEAR;
+  for (const u of undated) u.dates = datesOf(u.text, undefined, year);
 }
 
 interface Line {
@@ -219,6 +235,7 @@ export function readContext(system: string | undefined, items: AgentInputItem[])
     }
     if (day.current) today = day.current;
   });
+  dateUndated(units, today);
   // How people in the conversation write dates; tool output and calls write ISO for machines.
   const written = units.filter((u) => u.speaker !== 'tool' && u.speaker !== 'call');
   const mentions = [...styles, ...written.flatMap((u) => u.dates.filter((d) => !d.relative))];

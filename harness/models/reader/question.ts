@@ -53,7 +53,8 @@ const TYPE_WORDS: [RegExp, AnswerType, string[]][] = [
   [/\b(?:which|what)(?:'s| is| was)? (?:the )?(?:[\w-]+ ){0,2}(?:host|hostname|server|machine|node)\b|\bname of the (?:[\w-]+ )?(?:host|server|machine)\b/, 'host', ['host', 'hostname', 'name']],
   [/\bwhat time\b|\bat what time\b|\bwhich time\b|\b(?:what|which)(?:'s| is| was)? (?:[\w-]+ ){0,4}time\b(?! (?:zone|frame|line))/, 'time', ['time']],
   [/\bwhat percentage\b|\bwhat percent\b|\bhow many percent\b|\bwhat (?:is|'s|was) the [\w ]*\b(?:rate|match|share)\b/, 'percent', ['percentage', 'percent', 'rate']],
-  [/\b(number|id|code|tag|serial|reference|ticket|po|rma|invoice|claim|policy|incident|account|confirmation|booking|sku|mrn|order)\b(?! of)/, 'identifier', ['number', 'id', 'identifier']],
+  // "the number of guests" is a count; "the serial of the replacement" is a code.
+  [/\b(?:number(?! of)|id|code|tag|serial|reference|ticket|po|rma|invoice|claim|policy|incident|account|confirmation|booking|sku|mrn|order)\b/, 'identifier', ['number', 'id', 'identifier']],
 ];
 
 const MONEY_WORDS = /\b(cost|costs|price|priced|pay|paid|paying|refund|refunding|budget|spend|spent|charge|charged|fee|fees|quote|quoted|total|amount|salary|deposit|credit|bonus|premium|owe|bill|billed|expense|stipend|worth|\$|dollars?|euros?|pounds?)\b/;
@@ -63,7 +64,7 @@ const MONEY_NOUNS = ['amount', 'price', 'cost', 'sum'];
 
 function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   if (/\bhow much\b/.test(q)) return MONEY_WORDS.test(q) ? { type: 'money', typeStems: MONEY_NOUNS } : { type: 'quantity', typeStems: [] };
-  if (/\bhow many\b/.test(q)) return { type: 'quantity', typeStems: ['number'] };
+  if (/\bhow many\b|\bthe (?:total )?number of\b/.test(q)) return { type: 'quantity', typeStems: ['number'] };
   if (/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your )?(?:[\w'-]+ )?(?:dose|dosage)\b/.test(q)) return { type: 'quantity', typeStems: ['dose', 'dosage'] };
   if (/\bwho\b|\bwhom\b|\bwhose\b|\bwhat(?:'s| is| was| are| were)? (?:[\w'-]+ ){0,3}names?\b(?! of)|\bname of (?!(?:the |my |our |your )?(?:[\w-]+ )?(?:host|hostname|server|machine|node|file|table|database|db|bucket|branch|repo|project|company|product|app|service|team|channel|store|hotel|restaurant|venue)\b)|\bwhich (?:person|doctor|engineer|technician|contact|manager|owner)\b/.test(q)) {
     return { type: 'name', typeStems: ['name'] };

@@ -294,4 +294,13 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     const changed = [...context, assistantMessage('Press release owner is now Jonas Lindgren.')];
     expect(answer(changed, 'Who owns the press release at this point?')).toBe('Jonas Lindgren');
   });
+
+  it('reads dates in a context that never gives a year or a day stamp', () => {
+    const context = [
+      userMessage('The deck is due Thursday 12 June, by the way.'),
+      assistantMessage('Noted.'),
+      userMessage('Update, the deck deadline moved to Monday 16 June because the CFO is travelling.'),
+    ];
+    expect(answer(context, 'When is the deck due now?')).toBe('Monday 16 June');
+  });
 });

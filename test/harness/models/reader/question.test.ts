@@ -5,6 +5,8 @@ describe('what a question asks for', () => {
   it.each([
     ['What date of loss is on my claim?', 'date'],
     ['What was the order number for the shoes?', 'identifier'],
+    ["What's the serial of the replacement ThinkPad?", 'identifier'],
+    ['What is the number of guests?', 'quantity'],
     ["What's Oakline's current quote?", 'money'],
     ['What was the final price of the outbound flight?', 'money'],
     ['Which card should I tell my bank the refund went to?', 'clause'],
