@@ -310,8 +310,11 @@ function newestOfSlot(best: Scored, ranked: Scored[], q: Question, stems: Weight
 
 /** Finds the statement(s) answering `q`; undefined when nothing covers enough of it. */
 function find(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<string, number>): Found | undefined {
-  const stems = weightedStems(ctx, q, context, cache);
-  const days = findDates(q.text, ctx.today, ctx.today?.year).map((d) => d.day);
+  const mentions = findDates(q.text, ctx.today, ctx.today?.year);
+  const days = mentions.map((d) => d.day);
+  // "last week" counts once, as the day it stands for, not again as the words "last" and "week".
+  const dateWords = new Set(mentions.filter((m) => m.relative).flatMap((m) => [...contentStems(m.text)]));
+  const stems = weightedStems(ctx, q, context, cache).filter((w) => !dateWords.has(w.stem));
   const n = ctx.units.length;
   const ranked = ctx.units.map((u) => scoreUnit(u, q, stems, days, n)).filter((r) => r.score > 0);
   ranked.sort((a, b) => b.score - a.score || b.unit.index - a.unit.index);
@@ -368,7 +371,9 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   if (found.coverage < MIN_COVERAGE) return false;
   if (q.focus.size === 0) return true;
   const near = ctx.units.filter((u) => u === found.via || u === found.replaces || nextTo(u, found.unit));
-  return [...q.focus].every((f) => near.some((u) => u.stems.has(f)));
+  // "Which *customer* had the most late shipments": the answer names a customer, rarely the word.
+  const category = /^\s*(?:\S+\s+){0,3}?which\b/i.test(q.text) ? q.head : undefined;
+  return [...q.focus].every((f) => f === category || near.some((u) => u.stems.has(f)));
 }
 
 /**
@@ -582,7 +587,9 @@ function withFollowing(found: Found, q: Question, ctx: ReaderContext): Found {
   // Any year will do: only whether the question names a day matters here.
   const dated = findDates(q.text, ctx.today, ctx.today?.year ?? 2000).length > 0;
   const header = dated && own.filter((s) => !/^\d/.test(s) && !CALENDAR_STEMS.has(s)).length < 3;
-  if (own.length >= 2 && !header) return found;
+  // A name or code the question does not have is an answer in itself ("Keeping APAC out.").
+  const names = [...found.unit.text.matchAll(/(?<!^)\b\p{Lu}[\p{L}\d-]*|\b\p{Lu}{2,}\d*\b/gu)].some((m) => !q.stems.has(stem(m[0].toLowerCase())));
+  if ((own.length >= 2 || names) && !header) return found;
   const next = ctx.units[found.unit.index + 1];
   if (!next || next.item !== found.unit.item) return found;
   return { ...found, unit: next };

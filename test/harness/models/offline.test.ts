@@ -303,4 +303,18 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     ];
     expect(answer(context, 'When is the deck due now?')).toBe('Monday 16 June');
   });
+
+  it('answers "which customer" with a statement that names one without the word', () => {
+    const context = [
+      stamped('2025-03-03T09:00:00Z', 'Run late shipments by origin DC for last week, 24 February to 2 March.'),
+      assistantMessage('Kestrel Foods (C-10482) had the most late shipments, 38.'),
+      userMessage('Noted, and APAC will be excluded from all figures.'),
+      userMessage('Keeping APAC out.'),
+      assistantMessage('For the record it would have added about 5.2M EUR.'),
+    ];
+    expect(answer(context, 'Which customer had the most late shipments last week?')).toBe('Kestrel Foods (C-10482) had the most late shipments, 38.');
+    expect(answer(context, 'Which region are we keeping out?')).toBe('Keeping APAC out.');
+    // The rest of the asked attribute still has to be there.
+    expect(answer(context, 'Which vanity colour did we pick?')).toBe(ABSTAIN_ANSWER);
+  });
 });
