@@ -555,6 +555,11 @@ function extract(found: Found, q: Question, ctx: ReaderContext): string {
     if (unit.day) return formatDay(unit.day, ctx.style, true);
     return statement(found);
   }
+  if (q.type === 'clause') {
+    // A record answers "which card" with the value filed under `card:`, not the whole record.
+    const filed = unit.spans.filter((sp) => q.focus.size > 0 && labelNames(sp, q));
+    return filed.length === 1 ? filed[0].text : statement(found);
+  }
   const spans = typedSpans(unit, q).filter((s) => !isBridge(s, found.bridge, q));
   const span = pickSpan(spans, q, anchored, unit.text);
   if (!span) return statement(found);

@@ -317,4 +317,9 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     // The rest of the asked attribute still has to be there.
     expect(answer(context, 'Which vanity colour did we pick?')).toBe(ABSTAIN_ANSWER);
   });
+
+  it('answers a "which" question from a record with the value filed under the asked attribute', () => {
+    const context = toolResult('{"refund":"REF-88412","invoice":"INV-2026-01143","card":"visa-4417"}');
+    expect(answer(context, 'Which card did the refund go to?')).toBe('visa-4417');
+  });
 });
