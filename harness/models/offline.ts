@@ -73,13 +73,17 @@ function bareQuestion(text: string): string {
  *    then the nearest to them (after a name the question mentions, a value before it
  *    counts double). A list when values are listed together; a relative date resolved,
  *    with the words it was said in; a record's ISO date in the conversation's style.
- *    For other questions the statement itself, or the next one in the message when it
- *    only repeats the question or heads the day it asks about. At most 30 words.
+ *    For other questions the value a record files under the asked attribute ("which
+ *    card" → `card: visa-4417`), else the statement itself, or the next one in the
+ *    message when it only repeats the question (naming nothing new) or heads the day it
+ *    asks about. At most 30 words.
  * 8. Abstention. The reply is ABSTAIN_ANSWER when no statement holds a value of the
  *    asked type, or when the chosen statement(s) cover less than MIN_COVERAGE of the
  *    question's content (IDF-weighted; asking words and common words no statement
  *    uses left out, names kept), lack a word of the asked attribute (in them or the
- *    statements next to them), or the question names a code or name no statement has.
+ *    statements next to them; the head of a "which customer" phrase is the kind of
+ *    thing the answer names, so it may be missing), or the question names a code or
+ *    name no statement has.
  *    A statement by the assistant, a tool or the instructions that says the information
  *    is not there ("The handbook doesn't cover parking") is passed on as not given.
  *
