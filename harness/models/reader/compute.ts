@@ -1,0 +1,115 @@
+// Computed answers: time between two events, and the difference of two amounts.
+import { stem } from '../../../core/text.js';
+import type { ReaderContext } from './context.js';
+import { type Day, daysBetween, formatDay } from './dates.js';
+import { type Question, analyseQuestion } from './question.js';
+import { type Span, parseNumber } from './spans.js';
+import { anchors, nearest } from './extract.js';
+import { find } from './retrieve.js';
+import { datesIn, typedSpans } from './typed.js';
+import { contentStems } from './words.js';
+
+interface Moment {
+  day: Day;
+  minutes?: number;
+  label: string;
+}
+
+function timeOfDay(text: string): number | undefined {
+  const m = /^(\d{1,2}):(\d{2})(?::\d{2})?\s*(am|pm|a\.m\.|p\.m\.)?/i.exec(text.trim());
+  if (!m) return undefined;
+  let hours = Number(m[1]);
+  const pm = m[3]?.toLowerCase().startsWith('p');
+  if (pm && hours < 12) hours += 12;
+  if (m[3] && !pm && hours === 12) hours = 0;
+  return hours * 60 + Number(m[2]);
+}
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+const IRREGULAR_PAST = new Set(
+  (
+    'began begun broke broken came went gone got gotten left lost made paid sent sold spent took taken told won wrote written ran ' +
+    'held kept met found bought brought caught fell fallen flew flown gave given grew hit hurt quit rose saw seen set shut ' +
+    'sat stood stole struck swore threw thrown woke'
+  ).split(' '),
+);
+
+/**
+ * The verbs of an event phrase ("the shoes were *delivered*", "the error ratio *dropping*"): what
+ * tells one event about the shoes from another, so a statement that has them dates it first.
+ */
+function eventVerbs(phrase: string): Set<string> {
+  const out = new Set<string>();
+  for (const word of phrase.toLowerCase().split(/[^\p{L}]+/u)) {
+    if (word.length > 4 && /(?:ed|ing)$/.test(word)) out.add(stem(word));
+    else if (IRREGULAR_PAST.has(word)) out.add(word);
+  }
+  return out;
+}
+
+/** When an event happened: the date or time its statement gives, else the day it was said. */
+function momentOf(phrase: string, ctx: ReaderContext, cache: Map<string, number>, wantTime: boolean): Moment | undefined {
+  if (/^(today|now|this (?:intake|check-in|call|chat))\b/i.test(phrase.trim()) || /\btoday\b/i.test(phrase)) {
+    return ctx.today ? { day: ctx.today, label: formatDay(ctx.today, ctx.style, false) } : undefined;
+  }
+  const q = analyseQuestion(phrase, true);
+  const asWhen: Question = { ...q, type: wantTime ? 'time' : 'when', focus: eventVerbs(phrase) };
+  // A statement with the event's verb first; failing that, the best statement about it at all.
+  const found = find(ctx, asWhen, new Set(), cache) ?? find(ctx, { ...asWhen, focus: q.focus }, new Set(), cache);
+  if (!found) return undefined;
+  const { unit } = found;
+  const points = anchors(unit, found.matched);
+  const time = nearest(unit.spans.filter((s) => s.type === 'time'), points);
+  const minutes = time ? timeOfDay(time.text) : undefined;
+  const date = nearest(datesIn(unit, asWhen), points);
+  const day = date?.day ?? unit.day;
+  if (!day) return undefined;
+  if (wantTime && minutes !== undefined) return { day, minutes, label: `${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}` };
+  return { day, label: formatDay(day, ctx.style, false) };
+}
+
+const UNIT_DAYS = { day: 1, week: 7, month: 30.4375, year: 365.25 } as const;
+
+function plural(n: number, unit: string): string {
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
+export function computeElapsed(c: Extract<NonNullable<Question['computation']>, { op: 'elapsed' }>, ctx: ReaderContext, cache: Map<string, number>): string | undefined {
+  const unit = c.unit;
+  const wantTime = unit === 'minute' || unit === 'hour';
+  const from = momentOf(c.from, ctx, cache, wantTime);
+  const to = momentOf(c.to, ctx, cache, wantTime);
+  if (!from || !to) return undefined;
+  if (unit === 'minute' || unit === 'hour') {
+    if (from.minutes === undefined || to.minutes === undefined) return undefined;
+    const total = Math.abs(daysBetween(from.day, to.day) * 1440 + to.minutes - from.minutes);
+    const amount = unit === 'hour' ? `${plural(Math.floor(total / 60), 'hour')}${total % 60 ? ` ${plural(total % 60, 'minute')}` : ''}` : plural(total, 'minute');
+    return `${amount} (${from.label} to ${to.label})`;
+  }
+  const days = Math.abs(daysBetween(from.day, to.day));
+  const amount = unit === 'day' ? days : Math.round((days / UNIT_DAYS[unit]) * 10) / 10;
+  return `${plural(amount, unit)} (${from.label} to ${to.label})`;
+}
+
+function valueOf(phrase: string, context: string, ctx: ReaderContext, cache: Map<string, number>): Span | undefined {
+  const q: Question = { ...analyseQuestion(phrase, true), type: 'quantity' };
+  const found = find(ctx, q, contentStems(context), cache);
+  if (!found) return undefined;
+  return nearest(typedSpans(found.unit, q).filter((s) => parseNumber(s.text) !== undefined), anchors(found.unit, found.matched));
+}
+
+export function computeDifference(c: Extract<NonNullable<Question['computation']>, { op: 'difference' }>, question: string, ctx: ReaderContext, cache: Map<string, number>): string | undefined {
+  const a = valueOf(c.a, question, ctx, cache);
+  const b = valueOf(c.b, question, ctx, cache);
+  if (!a || !b || a.text === b.text) return undefined;
+  const va = parseNumber(a.text);
+  const vb = parseNumber(b.text);
+  if (va === undefined || vb === undefined) return undefined;
+  const diff = Math.abs(va - vb);
+  const money = /[$€£]/.exec(a.text)?.[0] ?? '';
+  const formatted = `${money}${diff.toLocaleString('en-US', { maximumFractionDigits: 2 })}${a.unit && !money ? ` ${a.unit}` : ''}`;
+  return `${formatted} (${a.text} vs ${b.text})`;
+}

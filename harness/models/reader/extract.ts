@@ -1,0 +1,199 @@
+// Taking the answer out of the statement that answers: the span of the asked type near the
+// question's words, a date in the conversation's style, or the statement itself.
+import { stem } from '../../../core/text.js';
+import type { ReaderContext, Unit } from './context.js';
+import { type DateMention, findDates, formatDay } from './dates.js';
+import type { Question } from './question.js';
+import { type Span, listAround } from './spans.js';
+import { type Found, isBridge } from './retrieve.js';
+import { TYPE_SPANS, datesIn, labelNames, typedSpans } from './typed.js';
+
+/** Long statements (tool output lines) are cut to this many words around the match. */
+const MAX_ANSWER_WORDS = 30;
+
+/** Positions in a unit's text where the question words it matched start (a part of a matched code is not one). */
+export function anchors(unit: Unit, matched: Set<string>): number[] {
+  return anchorGroups(unit, matched).flat();
+}
+
+/** The positions of each matched question word, one list per word. */
+function anchorGroups(unit: Unit, matched: Set<string>): number[][] {
+  const lower = unit.text.toLowerCase();
+  const stems = [...matched].filter((s) => !s.startsWith('@'));
+  const out: number[][] = [];
+  for (const stem of stems) {
+    if (stems.some((other) => other !== stem && other.includes(stem))) continue;
+    const group: number[] = [];
+    for (let at = lower.indexOf(stem); at >= 0; at = lower.indexOf(stem, at + 1)) {
+      if (at === 0 || !/[\p{L}\p{N}]/u.test(lower[at - 1])) group.push(at);
+    }
+    if (group.length > 0) out.push(group);
+  }
+  return out;
+}
+
+interface Anchors {
+  /** Positions of the anchor words, one list per word. */
+  groups: number[][];
+  /** The anchors are names of the question: the subject a value follows ("*Oakline* quoted $57,200"). */
+  subject: boolean;
+}
+
+/**
+ * Where the answer should sit near: the names of the question when the unit has them, else
+ * every matched question word.
+ */
+function answerAnchors(unit: Unit, matched: Set<string>, q: Question): Anchors {
+  const names = new Set([...matched].filter((m) => q.names.has(m)));
+  const at = names.size > 0 ? anchorGroups(unit, names) : [];
+  return at.length > 0 ? { groups: at, subject: true } : { groups: anchorGroups(unit, matched), subject: false };
+}
+
+/** Distance from an anchor to a value; after a subject, a value before it counts double ("Hartwell quoted $61,900 and Oakline …"). */
+function gap(at: number, point: number, subject: boolean): number {
+  return at >= point || !subject ? Math.abs(at - point) : (point - at) * 2;
+}
+
+/**
+ * How far a value is from the question's words: the mean, over the words, of its distance to
+ * the word's nearest occurrence. "Amara Okafor owns the press release, Rui Costa owns the launch
+ * event": Amara Okafor is near both "owns" and "press release".
+ */
+function closeness(at: number, groups: number[][], subject: boolean): number {
+  let total = 0;
+  for (const group of groups) total += Math.min(...group.map((p) => gap(at, p, subject)));
+  return total / groups.length;
+}
+
+export function nearest<T extends { start: number }>(items: T[], points: number[]): T | undefined {
+  if (points.length === 0) return items[0];
+  let best: T | undefined;
+  let bestDistance = Infinity;
+  for (const item of items) {
+    const d = Math.min(...points.map((p) => Math.abs(item.start - p)));
+    if (d < bestDistance) {
+      best = item;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/**
+ * The span that answers: one whose key or label names what is asked (`po: PO-2025-0412` for
+ * "the PO number"), then the most fitting type (an identifier before a bare number for
+ * "which order number"), then the nearest to the matched question words.
+ */
+function pickSpan(spans: Span[], q: Question, { groups, subject }: Anchors, text: string): Span | undefined {
+  const order = TYPE_SPANS[q.type] ?? [];
+  const clauses = clauseBounds(text);
+  const rank = (s: Span): number[] => {
+    const labelled = labelNames(s, q);
+    const distance = groups.length === 0 ? s.start : closeness(s.start, groups, subject);
+    return [labelled ? 0 : 1, order.indexOf(s.type), -wordsInClause(s, groups, clauses), distance];
+  };
+  let best: Span | undefined;
+  let bestKey: number[] | undefined;
+  for (const s of spans) {
+    const key = rank(s);
+    if (!bestKey || before(key, bestKey)) {
+      best = s;
+      bestKey = key;
+    }
+  }
+  return best;
+}
+
+function before(a: number[], b: number[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i];
+  return false;
+}
+
+/** Where the clauses of a statement start: at commas, semicolons, "and", "but". */
+function clauseBounds(text: string): number[] {
+  const out = [0];
+  for (const m of text.matchAll(/[,;]\s|\s(?:and|but|while|whereas)\s/g)) out.push((m.index ?? 0) + m[0].length);
+  return out;
+}
+
+/**
+ * How many question words share the value's clause: "Amara Okafor owns the press release, Rui
+ * Costa owns the launch event" gives Amara Okafor for "who owns the press release".
+ */
+function wordsInClause(span: Span, groups: number[][], bounds: number[]): number {
+  const clause = (at: number) => bounds.filter((b) => b <= at).length;
+  const own = clause(span.start);
+  return groups.filter((g) => g.some((p) => clause(p) === own)).length;
+}
+
+function dateText(m: DateMention, ctx: ReaderContext, unit: Unit): string {
+  // A record's "2026-05-12T14:00:00Z" reads as the conversation writes dates: "May 12 at 14:00".
+  const iso = /^\d{4}-\d{2}-\d{2}(?:[T ](\d{2}:\d{2}))?/.exec(m.text);
+  if (iso && ctx.style !== 'iso') return `${formatDay(m.day, ctx.style, m.day.year !== ctx.today?.year)}${iso[1] ? ` at ${iso[1]}` : ''}`;
+  if (!m.relative) return m.text;
+  const resolved = formatDay(m.day, ctx.style, true);
+  return unit.day ? `${resolved} (${m.text} before ${formatDay(unit.day, ctx.style, true)})` : resolved;
+}
+
+/** The span of the asked type, or the statement itself for a question that asks for one. */
+export function extract(found: Found, q: Question, ctx: ReaderContext): string {
+  const { unit } = found;
+  const anchored = answerAnchors(unit, found.matched, q);
+  const points = anchored.groups.flat();
+  if (q.type === 'date' || q.type === 'when') {
+    const date = nearest(datesIn(unit, q), points);
+    const time = q.type === 'when' ? nearest(unit.spans.filter((s) => s.type === 'time'), points) : undefined;
+    if (date && time && Math.abs(time.start - date.end) < 12) return unit.text.slice(Math.min(date.start, time.start), Math.max(date.end, time.end));
+    if (date) return dateText(date, ctx, unit);
+    if (time) {
+      // "Tuesdays at 06:30": a weekday just before the time belongs to the answer.
+      const day = unit.spans.find((s) => s.type === 'weekday' && s.end <= time.start && time.start - s.end < 5);
+      return day ? unit.text.slice(day.start, time.end) : time.text;
+    }
+    if (unit.day) return formatDay(unit.day, ctx.style, true);
+    return statement(found);
+  }
+  if (q.type === 'clause') {
+    // A record answers "which card" with the value filed under `card:`, not the whole record.
+    const filed = unit.spans.filter((sp) => q.focus.size > 0 && labelNames(sp, q));
+    return filed.length === 1 ? filed[0].text : statement(found);
+  }
+  const spans = typedSpans(unit, q).filter((s) => !isBridge(s, found.bridge, q));
+  const span = pickSpan(spans, q, anchored, unit.text);
+  if (!span) return statement(found);
+  return listAround(unit.text, span, unit.spans)?.text ?? span.text;
+}
+
+/** A statement as an answer: the unit, at most MAX_ANSWER_WORDS words around the match. */
+export function statement(found: Found): string {
+  const words = found.unit.text.split(/\s+/);
+  if (words.length <= MAX_ANSWER_WORDS) return found.unit.text;
+  const at = Math.max(0, Math.min(...anchors(found.unit, found.matched).map((p) => found.unit.text.slice(0, p).split(/\s+/).length - 1)));
+  const start = Math.max(0, Math.min(at - MAX_ANSWER_WORDS / 2, words.length - MAX_ANSWER_WORDS));
+  return `${start > 0 ? '…' : ''}${words.slice(start, start + MAX_ANSWER_WORDS).join(' ')}…`;
+}
+
+const CALENDAR_STEMS = new Set(
+  'monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december week day morning afternoon evening'
+    .split(' ')
+    .map(stem),
+);
+
+/**
+ * When the best statement only repeats the question ("Friday March 27, we decided."), what
+ * follows it in the same message answers. A question that names a date ("at the March 23
+ * check-in") finds the statement that heads that day ("Week 4 check-in, Monday March 23."):
+ * there, dates, numbers and up to two more words count as repeating.
+ */
+export function withFollowing(found: Found, q: Question, ctx: ReaderContext): Found {
+  const own = [...found.unit.stems].filter((s) => !q.stems.has(s) && !s.startsWith('@'));
+  // Any year will do: only whether the question names a day matters here.
+  const dated = findDates(q.text, ctx.today, ctx.today?.year ?? 2000).length > 0;
+  const header = dated && own.filter((s) => !/^\d/.test(s) && !CALENDAR_STEMS.has(s)).length < 3;
+  // A name or code the question does not have is an answer in itself ("Keeping APAC out.").
+  const names = [...found.unit.text.matchAll(/(?<!^)\b\p{Lu}[\p{L}\d-]*|\b\p{Lu}{2,}\d*\b/gu)].some((m) => !q.stems.has(stem(m[0].toLowerCase())));
+  if ((own.length >= 2 || names) && !header) return found;
+  const next = ctx.units[found.unit.index + 1];
+  if (!next || next.item !== found.unit.item) return found;
+  return { ...found, unit: next };
+}

@@ -1,0 +1,341 @@
+// Finding the statement that answers: IDF scoring, updates of a slot, two-statement links,
+// and the abstention rule. The algorithm is described in harness/models/offline.ts.
+import { normalizeText, stem } from '../../../core/text.js';
+import type { ReaderContext, Unit } from './context.js';
+import { type Day, findDates } from './dates.js';
+import type { Question } from './question.js';
+import { type Span, findSpans } from './spans.js';
+import { hasTypedValue, labelNames, norm, statesWhen, typedSpans } from './typed.js';
+import { contentStems, isAskingWord } from './words.js';
+
+/**
+ * The one abstention threshold: the share of the question's content (IDF-weighted stems,
+ * asking words left out) that the chosen statement, or the two linked statements, must cover.
+ */
+export const MIN_COVERAGE = 0.3;
+/** A unit that asks ("Can you provide the error code?") is not an answer; it only scores this share. */
+const QUESTION_FACTOR = 0.2;
+/** A unit without a span of the asked type keeps this share of its score. */
+const UNTYPED_FACTOR = 0.5;
+/** For "when", a statement dated only by the day it was said keeps this share against one that gives a date. */
+const DAY_ONLY_FACTOR = 0.75;
+/** A value filed under the asked attribute (`manager: Rosa Delgado` for "who is my manager") counts this much more. */
+const LABELLED_FACTOR = 1.25;
+/** Statements by the other party than the question asks about keep this share. */
+const OTHER_SPEAKER_FACTOR = 0.85;
+/** Asking words ("report", "pick") count this much of their weight when matched. */
+const ASKING_FACTOR = 0.3;
+/** Units within this share of the best score compete as statements of the same slot; the newest wins. */
+const UPDATE_TIE = 0.8;
+/** How far, in statements of the same message, the asked attribute may be from the answer. */
+const NEAR_UNITS = 2;
+/** How many of the best-scoring statements are tried, in order, before the reader abstains. */
+const CANDIDATES = 3;
+/** A later statement that signals a change of the slot needs this share of the best score. */
+const CHANGE_TIE = 0.25;
+/** The words naming what is asked about weigh this much more than other question words. */
+const FOCUS_FACTOR = 1.5;
+/** Stems of the question outside the part being answered count this much. */
+const CONTEXT_FACTOR = 0.35;
+
+const CHANGE_CUE = /\b(now|chang(?:e|ed|ing)|instead|mov(?:e|ed|ing)|switch(?:ed|ing)?|revis(?:e|ed|ion)|updat(?:e|ed|ing)|correct(?:ed|ion)|actually|new|no longer|push(?:ed|ing)?|rais(?:e|ed)|lower(?:ed)?|extend(?:ed)?|replac(?:e|ed)|final(?:ly)?|upgrad(?:e|ed)|downgrad(?:e|ed)|reschedul(?:e|ed)|cancel(?:led|ed)?|bump(?:ed)?|delay(?:ed)?)\b/i;
+
+const VERSION_WORDS = /\b(original(?:ly)?|initial(?:ly)?|first|old|previous(?:ly)?|earlier|before)\b/i;
+
+const CHANGE_CUES = new RegExp(CHANGE_CUE.source, 'gi');
+
+/** The unit signals a change with a word the question does not use itself ("the *revised* quote" asks about one). */
+function signalsChange(unit: Unit, q: Question): boolean {
+  for (const m of unit.text.matchAll(CHANGE_CUES)) if (!q.stems.has(stem(m[0].toLowerCase()))) return true;
+  return false;
+}
+
+interface Weighted {
+  stem: string;
+  weight: number;
+  /** Counts toward coverage (content words; not asking words). */
+  content: boolean;
+}
+
+interface Scored {
+  unit: Unit;
+  score: number;
+  matched: Set<string>;
+  /** The unit holds a value of the asked type. */
+  typed: boolean;
+}
+
+/** How many units hold the stem. */
+function df(ctx: ReaderContext, stem: string, cache: Map<string, number>): number {
+  let n = cache.get(stem);
+  if (n === undefined) {
+    n = 0;
+    for (const u of ctx.units) if (u.stems.has(stem)) n++;
+    cache.set(stem, n);
+  }
+  return n;
+}
+
+/** Inverse document frequency over the context's units; an absent stem weighs the most. */
+function idf(ctx: ReaderContext, stem: string, cache: Map<string, number>): number {
+  return Math.log(1 + ctx.units.length / (1 + df(ctx, stem, cache)));
+}
+
+/**
+ * What counts toward coverage: the question's content words that the context uses somewhere,
+ * the names it mentions whether used or not, and not its asking words. A common word no
+ * statement uses ("lunch", "ping") says nothing about which statement answers, and the asked
+ * attribute is checked on its own; a name no statement uses means nothing can answer.
+ */
+function counts(ctx: ReaderContext, q: Question, stem: string, cache: Map<string, number>): boolean {
+  return q.names.has(stem) || q.focus.has(stem) || df(ctx, stem, cache) > 0;
+}
+
+function weightedStems(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<string, number>): Weighted[] {
+  const out: Weighted[] = [];
+  for (const stem of q.stems) {
+    if (q.typeStems.has(stem)) continue;
+    const asking = isAskingWord(stem) && !q.focus.has(stem);
+    const factor = asking ? ASKING_FACTOR : q.focus.has(stem) ? FOCUS_FACTOR : 1;
+    out.push({ stem, weight: idf(ctx, stem, cache) * factor, content: !asking && counts(ctx, q, stem, cache) });
+  }
+  for (const stem of context) {
+    if (q.stems.has(stem) || q.typeStems.has(stem) || isAskingWord(stem)) continue;
+    out.push({ stem, weight: idf(ctx, stem, cache) * CONTEXT_FACTOR, content: false });
+  }
+  return out;
+}
+
+function sameDay(a: Day | undefined, b: Day): boolean {
+  return a !== undefined && a.year === b.year && a.month === b.month && a.day === b.day;
+}
+
+function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: number): Scored {
+  const matched = new Set<string>();
+  let score = 0;
+  for (const w of stems) {
+    if (unit.stems.has(w.stem)) {
+      matched.add(w.stem);
+      score += w.weight;
+    }
+  }
+  // A date in the question ("the meeting on Friday March 27") is met by a unit of that day or naming it.
+  for (const d of days) {
+    if (sameDay(unit.day, d) || unit.dates.some((m) => sameDay(m.day, d))) {
+      matched.add(`@${d.year}-${d.month}-${d.day}`);
+      score += 1;
+    }
+  }
+  if (score === 0) return { unit, score, matched, typed: false };
+  const typed = hasTypedValue(unit, q);
+  if (unit.isQuestion) score *= QUESTION_FACTOR;
+  if (!typed) score *= UNTYPED_FACTOR;
+  else if (q.type === 'when' && !statesWhen(unit, q)) score *= DAY_ONLY_FACTOR;
+  else if (typedSpans(unit, q).some((s) => labelNames(s, q))) score *= LABELLED_FACTOR;
+  if (q.speaker && unit.speaker !== q.speaker && unit.speaker !== 'tool') score *= OTHER_SPEAKER_FACTOR;
+  // Near-ties go to the newer statement; it never outweighs a shared word.
+  score += 0.05 * (unit.index / Math.max(1, n - 1));
+  return { unit, score, matched, typed };
+}
+
+function coverage(matched: Set<string>, stems: Weighted[], days: Day[]): number {
+  let total = 0;
+  let got = 0;
+  for (const w of stems) {
+    if (!w.content) continue;
+    total += w.weight;
+    if (matched.has(w.stem)) got += w.weight;
+  }
+  for (const d of days) {
+    total += 1;
+    if (matched.has(`@${d.year}-${d.month}-${d.day}`)) got += 1;
+  }
+  return total === 0 ? 1 : got / total;
+}
+
+export interface Found {
+  /** The unit the answer is taken from. */
+  unit: Unit;
+  /** The other unit of a two-statement answer, linked to `unit` by a shared name or code. */
+  via?: Unit;
+  coverage: number;
+  matched: Set<string>;
+  /** Stems of the names or codes linking `unit` and `via`: a link is never the answer. */
+  bridge?: Set<string>;
+  /** The older statement of the same slot that `unit` updates. */
+  replaces?: Unit;
+}
+
+/** Names and codes of a unit that the question does not mention: what can link it to another statement. */
+function bridges(unit: Unit, q: Question): Set<string> {
+  const out = new Set<string>();
+  for (const s of unit.spans) {
+    if (s.type !== 'identifier' && s.type !== 'name' && s.type !== 'host') continue;
+    for (const stem of contentStems(s.text)) if (!q.stems.has(stem)) out.add(stem);
+  }
+  return out;
+}
+
+/** A link is not the answer, unless its key names what is asked (`order: BC-4471829` for "the order number"). */
+export function isBridge(span: Span, bridge: Set<string> | undefined, q: Question): boolean {
+  if (!bridge || labelNames(span, q)) return false;
+  const stems = contentStems(span.text);
+  return stems.size > 0 && [...stems].every((s) => bridge.has(s));
+}
+
+/**
+ * The words naming the slot the best statement fills: the head of the asked attribute if it
+ * has it ("threshold" in "the materiality threshold"), else, when the question asks for the
+ * current value, its matched content words, of which a later statement needs half ("press
+ * release" of "who owns the press release now").
+ */
+function slotWords(best: Scored, q: Question, stems: Weighted[]): { words: string[]; need: number } {
+  if (q.head !== undefined && best.matched.has(q.head)) return { words: [q.head], need: 1 };
+  // Without a named attribute only a question asking for the current value looks this far.
+  if (!q.latest) return { words: [], need: 0 };
+  const words = stems.filter((w) => w.content && best.matched.has(w.stem)).map((w) => w.stem);
+  return { words, need: Math.ceil(words.length / 2) };
+}
+
+/** Codes and hosts in the message a unit belongs to. */
+function codesOf(unit: Unit, ctx: ReaderContext): Set<string> {
+  const out = new Set<string>();
+  for (let i = unit.index; i >= 0 && ctx.units[i].item === unit.item; i--) addCodes(ctx.units[i], out);
+  for (let i = unit.index + 1; i < ctx.units.length && ctx.units[i].item === unit.item; i++) addCodes(ctx.units[i], out);
+  return out;
+}
+
+function addCodes(unit: Unit, out: Set<string>): void {
+  for (const s of unit.spans) if (s.type === 'identifier' || s.type === 'host') out.add(norm(s.text));
+}
+
+/**
+ * A later statement is about the same thing as the best one when it has every name of the
+ * question the best one has ("Oakline's", "the Latitudes"), or its message shares a code with
+ * the best one's ("BR-4471 left out the dock; the revised unit price is $1,412").
+ */
+function sameThing(best: Scored, later: Scored, q: Question, ctx: ReaderContext): boolean {
+  if ([...q.names].every((n) => !best.matched.has(n) || later.matched.has(n))) return true;
+  const codes = codesOf(best.unit, ctx);
+  return [...codesOf(later.unit, ctx)].some((c) => codes.has(c));
+}
+
+/**
+ * An update replaces the old value. A later statement of the same slot wins when it nearly
+ * ties with the best (and signals a change, is asked for as the newest, or scores as well), or
+ * when it signals a change ("is now", "revised", "instead"), is about the same thing and names
+ * the slot (the head of the asked attribute, "threshold" in "the materiality threshold").
+ */
+function newestOfSlot(best: Scored, ranked: Scored[], q: Question, stems: Weighted[], ctx: ReaderContext): Scored {
+  const slot = slotWords(best, q, stems);
+  // "Oakline's revised quote", "the original target": the question names which version it wants.
+  const namedVersion = !q.latest && (CHANGE_CUE.test(q.text) || VERSION_WORDS.test(q.text));
+  const later = ranked
+    .filter((r) => r.unit.index > best.unit.index && !r.unit.isQuestion && r.typed)
+    .sort((a, b) => a.unit.index - b.unit.index);
+  let chosen = best;
+  for (const r of later) {
+    const cue = signalsChange(r.unit, q);
+    const sameSlot = [...best.matched].filter((s) => r.matched.has(s)).length >= Math.max(1, best.matched.size - 1);
+    const tie = r.score >= best.score * UPDATE_TIE && sameSlot && (q.latest || cue || r.score >= best.score);
+    const named = slot.words.filter((w) => r.matched.has(w)).length;
+    const change = cue && !namedVersion && slot.need > 0 && named >= slot.need && r.score >= best.score * CHANGE_TIE && sameThing(best, r, q, ctx);
+    if (tie || change) chosen = r;
+  }
+  return chosen;
+}
+
+/** Finds the statement(s) answering `q`; undefined when nothing covers enough of it. */
+export function find(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<string, number>): Found | undefined {
+  const mentions = findDates(q.text, ctx.today, ctx.today?.year);
+  const days = mentions.map((d) => d.day);
+  // "last week" counts once, as the day it stands for, not again as the words "last" and "week".
+  const dateWords = new Set(mentions.filter((m) => m.relative).flatMap((m) => [...contentStems(m.text)]));
+  const stems = weightedStems(ctx, q, context, cache).filter((w) => !dateWords.has(w.stem));
+  const n = ctx.units.length;
+  const ranked = ctx.units.map((u) => scoreUnit(u, q, stems, days, n)).filter((r) => r.score > 0);
+  ranked.sort((a, b) => b.score - a.score || b.unit.index - a.unit.index);
+  const answerable = ranked.filter((r) => !r.unit.isQuestion && r.typed);
+  // The best statement that covers the question; a near-top one that does when the top one does not.
+  for (const first of answerable.slice(0, CANDIDATES)) {
+    const best = newestOfSlot(first, answerable, q, stems, ctx);
+    // An update that does not cover the question falls back to the statement it would replace.
+    for (const from of best === first ? [first] : [best, first]) {
+      const found = foundFrom(first, from, ranked, q, stems, days);
+      if (covered(found, q, ctx)) return found;
+    }
+  }
+  return undefined;
+}
+
+function foundFrom(first: Scored, best: Scored, ranked: Scored[], q: Question, stems: Weighted[], days: Day[]): Found {
+  // An update is judged with the statement it replaces: together they name the slot and the new value.
+  const union = best === first ? best.matched : new Set([...first.matched, ...best.matched]);
+  let found: Found = { unit: best.unit, coverage: coverage(union, stems, days), matched: best.matched };
+  if (best !== first) found.replaces = first.unit;
+  if (found.coverage < 1) found = linked(found, ranked, q, stems, days) ?? found;
+  return found;
+}
+
+/** Codes and hosts the question names ("PHX-1", "db-orders-16a"): if the context never states one, nothing can answer. */
+function unknownCode(q: Question, ctx: ReaderContext): boolean {
+  const codes = findSpans(q.text).filter((s) => s.type === 'identifier' || s.type === 'host');
+  return codes.some((code) => {
+    const stem = normalizeText(code.text);
+    return !ctx.units.some((u) => !u.isQuestion && u.stems.has(stem));
+  });
+}
+
+/** A statement of the same message just before or after (a long tool output is many messages' worth). */
+function nextTo(u: Unit, unit: Unit): boolean {
+  return u.item === unit.item && !u.isQuestion && Math.abs(u.index - unit.index) <= NEAR_UNITS;
+}
+
+/** A name the question mentions ("the AWS account", "Natalie Brooks' phone") that no statement has. */
+function unknownName(q: Question, ctx: ReaderContext): boolean {
+  return [...q.names].some((name) => !ctx.units.some((u) => !u.isQuestion && u.stems.has(name)));
+}
+
+/**
+ * The abstention rule. The answering statement(s) must cover MIN_COVERAGE of the question's
+ * content, and every word of the attribute it names ("which *vanity colour*", "my *credit
+ * score*") must be in them or in the message they are in: a statement about "credit
+ * utilisation" does not answer a question about a credit score. A code or a name the context
+ * never states is never covered.
+ */
+function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
+  if (unknownCode(q, ctx) || unknownName(q, ctx)) return false;
+  if (found.coverage < MIN_COVERAGE) return false;
+  if (q.focus.size === 0) return true;
+  const near = ctx.units.filter((u) => u === found.via || u === found.replaces || nextTo(u, found.unit));
+  // "Which *customer* had the most late shipments": the answer names a customer, rarely the word.
+  const category = /^\s*(?:\S+\s+){0,3}?which\b/i.test(q.text) ? q.head : undefined;
+  return [...q.focus].every((f) => f === category || near.some((u) => u.stems.has(f)));
+}
+
+/**
+ * Two statements joined by a name or code neither is asked about ("Kestrel Foods had the
+ * most late shipments" + "Kestrel Foods: account manager Marisol Ortega"): when together
+ * they cover clearly more of the question than the best single one, the answer comes from
+ * the one that holds a value of the asked type.
+ */
+function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[], days: Day[]): Found | undefined {
+  let best: Found | undefined;
+  for (const first of ranked.slice(0, 5)) {
+    const links = bridges(first.unit, q);
+    if (links.size === 0) continue;
+    for (const second of ranked) {
+      if (second.unit === first.unit || second.unit.isQuestion) continue;
+      const shared = new Set([...links].filter((l) => second.unit.stems.has(l)));
+      if (shared.size === 0) continue;
+      const matched = new Set([...first.matched, ...second.matched]);
+      const cov = coverage(matched, stems, days);
+      if (best && cov <= best.coverage) continue;
+      const holder = [second, first].find((r) => typedSpans(r.unit, q).some((s) => !isBridge(s, shared, q)));
+      const answerUnit = q.type === 'clause' ? first : holder;
+      if (!answerUnit) continue;
+      best = { unit: answerUnit.unit, via: answerUnit === second ? first.unit : second.unit, coverage: cov, matched, bridge: shared };
+    }
+  }
+  return best && best.coverage >= single.coverage + 0.15 ? best : undefined;
+}

@@ -1,0 +1,66 @@
+// What counts as a value of the asked type in a statement: the spans of the type, the dates
+// for "when", and whether a value is filed under the asked attribute.
+import { containsNormalized, normalizeText } from '../../../core/text.js';
+import type { Unit } from './context.js';
+import type { DateMention } from './dates.js';
+import type { AnswerType, Question } from './question.js';
+import type { Span, SpanType } from './spans.js';
+import { TextMemo } from './memo.js';
+import { contentStems } from './words.js';
+
+export const TYPE_SPANS: Partial<Record<AnswerType, SpanType[]>> = {
+  money: ['money', 'number'],
+  quantity: ['quantity', 'number', 'money', 'percent'],
+  number: ['number', 'quantity'],
+  percent: ['percent'],
+  identifier: ['identifier', 'number', 'host', 'version'],
+  phone: ['phone'],
+  email: ['email'],
+  url: ['url', 'host'],
+  host: ['host', 'identifier'],
+  version: ['version', 'identifier'],
+  time: ['time'],
+  name: ['name'],
+  weekday: ['weekday'],
+};
+
+/** Spans of the asked type in a unit, leaving out values the question itself names. */
+export function typedSpans(unit: Unit, q: Question): Span[] {
+  const types = TYPE_SPANS[q.type];
+  if (!types) return [];
+  const asked = norm(q.text);
+  return unit.spans.filter((s) => types.includes(s.type) && !containsNormalized(asked, norm(s.text)));
+}
+
+// Span and question texts recur across thousands of probes; each is normalised once.
+const normalized = new TextMemo<string>();
+
+export const norm = (text: string) => normalized.get(text, () => normalizeText(text));
+
+export function datesIn(unit: Unit, q: Question): DateMention[] {
+  const asked = norm(q.text);
+  return unit.dates.filter((d) => !containsNormalized(asked, norm(d.text)));
+}
+
+/** The unit itself gives a date or a time (not only the day it was said). */
+export function statesWhen(unit: Unit, q: Question): boolean {
+  return datesIn(unit, q).length > 0 || unit.spans.some((s) => s.type === 'time');
+}
+
+export function hasTypedValue(unit: Unit, q: Question): boolean {
+  if (q.type === 'clause') return true;
+  if (q.type === 'date') return datesIn(unit, q).length > 0;
+  if (q.type === 'when') return datesIn(unit, q).length > 0 || unit.spans.some((s) => s.type === 'time') || unit.day !== undefined;
+  return typedSpans(unit, q).length > 0;
+}
+
+const labels = new TextMemo<Set<string>>();
+
+const labelStems = (label: string) => labels.get(label, () => contentStems(label.replace(/[_.]+/g, ' ')));
+
+/** The span's key or label is a word of the question's asked attribute (or, with none, of the question). */
+export function labelNames(span: Span, q: Question): boolean {
+  if (span.label === undefined) return false;
+  const words = q.focus.size > 0 ? q.focus : q.stems;
+  return [...labelStems(span.label)].some((l) => words.has(l));
+}
