@@ -71,8 +71,9 @@ function bareQuestion(text: string): string {
  * 7. Answer. The span of the asked type: one filed under the asked attribute first, then
  *    the most fitting type, then the one in the clause holding most question words,
  *    then the nearest to them (after a name the question mentions, a value before it
- *    counts double). A list when values are listed together; a relative date resolved,
- *    with the words it was said in; a record's ISO date in the conversation's style.
+ *    counts double). A list when values are listed together; a relative date resolved
+ *    at the precision it was said with ("last month" → "May 2023", "last week" → "the
+ *    week before 9 June 2023"); a record's ISO date in the conversation's style.
  *    For other questions the value a record files under the asked attribute ("which
  *    card" → `card: visa-4417`), else the statement itself, or the next one in the
  *    message when it only repeats the question (naming nothing new) or heads the day it

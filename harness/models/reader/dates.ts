@@ -95,6 +95,10 @@ export function weekdayName(d: Day): string {
   return WEEKDAY_NAMES[weekday(d)];
 }
 
+export function monthName(month: number): string {
+  return MONTH_NAMES[month - 1];
+}
+
 /**
  * Formats like the conversation writes dates: month-day → "May 8", day-month → "8 May",
  * iso → "2026-05-08" (always with its year: ISO without one is not a form people write);

@@ -2,7 +2,7 @@
 // question's words, a date in the conversation's style, or the statement itself.
 import { stem } from '../../../core/text.js';
 import type { ReaderContext, Unit } from './context.js';
-import { type DateMention, findDates, formatDay } from './dates.js';
+import { type DateMention, type Day, findDates, formatDay, monthName } from './dates.js';
 import type { Question } from './question.js';
 import { type Span, listAround } from './spans.js';
 import { type Found, isBridge } from './retrieve.js';
@@ -131,8 +131,24 @@ function dateText(m: DateMention, ctx: ReaderContext, unit: Unit): string {
   const iso = /^\d{4}-\d{2}-\d{2}(?:[T ](\d{2}:\d{2}))?/.exec(m.text);
   if (iso && ctx.style !== 'iso') return `${formatDay(m.day, ctx.style, m.day.year !== ctx.today?.year)}${iso[1] ? ` at ${iso[1]}` : ''}`;
   if (!m.relative) return m.text;
-  const resolved = formatDay(m.day, ctx.style, true);
-  return unit.day ? `${resolved} (${m.text} before ${formatDay(unit.day, ctx.style, true)})` : resolved;
+  return relativeText(m, ctx, unit.day);
+}
+
+/**
+ * A relative date at the precision it was said with: "yesterday" → the day, "last month" →
+ * "April 2023", "last week" → "the week before 9 June 2023", "two weeks ago" → "2 weeks
+ * before 9 June 2023" (a week is not a day, so no day is made up for it).
+ */
+function relativeText(m: DateMention, ctx: ReaderContext, said: Day | undefined): string {
+  if (m.precision === 'year') return String(m.day.year);
+  if (m.precision === 'month') return `${monthName(m.day.month)} ${m.day.year}`;
+  if (said && /\bweeks?\b/i.test(m.text)) {
+    const saidText = formatDay(said, ctx.style, true);
+    const count = /\b(\w+) weeks? ago\b/i.exec(m.text);
+    if (count) return `${count[1]} weeks before ${saidText}`;
+    return /\bnext\b/i.test(m.text) ? `the week after ${saidText}` : `the week before ${saidText}`;
+  }
+  return formatDay(m.day, ctx.style, true);
 }
 
 /** The span of the asked type, or the statement itself for a question that asks for one. */

@@ -172,8 +172,16 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
 
   it('resolves a relative date against the day it was said', () => {
     const context = [stamped('2023-05-08T13:56:00', '[Session 1: 1:56 pm on 8 May, 2023]\nCaroline: I went to a support group yesterday.')];
-    // Dated like the conversation's own session header, with the words it was said in.
-    expect(answer(context, 'When did Caroline go to the support group?')).toBe('7 May 2023 (yesterday before 8 May 2023)');
+    // Dated like the conversation's own session header, at the precision it was said with.
+    expect(answer(context, 'When did Caroline go to the support group?')).toBe('7 May 2023');
+    const vague = [
+      stamped('2023-06-09T10:00:00', '[Session 2: 10:00 am on 9 June, 2023]\nMelanie: We went camping last week.'),
+      stamped('2023-06-09T10:05:00', 'Melanie: And I started pottery last month.'),
+      stamped('2023-06-09T10:06:00', 'Melanie: My brother visited two weeks ago.'),
+    ];
+    expect(answer(vague, 'When did Melanie go camping?')).toBe('the week before 9 June 2023');
+    expect(answer(vague, 'When did Melanie start pottery?')).toBe('May 2023');
+    expect(answer(vague, "When did Melanie's brother visit?")).toBe('two weeks before 9 June 2023');
     expect(answer([stamped('2026-03-04T10:00:00Z', 'The pipe burst yesterday.')], 'When did the pipe burst?')).toContain('March 3, 2026');
   });
 
