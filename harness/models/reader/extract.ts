@@ -151,6 +151,11 @@ function relativeText(m: DateMention, ctx: ReaderContext, said: Day | undefined)
   return formatDay(m.day, ctx.style, true);
 }
 
+/** A machine time's "Z" (15:30:12Z) is said as UTC. */
+function utc(time: string): string {
+  return time.replace(/(\d)Z$/, '$1 UTC');
+}
+
 /** The span of the asked type, or the statement itself for a question that asks for one. */
 export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   const { unit } = found;
@@ -164,7 +169,7 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
     if (time) {
       // "Tuesdays at 06:30": a weekday just before the time belongs to the answer.
       const day = unit.spans.find((s) => s.type === 'weekday' && s.end <= time.start && time.start - s.end < 5);
-      return day ? unit.text.slice(day.start, time.end) : time.text;
+      return utc(day ? unit.text.slice(day.start, time.end) : time.text);
     }
     if (unit.day) return formatDay(unit.day, ctx.style, true);
     return statement(found);
@@ -177,6 +182,7 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   const spans = typedSpans(unit, q).filter((s) => !isBridge(s, found.bridge, q));
   const span = pickSpan(spans, q, anchored, unit.text);
   if (!span) return statement(found);
+  if (span.type === 'time') return utc(span.text);
   return listAround(unit.text, span, unit.spans)?.text ?? span.text;
 }
 

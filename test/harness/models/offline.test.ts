@@ -330,4 +330,10 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     const context = toolResult('{"refund":"REF-88412","invoice":"INV-2026-01143","card":"visa-4417"}');
     expect(answer(context, 'Which card did the refund go to?')).toBe('visa-4417');
   });
+
+  it('says a machine time in UTC', () => {
+    const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
+    expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
+    expect(answer(context, 'What time did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
+  });
 });
