@@ -8,6 +8,7 @@ describe('what a question asks for', () => {
     ["What's the serial of the replacement ThinkPad?", 'identifier'],
     ['What is the number of guests?', 'quantity'],
     ["What's Oakline's current quote?", 'money'],
+    ["What's the current contractor estimate amount?", 'money'],
     ['What was the final price of the outbound flight?', 'money'],
     ['Which card should I tell my bank the refund went to?', 'clause'],
     ['Which card will the next invoice be charged to?', 'clause'],
