@@ -81,7 +81,7 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   if (/\bwhen\b|\bwhat year\b|\bwhich year\b|\bwhat month\b|\bwhich month\b/.test(q)) return { type: 'when', typeStems: ['date', 'time', 'year', 'month'] };
   if (/\b(what|which) weekday\b/.test(q)) return { type: 'weekday', typeStems: ['weekday'] };
   // "What's the final price", "what deposit": the asked noun is a sum; "which card did the refund go to" asks a card.
-  if (/\b(?:what|which)(?:'s| is| was| are| were)? (?:the |my |our |your |their )?(?:[\w'-]+ ){0,3}?(price|cost|budget|quote|total|amount|fee|deposit|refund|salary|stipend|bonus|premium)s?\b/.test(q)) {
+  if (/\b(?:what|which)(?:'s| is| was| are| were)? (?:the |my |our |your |their )?(?:(?!(?:did|does|do|is|was|are|were|will|would|should|can|could|has|have|had)\b)[\w'-]+ ){0,3}?(price|cost|budget|quote|total|amount|fee|deposit|refund|salary|stipend|bonus|premium)s?\b/.test(q)) {
     return { type: 'money', typeStems: MONEY_NOUNS };
   }
   return { type: 'clause', typeStems: [] };

@@ -5,7 +5,7 @@ import type { ReaderContext, Unit } from './context.js';
 import { type Day, findDates } from './dates.js';
 import type { Question } from './question.js';
 import { type Span, findSpans } from './spans.js';
-import { hasTypedValue, labelNames, norm, statesWhen, typedSpans } from './typed.js';
+import { hasFirstType, hasTypedValue, labelNames, norm, statesWhen, typedSpans } from './typed.js';
 import { contentStems, isAskingWord } from './words.js';
 
 /**
@@ -17,6 +17,8 @@ export const MIN_COVERAGE = 0.3;
 const QUESTION_FACTOR = 0.2;
 /** A unit without a span of the asked type keeps this share of its score. */
 const UNTYPED_FACTOR = 0.5;
+/** A statement whose only value is of a stand-in type (an identifier for "which version") keeps this share. */
+const STAND_IN_FACTOR = 0.85;
 /** For "when", a statement dated only by the day it was said keeps this share against one that gives a date. */
 const DAY_ONLY_FACTOR = 0.75;
 /** A value filed under the asked attribute (`manager: Rosa Delgado` for "who is my manager") counts this much more. */
@@ -132,6 +134,7 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
   if (!typed) score *= UNTYPED_FACTOR;
   else if (q.type === 'when' && !statesWhen(unit, q)) score *= DAY_ONLY_FACTOR;
   else if (typedSpans(unit, q).some((s) => labelNames(s, q))) score *= LABELLED_FACTOR;
+  else if (!hasFirstType(unit, q)) score *= STAND_IN_FACTOR;
   if (q.speaker && unit.speaker !== q.speaker && unit.speaker !== 'tool') score *= OTHER_SPEAKER_FACTOR;
   // Near-ties go to the newer statement; it never outweighs a shared word.
   score += 0.05 * (unit.index / Math.max(1, n - 1));

@@ -47,6 +47,12 @@ export function statesWhen(unit: Unit, q: Question): boolean {
   return datesIn(unit, q).length > 0 || unit.spans.some((s) => s.type === 'time');
 }
 
+/** The unit holds a value of the asked type itself, not only of a stand-in type (an identifier for a version). */
+export function hasFirstType(unit: Unit, q: Question): boolean {
+  const first = TYPE_SPANS[q.type]?.[0];
+  return first === undefined || typedSpans(unit, q).some((s) => s.type === first);
+}
+
 export function hasTypedValue(unit: Unit, q: Question): boolean {
   if (q.type === 'clause') return true;
   if (q.type === 'date') return datesIn(unit, q).length > 0;
@@ -62,5 +68,6 @@ const labelStems = (label: string) => labels.get(label, () => contentStems(label
 export function labelNames(span: Span, q: Question): boolean {
   if (span.label === undefined) return false;
   const words = q.focus.size > 0 ? q.focus : q.stems;
-  return [...labelStems(span.label)].some((l) => words.has(l));
+  // `version: v4.12.1` for "which version": the key names the asked type.
+  return [...labelStems(span.label)].some((l) => words.has(l) || q.typeStems.has(l));
 }

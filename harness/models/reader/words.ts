@@ -8,7 +8,7 @@ const STOP_WORDS = new Set(
     'they them their theirs this that these those there here what which who whom whose when where why how all any both each few more ' +
     'other some such no nor not only own same so than too very can could will would shall should may might must just also again ' +
     'now ever still yet please tell told say said says mention mentioned remember recall know knew think thought anything ' +
-    'something everything one ok okay yes yeah hi hello thanks thank s t d ll m re ve get got let lets many much long whole per ca wo'
+    'something everything one ok okay yes yeah hi hello thanks thank s t d ll m re ve get got let lets many much long whole per ca wo up'
   ).split(/\s+/),
 );
 

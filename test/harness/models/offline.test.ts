@@ -336,4 +336,13 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
     expect(answer(context, 'What time did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
   });
+
+  it('prefers a value of the asked type itself to a stand-in, and a key naming the type', () => {
+    const context = [
+      assistantMessage('Action items: canary must not be skippable for checkout-api, and an alert on E1047 rate.'),
+      ...toolResult('{"service":"checkout-api","version":"v4.12.1"}'),
+      assistantMessage('Alert for checkout-api on E1047 added.'),
+    ];
+    expect(answer(context, 'Which checkout-api version is running in production right now?')).toBe('v4.12.1');
+  });
 });

@@ -12,6 +12,7 @@ describe('what a question asks for', () => {
     ['What was the final price of the outbound flight?', 'money'],
     ['Which card should I tell my bank the refund went to?', 'clause'],
     ['Which card will the next invoice be charged to?', 'clause'],
+    ['Which card did the refund go to?', 'clause'],
     ['Which ticket number is for the laptop?', 'identifier'],
     ['How much did the repair cost?', 'money'],
     ['How many guests are coming?', 'quantity'],
