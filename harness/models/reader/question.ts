@@ -144,10 +144,11 @@ export function questionParts(text: string): string[] {
     const starts = [...sentence.matchAll(wh)].map((m) => m.index ?? 0);
     let from = 0;
     for (const at of starts.slice(1)) {
-      const joint = /(?:,\s*and|\band|,)\s+$/i.exec(sentence.slice(from, at));
+      // "…, and by when must they use them": the preposition belongs to the next part.
+      const joint = /(?:,\s*and|\band|,)\s+((?:by|from|on|at|in|to|for|until|since)\s+)?$/i.exec(sentence.slice(from, at));
       if (!joint) continue;
       out.push(sentence.slice(from, from + joint.index).trim());
-      from = at;
+      from = at - (joint[1]?.length ?? 0);
     }
     out.push(sentence.slice(from).trim());
   }

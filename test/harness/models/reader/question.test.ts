@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { analyseQuestion, focusPhrase } from '../../../../harness/models/reader/question.js';
+import { analyseQuestion, focusPhrase, questionParts } from '../../../../harness/models/reader/question.js';
 
 describe('what a question asks for', () => {
+  it('splits a question that asks two things, a preposition going with the second', () => {
+    expect(questionParts('How many leave days can someone carry over, and by when must they use them?')).toEqual([
+      'How many leave days can someone carry over',
+      'by when must they use them?',
+    ]);
+  });
+
   it.each([
     ['What date of loss is on my claim?', 'date'],
     ['What was the order number for the shoes?', 'identifier'],
