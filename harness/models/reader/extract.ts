@@ -35,6 +35,8 @@ function anchorGroups(unit: Unit, matched: Set<string>): number[][] {
 interface Anchors {
   /** Positions of the anchor words, one list per word. */
   groups: number[][];
+  /** Positions of every matched question word, one list per word. */
+  all: number[][];
   /** The anchors are names of the question: the subject a value follows ("*Oakline* quoted $57,200"). */
   subject: boolean;
 }
@@ -46,7 +48,8 @@ interface Anchors {
 function answerAnchors(unit: Unit, matched: Set<string>, q: Question): Anchors {
   const names = new Set([...matched].filter((m) => q.names.has(m)));
   const at = names.size > 0 ? anchorGroups(unit, names) : [];
-  return at.length > 0 ? { groups: at, subject: true } : { groups: anchorGroups(unit, matched), subject: false };
+  const all = anchorGroups(unit, matched);
+  return at.length > 0 ? { groups: at, all, subject: true } : { groups: all, all, subject: false };
 }
 
 /** Distance from an anchor to a value; after a subject, a value before it counts double ("Hartwell quoted $61,900 and Oakline …"). */
@@ -84,13 +87,13 @@ export function nearest<T extends { start: number }>(items: T[], points: number[
  * "the PO number"), then the most fitting type (an identifier before a bare number for
  * "which order number"), then the nearest to the matched question words.
  */
-function pickSpan(spans: Span[], q: Question, { groups, subject }: Anchors, text: string): Span | undefined {
+function pickSpan(spans: Span[], q: Question, { groups, all, subject }: Anchors, text: string): Span | undefined {
   const order = TYPE_SPANS[q.type] ?? [];
   const clauses = clauseBounds(text);
   const rank = (s: Span): number[] => {
     const labelled = labelNames(s, q);
     const distance = groups.length === 0 ? s.start : closeness(s.start, groups, subject);
-    return [labelled ? 0 : 1, order.indexOf(s.type), -wordsInClause(s, groups, clauses), distance];
+    return [labelled ? 0 : 1, order.indexOf(s.type), -wordsInClause(s, all, clauses), distance];
   };
   let best: Span | undefined;
   let bestKey: number[] | undefined;

@@ -345,4 +345,9 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     ];
     expect(answer(context, 'Which checkout-api version is running in production right now?')).toBe('v4.12.1');
   });
+
+  it('counts every question word in the clause, not only the names', () => {
+    const context = [assistantMessage('Recorded as AI-1 (canary required), AI-2 (config lint), AI-3 (E1047 alert).')];
+    expect(answer(context, 'Which error code should the new alert in AI-3 match on?')).toBe('E1047');
+  });
 });
