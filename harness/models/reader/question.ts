@@ -70,6 +70,10 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
     return { type: 'name', typeStems: ['name'] };
   }
   if (/\b(?:day|date) and time\b/.test(q)) return { type: 'when', typeStems: ['date', 'day', 'time'] };
+  // "Which three days am I training on?": days of the week, not dates.
+  if (/\b(?:what|which) (?:weekdays|(?:\w+ )?days of the week|(?:two|three|four|five|six|\d) days)\b|\b(?:what|which) days\b/.test(q)) {
+    return { type: 'weekday', typeStems: ['day', 'weekday'] };
+  }
   // "What date of loss is on my claim?" asks for a date, whatever else it names.
   if (/\b(what|which)(?:'s| is| was)? (?:the )?(?:(?:first|last|latest|earliest|final|due|start|end|next) )?(date|day)\b|\bby when\b|\bon what date\b/.test(q)) {
     return { type: 'date', typeStems: ['date', 'day'] };
@@ -167,6 +171,7 @@ const PHRASE_END = new Set(
 );
 const CONTRACTIONS = new Set(["what's", "who's", "where's", "when's", "how's", "it's", "that's", "there's", "here's"]);
 const DETERMINERS = new Set('the my our your his her their its a an this that these those'.split(' '));
+const COUNT_WORDS = /^(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|both|all)$/;
 const TYPE_NOUNS = new Set('name number id code date day time amount value month year week hour minute percentage percent'.split(' ').map(stem));
 
 /**
@@ -199,7 +204,8 @@ export function focusPhrase(text: string): string[] {
   while (i < words.length && (['is', 'are', 'was', 'were', "what's"].includes(words[i]) || DETERMINERS.has(words[i]))) i++;
   const phrase: string[] = [];
   for (; i < words.length && !PHRASE_END.has(words[i]); i++) if (words[i]) phrase.push(words[i]);
-  const content = phrase.filter((w) => !TYPE_NOUNS.has(stem(w)));
+  // "which *three* days": a count says how many, not which.
+  const content = phrase.filter((w) => !TYPE_NOUNS.has(stem(w)) && !COUNT_WORDS.test(w));
   if (content.length === 0 && ['of', 'for', 'on'].includes(words[i] ?? '')) return focusPhrase(`what ${words.slice(i + 1).join(' ')}`);
   return content;
 }

@@ -25,6 +25,8 @@ describe('what a question asks for', () => {
     ['How many guests are coming?', 'quantity'],
     ['What metformin dose do you have down for me?', 'quantity'],
     ["What's my mum's name?", 'name'],
+    ['Which three days am I training on?', 'weekday'],
+    ['Which day is the technician coming?', 'date'],
     ["What's the name of the technician coming on Friday?", 'name'],
     ["What's the exact name of the new host?", 'host'],
   ])('%j asks for a %s', (question, type) => {
@@ -36,6 +38,10 @@ describe('what a question asks for', () => {
     expect(focusPhrase('Which card holds the transferred balance?')).toEqual(['card']);
     expect(focusPhrase("Remind me what Sam can't eat, I'm filling in the tour form.")).toEqual(['can\'t', 'eat']);
     expect(focusPhrase("What's the name of Oakline's site foreman?")).toEqual(['site', 'foreman']);
+  });
+
+  it('leaves a count out of the asked attribute', () => {
+    expect([...analyseQuestion('Which three days am I training on?').focus]).toEqual([]);
   });
 
   it('reads the attribute after a plural type noun: "how many days of bereavement leave"', () => {
