@@ -161,7 +161,7 @@ export function questionParts(text: string): string[] {
 
 // Words that end the noun phrase a question asks about.
 const PHRASE_END = new Set(
-  ('did do does is are was were will would should can could has have had may might must i we you he she they it me us ' +
+  ('did do does am is are was were will would should can could has have had may might must i we you he she they it me us ' +
    'for of on in at to with from by about after before during than that which who when where if so and or but again ' +
    'exactly now right currently still then there here this these those ' +
    // Verbs that follow the asked noun ("which incident id *goes* on …", "which card *holds* …").
