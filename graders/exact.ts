@@ -7,10 +7,11 @@ import { containsNormalized, normalizeAnswer, normalizeText, occurrencesNormaliz
 
 /**
  * True when every `mustInclude` entry has at least one alternative the answer asserts: present
- * as whole words (after `normalizeAnswer`), in a clause that does not negate it, hedge it or
- * offer another value beside it, and not after the answer has said it does not know. When the
- * reference itself only ever negates the phrase ("No tree nuts at all"), the answer must
- * negate it too: "no tree nuts" agrees, "tree nuts are fine" contradicts it.
+ * as whole words (after `normalizeAnswer`), in a clause that does not negate it, hedge it,
+ * offer another value beside it or say it does not know, and not after the answer has said
+ * it does not know. When the reference itself only ever negates the phrase ("No tree nuts at
+ * all"), the answer must say the same negation: "no tree nuts in any food" agrees; "tree nuts
+ * are fine" and "no restrictions on tree nuts" do not.
  */
 export function mustIncludePass(answer: string, mustInclude: string[][], reference?: string): boolean {
   const clauses = answerClauses(answer);
@@ -19,15 +20,41 @@ export function mustIncludePass(answer: string, mustInclude: string[][], referen
   return mustInclude.every((alternatives) =>
     alternatives.some((raw) => {
       const phrase = normalizeAnswer(raw);
-      return asserts(clauses, whole, phrase, negatedIn(referenceClauses, phrase));
+      const negated = negatedForms(referenceClauses, phrase);
+      return negated.length > 0 ? assertsAny(clauses, negated, phrase) : asserts(clauses, whole, phrase);
     }),
   );
 }
 
-/** The phrase occurs in these clauses only under a negation ("no tree nuts"). */
-function negatedIn(clauses: Clause[], phrase: string): boolean {
-  const at = clauses.flatMap((c) => occurrencesNormalized(c.text, phrase).map((i) => ({ text: c.text, i })));
-  return at.length > 0 && at.every(({ text, i }) => negatedAt(text, phrase, i));
+/**
+ * When every occurrence of the phrase in the reference is negated, the negations as written,
+ * from the negating word to the phrase ("no tree nuts"); otherwise none.
+ */
+function negatedForms(clauses: Clause[], phrase: string): string[] {
+  const forms: string[] = [];
+  for (const { text } of clauses) {
+    for (const at of occurrencesNormalized(text, phrase)) {
+      const { before } = around(text, phrase, at);
+      const k = negatingWord(before);
+      if (k < 0) return [];
+      forms.push([...before.slice(k), phrase].join(' '));
+    }
+  }
+  return forms;
+}
+
+/** A negated form of the phrase stated in a clause that does not hedge, abstain or offer another value. */
+function assertsAny(clauses: Clause[], forms: string[], phrase: string): boolean {
+  for (const clause of clauses) {
+    // Nothing after "I don't know" counts, and a clause that says it or hedges asserts nothing.
+    if (clause.abstains) return false;
+    if (clause.hedged) continue;
+    const stated = forms.some((form) =>
+      occurrencesNormalized(clause.text, form).some((at) => !offeredBeside(clause.text, phrase, at + form.length - phrase.length)),
+    );
+    if (stated) return true;
+  }
+  return false;
 }
 
 interface Clause {
@@ -53,7 +80,7 @@ function answerClauses(answer: string): Clause[] {
     .filter((clause) => clause.text.length > 0);
 }
 
-function asserts(clauses: Clause[], whole: string, phrase: string, negationAgrees = false): boolean {
+function asserts(clauses: Clause[], whole: string, phrase: string): boolean {
   if (!containsNormalized(whole, phrase)) return false;
   let abstained = false;
   let seen = false;
@@ -61,9 +88,7 @@ function asserts(clauses: Clause[], whole: string, phrase: string, negationAgree
     const found = occurrencesNormalized(clause.text, phrase);
     if (found.length > 0) {
       seen = true;
-      const stands = (at: number) =>
-        negationAgrees ? negatedAt(clause.text, phrase, at) && !offeredBeside(clause.text, phrase, at) : !qualifiedAt(clause.text, phrase, at);
-      if (!abstained && !clause.hedged && found.some(stands)) return true;
+      if (!abstained && !clause.abstains && !clause.hedged && found.some((at) => !qualifiedAt(clause.text, phrase, at))) return true;
     }
     abstained ||= clause.abstains;
   }
@@ -98,9 +123,14 @@ function qualifiedAt(text: string, phrase: string, at: number): boolean {
   return offeredBeside(text, phrase, at) || negatedAt(text, phrase, at);
 }
 
+/** Index of the first word of `before` that negates what follows it, or -1. */
+function negatingWord(before: string[]): number {
+  return before.findIndex((w, i) => (NEGATIONS.has(w) || w === 'no') && !NOT_ABOUT_THE_VALUE.has(before[i + 1] ?? ''));
+}
+
 function negatedAt(text: string, phrase: string, at: number): boolean {
   const { before, after } = around(text, phrase, at);
-  const negatedBefore = before.some((w, i) => (NEGATIONS.has(w) || w === 'no') && !NOT_ABOUT_THE_VALUE.has(before[i + 1] ?? ''));
+  const negatedBefore = negatingWord(before) >= 0;
   return negatedBefore || after.some((w) => NEGATIONS.has(w));
 }
 

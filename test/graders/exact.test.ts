@@ -60,6 +60,15 @@ describe('mustIncludePass against a reference that negates', () => {
     expect(mustIncludePass('No peanuts or nuts.', [['nuts']], reference)).toBe(false);
     expect(mustIncludePass('Maybe no nuts.', [['nuts']], reference)).toBe(false);
   });
+  it('fails a negation of something else and a negation inside "I don\'t know"', () => {
+    expect(mustIncludePass('There are no restrictions on tree nuts.', [['nuts']], reference)).toBe(false);
+    expect(mustIncludePass("I don't know whether there are no tree nuts.", [['nuts']], reference)).toBe(false);
+    expect(mustIncludePass("I don't know; no tree nuts.", [['nuts']], reference)).toBe(false);
+    expect(mustIncludePass('Maybe the cake is fine; no tree nuts in it.', [['nuts']], reference)).toBe(true);
+  });
+  it('never counts a value stated in the clause that says it does not know', () => {
+    expect(mustIncludePass('I have no idea whether the code RMA-66120 is right.', [['RMA-66120']])).toBe(false);
+  });
 });
 
 describe('tokenF1 (LoCoMo: official normalisation, Porter stems)', () => {
