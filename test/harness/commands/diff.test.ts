@@ -2,9 +2,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { diffCommand } from '../../../harness/commands/diff.js';
 import { sampleRun } from '../../helpers/sample-run.js';
+import { captureOutput } from '../../helpers/output.js';
 
 const CAND_OUTCOMES = {
   full: ['fail', 'fail', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass'] as const,
@@ -20,13 +21,7 @@ function candidate() {
 describe('diffCommand', () => {
   const root = mkdtempSync(join(tmpdir(), 'memeval-diff-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
-  let out: ReturnType<typeof vi.spyOn>;
-  let err: ReturnType<typeof vi.spyOn>;
-  beforeEach(() => {
-    out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  });
-  afterEach(() => vi.restoreAllMocks());
+  const { stdout, stderr } = captureOutput();
 
   function runDir(name: string, run: unknown): string {
     const dir = join(root, name);
@@ -51,7 +46,7 @@ describe('diffCommand', () => {
     expect(md).toContain('| full | 0.900 → 0.800 |');
     expect(md).not.toContain('<img');
     expect(readFileSync(join(cand, 'diff.csv'), 'utf8')).toContain('full,probe.pass_to_fail,,1,,');
-    expect(out).toHaveBeenCalled();
+    expect(stdout()).not.toBe('');
   });
 
   it('honours --out', async () => {
@@ -67,7 +62,7 @@ describe('diffCommand', () => {
     expect(await diffCommand([base])).toBe(2);
     expect(await diffCommand([base, join(root, 'missing')])).toBe(2);
     expect(await diffCommand([base, base, '--bogus'])).toBe(2);
-    const text = err.mock.calls.map((c: unknown[]) => String(c[0])).join('');
+    const text = stderr();
     expect(text).toContain('missing');
     expect(text).not.toMatch(/\n\s+at /);
   });

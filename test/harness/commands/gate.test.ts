@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { parseConfig, type GateConfig } from '../../../harness/config.js';
 import { PASS_THRESHOLDS, type CalibrationReport } from '../../../graders/calibrate.js';
 import { calibrationRecordPath } from '../../../harness/datasets/calibration.js';
@@ -10,6 +10,7 @@ import { gateCommand, type GateConfigSource } from '../../../harness/commands/ga
 import type { RunResult } from '../../../core/types.js';
 import { configRecord } from '../../../harness/run/run-info.js';
 import { bulkRun, sampleRun } from '../../helpers/sample-run.js';
+import { captureOutput } from '../../helpers/output.js';
 
 function gate(partial: Partial<GateConfig> & Pick<GateConfig, 'metric'>): GateConfig {
   return { strategy: '*', where: 'memeval.config.yaml:10:5', ...partial };
@@ -22,15 +23,11 @@ const wobble = () => bulkRun({ runId: 'cand', strategies: ['s', 't'], transcript
 describe('gateCommand', () => {
   const root = mkdtempSync(join(tmpdir(), 'memeval-gate-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
-  let out: ReturnType<typeof vi.spyOn>;
-  let err: ReturnType<typeof vi.spyOn>;
+  const { stdout, stderr, clearStderr } = captureOutput();
   beforeEach(() => {
-    out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     delete process.env.GITHUB_STEP_SUMMARY;
   });
   afterEach(() => {
-    vi.restoreAllMocks();
     delete process.env.GITHUB_STEP_SUMMARY;
   });
 
@@ -52,8 +49,6 @@ describe('gateCommand', () => {
     throw new Error('the config file was read');
   };
 
-  const stdout = () => out.mock.calls.map((c: unknown[]) => String(c[0])).join('');
-  const stderr = () => err.mock.calls.map((c: unknown[]) => String(c[0])).join('');
 
   it('evaluates the gates recorded in run.json, without reading a config file, and writes junit.xml and gate.md', async () => {
     const dir = save(join(root, 'ok', '20260101T000000Z-a'), sampleRun(), { gates: [gate({ metric: 'probe.accuracy', strategy: 'full', min: 0.8 })] });
@@ -187,7 +182,7 @@ describe('gateCommand', () => {
     expect(await gateCommand([dir], noConfigFile)).toBe(0);
     expect(stderr()).toContain('WARNING: gates on summary.judge.* use judge "offline", which has no calibration record');
     expect(readFileSync(join(dir, 'gate.md'), 'utf8')).toContain('no calibration record');
-    err.mockClear();
+    clearStderr();
     mkdirSync(join(outDir, 'calibration'), { recursive: true });
     const record: CalibrationReport = {
       judge: 'offline', createdAt: '2026-01-01T00:00:00Z', items: 12, errors: 0, method: 'cohen-kappa', thresholds: PASS_THRESHOLDS,

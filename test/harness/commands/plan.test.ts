@@ -2,11 +2,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { planCommand } from '../../../harness/commands/plan.js';
 import { main } from '../../../harness/cli.js';
 import { bulkRun } from '../../helpers/sample-run.js';
 import { REPO_ROOT } from '../../helpers/cli.js';
+import { captureOutput } from '../../helpers/output.js';
 
 /** A transcript with 4 probes: recall, recall, update, temporal. */
 function transcript(i: number): string {
@@ -35,15 +36,7 @@ describe('planCommand', () => {
   writeFileSync(config, 'datasets: [data/*.yaml]\ncache: false\nstrategies:\n  - { id: full, use: full-history }\n');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  let out: ReturnType<typeof vi.spyOn>;
-  let err: ReturnType<typeof vi.spyOn>;
-  beforeEach(() => {
-    out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  });
-  afterEach(() => vi.restoreAllMocks());
-
-  const printed = () => out.mock.calls.map((c: unknown[]) => String(c[0])).join('');
+  const { stdout: printed, stderr } = captureOutput();
   const rowOf = (kind: string) => printed().split('\n').find((l: string) => l.startsWith(`${kind} `)) ?? '';
 
   it('prints the MDE overall and per kind at p = 0.5 and the default ICC 0.2', async () => {
@@ -94,8 +87,8 @@ describe('planCommand', () => {
     [['extra']],
   ])('exits 2 on a bad flag: %j', async (args) => {
     expect(await planCommand(['--config', config, ...args])).toBe(2);
-    expect(err).toHaveBeenCalled();
-    expect(out).not.toHaveBeenCalled();
+    expect(stderr()).not.toBe('');
+    expect(printed()).toBe('');
   });
 
   it('is a command of the CLI', async () => {
@@ -105,16 +98,12 @@ describe('planCommand', () => {
 });
 
 describe('memeval plan on the bundled suite', () => {
-  let out: ReturnType<typeof vi.spyOn>;
-  beforeEach(() => {
-    out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  });
-  afterEach(() => vi.restoreAllMocks());
+  const { stdout } = captureOutput();
 
   it('prints the overall MDE a hand computation gives for its transcripts and probes', async () => {
     const config = join(REPO_ROOT, 'memeval.config.yaml');
     expect(await planCommand(['--config', config])).toBe(0);
-    const text = out.mock.calls.map((c: unknown[]) => String(c[0])).join('');
+    const text = stdout();
     const all = /^all\s+(\d+)\s+(\d+)\s+[\d.]+\s+50\.0%\s+([\d.]+) points$/m.exec(text);
     expect(all, text).not.toBeNull();
     const [k, n, printed] = [Number(all![1]), Number(all![2]), Number(all![3])];
