@@ -158,6 +158,12 @@ export const summaryErrored = (s: SummaryRecord): boolean => s.error !== undefin
 /** The summary judge failed on this summary. */
 export const summaryJudgeErrored = (s: SummaryRecord): boolean => s.grades?.judge?.error !== undefined;
 
+/** Which stage made a summary record an error: the summarizer, or the judge of a summary that was made. */
+export function summaryErrorStage(s: SummaryRecord): 'summarizer' | 'summary-judge' | undefined {
+  if (summaryErrored(s)) return 'summarizer';
+  return summaryJudgeErrored(s) ? 'summary-judge' : undefined;
+}
+
 /** Which stage made a probe record an error; undefined for a graded record (or one never graded without an error). */
 export function probeErrorStage(r: ProbeRecord): 'answer' | 'answer-judge' | undefined {
   if (r.errorStage === 'answer') return 'answer';
@@ -481,14 +487,14 @@ const NO_MESSAGE = '(no message recorded)';
  */
 function stageErrorsOf(probes: ProbeRecord[], summaries: SummaryRecord[]): StageErrors[] {
   const answered = probes.filter((r) => probeErrorStage(r) !== 'answer');
-  const made = summaries.filter((s) => !summaryErrored(s));
+  const made = summaries.filter((s) => summaryErrorStage(s) !== 'summarizer');
   const counts: Record<ErrorStage, StageErrors> = {
     answer: countStage('answer', probes, (r) => (probeErrorStage(r) === 'answer' ? (r.error ?? NO_MESSAGE) : undefined)),
     'answer-judge': countStage('answer-judge', answered, (r) =>
       probeErrorStage(r) === 'answer-judge' ? (r.error ?? r.judge?.reason ?? NO_MESSAGE) : undefined,
     ),
-    summarizer: countStage('summarizer', summaries, (s) => s.error),
-    'summary-judge': countStage('summary-judge', made, (s) => s.grades?.judge?.error),
+    summarizer: countStage('summarizer', summaries, (s) => (summaryErrorStage(s) === 'summarizer' ? s.error : undefined)),
+    'summary-judge': countStage('summary-judge', made, (s) => (summaryErrorStage(s) === 'summary-judge' ? s.grades?.judge?.error : undefined)),
   };
   return ERROR_STAGES.map((stage) => counts[stage]);
 }

@@ -20,7 +20,7 @@ import { writeReports } from '../../reports/index.js';
 import { redactDeep } from '../../core/secrets.js';
 import { InputError, UsageError, fileProblem } from '../../core/errors.js';
 import { judgeRun } from './verdict.js';
-import { isProbeError, probeErrorStage, stageErrors, summaryErrored, summaryJudgeErrored as gradeErrored } from '../../reports/aggregate.js';
+import { isProbeError, probeErrorStage, stageErrors, summaryErrorStage, summaryErrored, summaryJudgeErrored as gradeErrored } from '../../reports/aggregate.js';
 import { ERROR_STAGES, type ErrorStage, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type Transcript, type TurnRecord } from '../../core/types.js';
 
 export interface RunOptions {
@@ -115,7 +115,8 @@ async function gradeSummaries(job: Job, summaries: SummaryRecord[], ctx: RunCont
       }
       record = redactDeep(await ctx.graders.gradeSummary(job.transcript, summary, graded.at(-1), job.strategy));
       ctx.journal.append({ type: 'summary-grade', key, record });
-      afterItem(ctx, summary.error === undefined && gradeErrored(record) ? 'summary-judge' : undefined);
+      // Counted as the reports count it; a summarizer failure was counted with its replay.
+      afterItem(ctx, summaryErrorStage(record) === 'summary-judge' ? 'summary-judge' : undefined);
     }
     graded.push(record);
   }
