@@ -21,7 +21,18 @@ export interface Problem {
 /** `file:line:col: message`, or `file: message` for a whole-file problem. */
 export function formatProblem(p: Problem): string {
   if (p.line < 1) return `${p.file}: ${p.message}`;
-  return `${p.file}:${p.line}:${Math.max(1, p.col)}: ${p.message}`;
+  return `${placeText(p)}: ${p.message}`;
+}
+
+/** `file:line:col` of a place, as messages that refer to another place write it. */
+export function placeText(p: Pick<Problem, 'file' | 'line' | 'col'>): string {
+  return `${p.file}:${p.line}:${Math.max(1, p.col)}`;
+}
+
+/** A problem at a place written by `placeText` (file names may contain colons); a whole-file problem of `fallbackFile` otherwise. */
+export function problemAtPlace(place: string, message: string, fallbackFile = place): Problem {
+  const m = /^(.*):(\d+):(\d+)$/.exec(place);
+  return m ? { file: m[1], line: Number(m[2]), col: Number(m[3]), message } : fileProblem(fallbackFile, message);
 }
 
 /** Keeps files in first-seen order and sorts each file's problems by position, so output reads top to bottom. */

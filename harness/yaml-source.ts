@@ -3,7 +3,7 @@
 // Shared by the config, transcript and calibration loaders (harness/schema/).
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
 import type { Alias, Document, ParsedNode, Scalar, YAMLError, YAMLMap, YAMLSeq } from 'yaml';
-import { positionOf, type Problem } from '../core/errors.js';
+import { placeText, positionOf, type Problem } from '../core/errors.js';
 
 export type YNode = ParsedNode;
 /** A path into the data, as zod reports it: keys of mappings and indexes of lists. */
@@ -210,8 +210,7 @@ export class YamlSource {
 
   /** `file:line:col` of a node, for messages that refer to another place. */
   where(node: YNode | null | undefined): string {
-    const { line, col } = this.pos(node);
-    return `${this.file}:${line}:${col}`;
+    return placeText({ file: this.file, ...this.pos(node) });
   }
 
   report(node: YNode | null | undefined, message: string): void {

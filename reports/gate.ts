@@ -3,7 +3,7 @@
 // statistically significant — judged on p-values Holm-adjusted over every
 // significance test of the gate run. A gate with nothing to measure (no baseline run,
 // no data, only errored data) fails: an unmeasured number must never pass.
-import { InputError, type Problem } from '../core/errors.js';
+import { InputError, problemAtPlace, type Problem } from '../core/errors.js';
 import type { GateConfig, ProbeRecord, RunResult } from '../core/types.js';
 import {
   compareProbes,
@@ -56,8 +56,7 @@ export interface GateOptions {
 const EPS = 1e-12;
 
 function problemAt(where: string, message: string): Problem {
-  const m = /^(.*):(\d+):(\d+)$/.exec(where);
-  return m ? { file: m[1], line: Number(m[2]), col: Number(m[3]), message } : { file: where || 'gates', line: 0, col: 0, message };
+  return problemAtPlace(where, message, where || 'gates');
 }
 
 function fmt(v: number | undefined): string {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { glob } from 'tinyglobby';
-import { InputError, fileProblem, type Problem } from '../../core/errors.js';
+import { InputError, fileProblem, problemAtPlace, type Problem } from '../../core/errors.js';
 import type { Transcript } from '../../core/types.js';
 import { readYaml } from '../schema/issues.js';
 import { TRANSCRIPT_FORMAT, transcriptSchema } from '../schema/transcript.js';
@@ -113,7 +113,7 @@ export async function loadSuite(globs: string[], baseDir: string): Promise<Trans
     if (!result.transcript || result.problems.length > 0) continue;
     const t = result.transcript;
     const other = byId.get(t.id);
-    if (other) problems.push(problemFromWhere(result.idWhere, `transcript id ${quote(t.id)} is also used by ${other}`));
+    if (other) problems.push(problemAtPlace(result.idWhere, `transcript id ${quote(t.id)} is also used by ${other}`));
     else byId.set(t.id, result.idWhere);
     transcripts.push(t);
   }
@@ -122,9 +122,4 @@ export async function loadSuite(globs: string[], baseDir: string): Promise<Trans
   return transcripts;
 }
 
-/** Rebuilds a problem from a `file:line:col` string (file names may contain colons). */
-function problemFromWhere(where: string, message: string): Problem {
-  const m = /^(.*):(\d+):(\d+)$/.exec(where);
-  if (!m) return fileProblem(where, message);
-  return { file: m[1], line: Number(m[2]), col: Number(m[3]), message };
-}
+
