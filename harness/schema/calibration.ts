@@ -7,7 +7,7 @@ import { isRecord } from '../../core/record.js';
 import { PROBE_KINDS } from '../../core/types.js';
 import { ANSWER_LABELS, type CalibrationLabels } from '../../graders/calibrate.js';
 import { quote } from '../yaml-source.js';
-import { choice, freeform, int, list, map, report, text, typeError, uniqueIds, whenValid, word } from './fields.js';
+import { choice, eachDuplicateId, freeform, int, list, map, report, text, typeError, uniqueIds, whenValid, word } from './fields.js';
 import type { YamlFormat } from './issues.js';
 import { conversationLabels, factsSchema, messageTurnSchema, phrase } from './turns.js';
 
@@ -124,12 +124,8 @@ export const answerCalibrationSchema = map({
 function uniqueAnswerIds(probes: unknown[], rctx: z.core.$RefinementCtx<unknown[]>): void {
   probes.forEach((probe, i) => {
     if (!isRecord(probe) || !Array.isArray(probe.answers)) return;
-    const first = new Map<string, number>();
-    probe.answers.forEach((answer: unknown, j) => {
-      if (!isRecord(answer) || typeof answer.id !== 'string') return;
-      const earlier = first.get(answer.id);
-      if (earlier === undefined) first.set(answer.id, j);
-      else report(rctx, { path: [i, 'answers', j, 'id'], message: `duplicate answer id ${quote(answer.id)} in {label-3} (first defined at {first})`, first: ['probes', i, 'answers', earlier, 'id'] });
-    });
+    eachDuplicateId(probe.answers, (id, j, earlier) =>
+      report(rctx, { path: [i, 'answers', j, 'id'], message: `duplicate answer id ${quote(id)} in {label-3} (first defined at {first})`, first: ['probes', i, 'answers', earlier, 'id'] }),
+    );
   });
 }

@@ -158,18 +158,27 @@ export function report(ctx: z.core.$RefinementCtx, found: Found): void {
   ctx.addIssue({ code: 'custom', path: found.path ?? [], message: found.message, params, input: undefined });
 }
 
+/**
+ * Calls `duplicate` for every entry whose string `id` an earlier entry of the list already
+ * has, with both positions.
+ */
+export function eachDuplicateId(entries: unknown[], duplicate: (id: string, at: number, first: number) => void): void {
+  const first = new Map<string, number>();
+  entries.forEach((entry, i) => {
+    if (!isRecord(entry) || typeof entry.id !== 'string') return;
+    const earlier = first.get(entry.id);
+    if (earlier === undefined) first.set(entry.id, i);
+    else duplicate(entry.id, i, earlier);
+  });
+}
+
 /** Reports a second use of an id at that id, naming where the first one is; `listKey` is the list's key at the top of the file. */
 export function uniqueIds(listKey: string, noun: string) {
   return [
-    (entries: unknown[], rctx: z.core.$RefinementCtx<unknown[]>) => {
-      const first = new Map<string, number>();
-      entries.forEach((entry, i) => {
-        if (!isRecord(entry) || typeof entry.id !== 'string') return;
-        const earlier = first.get(entry.id);
-        if (earlier === undefined) first.set(entry.id, i);
-        else report(rctx, { path: [i, 'id'], message: `duplicate ${noun} id ${quote(entry.id)} (first defined at {first})`, first: [listKey, earlier, 'id'] });
-      });
-    },
+    (entries: unknown[], rctx: z.core.$RefinementCtx<unknown[]>) =>
+      eachDuplicateId(entries, (id, i, earlier) =>
+        report(rctx, { path: [i, 'id'], message: `duplicate ${noun} id ${quote(id)} (first defined at {first})`, first: [listKey, earlier, 'id'] }),
+      ),
     { when: (payload: z.core.ParsePayload) => Array.isArray(payload.value) },
   ] as const;
 }
