@@ -50,7 +50,7 @@ function numberFlag(name: string, value: string | undefined, low: number, high: 
   return n;
 }
 
-export function parsePlanFlags(argv: string[]): PlanFlags {
+function parsePlanFlags(argv: string[]): PlanFlags {
   let values: { [K in keyof typeof PLAN_OPTIONS]?: (typeof PLAN_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
   try {
     ({ values } = parseArgs({ args: argv, options: PLAN_OPTIONS, allowPositionals: false, strict: true }));
@@ -121,7 +121,7 @@ function detectPlan(points: number, overall: Design, repeat: number): NonNullabl
 }
 
 /** The plan for a loaded suite; `power` is a run's own estimates, when --run was given. */
-export function makePlan(transcripts: Transcript[], repeat: number, flags: PlanFlags, power?: RunPower): Plan {
+function makePlan(transcripts: Transcript[], repeat: number, flags: PlanFlags, power?: RunPower): Plan {
   const a = assumptions(flags, power);
   const overall = row('all', transcripts, repeat, a);
   const kinds = PROBE_KINDS.map((k) => row(k, transcripts, repeat, a, k)).filter((r): r is PlanRow => r !== undefined);
@@ -150,7 +150,7 @@ function detectLine(d: NonNullable<Plan['detect']>, overall: PlanRow): string {
   return `${k}; ${r}.`;
 }
 
-export function formatPlan(plan: Plan): string {
+function formatPlan(plan: Plan): string {
   const overall = plan.rows[0];
   if (!overall) return 'The suite has no probes, so it cannot detect any difference.\n';
   const d = overall.design;

@@ -13,7 +13,7 @@ import { loadSummaryPrompt, promptLabel } from '../../strategies/summary-input.j
 import type { GateConfig, ProviderConfig, SuiteConfig, StrategyConfig } from '../config.js';
 import { parseModelSpec } from '../models/create.js';
 import { DEFAULT_OPENAI_BASE_URL, publicBaseURL } from '../models/openai.js';
-import { packagePath } from '../../core/package-root.js';
+import { memevalVersion, packagePath } from '../../core/package-root.js';
 import type { JudgeCalibration, Provenance, RunInfo, StrategyFingerprint, Transcript } from '../../core/types.js';
 
 const PACKAGES = ['openai', '@openai/agents', 'tiktoken', 'yaml', 'p-limit', 'csv-stringify'];
@@ -25,8 +25,6 @@ function packageVersion(name: string): string {
     return 'unknown';
   }
 }
-
-import { memevalVersion } from '../../core/package-root.js';
 
 function gitSha(cwd: string): string | undefined {
   try {

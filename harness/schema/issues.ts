@@ -139,7 +139,7 @@ function unionPhrase(inst: RawIssue['inst']): string {
 }
 
 /** Reads one file's issues back onto its YAML document. */
-export class IssueMapper {
+class IssueMapper {
   constructor(
     private readonly src: YamlSource,
     private readonly format: YamlFormat,
