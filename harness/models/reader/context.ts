@@ -6,7 +6,7 @@ import type { AgentInputItem } from '../../../core/types.js';
 import { type DateMention, type DateStyle, type Day, dominantStyle, findDates, messageDay } from './dates.js';
 import { type Span, findSpans } from './spans.js';
 import { TextMemo } from './memo.js';
-import { contentStems } from './words.js';
+import { contentStems, stemsOf } from './words.js';
 
 export type Speaker = 'user' | 'assistant' | 'tool' | 'call' | 'system';
 
@@ -143,6 +143,8 @@ function statements(text: string, speaker: Speaker): string[] {
 
 const SPEAKER_PREFIX = /^(\p{Lu}[\p{L}'-]*(?: \p{Lu}[\p{L}'-]*){0,2}): (?=\S)/u;
 
+// A line's stems with its speaker's name: every line of an imported chat has one.
+const spokenStems = new TextMemo<Set<string>>();
 const analyses = new TextMemo<{ stems: Set<string>; spans: Span[] }>();
 // Dates depend on the day a statement was made, so they are kept per text and day.
 const datings = new TextMemo<DateMention[]>();
@@ -208,7 +210,7 @@ export function readContext(system: string | undefined, items: AgentInputItem[])
   let today: Day | undefined;
   const add = (text: string, speaker: Speaker, item: number, speakerName?: string) => {
     const { stems, spans } = analyse(text);
-    const named = speakerName ? new Set([...stems, ...contentStems(speakerName)]) : stems;
+    const named = speakerName ? spokenStems.get(`${speakerName}\0${text}`, () => new Set([...stems, ...stemsOf(speakerName)])) : stems;
     units.push({
       text,
       speaker,

@@ -227,6 +227,7 @@ export function analyseQuestion(text: string, fragment = false): Question {
   const answer = answerType(q);
   const { type } = answer;
   const typeStems = answer.typeStems.map(stem);
+  const phrase = focusPhrase(text);
   const speaker = /\b(did|have|had) (i|we) (say|tell|mention|report|give|share|note|list|write)\b|\b(i|we) (said|told|mentioned|reported|gave)\b/.test(q)
     ? 'user'
     : /\b(did|have|had) you (say|tell|recommend|suggest|mention|note|add|put|find|set|give|refund|book)\b|\byou (said|told|recommended|suggested)\b/.test(q)
@@ -241,7 +242,7 @@ export function analyseQuestion(text: string, fragment = false): Question {
     latest: /\b(now|current|currently|latest|right now|at this point|these days|final|anymore|most recent|end up|ended up|so far)\b/.test(q),
     computation: withCase(elapsed(q) ?? difference(q), q, text),
     names: nameStems(text, fragment),
-    head: headOf(focusPhrase(text), typeStems),
-    focus: new Set([...contentStems(focusPhrase(text).join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f))),
+    head: headOf(phrase, typeStems),
+    focus: new Set([...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f))),
   };
 }

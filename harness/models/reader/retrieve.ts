@@ -6,7 +6,7 @@ import { type Day, findDates } from './dates.js';
 import type { Question } from './question.js';
 import { type Span, findSpans } from './spans.js';
 import { hasFirstType, hasTypedValue, labelNames, norm, statesWhen, typedSpans } from './typed.js';
-import { contentStems, isAskingWord } from './words.js';
+import { contentStems, isAskingWord, stemsOf } from './words.js';
 
 /**
  * The one abstention threshold: the share of the question's content (IDF-weighted stems,
@@ -129,12 +129,13 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
     }
   }
   if (score === 0) return { unit, score, matched, typed: false };
-  const typed = hasTypedValue(unit, q);
+  const spans = typedSpans(unit, q);
+  const typed = hasTypedValue(unit, q, spans);
   if (unit.isQuestion) score *= QUESTION_FACTOR;
   if (!typed) score *= UNTYPED_FACTOR;
   else if (q.type === 'when' && !statesWhen(unit, q)) score *= DAY_ONLY_FACTOR;
-  else if (typedSpans(unit, q).some((s) => labelNames(s, q))) score *= LABELLED_FACTOR;
-  else if (!hasFirstType(unit, q)) score *= STAND_IN_FACTOR;
+  else if (spans.some((s) => labelNames(s, q))) score *= LABELLED_FACTOR;
+  else if (!hasFirstType(spans, q)) score *= STAND_IN_FACTOR;
   if (q.speaker && unit.speaker !== q.speaker && unit.speaker !== 'tool') score *= OTHER_SPEAKER_FACTOR;
   // Near-ties go to the newer statement; it never outweighs a shared word.
   score += 0.05 * (unit.index / Math.max(1, n - 1));
@@ -174,7 +175,7 @@ function bridges(unit: Unit, q: Question): Set<string> {
   const out = new Set<string>();
   for (const s of unit.spans) {
     if (s.type !== 'identifier' && s.type !== 'name' && s.type !== 'host') continue;
-    for (const stem of contentStems(s.text)) if (!q.stems.has(stem)) out.add(stem);
+    for (const stem of stemsOf(s.text)) if (!q.stems.has(stem)) out.add(stem);
   }
   return out;
 }
@@ -182,7 +183,7 @@ function bridges(unit: Unit, q: Question): Set<string> {
 /** A link is not the answer, unless its key names what is asked (`order: BC-4471829` for "the order number"). */
 export function isBridge(span: Span, bridge: Set<string> | undefined, q: Question): boolean {
   if (!bridge || labelNames(span, q)) return false;
-  const stems = contentStems(span.text);
+  const stems = stemsOf(span.text);
   return stems.size > 0 && [...stems].every((s) => bridge.has(s));
 }
 
@@ -259,6 +260,8 @@ export function find(ctx: ReaderContext, q: Question, context: Set<string>, cach
   const ranked = ctx.units.map((u) => scoreUnit(u, q, stems, days, n)).filter((r) => r.score > 0);
   ranked.sort((a, b) => b.score - a.score || b.unit.index - a.unit.index);
   const answerable = ranked.filter((r) => !r.unit.isQuestion && r.typed);
+  // A code or name the question has and no statement states: nothing can answer.
+  if (unknownCode(q, ctx) || unknownName(q, ctx)) return undefined;
   // The best statement that covers the question; a near-top one that does when the top one does not.
   for (const first of answerable.slice(0, CANDIDATES)) {
     const best = newestOfSlot(first, answerable, q, stems, ctx);
@@ -303,14 +306,14 @@ function unknownName(q: Question, ctx: ReaderContext): boolean {
  * The abstention rule. The answering statement(s) must cover MIN_COVERAGE of the question's
  * content, and every word of the attribute it names ("which *vanity colour*", "my *credit
  * score*") must be in them or in the message they are in: a statement about "credit
- * utilisation" does not answer a question about a credit score. A code or a name the context
- * never states is never covered.
+ * utilisation" does not answer a question about a credit score. (A code or a name the
+ * context never states is ruled out once, in `find`.)
  */
 function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
-  if (unknownCode(q, ctx) || unknownName(q, ctx)) return false;
   if (found.coverage < MIN_COVERAGE) return false;
   if (q.focus.size === 0) return true;
-  const near = ctx.units.filter((u) => u === found.via || u === found.replaces || nextTo(u, found.unit));
+  const around = ctx.units.slice(Math.max(0, found.unit.index - NEAR_UNITS), found.unit.index + NEAR_UNITS + 1);
+  const near = [...around.filter((u) => nextTo(u, found.unit)), ...[found.via, found.replaces].filter((u): u is Unit => u !== undefined)];
   // "Which *customer* had the most late shipments": the answer names a customer, rarely the word.
   const category = /^\s*(?:\S+\s+){0,3}?which\b/i.test(q.text) ? q.head : undefined;
   return [...q.focus].every((f) => f === category || near.some((u) => u.stems.has(f)));

@@ -48,16 +48,17 @@ export function statesWhen(unit: Unit, q: Question): boolean {
 }
 
 /** The unit holds a value of the asked type itself, not only of a stand-in type (an identifier for a version). */
-export function hasFirstType(unit: Unit, q: Question): boolean {
+export function hasFirstType(spans: Span[], q: Question): boolean {
   const first = TYPE_SPANS[q.type]?.[0];
-  return first === undefined || typedSpans(unit, q).some((s) => s.type === first);
+  return first === undefined || spans.some((s) => s.type === first);
 }
 
-export function hasTypedValue(unit: Unit, q: Question): boolean {
+/** `spans`: the unit's `typedSpans`, when the caller has them already. */
+export function hasTypedValue(unit: Unit, q: Question, spans = typedSpans(unit, q)): boolean {
   if (q.type === 'clause') return true;
   if (q.type === 'date') return datesIn(unit, q).length > 0;
   if (q.type === 'when') return datesIn(unit, q).length > 0 || unit.spans.some((s) => s.type === 'time') || unit.day !== undefined;
-  return typedSpans(unit, q).length > 0;
+  return spans.length > 0;
 }
 
 const labels = new TextMemo<Set<string>>();

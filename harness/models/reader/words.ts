@@ -1,5 +1,6 @@
 // Word lists and the content-stem reduction the reader compares questions and context with.
 import { normalizeText, stem } from '../../../core/text.js';
+import { TextMemo } from './memo.js';
 
 const STOP_WORDS = new Set(
   (
@@ -65,4 +66,11 @@ export function contentStems(text: string): Set<string> {
 
 export function isAskingWord(stemmed: string): boolean {
   return ASKING_WORDS.has(stemmed);
+}
+
+const memoStems = new TextMemo<ReadonlySet<string>>();
+
+/** `contentStems` of a text that recurs across probes (a span, a speaker name), worked out once; never change the set. */
+export function stemsOf(text: string): ReadonlySet<string> {
+  return memoStems.get(text, () => contentStems(text));
 }
