@@ -1,7 +1,7 @@
 // Computed answers: time between two events, and the difference of two amounts.
 import { stem } from '../../../core/text.js';
 import type { ReaderContext } from './context.js';
-import { type Day, daysBetween, formatDay } from './dates.js';
+import { type Day, daysBetween, formatDay, pad2 } from './dates.js';
 import { type Question, analyseQuestion } from './question.js';
 import { type Span, parseNumber } from './spans.js';
 import { anchors, nearest } from './extract.js';
@@ -23,10 +23,6 @@ function timeOfDay(text: string): number | undefined {
   if (pm && hours < 12) hours += 12;
   if (m[3] && !pm && hours === 12) hours = 0;
   return hours * 60 + Number(m[2]);
-}
-
-function pad(n: number): string {
-  return String(n).padStart(2, '0');
 }
 
 const IRREGULAR_PAST = new Set(
@@ -67,7 +63,7 @@ function momentOf(phrase: string, ctx: ReaderContext, cache: Map<string, number>
   const date = nearest(datesIn(unit, asWhen), points);
   const day = date?.day ?? unit.day;
   if (!day) return undefined;
-  if (wantTime && minutes !== undefined) return { day, minutes, label: `${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}` };
+  if (wantTime && minutes !== undefined) return { day, minutes, label: `${pad2(Math.floor(minutes / 60))}:${pad2(minutes % 60)}` };
   return { day, label: formatDay(day, ctx.style, false) };
 }
 

@@ -44,8 +44,8 @@ export interface Duration {
 type Unit = Duration['unit'];
 
 const MS_PER_DAY = 86_400_000;
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const WEEKDAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+export const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+export const WEEKDAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const NUMBER_WORDS = [
   'zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten',
   'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty',
@@ -111,7 +111,7 @@ export function formatDay(d: Day, style: DateStyle, withYear: boolean): string {
   return withYear ? `${d.day} ${month} ${d.year}` : `${d.day} ${month}`;
 }
 
-function pad2(n: number): string {
+export function pad2(n: number): string {
   return String(n).padStart(2, '0');
 }
 
@@ -132,9 +132,9 @@ export function dominantStyle(mentions: DateMention[]): DateStyle {
 // Patterns (compiled once; every scan is one linear pass per pattern)
 
 const MONTH = 'january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec';
-const FULL_MONTH = 'january|february|march|april|may|june|july|august|september|october|november|december';
+const FULL_MONTH = MONTH_NAMES.join('|').toLowerCase();
 const WEEKDAY = 'sunday|monday|tuesday|wednesday|thursday|friday|saturday|sun|mon|tues|tue|wed|thurs|thu|fri|sat';
-const FULL_WEEKDAY = 'sunday|monday|tuesday|wednesday|thursday|friday|saturday';
+const FULL_WEEKDAY = WEEKDAY_NAMES.join('|').toLowerCase();
 const NUMBER = `\\d{1,3}|${NUMBER_WORDS.slice(1).reverse().join('|')}|an|a`;
 /** A weekday that opens a date is part of the mention: "Monday May 18", "Friday, January 23". */
 const WEEKDAY_PREFIX = `(?<wd>\\b(?:${WEEKDAY})\\b\\.?,?\\s+)?`;

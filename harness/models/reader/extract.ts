@@ -2,7 +2,7 @@
 // question's words, a date in the conversation's style, or the statement itself.
 import { stem } from '../../../core/text.js';
 import type { ReaderContext, Unit } from './context.js';
-import { type DateMention, type Day, findDates, formatDay, monthName } from './dates.js';
+import { type DateMention, type Day, MONTH_NAMES, WEEKDAY_NAMES, findDates, formatDay, monthName } from './dates.js';
 import type { Question } from './question.js';
 import { type Span, listAround } from './spans.js';
 import { type Found, isBridge } from './retrieve.js';
@@ -199,9 +199,7 @@ export function statement(found: Found): string {
 }
 
 const CALENDAR_STEMS = new Set(
-  'monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december week day morning afternoon evening'
-    .split(' ')
-    .map(stem),
+  [...WEEKDAY_NAMES, ...MONTH_NAMES, 'week', 'day', 'morning', 'afternoon', 'evening'].map((w) => stem(w.toLowerCase())),
 );
 
 /**
