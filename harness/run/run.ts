@@ -8,6 +8,7 @@ import { loadSuite } from '../datasets/transcript.js';
 import { Journal, JOURNAL_FILE, finishedWork, readJournal, type FinishedWork } from './journal.js';
 import { writeChunksAtomic, writeFileAtomic } from '../../core/atomic.js';
 import { replayTranscript, type ReplayResult } from './replay.js';
+import { JournaledSummaries, type FreshFrom } from './journaled-summaries.js';
 import { TokenCounter } from '../../core/tokens.js';
 import { Progress } from './progress.js';
 import type { StrategyRegistry } from '../../strategies/registry.js';
@@ -90,7 +91,8 @@ function selectStrategies(config: SuiteConfig, only?: string[]): StrategyConfig[
 const probeKey = (job: string, probe: string, repeat: number): string => `${job}::${probe}::${repeat}`;
 const summaryKey = (job: string, index: number): string => `${job}::summary::${index}`;
 
-async function replayJob(job: Job, ctx: RunContext): Promise<ReplayResult> {
+/** Replays a job; a journaled replay's summaries are served back rather than made again. */
+async function replayJob(job: Job, ctx: RunContext, journaled: JournaledSummaries): Promise<ReplayResult> {
   const definition = ctx.registry.get(job.strategy.use);
   if (!definition) throw new Error(`strategy "${job.strategy.use}" is not registered`);
   return replayTranscript({
@@ -99,15 +101,16 @@ async function replayJob(job: Job, ctx: RunContext): Promise<ReplayResult> {
     definition,
     options: job.strategy.options,
     counter: ctx.counter,
-    makeSummarizer: ctx.graders.makeSummarizer,
+    makeSummarizer: (options) => journaled.wrap(ctx.graders.makeSummarizer(options)),
   });
 }
 
-async function gradeSummaries(job: Job, summaries: SummaryRecord[], ctx: RunContext): Promise<SummaryRecord[]> {
+/** Journaled grades are reused for the summaries before `fresh`: those after it are new summaries under old indexes. */
+async function gradeSummaries(job: Job, summaries: SummaryRecord[], ctx: RunContext, fresh: FreshFrom | undefined): Promise<SummaryRecord[]> {
   const graded: SummaryRecord[] = [];
   for (const summary of summaries) {
     const key = summaryKey(job.key, summary.index);
-    let record = ctx.done.summaryGrades.get(key);
+    let record = fresh && summary.index >= fresh.index ? undefined : ctx.done.summaryGrades.get(key);
     if (!record || gradeErrored(record)) {
       if (ctx.signal.aborted) {
         graded.push(summary);
@@ -123,10 +126,11 @@ async function gradeSummaries(job: Job, summaries: SummaryRecord[], ctx: RunCont
   return graded;
 }
 
-/** `reuse` is false when the journaled answers were given on a context that has since changed (a summary was redone). */
-async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext, reuse: boolean): Promise<ProbeRecord[]> {
+/** Journaled answers are reused for probes asked before `fresh`: after it the context differs from the one they were given on. */
+async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext, fresh: FreshFrom | undefined): Promise<ProbeRecord[]> {
   const tasks: Promise<ProbeRecord | undefined>[] = [];
   for (const probeCtx of replay.probes) {
+    const reuse = !fresh || probeCtx.probe.afterTurn < fresh.turn;
     for (let r = 1; r <= ctx.config.repeat; r++) {
       const key = probeKey(job.key, probeCtx.probe.id, r);
       const finished = reuse ? ctx.done.probes.get(key) : undefined;
@@ -189,22 +193,23 @@ async function runJob(job: Job, ctx: RunContext): Promise<JobResult> {
   const journaled = journaledJob(job, ctx);
   if (journaled) return journaled;
   const previous = ctx.done.replays.get(job.key);
-  // A replay whose summarizer failed is replayed again: the failed summary is
-  // re-attempted (finished ones come from the cache), and the probes after it
-  // saw a different context, so their journaled answers no longer apply.
-  const redo = previous !== undefined && replayErrored(previous.summaries);
-  const replay = await replayJob(job, ctx);
-  if (!previous || redo) {
+  // Summaries already made are served from the journal: only a summary that
+  // failed (and those after it) is made again, and the views, turns and probe
+  // contexts before it are the journaled replay's.
+  const served = new JournaledSummaries(previous?.summaries ?? []);
+  const replay = await replayJob(job, ctx, served);
+  const fresh = served.freshFrom(replay.summaries);
+  if (!previous || fresh) {
     ctx.journal.append({ type: 'replay', job: job.key, turns: replay.turns, summaries: redactDeep(replay.summaries) });
     ctx.errors.summarizer += replay.summaries.filter(summaryErrored).length;
   }
-  const summaries = await gradeSummaries(job, replay.summaries, ctx);
-  const probes = await runProbes(job, replay, ctx, !redo);
+  const summaries = await gradeSummaries(job, replay.summaries, ctx, fresh);
+  const probes = await runProbes(job, replay, ctx, fresh);
   const expected = replay.probes.length * ctx.config.repeat;
   const complete = probes.length === expected && !ctx.signal.aborted;
   if (complete) ctx.journal.append({ type: 'job-done', job: job.key });
   ctx.journal.sync();
-  const turns = previous && !redo ? previous.turns : replay.turns;
+  const turns = previous && !fresh ? previous.turns : replay.turns;
   return { turns, summaries, probes, complete };
 }
 

@@ -1,0 +1,73 @@
+// A resumed job rebuilds its replay from the journal instead of asking the
+// summarizer again: the summaries it already has are served back in order, so
+// the strategy builds the same views, and the probe contexts, turns and
+// summaries of a resumed run are those of the replay that was journaled, even
+// when the summarizer is not deterministic (and with the cache off, no call is
+// paid twice).
+import type { AgentInputItem, SummaryRecord } from '../../core/types.js';
+import type { Summarizer, SummaryOutput } from '../../strategies/base.js';
+import { SUMMARY_SHADOW } from '../../strategies/summary-input.js';
+
+/** The first summary of a replay that was made anew rather than served from the journal. */
+export interface FreshFrom {
+  /** Its 1-based index among the job's summaries. */
+  index: number;
+  /** The turn after which it was made: probes before this turn saw the journaled views. */
+  turn: number;
+}
+
+/**
+ * Serves journaled summaries by position. A summary that is missing or that
+ * errored is made anew by the live summarizer, and so is every summary after
+ * it: the live one may differ, so what the strategy summarises next may too.
+ */
+export class JournaledSummaries {
+  private served = 0;
+  private live = false;
+
+  constructor(private readonly journaled: readonly SummaryRecord[]) {}
+
+  wrap(summarizer: Summarizer): Summarizer {
+    return {
+      label: summarizer.label,
+      summarize: (items: AgentInputItem[]) => this.next(summarizer, items),
+    };
+  }
+
+  private async next(summarizer: Summarizer, items: AgentInputItem[]): Promise<SummaryOutput> {
+    const record = this.live ? undefined : this.journaled[this.served];
+    if (!record || record.error) {
+      this.live = true;
+      return summarizer.summarize(items);
+    }
+    this.served++;
+    return outputOf(record);
+  }
+
+  /**
+   * Where the rebuilt replay first departs from the journaled one: the first
+   * summary that was not served. Undefined when every summary was (the
+   * rebuilt replay is the journaled one).
+   */
+  freshFrom(rebuilt: readonly SummaryRecord[]): FreshFrom | undefined {
+    const first = rebuilt[this.served];
+    return first ? { index: first.index, turn: first.turn } : undefined;
+  }
+}
+
+/**
+ * The built-in summarizers all lead with SUMMARY_SHADOW; the record keeps
+ * everything else a summary event carries.
+ */
+function outputOf(record: SummaryRecord): SummaryOutput {
+  const output: SummaryOutput = {
+    userShadow: SUMMARY_SHADOW,
+    summary: record.text,
+    request: record.request,
+    usage: record.usage,
+    durationMs: record.durationMs,
+  };
+  if (record.promptPath !== undefined) output.promptPath = record.promptPath;
+  if (record.promptHash !== undefined) output.promptHash = record.promptHash;
+  return output;
+}
