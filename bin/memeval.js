@@ -24,4 +24,8 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 const { main } = await import(cli.href);
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+process.exitCode = code;
+// A run stopped by SIGINT (130) or SIGTERM (143) wrote what is finished and
+// no longer waits for the calls it abandoned in flight.
+if (code === 130 || code === 143) process.exit(code);

@@ -1,10 +1,12 @@
 // The `memeval` command line: reads argv first and loads only the command
 // asked for, so `--version` and `--help` start at once. Exit codes are
 // core/errors.ts's EXIT: 0 ok, 2 bad input or usage, 3 the run could not
-// measure, 100 a gate failed, 130 interrupted (resumable); 1 is a crash.
+// measure, 100 a gate failed, 130 / 143 interrupted by SIGINT / SIGTERM
+// (resumable); 1 is a crash.
 import { EXIT, UsageError, isInputError } from '../core/errors.js';
 import { redact } from '../core/secrets.js';
 import { HELP } from './help.js';
+import { installSignalHandlers } from './signals.js';
 import { memevalVersion } from '../core/package-root.js';
 
 type Command = (argv: string[]) => Promise<number> | number;
@@ -53,6 +55,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${memevalVersion()}\n`);
     return EXIT.ok;
   }
+  installSignalHandlers();
   const load = COMMANDS[command];
   if (!load) {
     process.stderr.write(`memeval: unknown command "${command}"\nRun "memeval --help" for usage.\n`);

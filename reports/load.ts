@@ -4,8 +4,8 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { z } from 'zod';
 import { InputError, positionOf, type Problem } from '../core/errors.js';
-import { runResultSchema } from '../core/schema/run.js';
-import type { RunResult } from '../core/types.js';
+import { runInfoSchema, runResultSchema } from '../core/schema/run.js';
+import type { RunInfo, RunResult } from '../core/types.js';
 
 export const RUN_FILE = 'run.json';
 
@@ -74,6 +74,20 @@ export function loadRun(pathOrDir: string): RunResult {
   const { run, problems } = shapeProblems(file, parseJson(file, readFileSync(file, 'utf8')));
   if (!run) throw new InputError(problems);
   return run;
+}
+
+/**
+ * The `info` of a run directory's run.json, checked against its schema
+ * without validating every record (resuming needs only the info, and a large
+ * run's records take seconds to check).
+ */
+export function loadRunInfo(pathOrDir: string): RunInfo {
+  const file = runFilePath(pathOrDir);
+  const data = parseJson(file, readFileSync(file, 'utf8'));
+  const parsed = runInfoSchema.safeParse((data as { info?: unknown } | null)?.info);
+  if (parsed.success) return parsed.data;
+  const messages = parsed.error.issues.slice(0, MAX_SHAPE_PROBLEMS).map((issue) => shapeMessage({ ...issue, path: ['info', ...issue.path] }));
+  throw new InputError(messages.map((message) => ({ file, line: 0, col: 0, message })));
 }
 
 /** The directory a run lives in, given its directory or its run.json. */

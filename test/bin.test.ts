@@ -69,8 +69,8 @@ describe('bin/memeval.js', () => {
   const REGISTER = `import { register } from 'node:module';
 register('./hooks.mjs', import.meta.url);`;
   const REPO_URL = pathToFileURL(REPO_ROOT).href;
-  // The launcher, the CLI, the usage text and core's small leaf modules; never a command or a dependency.
-  const STARTUP_MODULE = /^(bin\/memeval\.js|dist\/harness\/(cli|help)\.js|dist\/core\/[\w-]+\.js)$/;
+  // The launcher, the CLI, the usage text, the signal handlers and core's small leaf modules; never a command or a dependency.
+  const STARTUP_MODULE = /^(bin\/memeval\.js|dist\/harness\/(cli|help|signals)\.js|dist\/core\/[\w-]+\.js)$/;
 
   async function startup(flag: string): Promise<{ result: Exit; loaded: string[] }> {
     const hooks = join(tmp, 'hooks');

@@ -12,6 +12,7 @@ import { recordedConfig } from '../run/run-info.js';
 import { parseMaxErrors } from '../run/verdict.js';
 import { gateCommand } from './gate.js';
 import { HELP } from '../help.js';
+import { SIGNAL_EXIT, stopOnSignals } from '../signals.js';
 
 const RUN_OPTIONS = {
   config: { type: 'string' },
@@ -115,21 +116,15 @@ export async function runCommand(argv: string[]): Promise<number> {
   const resumed = flags.resume ? resumedConfig(flags.resume, flags) : undefined;
   const config = resumed ? resumed.config : applyFlags(loadConfigOrDefault(flags.config), flags);
   const only = resumed?.only ?? flags.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
-  const controller = new AbortController();
-  const onSigint = () => {
-    if (controller.signal.aborted) process.exit(EXIT.interrupted);
-    process.stderr.write('\nmemeval: stopping after the calls in flight (Ctrl-C again to quit now)…\n');
-    controller.abort();
-  };
-  process.on('SIGINT', onSigint);
+  const stopper = stopOnSignals();
   try {
-    const outcome = await runSuite({ config, only, resumeDir: flags.resume, resumeInfo: resumed?.info, signal: controller.signal });
+    const outcome = await runSuite({ config, only, resumeDir: flags.resume, resumeInfo: resumed?.info, signal: stopper.signal });
     if (outcome.interrupted) {
       process.stderr.write(
         `memeval: interrupted; finished work is saved. Resume with:\n  memeval run --resume ${outcome.dir}\n` +
           `(memeval report ${outcome.dir} renders what is finished so far)\n`,
       );
-      return EXIT.interrupted;
+      return SIGNAL_EXIT[stopper.received() ?? 'SIGINT'];
     }
     process.stdout.write(formatTable(outcome.run));
     process.stdout.write(`\nreports: ${outcome.dir}\n  ${['report.html', 'summary.csv', 'probes.csv', 'turns.csv', 'run.json'].join('  ')}\n`);
@@ -139,7 +134,6 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (status !== 'complete') process.stderr.write(`\nmemeval: the run is ${status.toUpperCase()}. ${failure ?? ''}\n`);
     return status === 'complete' ? EXIT.ok : EXIT.runFailed;
   } finally {
-    process.off('SIGINT', onSigint);
+    stopper.dispose();
   }
 }
-

@@ -7,6 +7,7 @@ import { summarizerOptionsOf } from '../../strategies/summary-input.js';
 import { itemText, turnItems } from '../../core/items.js';
 import { containsNormalized, factPhrases, normalizeText } from '../../core/text.js';
 import type { TokenCounter } from '../../core/tokens.js';
+import { yieldToEvents } from './yield.js';
 import type { AgentInputItem, Fact, Probe, SummaryRecord, Transcript, TurnRecord } from '../../core/types.js';
 
 /** What the model would be sent for one probe, and what that context holds. */
@@ -27,6 +28,8 @@ export interface ReplayResult {
   turns: TurnRecord[];
   summaries: SummaryRecord[];
   probes: ProbeContext[];
+  /** The replay was stopped (`stop` fired) before its last turn: its records are partial. */
+  stopped?: boolean;
 }
 
 export interface ReplayInput {
@@ -36,6 +39,8 @@ export interface ReplayInput {
   options: StrategyOptions;
   counter: TokenCounter;
   makeSummarizer: StrategyContext['makeSummarizer'];
+  /** Checked between turns: a stopped run does not finish a long replay first. */
+  stop?: AbortSignal;
 }
 
 /** Remembers, per item object, which facts its text states (computed once per item). */
@@ -219,6 +224,8 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
   let fullTokens = counter.request(transcript.system, []);
 
   for (let n = 1; n <= transcript.turns.length; n++) {
+    await yieldToEvents();
+    if (input.stop?.aborted) return { ...result, stopped: true };
     const items = turnItems(transcript.turns[n - 1], n);
     const eventsBefore = strategy.events.length;
     turnMap.add(items.length, n);

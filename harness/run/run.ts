@@ -1,6 +1,6 @@
 // Runs a suite: transcripts × strategies replayed, probes answered and graded,
 // summaries graded, everything journaled as it finishes, reports written at the end.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pLimit from 'p-limit';
 import type { SuiteConfig, StrategyConfig } from '../config.js';
@@ -8,6 +8,9 @@ import { loadSuite } from '../datasets/transcript.js';
 import { Journal, JOURNAL_FILE, finishedWork, readJournal, type FinishedWork } from './journal.js';
 import { writeChunksAtomic, writeFileAtomic } from '../../core/atomic.js';
 import { replayTranscript, type ReplayResult } from './replay.js';
+import { createRunDir, lockRunDir, removeStalePartials, removeStaleTemps } from './run-dir.js';
+import { yieldToEvents } from './yield.js';
+import { RUN_FILE, loadRunInfo } from '../../reports/load.js';
 import { JournaledSummaries, type FreshFrom } from './journaled-summaries.js';
 import { TokenCounter } from '../../core/tokens.js';
 import { Progress } from './progress.js';
@@ -102,6 +105,7 @@ async function replayJob(job: Job, ctx: RunContext, journaled: JournaledSummarie
     options: job.strategy.options,
     counter: ctx.counter,
     makeSummarizer: (options) => journaled.wrap(ctx.graders.makeSummarizer(options)),
+    stop: ctx.signal,
   });
 }
 
@@ -112,6 +116,7 @@ async function gradeSummaries(job: Job, summaries: SummaryRecord[], ctx: RunCont
     const key = summaryKey(job.key, summary.index);
     let record = fresh && summary.index >= fresh.index ? undefined : ctx.done.summaryGrades.get(key);
     if (!record || gradeErrored(record)) {
+      await yieldToEvents();
       if (ctx.signal.aborted) {
         graded.push(summary);
         continue;
@@ -142,6 +147,7 @@ async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext, fresh:
       }
       tasks.push(
         (async () => {
+          await yieldToEvents();
           if (ctx.signal.aborted) return undefined;
           const answered = await answerProbe({ transcript: job.transcript, strategy: job.strategy.id, context: probeCtx, repeat: r }, ctx.graders);
           // Graded on the real text, stored redacted: transcripts and answers can quote API keys.
@@ -198,6 +204,7 @@ async function runJob(job: Job, ctx: RunContext): Promise<JobResult> {
   // contexts before it are the journaled replay's.
   const served = new JournaledSummaries(previous?.summaries ?? []);
   const replay = await replayJob(job, ctx, served);
+  if (replay.stopped) return { turns: [], summaries: [], probes: [], complete: false };
   const fresh = served.freshFrom(replay.summaries);
   if (!previous || fresh) {
     ctx.journal.append({ type: 'replay', job: job.key, turns: replay.turns, summaries: redactDeep(replay.summaries) });
@@ -251,22 +258,45 @@ function collect(jobs: Job[], results: JobResult[]): Pick<RunResult, 'turns' | '
   return { turns, probes, summaries };
 }
 
-/** The `info` of a run directory's run.json: what resuming it needs. */
+/** The `info` of a run directory's run.json: what resuming it needs. A missing or damaged run.json is bad input, located. */
 export function resumableRun(resumeDir: string): RunInfo {
-  const file = join(resolve(resumeDir), 'run.json');
-  if (!existsSync(file)) throw new UsageError(`${resumeDir}: not a run directory (no run.json)`);
-  return (JSON.parse(readFileSync(file, 'utf8')) as RunResult).info;
+  if (!existsSync(join(resolve(resumeDir), RUN_FILE))) throw new UsageError(`${resumeDir}: not a run directory (no ${RUN_FILE})`);
+  return loadRunInfo(resumeDir);
 }
 
-function prepareDir(config: SuiteConfig, opts: RunOptions): { dir: string; runId: string } {
+interface PreparedDir {
+  dir: string;
+  runId: string;
+  /** Releases the run directory's lock. */
+  release: () => void;
+}
+
+/**
+ * A new run's directory appears with run.json inside (resumable from the
+ * moment it exists); a resumed one is locked first, then cleared of what a
+ * killed process left half-written.
+ */
+function prepareDir(config: SuiteConfig, opts: RunOptions, initial: (runId: string, dir: string) => RunInfo): PreparedDir & { info: RunInfo } {
   if (opts.resumeDir) {
-    const info = opts.resumeInfo ?? resumableRun(opts.resumeDir);
-    return { dir: resolve(opts.resumeDir), runId: info.runId };
+    const dir = resolve(opts.resumeDir);
+    const release = lockRunDir(dir);
+    const runId = (opts.resumeInfo ?? resumableRun(opts.resumeDir)).runId;
+    removeStaleTemps(dir);
+    const info = initial(runId, dir);
+    writeFileAtomic(join(dir, RUN_FILE), startingRunJson(info));
+    return { dir, runId, release, info };
   }
   const runId = newRunId(config);
   const dir = join(config.out, runId);
-  mkdirSync(dir, { recursive: true });
-  return { dir, runId };
+  mkdirSync(config.out, { recursive: true });
+  removeStalePartials(config.out);
+  const info = initial(runId, dir);
+  return { dir, runId, release: createRunDir(dir, startingRunJson(info)), info };
+}
+
+/** run.json before any record is finished: a resumable run directory. */
+function startingRunJson(info: RunInfo): string {
+  return JSON.stringify({ info: redactDeep(info), turns: [], probes: [], summaries: [] }, null, 1);
 }
 
 /** run.json, one record per line, written piece by piece: a large run never builds it as one string. */
@@ -305,6 +335,32 @@ function stopSignal(user: AbortSignal | undefined): { signal: AbortSignal; stop:
   return { signal: controller.signal, stop: () => controller.abort() };
 }
 
+/** How long a stopped run waits for the calls in flight before it writes what is finished and exits. */
+export const STOP_GRACE_MS = 2000;
+
+/**
+ * Resolves when `work` does, or STOP_GRACE_MS after `stop` fires: a call in
+ * flight (or a retry waiting out a Retry-After) must not hold a stopped run
+ * for minutes. Work still running then is abandoned; what it finishes later
+ * is still journaled, and resume redoes the rest.
+ */
+async function untilStopped(work: Promise<unknown>, stop: AbortSignal | undefined): Promise<'done' | 'abandoned'> {
+  if (!stop) return work.then(() => 'done' as const);
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<'abandoned'>((resolve) => {
+    const start = () => {
+      timer = setTimeout(() => resolve('abandoned'), STOP_GRACE_MS);
+    };
+    if (stop.aborted) start();
+    else stop.addEventListener('abort', start, { once: true });
+  });
+  try {
+    return await Promise.race([work.then(() => 'done' as const), grace]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
   const { config } = opts;
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -312,10 +368,29 @@ export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
   const strategies = selectStrategies(config, opts.only);
   const registry = opts.registry ?? STRATEGIES;
   const graders = setUpGraders(config, strategies, registry);
-  const { dir, runId } = prepareDir(config, opts);
-  const info = runInfo(runId, dir, config, strategies, transcripts, graders);
-  writeFileAtomic(join(dir, 'run.json'), JSON.stringify({ info: redactDeep(info), turns: [], probes: [], summaries: [] }, null, 1));
+  const { dir, runId, info, release } = prepareDir(config, opts, (id, at) => runInfo(id, at, config, strategies, transcripts, graders));
+  try {
+    return await runInDir({ opts, log, transcripts, strategies, registry, graders, dir, runId, info });
+  } finally {
+    release();
+  }
+}
 
+interface Prepared {
+  opts: RunOptions;
+  log: (line: string) => void;
+  transcripts: Transcript[];
+  strategies: StrategyConfig[];
+  registry: StrategyRegistry;
+  graders: Graders;
+  dir: string;
+  runId: string;
+  info: RunInfo;
+}
+
+async function runInDir(p: Prepared): Promise<RunOutcome> {
+  const { opts, log, transcripts, strategies, registry, graders, dir, info } = p;
+  const { config } = opts;
   const journalPath = join(dir, JOURNAL_FILE);
   const done = finishedWork(readJournal(journalPath));
   const journal = new Journal(journalPath);
@@ -329,24 +404,32 @@ export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
   const { signal, stop } = stopSignal(opts.signal);
   const ctx: RunContext = { config, graders, registry, counter: graders.counter, journal, done, progress, signal, stop, errors };
   const jobLimit = pLimit(Math.max(2, config.concurrency));
-  const results: JobResult[] = new Array(jobs.length);
+  const results: (JobResult | undefined)[] = new Array(jobs.length);
+  const work = Promise.all(
+    scheduleOrder(jobs).map((i) =>
+      jobLimit(async () => {
+        results[i] = await runJob(jobs[i], ctx);
+      }),
+    ),
+  );
+  let ended: 'done' | 'abandoned' = 'abandoned';
   try {
-    await Promise.all(
-      scheduleOrder(jobs).map((i) =>
-        jobLimit(async () => {
-          results[i] = await runJob(jobs[i], ctx);
-        }),
-      ),
-    );
+    ended = await untilStopped(work, opts.signal);
   } finally {
     progress.finish();
-    journal.close();
+    // Abandoned work may still finish and journal an answer: the journal stays open for it until the process exits.
+    if (ended === 'done') journal.close();
+    else {
+      journal.sync();
+      work.catch(() => undefined);
+    }
   }
   const fatal = graders.fatal();
-  const interrupted = !fatal && (Boolean(opts.signal?.aborted) || results.some((r) => !r.complete));
+  const finished = results.map((r) => r ?? { turns: [], summaries: [], probes: [], complete: false });
+  const interrupted = !fatal && (Boolean(opts.signal?.aborted) || finished.some((r) => !r.complete));
   const stats = graders.counts();
   info.calls = { made: stats.calls, cacheHits: stats.cacheHits, dedupHits: stats.dedupHits, errors: stats.errors };
-  const records = collect(jobs, results);
+  const records = collect(jobs, finished);
   const run: RunResult = { info, ...records };
   const errorsByStage = stageErrors(run);
   info.errors = errorsByStage;
@@ -359,7 +442,7 @@ export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
   }
   info.finishedAt = new Date().toISOString();
   run.info = redactDeep(info);
-  writeRunJson(join(dir, 'run.json'), run);
+  writeRunJson(join(dir, RUN_FILE), run);
   // An incomplete or failed run still gets every report, marked as such at the top.
   if (!interrupted) await writeReports(run, dir);
   return { dir, run, interrupted };
