@@ -18,7 +18,11 @@ function list(values: string[] | undefined): string {
 // full-width forms, a tab or a CR), which a spreadsheet would run as a formula;
 // `escape_formulas` gives such text cells a leading `'` (the OWASP advice) and
 // leaves numbers alone. Booleans are written `true`/`false`, not the library's `1`/empty.
-const CSV_OPTIONS: Options = { escape_formulas: true, cast: { boolean: (v) => String(v) } };
+// NaN (a score that was not measured, as run.json's null reads back) is an empty cell, not the text "NaN".
+const CSV_OPTIONS: Options = {
+  escape_formulas: true,
+  cast: { boolean: (v) => String(v), number: (v) => (Number.isNaN(v) ? '' : String(v)) },
+};
 
 function toCsv(rows: Row[], columns: string[]): string {
   return stringify([columns, ...rows.map((r) => columns.map((c) => r[c]))], CSV_OPTIONS);
@@ -177,6 +181,8 @@ function summaryRow(s: StrategySummary, model: string): Row {
 function summariesRow(s: SummaryRecord): Row {
   const checks = s.grades?.checks;
   const judge = s.grades?.judge;
+  // A judgement that errored measured nothing: its scores are empty cells beside judge_error, never a 0.
+  const scores = judge?.error ? undefined : judge;
   const drift = s.grades?.drift;
   return {
     strategy: s.strategy,
@@ -202,13 +208,13 @@ function summariesRow(s: SummaryRecord): Row {
     headings_missing: list(checks?.headingsMissing),
     stale_facts: list(checks?.staleFacts),
     judge_model: judge?.model,
-    judge_coverage: judge?.coverage,
-    judge_faithfulness: judge?.faithfulness,
-    judge_temporal: judge?.temporal,
-    judge_format: judge?.format,
-    judge_overall: judge?.overall,
-    judge_score: judge?.score,
-    judge_invented: list(judge?.invented),
+    judge_coverage: scores?.coverage,
+    judge_faithfulness: scores?.faithfulness,
+    judge_temporal: scores?.temporal,
+    judge_format: scores?.format,
+    judge_overall: scores?.overall,
+    judge_score: scores?.score,
+    judge_invented: list(scores?.invented),
     judge_error: judge?.error,
     drift_lost: list(drift?.lost),
     drift_changed: list(drift?.changed),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeReports } from '../../reports/index.js';
 import { loadRun } from '../../reports/load.js';
-import { probesCsv, summaryCsv } from '../../reports/csv.js';
+import { probesCsv, summariesCsv, summaryCsv } from '../../reports/csv.js';
 import { parseCsv } from '../helpers/cli.js';
 import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
 
@@ -185,6 +185,22 @@ describe('summary.csv counts what could not be measured', () => {
     for (const row of rows) {
       expect(row).toMatchObject({ summaries_attempted: '48', summaries_judged: '0', judged: '0', summary_judge_errors: '48', judge_errors: '48', judge_overall: '' });
     }
+  });
+
+  it('writes an errored summary judgement in summaries.csv as empty scores beside the error, never 0', () => {
+    const run = withSummaryJudgeErrors(bulkRun({ runId: 'r', strategies: ['a'], transcripts: 2, probesPer: 1, passes: () => true, summaryOverall: () => 4 }));
+    const rows = rowsOf(summariesCsv(run));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row.judge_error).toContain('HTTP 401');
+      for (const col of ['judge_coverage', 'judge_faithfulness', 'judge_temporal', 'judge_format', 'judge_overall', 'judge_score']) expect(row[col], col).toBe('');
+    }
+  });
+
+  it('writes a score that was not measured (NaN) as an empty cell', () => {
+    const run = bulkRun({ runId: 'r', strategies: ['a'], transcripts: 1, probesPer: 1, passes: () => true, summaryOverall: () => Number.NaN });
+    const rows = rowsOf(summariesCsv(run));
+    expect(rows.map((r) => r.judge_overall)).toEqual(rows.map(() => ''));
   });
 
   it('gives an all-errored strategy accuracy 0 and an empty graded accuracy', () => {
