@@ -206,6 +206,17 @@ function calibrationText(c: RunResult['info']['judgeCalibration']): string {
   return `${c.items} labelled summaries, ${c.createdAt.slice(0, 10)}: ${kappa}`;
 }
 
+/** `3 (jwt 2 · github-token 1)`: how many distinct secret-like values the run's files show as [REDACTED]. */
+export function redactionText(r: RunResult['info']['redactions']): string {
+  if (!r) return 'not counted (run made by an older version)';
+  if (r.total === 0) return 'none found';
+  const families = Object.entries(r.byFamily)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([family, n]) => `${family} ${n}`);
+  return `${r.total} (${families.join(' · ')})`;
+}
+
 function header(run: RunResult): string {
   const i = run.info;
   const rows: [string, string][] = [
@@ -220,6 +231,7 @@ function header(run: RunResult): string {
     ['repeat', String(i.repeat)],
     ['baseline strategy', i.baseline ?? '–'],
     ['config file', i.configFile ?? '–'],
+    ['secrets redacted', redactionText(i.redactions)],
     ['memeval', `${i.memevalVersion} · node ${i.node}${i.gitSha ? ` · git ${i.gitSha}` : ''}`],
   ];
   const table = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${esc(v)}</td></tr>`).join('');

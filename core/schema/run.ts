@@ -272,6 +272,12 @@ export const runInfoSchema = z.object({
   memevalVersion: z.string(),
   /** Model calls made, served from cache, and shared by in-flight dedup. */
   calls: z.object({ made: z.number(), cacheHits: z.number(), dedupHits: z.number(), errors: z.number() }).optional(),
+  /**
+   * Distinct secret-like values (keys, tokens, passwords, private keys) replaced
+   * by `[REDACTED]` in what the run wrote, in total and per family. A resumed
+   * run keeps the larger count of its attempts (each is a lower bound).
+   */
+  redactions: z.object({ total: z.number(), byFamily: z.record(z.string(), z.number()) }).optional(),
   node: z.string(),
   packages: z.record(z.string(), z.string()),
   gitSha: z.string().optional(),

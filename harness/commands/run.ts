@@ -128,6 +128,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     }
     process.stdout.write(formatTable(outcome.run));
     process.stdout.write(`\nreports: ${outcome.dir}\n  ${['report.html', 'summary.csv', 'probes.csv', 'turns.csv', 'run.json'].join('  ')}\n`);
+    const redacted = outcome.run.info.redactions?.total ?? 0;
+    if (redacted) process.stdout.write(`${redacted} secret-like values were redacted from what the run wrote (report.html lists them by kind)\n`);
     const { status, failure } = outcome.run.info;
     // The gate step also writes junit.xml and gate.md, and says itself why a run that could not measure cannot pass.
     if (flags.gate) return gateCommand(gateArgs(outcome.dir, flags));

@@ -1,10 +1,13 @@
 // Content-addressed cache of model calls, plus in-flight deduplication.
 // The key covers everything that changes an answer (model id, its params, the
 // full request) and nothing secret: API keys never reach the key or the files.
+// The key is a hash of the real request, so a transcript that quotes a secret
+// still hits its entry; the files hold only the stored fields, redacted.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
+import { processAlive } from '../../core/process.js';
 import { redact } from '../../core/secrets.js';
 
 /** JSON with object keys sorted and `undefined` fields dropped, so equal values hash equally. */
@@ -93,13 +96,53 @@ export class CacheStore {
 
   async write(key: string, result: ModelResult): Promise<void> {
     const path = this.pathOf(key);
-    const entry: CacheEntry = { key, result, sha256: sha256(canonicalJson(result)) };
+    const stored = storedResult(result);
+    const entry: CacheEntry = { key, result: stored, sha256: sha256(canonicalJson(stored)) };
     await mkdir(dirname(path), { recursive: true });
+    await this.sweep(dirname(path));
     // Rename is atomic on one file system: a reader sees the old file or the whole new one.
     const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(tmp, JSON.stringify(entry), 'utf8');
-    await rename(tmp, path);
+    try {
+      await writeFile(tmp, JSON.stringify(entry), 'utf8');
+      await rename(tmp, path);
+    } catch (error) {
+      await unlink(tmp).catch(() => undefined);
+      throw error;
+    }
   }
+
+  private readonly swept = new Set<string>();
+
+  /**
+   * Removes temp files that writers killed mid-write left in a shard, once per
+   * shard per process. Only files of processes that are gone: another run may
+   * share this cache and be writing right now.
+   */
+  private async sweep(shard: string): Promise<void> {
+    if (this.swept.has(shard)) return;
+    this.swept.add(shard);
+    const names = await readdir(shard).catch(() => [] as string[]);
+    for (const name of names) {
+      const pid = TEMP_NAME.exec(name)?.[1];
+      if (pid && !processAlive(Number(pid))) await unlink(join(shard, name)).catch(() => undefined);
+    }
+  }
+}
+
+/** `<key>.json.<pid>.<random>.tmp`: a write in progress, or one a killed process left. */
+const TEMP_NAME = /\.json\.(\d+)\.[0-9a-f]+\.tmp$/;
+
+
+/**
+ * Exactly what an entry keeps: the answer (redacted) and its accounting. Fields a
+ * wrapped model adds beyond ModelResult (the runner's prepared probe, the items it
+ * added) hold request text and are never stored; errors are never stored at all.
+ */
+function storedResult(result: ModelResult): ModelResult {
+  const { output, usage, cost, latencyMs } = result;
+  const stored: ModelResult = { output: redact(output), usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }, cached: false, latencyMs };
+  if (cost !== undefined) stored.cost = cost;
+  return stored;
 }
 
 function parseEntry(raw: string, key: string): ModelResult | undefined {
@@ -113,7 +156,8 @@ function parseEntry(raw: string, key: string): ModelResult | undefined {
   if (typeof entry.result !== 'object' || entry.result === null) return undefined;
   if (entry.sha256 !== sha256(canonicalJson(entry.result))) return undefined;
   if (typeof entry.result.output !== 'string' || entry.result.error !== undefined) return undefined;
-  return entry.result;
+  // An entry written before a secret family was known may still hold one; it leaves redacted.
+  return { ...entry.result, output: redact(entry.result.output) };
 }
 
 // Models promise never to throw; this keeps the promise even for one that does.
@@ -194,7 +238,8 @@ export class CachedModel implements Model {
     this.stats.calls++;
     const raw = await this.inner.complete(request).catch((error: unknown) => failure(error));
     // A model may echo a key it saw in a transcript; nothing key-like is stored or passed on.
-    const result = { ...raw, output: redact(raw.output) };
+    const result: ModelResult = { ...raw, output: redact(raw.output) };
+    if (raw.error !== undefined) result.error = redact(raw.error);
     if (result.error !== undefined) {
       this.stats.errors++;
       return result;

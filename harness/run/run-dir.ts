@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, wri
 import { join } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/atomic.js';
+import { processAlive } from '../../core/process.js';
 import { RUN_FILE } from '../../reports/load.js';
 
 export const LOCK_FILE = 'run.lock';
@@ -14,16 +15,6 @@ interface LockOwner {
   pid: number;
   host: string;
   startedAt: string;
-}
-
-/** Whether a process of this machine is still running (EPERM: it runs under another user). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function readOwner(lock: string): LockOwner | undefined {
@@ -39,7 +30,7 @@ function readOwner(lock: string): LockOwner | undefined {
 /** A lock left by a process that is gone: killed runs must stay resumable without a manual cleanup. */
 function stale(owner: LockOwner | undefined): boolean {
   if (!owner) return true;
-  return owner.host === hostname() && owner.pid !== process.pid && !alive(owner.pid);
+  return owner.host === hostname() && owner.pid !== process.pid && !processAlive(owner.pid);
 }
 
 function tryCreate(lock: string): boolean {
@@ -111,7 +102,7 @@ export function removeStaleTemps(runDir: string): void {
 export function removeStalePartials(out: string): void {
   for (const name of safeList(out)) {
     const pid = PARTIAL_DIR.exec(name)?.[1];
-    if (pid && !alive(Number(pid)) && isDirectory(join(out, name))) rmSync(join(out, name), { recursive: true, force: true });
+    if (pid && !processAlive(Number(pid)) && isDirectory(join(out, name))) rmSync(join(out, name), { recursive: true, force: true });
   }
 }
 

@@ -21,7 +21,7 @@ import { ModelSetupError } from '../models/create.js';
 import { answerProbe } from './probes.js';
 import { runInfo, newRunId } from './run-info.js';
 import { writeReports } from '../../reports/index.js';
-import { redactDeep } from '../../core/secrets.js';
+import { redactDeep, redactionCounts, resetRedactionCount, type RedactionCounts } from '../../core/secrets.js';
 import { InputError, UsageError, fileProblem } from '../../core/errors.js';
 import { judgeRun } from './verdict.js';
 import { isProbeError, probeErrorStage, stageErrors, summaryErrorStage, summaryErrored, summaryJudgeErrored as gradeErrored } from '../../reports/aggregate.js';
@@ -118,7 +118,8 @@ async function gradeSummaries(job: Job, summaries: SummaryRecord[], ctx: RunCont
     if (!record || gradeErrored(record)) {
       await yieldToEvents();
       if (ctx.signal.aborted) {
-        graded.push(summary);
+        // Ungraded, but still stored redacted: its request and text quote the transcript.
+        graded.push(redactDeep(summary));
         continue;
       }
       record = redactDeep(await ctx.graders.gradeSummary(job.transcript, summary, graded.at(-1), job.strategy));
@@ -276,15 +277,19 @@ interface PreparedDir {
  * moment it exists); a resumed one is locked first, then cleared of what a
  * killed process left half-written.
  */
-function prepareDir(config: SuiteConfig, opts: RunOptions, initial: (runId: string, dir: string) => RunInfo): PreparedDir & { info: RunInfo } {
+function prepareDir(
+  config: SuiteConfig,
+  opts: RunOptions,
+  initial: (runId: string, dir: string) => RunInfo,
+): PreparedDir & { info: RunInfo; previousRedactions?: RedactionCounts } {
   if (opts.resumeDir) {
     const dir = resolve(opts.resumeDir);
     const release = lockRunDir(dir);
-    const runId = (opts.resumeInfo ?? resumableRun(opts.resumeDir)).runId;
+    const previous = opts.resumeInfo ?? resumableRun(opts.resumeDir);
     removeStaleTemps(dir);
-    const info = initial(runId, dir);
+    const info = initial(previous.runId, dir);
     writeFileAtomic(join(dir, RUN_FILE), startingRunJson(info));
-    return { dir, runId, release, info };
+    return { dir, runId: previous.runId, release, info, previousRedactions: previous.redactions };
   }
   const runId = newRunId(config);
   const dir = join(config.out, runId);
@@ -292,6 +297,12 @@ function prepareDir(config: SuiteConfig, opts: RunOptions, initial: (runId: stri
   removeStalePartials(config.out);
   const info = initial(runId, dir);
   return { dir, runId, release: createRunDir(dir, startingRunJson(info)), info };
+}
+
+/** What this process redacted; a resumed run keeps the larger count of its attempts (each one a lower bound on the distinct values). */
+function redactionsOf(previous: RedactionCounts | undefined): RedactionCounts {
+  const now = redactionCounts();
+  return previous && previous.total > now.total ? previous : now;
 }
 
 /** run.json before any record is finished: a resumable run directory. */
@@ -368,9 +379,11 @@ export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
   const strategies = selectStrategies(config, opts.only);
   const registry = opts.registry ?? STRATEGIES;
   const graders = setUpGraders(config, strategies, registry);
-  const { dir, runId, info, release } = prepareDir(config, opts, (id, at) => runInfo(id, at, config, strategies, transcripts, graders));
+  // Counted per run: what this run's files show as [REDACTED].
+  resetRedactionCount();
+  const { dir, runId, info, release, previousRedactions } = prepareDir(config, opts, (id, at) => runInfo(id, at, config, strategies, transcripts, graders));
   try {
-    return await runInDir({ opts, log, transcripts, strategies, registry, graders, dir, runId, info });
+    return await runInDir({ opts, log, transcripts, strategies, registry, graders, dir, runId, info, previousRedactions });
   } finally {
     release();
   }
@@ -386,6 +399,7 @@ interface Prepared {
   dir: string;
   runId: string;
   info: RunInfo;
+  previousRedactions?: RedactionCounts;
 }
 
 async function runInDir(p: Prepared): Promise<RunOutcome> {
@@ -442,6 +456,7 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   }
   info.finishedAt = new Date().toISOString();
   run.info = redactDeep(info);
+  run.info.redactions = redactionsOf(p.previousRedactions);
   writeRunJson(join(dir, RUN_FILE), run);
   // An incomplete or failed run still gets every report, marked as such at the top.
   if (!interrupted) await writeReports(run, dir);

@@ -98,6 +98,25 @@ describe('model cache and createModel', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it('removes temp files a killed writer left in a shard, and keeps those of a live one', async () => {
+    const store = new CacheStore(dir);
+    const key = 'ab'.padEnd(64, '0');
+    const shard = join(dir, 'ab');
+    const { spawnSync } = await import('node:child_process');
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid ?? 999_999;
+    await store.write('ab'.padEnd(64, '1'), { output: 'first', usage: { inputTokens: 1, outputTokens: 1 }, cached: false, latencyMs: 1 });
+    const left = `${'ab'.padEnd(64, '2')}.json.${dead}.a1b2c3.tmp`;
+    const live = `${'ab'.padEnd(64, '3')}.json.${process.pid}.d4e5f6.tmp`;
+    await writeFile(join(shard, left), 'half');
+    await writeFile(join(shard, live), 'half');
+    // A new store (the next run) sweeps each shard once, before its first write there.
+    await new CacheStore(dir).write(key, { output: 'second', usage: { inputTokens: 1, outputTokens: 1 }, cached: false, latencyMs: 1 });
+    const names = await readdir(shard);
+    expect(names).not.toContain(left);
+    expect(names).toContain(live);
+    expect((await store.read(key)).result?.output).toBe('second');
+  });
+
   it('detects a damaged entry, deletes it and refetches', async () => {
     const model = createModel('local:tiny', options());
     const request = ask('fragile');
