@@ -99,6 +99,14 @@ function killedCopy(ws: Workspace, from: string, lines: string[], name: string):
   return dir;
 }
 
+/** The rows of a CSV (volatile columns dropped) that belong to the given `strategy::transcript` jobs. */
+function jobRows(file: string, jobs: string[]): string[][] {
+  const [header, ...rows] = stableCsv(file);
+  const strategy = header.indexOf('strategy');
+  const transcript = header.indexOf('transcript');
+  return rows.filter((r) => jobs.includes(`${r[strategy]}::${r[transcript]}`));
+}
+
 /** Every nonce a probe answer quotes belongs to a summary of the same job in the same run. */
 function answersSawTheseSummaries(run: RunResult): void {
   for (const probe of run.probes.filter((p: ProbeRecord) => p.strategy === 'sum')) {
@@ -141,13 +149,20 @@ describe('resume with a nondeterministic summarizer', () => {
       for (const t of TRANSCRIPTS) {
         if (journaled.has(`sum::${t}`)) expect(asked.filter((r) => transcriptOf(r) === t), `cut ${cut}: ${t}`).toEqual([]);
       }
-      // The resumed run's summaries are the journaled ones, cell for cell.
+      // The resumed run's summaries are the journaled ones.
       for (const [job, summaries] of journaled) {
         const [strategy, transcript] = job.split('::');
         const resumed = outcome.run.summaries.filter((s) => s.strategy === strategy && s.transcript === transcript);
         expect(resumed.map((s) => [s.index, s.turn, s.text, s.coveredTurns]), `cut ${cut}: ${job}`).toEqual(
           summaries.map((s) => [s.index, s.turn, s.text, s.coveredTurns]),
         );
+      }
+      // Every CSV cell of a job whose replay was journaled equals the uninterrupted run's:
+      // its summaries and grades, its turns, and the answers given on its contexts.
+      for (const file of ['summaries.csv', 'turns.csv', 'probes.csv']) {
+        const rowsOfJobs = (runDir: string) => jobRows(join(runDir, file), [...journaled.keys()]);
+        if (journaled.size && file === 'turns.csv') expect(rowsOfJobs(original).length, file).toBeGreaterThan(0);
+        expect(rowsOfJobs(dir), `cut ${cut}: ${file}`).toEqual(rowsOfJobs(original));
       }
       answersSawTheseSummaries(outcome.run);
     }
