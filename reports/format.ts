@@ -12,9 +12,22 @@ export function esc(value: unknown): string {
     .replace(/'/g, '&#39;');
 }
 
+// toLocaleString builds a new Intl.NumberFormat on every call, a measurable
+// share of rendering a large report; one formatter per digit count is reused.
+const formatters = new Map<number, Intl.NumberFormat>();
+
+function formatterFor(digits: number): Intl.NumberFormat {
+  let formatter = formatters.get(digits);
+  if (!formatter) {
+    formatter = new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    formatters.set(digits, formatter);
+  }
+  return formatter;
+}
+
 export function num(value: number | undefined, digits = 0): string {
   if (value === undefined || !Number.isFinite(value)) return '–';
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return formatterFor(digits).format(value);
 }
 
 export function pct(value: number | undefined): string {

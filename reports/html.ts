@@ -376,11 +376,19 @@ function scatterSection(rows: StrategySummary[]): string {
 function transcriptCharts(run: RunResult): string {
   const ids = strategyIds(run);
   const colors = new Map(ids.map((id, i) => [id, PALETTE[i % PALETTE.length]]));
-  const transcripts = [...new Set(run.turns.map((t) => t.transcript))];
+  // Grouped in one pass: filtering every record per chart made rendering quadratic in the transcripts.
+  const byTranscript = new Map<string, Map<string, TurnRecord[]>>();
+  for (const t of run.turns) {
+    let byStrategy = byTranscript.get(t.transcript);
+    if (!byStrategy) byTranscript.set(t.transcript, (byStrategy = new Map()));
+    const list = byStrategy.get(t.strategy);
+    if (list) list.push(t);
+    else byStrategy.set(t.strategy, [t]);
+  }
   const titles = new Map(run.info.transcripts.map((t) => [t.id, t.title]));
-  const blocks = transcripts.map((tid) => {
+  const blocks = [...byTranscript].map(([tid, byStrategy]) => {
     const series: Series[] = ids
-      .map((sid) => ({ sid, turns: run.turns.filter((t) => t.transcript === tid && t.strategy === sid) }))
+      .map((sid) => ({ sid, turns: byStrategy.get(sid) ?? [] }))
       .filter((s) => s.turns.length > 0)
       .map(({ sid, turns }) => ({ label: sid, color: colors.get(sid) as string, points: toPoints(turns) }));
     const title = titles.get(tid);
