@@ -1,6 +1,6 @@
 // Append-only JSONL journal of finished work. Each entry is written with one
 // write(2) call, so a killed process leaves whole lines (plus at most one torn
-// last line, which reading skips); fsync runs at job boundaries and on close.
+// last line, which reading skips); fsync runs every few seconds and on close.
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import type { ProbeRecord, SummaryRecord, TurnRecord } from '../../core/types.js';
 import { answerableOf } from '../../graders/attribution.js';
@@ -12,6 +12,9 @@ export type JournalEntry =
   | { type: 'job-done'; job: string };
 
 export const JOURNAL_FILE = 'journal.jsonl';
+
+/** How often finished work is forced to disk during a run. */
+const CHECKPOINT_MS = 2000;
 
 export class Journal {
   private fd: number | undefined;
@@ -29,9 +32,21 @@ export class Journal {
     writeSync(this.fd, `${JSON.stringify(entry)}\n`);
   }
 
-  /** Forces finished work to disk (job boundaries, interrupts, the end of a run). */
+  /** Forces finished work to disk (interrupts, the end of a run). */
   sync(): void {
     if (this.fd !== undefined) fsyncSync(this.fd);
+    this.syncedAt = performance.now();
+  }
+
+  private syncedAt = performance.now();
+
+  /**
+   * Forces finished work to disk at most every CHECKPOINT_MS. A killed process
+   * loses nothing either way (its writes are in the OS already); fsync guards
+   * against a machine crash, and one per job was 8% of a large offline run.
+   */
+  checkpoint(): void {
+    if (performance.now() - this.syncedAt >= CHECKPOINT_MS) this.sync();
   }
 
   close(): void {

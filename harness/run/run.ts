@@ -216,7 +216,7 @@ async function runJob(job: Job, ctx: RunContext): Promise<JobResult> {
   const expected = replay.probes.length * ctx.config.repeat;
   const complete = probes.length === expected && !ctx.signal.aborted;
   if (complete) ctx.journal.append({ type: 'job-done', job: job.key });
-  ctx.journal.sync();
+  ctx.journal.checkpoint();
   const turns = previous && !fresh ? previous.turns : replay.turns;
   return { turns, summaries, probes, complete };
 }
