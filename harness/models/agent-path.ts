@@ -222,9 +222,13 @@ async function answerViaOpenAI(probe: PreparedProbe, target: OpenAIRunnerTarget,
     tracingDisabled: true,
   });
   const agent = makeAgent(probe, target.name, opts);
-  const started = performance.now();
+  // Latency is timed from the moment the call starts, not from when it queued for a concurrency slot.
+  let started = performance.now();
   // The target is the model's own RetryOptions, breaker included: a bad key found by either path stops both.
-  const attempt = () => withRetry((signal) => runOnce(runner, agent, probe, signal), target);
+  const attempt = () => {
+    started = performance.now();
+    return withRetry((signal) => runOnce(runner, agent, probe, signal), target);
+  };
   const outcome = await (opts.limit ? opts.limit(attempt) : attempt());
   const result = callResult(target.id, target.price, outcome, performance.now() - started);
   return { ...result, probe, added: outcome.ok ? outcome.value.added : [] };

@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import type { ModelRequest as SdkModelRequest } from '@openai/agents';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { answerWithRunner, prepareProbe, probeRequest, ProbeSession, SdkModelAdapter } from '../../../harness/models/agent-path.js';
@@ -89,6 +90,17 @@ describe('agent path: probes through the @openai/agents runner', () => {
     expect(messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
     expect(messages.at(-1)).toMatchObject({ role: 'user', content: 'What firmware?' });
     expect(messages).toHaveLength(6);
+  });
+
+  it('times latency from the start of the call, not from when it queued for a concurrency slot', async () => {
+    const strategy = await strategyWithHistory();
+    const model = new OpenAIModel({ name: 'gpt-4.1-mini', baseURL: server.baseURL, apiKey: KEY });
+    server.setHandler(() => ({ json: responsesBody('slow'), delayMs: 200 }));
+    const one = pLimit(1);
+    const answers = await Promise.all([1, 2, 3].map(() => answerWithRunner({ session: strategy, question: 'Firmware?', model: model.runnerTarget(), limit: one })));
+    // Queued one after another, the third waited ~400 ms for its slot; each call itself took ~200 ms.
+    for (const answer of answers) expect(answer.latencyMs).toBeLessThan(390);
+    expect(Math.max(...answers.map((a) => a.latencyMs))).toBeGreaterThanOrEqual(190);
   });
 
   it('retries the run on a 500 and reports a final failure as an error result', async () => {
