@@ -1,5 +1,7 @@
 // Bad input is reported, never thrown as a stack trace: every problem of a
 // file (or a whole suite) is collected and thrown once as an InputError.
+// `didYouMean` is the one typo hint every message uses (config keys, strategy
+// names, gate metrics), so it lives here where reports/ can reach it too.
 import { redact } from './secrets.js';
 
 /**
@@ -115,4 +117,45 @@ export function problemAt(file: string, source: string | PositionLookup, offset:
 /** A problem about a whole file or a pattern, with no position inside it. */
 export function fileProblem(file: string, message: string): Problem {
   return { file, line: 0, col: 0, message };
+}
+
+/** Edit distance counting a swap of neighbouring letters as one edit ("titel" → "title"). */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/** The closest known name to a misspelt one, if it is close enough to be a typo. */
+export function didYouMean(name: string, known: readonly string[]): string | undefined {
+  const lower = name.toLowerCase();
+  const limit = Math.max(1, Math.min(3, Math.floor(lower.length / 3)));
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    // Names whose lengths differ by more than the limit cannot be within it; skipping them
+    // keeps a pasted blob of text in a key or a value from costing its length times every name.
+    if (Math.abs(candidate.length - lower.length) > limit) continue;
+    const d = editDistance(lower, candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  if (bestDistance <= limit) return best;
+  // A truncated name ("api_key" for "api_key_env") is a likely slip too.
+  return lower.length >= 3 ? known.find((k) => k.toLowerCase().startsWith(lower)) : undefined;
+}
+
+/** Quotes a user value for a message, cut short so a pasted blob does not flood the terminal. */
+export function quote(value: string): string {
+  const flat = value.replace(/\s+/g, ' ');
+  return JSON.stringify(flat.length > 60 ? `${flat.slice(0, 57)}...` : flat);
 }

@@ -1,15 +1,17 @@
 // Loads the suite config (docs/config-format.md is the contract; the schema
 // is harness/schema/config.ts). Like transcripts, every problem is collected
 // with its file:line:col and thrown once.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
 import { STRATEGIES } from '../strategies/index.js';
 import type { StrategyDefinition, StrategyOptions, StrategyRegistry } from '../strategies/registry.js';
 import type { GateConfig, MaxErrors } from '../core/types.js';
-import { InputError, UsageError, fileProblem } from '../core/errors.js';
+import { InputError, UsageError } from '../core/errors.js';
 import { CONFIG_FORMAT, DEFAULTS, configFacts, configSchema, factsOf, withDefaults } from './schema/config.js';
+import { readTextFile } from './schema/files.js';
 import { readYaml } from './schema/issues.js';
+import { DEFAULT_LIMITS } from './schema/limits.js';
 
 export type { PriceConfig, ProviderConfig, StrategyConfig } from './schema/config.js';
 export type { GateConfig, MaxErrors };
@@ -49,6 +51,7 @@ export function defaultConfig(baseDir: string, registry: StrategyRegistry = STRA
     gates: [],
     providers: {},
     prices: {},
+    limits: { ...DEFAULT_LIMITS },
   };
   if (strategies.some((s) => s.id === 'full')) config.baseline = 'full';
   return config;
@@ -79,16 +82,14 @@ export function loadConfigOrDefault(file: string | undefined): SuiteConfig {
   return existsSync(fallback) ? loadConfig(fallback) : defaultConfig(process.cwd());
 }
 
-/** `registry`: the strategies `use:` may name (default: the built-in ones). */
+/**
+ * `registry`: the strategies `use:` may name (default: the built-in ones).
+ * The file itself is read within the default limits: its own `limits:` are not known before it is read.
+ */
 export function loadConfig(path: string, registry: StrategyRegistry = STRATEGIES): SuiteConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as { code?: unknown }).code;
-    throw new InputError([fileProblem(path, `cannot read config file (${typeof code === 'string' ? code : (e as Error).message})`)]);
-  }
-  return parseConfig(text, path, registry);
+  const read = readTextFile(path, { what: 'config file' });
+  if (!read.ok) throw new InputError([read.problem]);
+  return parseConfig(read.text, path, registry);
 }
 
 /** Parses a config; `file` names it in messages and its directory anchors relative paths. */

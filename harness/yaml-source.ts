@@ -1,9 +1,12 @@
 // Reads a YAML file into plain data for a schema, keeping the document's
 // nodes so every problem the schema finds can point at `file:line:col`.
-// Shared by the config, transcript and calibration loaders (harness/schema/).
-import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
-import type { Alias, Document, ParsedNode, Scalar, YAMLError, YAMLMap, YAMLSeq } from 'yaml';
+// Shared by the config, transcript and calibration loaders (harness/schema/);
+// the text is parsed, within the suite's `limits:`, by schema/yaml-document.ts.
+import { LineCounter, isAlias, isMap, isScalar, isSeq } from 'yaml';
+import type { Alias, Document, Pair, ParsedNode, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import { placeText, positionOf, type Problem } from '../core/errors.js';
+import { DEFAULT_LIMITS } from './schema/limits.js';
+import { keyName, readDocument, type CollectionLimits } from './schema/yaml-document.js';
 
 export type YNode = ParsedNode;
 /** A path into the data, as zod reports it: keys of mappings and indexes of lists. */
@@ -27,66 +30,6 @@ export function describe(node: YNode | null | undefined): string {
   if (typeof value === 'number') return `the number ${(node as Scalar).source ?? String(value)}`;
   if (typeof value === 'boolean') return `${String(value)}`;
   return 'text';
-}
-
-/** Quotes a user value for a message, cut short so a pasted blob does not flood the terminal. */
-export function quote(value: string): string {
-  const flat = value.replace(/\s+/g, ' ');
-  return JSON.stringify(flat.length > 60 ? `${flat.slice(0, 57)}...` : flat);
-}
-
-/** Edit distance counting a swap of neighbouring letters as one edit ("titel" → "title"). */
-function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
-}
-
-/** The closest known name to a misspelt one, if it is close enough to be a typo. */
-export function didYouMean(name: string, known: readonly string[]): string | undefined {
-  const lower = name.toLowerCase();
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const d = editDistance(lower, candidate.toLowerCase());
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  const limit = Math.max(1, Math.min(3, Math.floor(lower.length / 3)));
-  if (bestDistance <= limit) return best;
-  // A truncated name ("api_key" for "api_key_env") is a likely slip too.
-  return lower.length >= 3 ? known.find((k) => k.toLowerCase().startsWith(lower)) : undefined;
-}
-
-/** The key written at `offset`: a quoted name, or the text up to its colon. */
-function keyAt(text: string, offset: number): string {
-  const rest = text.slice(offset, offset + 200);
-  const quoted = /^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*')/.exec(rest);
-  if (quoted) return quoted[1].slice(1, -1);
-  return (/^[^\n]*?(?=:(?:\s|$)|,|}|\n|$)/.exec(rest)?.[0] ?? '').trim();
-}
-
-/** The parser's message, reworded where it names an API or leaves out the key. */
-function syntaxMessage(err: YAMLError, text: string): string {
-  switch (err.code) {
-    case 'DUPLICATE_KEY':
-      return `duplicate key ${quote(keyAt(text, err.pos[0]))} (each key may appear once in a mapping)`;
-    case 'MULTIPLE_DOCS':
-      return 'the file holds more than one YAML document (remove the extra "---")';
-    case 'RESOURCE_EXHAUSTION':
-      return 'the YAML is nested too deeply to read';
-    default:
-      return err.message;
-  }
 }
 
 /**
@@ -127,59 +70,36 @@ export class YamlSource {
   readonly problems: Problem[] = [];
   /** The document's top node (aliases resolved); null for an empty file. */
   readonly root: YNode | null;
-  private readonly aliasTargets = new Map<Alias, YNode>();
   private aliasBudget = MAX_ALIASED_NODES;
+  /** Each mapping's pairs by key name, built when a path first looks into it (a lookup per issue must not scan the mapping). */
+  private readonly keyIndex = new WeakMap<YAMLMap<YNode, YNode>, Map<string, Pair<YNode, YNode>>>();
 
   private constructor(
     readonly file: string,
     private readonly lines: LineCounter,
     doc: Document.Parsed | undefined,
+    private readonly aliasTargets: ReadonlyMap<Alias, YNode>,
   ) {
-    if (doc) this.indexAnchors(doc);
     const contents = (doc?.contents ?? null) as YNode | null;
     this.root = contents === null ? null : this.resolve(contents);
   }
 
-  /** Parses `text`; syntax errors become problems and leave `root` null. */
-  static parse(text: string, file: string): YamlSource {
+  /**
+   * Parses `text`; syntax errors, duplicate keys and collections over
+   * `limits` become problems and leave `root` null.
+   */
+  static parse(text: string, file: string, limits: CollectionLimits = DEFAULT_LIMITS): YamlSource {
     const lines = new LineCounter();
-    let doc: Document.Parsed;
-    try {
-      doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-    } catch (e) {
-      // The parser reports its own errors; this only guards against one it throws instead.
-      const src = new YamlSource(file, lines, undefined);
-      src.problems.push({ file, line: 1, col: 1, message: `could not read YAML: ${(e as Error).message}` });
-      return src;
-    }
-    // Warnings (an unknown tag, an ambiguous alias) would otherwise change data silently.
-    const errors = [...doc.errors, ...doc.warnings];
-    if (errors.length === 0) return new YamlSource(file, lines, doc);
-    const src = new YamlSource(file, lines, undefined);
-    for (const err of errors.slice(0, MAX_SYNTAX_PROBLEMS)) {
-      src.problems.push({ file, ...positionOf(lines, err.pos[0]), message: `YAML syntax error: ${syntaxMessage(err, text)}` });
-    }
-    const more = errors.length - MAX_SYNTAX_PROBLEMS;
+    const read = readDocument(text, lines, limits);
+    if (read.errors.length === 0) return new YamlSource(file, lines, read.doc, read.aliasTargets);
+    const src = new YamlSource(file, lines, undefined, read.aliasTargets);
+    for (const err of read.errors.slice(0, MAX_SYNTAX_PROBLEMS)) src.problems.push({ file, ...positionOf(lines, err.offset), message: err.message });
+    const more = read.errors.length - MAX_SYNTAX_PROBLEMS;
     if (more > 0) {
-      const next = errors[MAX_SYNTAX_PROBLEMS];
-      src.problems.push({ file, ...positionOf(lines, next.pos[0]), message: `${more} more YAML syntax errors not shown` });
+      const next = read.errors[MAX_SYNTAX_PROBLEMS];
+      src.problems.push({ file, ...positionOf(lines, next.offset), message: `${more} more YAML syntax errors not shown` });
     }
     return src;
-  }
-
-  /** Maps each alias to the last anchor of its name before it, in one pass over the document. */
-  private indexAnchors(doc: Document.Parsed): void {
-    const anchors = new Map<string, YNode>();
-    visit(doc, {
-      Node: (_key, node) => {
-        if (isAlias(node)) {
-          const target = anchors.get(node.source);
-          if (target) this.aliasTargets.set(node, target);
-        } else if (node.anchor) {
-          anchors.set(node.anchor, node as YNode);
-        }
-      },
-    });
   }
 
   get ok(): boolean {
@@ -228,12 +148,26 @@ export class YamlSource {
         node = this.peek(items[step]);
         continue;
       }
-      const pair = node && isMap(node) ? (node as YAMLMap<YNode, YNode>).items.find((p) => keyName(this.peek(p.key)) === String(step)) : undefined;
+      const pair = node && isMap(node) ? this.pairNamed(node as YAMLMap<YNode, YNode>, String(step)) : undefined;
       if (!pair) return { node, key, missing: true };
       key = pair.key ?? undefined;
       node = this.peek(pair.value);
     }
     return { node, key, missing: false };
+  }
+
+  /** The first pair of `map` whose key reads `name`. */
+  private pairNamed(map: YAMLMap<YNode, YNode>, name: string): Pair<YNode, YNode> | undefined {
+    let index = this.keyIndex.get(map);
+    if (!index) {
+      index = new Map();
+      for (const pair of map.items) {
+        const key = keyName(this.peek(pair.key));
+        if (key !== undefined && !index.has(key)) index.set(key, pair);
+      }
+      this.keyIndex.set(map, index);
+    }
+    return index.get(name);
   }
 
   /** Text of the scalar at `path` (numbers as written), if there is one. */
@@ -314,10 +248,4 @@ export class YamlSource {
     spellings.set(key, node.source);
     SPELLINGS.set(container, spellings);
   }
-}
-
-/** A mapping key usable as a name: text, a number or a boolean, never a list or an empty key. */
-function keyName(node: YNode | null): string | undefined {
-  if (!node || !isScalar(node) || node.value === null || typeof node.value === 'object') return undefined;
-  return String(node.value);
 }

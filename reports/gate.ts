@@ -3,9 +3,10 @@
 // statistically significant — judged on p-values Holm-adjusted over every
 // significance test of the gate run. A gate with nothing to measure (no baseline run,
 // no data, only errored data) fails: an unmeasured number must never pass.
-import { InputError, problemAtPlace, type Problem } from '../core/errors.js';
+import { InputError, didYouMean, problemAtPlace, quote, type Problem } from '../core/errors.js';
 import type { GateConfig, ProbeRecord, RunResult } from '../core/types.js';
 import {
+  METRIC_NAMES,
   compareProbes,
   isProbeError,
   metricDef,
@@ -306,10 +307,16 @@ function adjustFamily(drafts: Draft[]): number {
   return tested.length;
 }
 
+/** Gates recorded in a run.json (or edited there by hand) name their metric unchecked; a typo gets a suggestion. */
+function unknownMetric(metric: string): string {
+  const guess = didYouMean(metric, METRIC_NAMES);
+  return `unknown metric ${quote(metric)} (${guess ? `did you mean "${guess}"?` : `known metrics: ${METRIC_NAMES.join(', ')}`})`;
+}
+
 function gateProblems(gate: GateConfig, run: RunResult, opts: GateOptions): Problem[] {
   const problems: Problem[] = [];
   const ids = strategyIds(run);
-  if (!metricDef(gate.metric)) problems.push(problemAt(gate.where, `unknown metric "${gate.metric}"`));
+  if (!metricDef(gate.metric)) problems.push(problemAt(gate.where, unknownMetric(gate.metric)));
   if (gate.strategy !== '*' && !ids.includes(gate.strategy)) {
     problems.push(problemAt(gate.where, `strategy "${gate.strategy}" is not in run ${run.info.runId} (has: ${ids.join(', ')})`));
   }

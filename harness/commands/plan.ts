@@ -19,6 +19,7 @@ import { PROBE_KINDS, type ProbeKind, type Transcript } from '../../core/types.j
 import { loadRun } from '../../reports/load.js';
 import { loadConfigOrDefault } from '../config.js';
 import { loadSuite } from '../datasets/transcript.js';
+import { DEFAULT_LIMITS } from '../schema/limits.js';
 
 const USAGE = 'usage: memeval plan [--config FILE] [--detect POINTS] [--baseline-accuracy P] [--icc R] [--run RUN_DIR]';
 
@@ -183,7 +184,7 @@ export async function planCommand(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const config = loadConfigOrDefault(flags.config);
-  const transcripts = await loadSuite(config.datasets, config.baseDir);
+  const transcripts = await loadSuite(config.datasets, config.baseDir, config.limits ?? DEFAULT_LIMITS);
   const power = flags.run === undefined ? undefined : runPower(loadRun(flags.run));
   process.stdout.write(formatPlan(makePlan(transcripts, config.repeat, flags, power)));
   return EXIT.ok;

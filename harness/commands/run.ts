@@ -13,6 +13,8 @@ import { parseMaxErrors } from '../run/verdict.js';
 import { gateCommand } from './gate.js';
 import { HELP } from '../help.js';
 import { SIGNAL_EXIT, stopOnSignals } from '../signals.js';
+import { DEFAULT_LIMITS, overLimit } from '../schema/limits.js';
+import { writableDirProblem } from '../schema/files.js';
 
 const RUN_OPTIONS = {
   config: { type: 'string' },
@@ -63,11 +65,22 @@ function applyFlags(config: SuiteConfig, flags: RunFlags): SuiteConfig {
       return negated ? `!${path}` : path;
     });
   }
-  if (flags.out) out.out = resolve(flags.out);
+  if (flags.out) {
+    // Checked now, like the config's `out:`: a file in the way must not fail the run after its work.
+    const problem = writableDirProblem(resolve(flags.out));
+    if (problem) throw new UsageError(`--out ${flags.out} ${problem}`);
+    out.out = resolve(flags.out);
+  }
   if (flags.model) out.model = flags.model;
   if (flags.judge) out.judge = flags.judge;
   out.concurrency = positiveInt('concurrency', flags.concurrency) ?? out.concurrency;
   out.repeat = positiveInt('repeat', flags.repeat) ?? out.repeat;
+  // The flags share the config's bounds (`limits:`), so a typo cannot start a billion repeats.
+  const limits = config.limits ?? DEFAULT_LIMITS;
+  for (const [flag, name, value] of [['repeat', 'max_repeat', out.repeat], ['concurrency', 'max_concurrency', out.concurrency]] as const) {
+    const over = overLimit(value, name, limits);
+    if (over) throw new UsageError(`--${flag} must be ${over}, not ${value}`);
+  }
   if (flags.agent) {
     if (flags.agent !== 'direct' && flags.agent !== 'runner') throw new UsageError('--agent must be "direct" or "runner"');
     out.agent = flags.agent;

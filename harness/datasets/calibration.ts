@@ -11,6 +11,7 @@ import type { AnswerCalibrationItem, CalibrationItem } from '../../graders/calib
 import { DEFAULT_SUMMARIZER } from '../../strategies/registry.js';
 import { buildSummaryInput, loadSummaryPrompt } from '../../strategies/summary-input.js';
 import { ANSWER_CALIBRATION_FORMAT, CALIBRATION_FORMAT, answerCalibrationSchema, calibrationSchema } from '../schema/calibration.js';
+import { readTextFile } from '../schema/files.js';
 import { readYaml } from '../schema/issues.js';
 import { conversationFacts, defaultTranscriptId, dropUndefined, factsOf } from '../schema/turns.js';
 
@@ -83,7 +84,13 @@ function loadYamlFolder<T>(dir: string, parse: FileParser<T>): T[] {
   }
   if (names.length === 0) throw new InputError([fileProblem(dir, 'no .yaml calibration files in this folder')]);
   const problems: Problem[] = [];
-  const items = names.flatMap((n) => parse(readFileSync(join(dir, n), 'utf8'), join(dir, n), problems));
+  const items = names.flatMap((n) => {
+    // Size checked before reading and strict UTF-8, as transcripts (the set is read with the default limits).
+    const read = readTextFile(join(dir, n));
+    if (read.ok) return parse(read.text, join(dir, n), problems);
+    problems.push(read.problem);
+    return [];
+  });
   if (problems.length > 0) throw new InputError(problems);
   return items;
 }

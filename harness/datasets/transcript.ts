@@ -2,16 +2,15 @@
 // harness/schema/transcript.ts) and whole
 // suites. Every problem of every file is collected, then thrown once as an
 // InputError, so a user fixes a dataset in one pass.
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { glob } from 'tinyglobby';
-import { InputError, fileProblem, problemAtPlace, type Problem } from '../../core/errors.js';
+import { InputError, fileProblem, problemAtPlace, quote, type Problem } from '../../core/errors.js';
 import type { Transcript } from '../../core/types.js';
+import { readTextFile, type TextRead } from '../schema/files.js';
 import { readYaml } from '../schema/issues.js';
+import { DEFAULT_LIMITS, limitHint, type Limits } from '../schema/limits.js';
 import { TRANSCRIPT_FORMAT, transcriptSchema } from '../schema/transcript.js';
 import { conversationFacts, defaultTranscriptId, dropUndefined, factsOf } from '../schema/turns.js';
-import { quote } from '../yaml-source.js';
 
 /** A parsed transcript plus where its id came from, for cross-file duplicate messages. */
 interface ReadResult {
@@ -20,33 +19,34 @@ interface ReadResult {
   idWhere: string;
 }
 
-/** Parses one transcript; throws InputError listing every problem in it. */
-export function parseTranscript(text: string, file: string): Transcript {
-  const result = readTranscript(text, file);
+/**
+ * Parses one transcript; throws InputError listing every problem in it.
+ * `limits` (the suite config's) bound the keys of its mappings and its number of values.
+ */
+export function parseTranscript(text: string, file: string, limits: Readonly<Limits> = DEFAULT_LIMITS): Transcript {
+  const result = readTranscript(text, file, limits);
   if (!result.transcript || result.problems.length > 0) throw new InputError(result.problems);
   return result.transcript;
 }
 
-export function loadTranscriptFile(path: string): Transcript {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new InputError([fileProblem(path, `cannot read file (${errorCode(e)})`)]);
-  }
-  return parseTranscript(text, path);
+/** Reads a transcript file: its size is checked before it is read, and it must be UTF-8. */
+export function loadTranscriptFile(path: string, limits: Readonly<Limits> = DEFAULT_LIMITS): Transcript {
+  const read = readTranscriptText(path, path, limits);
+  if (!read.ok) throw new InputError([read.problem]);
+  return parseTranscript(read.text, path, limits);
 }
 
-function errorCode(e: unknown): string {
-  const code = (e as { code?: unknown }).code;
-  return typeof code === 'string' ? code : (e as Error).message;
+/** The file's text, within `max_file_mb` and strict UTF-8; `display` names it in messages. */
+function readTranscriptText(path: string, display: string, limits: Readonly<Limits>): TextRead {
+  return readTextFile(path, { display, limits, sizeHint: limitHint('max_file_mb') });
 }
 
-function readTranscript(text: string, file: string): ReadResult {
+function readTranscript(text: string, file: string, limits: Readonly<Limits>): ReadResult {
   const idWhere = `${file}:1:1`;
   const result = readYaml(text, file, {
     format: TRANSCRIPT_FORMAT,
     schema: transcriptSchema,
+    limits,
     reportEmpty: (src) => src.report(null, 'the file is empty; a transcript needs at least "turns:"'),
     facts: { scope: conversationFacts, of: (data) => factsOf(data, 'turns') },
   });
@@ -86,26 +86,23 @@ async function expandGlobs(globs: string[], baseDir: string, problems: Problem[]
   return [...files].sort();
 }
 
-async function readSuiteFile(abs: string): Promise<ReadResult> {
+function readSuiteFile(abs: string, limits: Readonly<Limits>): ReadResult {
   const file = displayPath(abs);
-  let text: string;
-  try {
-    text = await readFile(abs, 'utf8');
-  } catch (e) {
-    return { problems: [fileProblem(file, `cannot read file (${errorCode(e)})`)], idWhere: file };
-  }
-  return readTranscript(text, file);
+  const read = readTranscriptText(abs, file, limits);
+  return read.ok ? readTranscript(read.text, file, limits) : { problems: [read.problem], idWhere: file };
 }
 
 /**
  * Loads every transcript matched by `globs` (relative to `baseDir`, or
- * absolute), sorted by path. Throws one InputError for the whole suite.
+ * absolute), sorted by path, within `limits` (the suite config's `limits:`).
+ * Throws one InputError for the whole suite.
  */
-export async function loadSuite(globs: string[], baseDir: string): Promise<Transcript[]> {
+export async function loadSuite(globs: string[], baseDir: string, limits: Readonly<Limits> = DEFAULT_LIMITS): Promise<Transcript[]> {
   const problems: Problem[] = [];
   if (globs.length === 0) problems.push(fileProblem(baseDir, 'no dataset globs given, so the suite is empty'));
   const files = await expandGlobs(globs, baseDir, problems);
-  const results = await Promise.all(files.map(readSuiteFile));
+  // Read one by one: parsing is synchronous anyway, and only one file's text is held at a time.
+  const results = files.map((file) => readSuiteFile(file, limits));
   const transcripts: Transcript[] = [];
   const byId = new Map<string, string>();
   for (const result of results) {

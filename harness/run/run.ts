@@ -26,6 +26,7 @@ import { InputError, UsageError, fileProblem } from '../../core/errors.js';
 import { judgeRun } from './verdict.js';
 import { isProbeError, probeErrorStage, stageErrors, summaryErrorStage, summaryErrored, summaryJudgeErrored as gradeErrored } from '../../reports/aggregate.js';
 import { ERROR_STAGES, type ErrorStage, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type Transcript, type TurnRecord } from '../../core/types.js';
+import { DEFAULT_LIMITS } from '../schema/limits.js';
 
 export interface RunOptions {
   config: SuiteConfig;
@@ -375,7 +376,7 @@ async function untilStopped(work: Promise<unknown>, stop: AbortSignal | undefine
 export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
   const { config } = opts;
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const transcripts = await loadSuite(config.datasets, config.baseDir);
+  const transcripts = await loadSuite(config.datasets, config.baseDir, config.limits ?? DEFAULT_LIMITS);
   const strategies = selectStrategies(config, opts.only);
   const registry = opts.registry ?? STRATEGIES;
   const graders = setUpGraders(config, strategies, registry);

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { isRecord } from '../../core/record.js';
 import { PROBE_KINDS } from '../../core/types.js';
 import { ANSWER_LABELS, type CalibrationLabels } from '../../graders/calibrate.js';
-import { quote } from '../yaml-source.js';
+import { quote } from '../../core/errors.js';
 import { choice, eachDuplicateId, freeform, int, list, map, report, text, typeError, uniqueIds, whenValid, word } from './fields.js';
 import type { YamlFormat } from './issues.js';
 import { conversationLabels, factsSchema, messageTurnSchema, phrase } from './turns.js';

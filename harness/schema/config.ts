@@ -1,17 +1,20 @@
 // The suite config as a schema (docs/config-format.md is the contract). The
 // config only ever holds the *name* of an API key's variable.
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { didYouMean, quote } from '../../core/errors.js';
 import { isRecord } from '../../core/record.js';
 import { gateSchema } from '../../core/schema/gate.js';
 import { AGENTS } from '../../core/schema/run.js';
 import type { MaxErrors } from '../../core/types.js';
+import { METRIC_NAMES, isMetricName } from '../../reports/aggregate.js';
 import { DEFAULT_SUMMARIZER, type OptionSpec, type StrategyDefinition, type StrategyOptions, type StrategyRegistry } from '../../strategies/registry.js';
 import { parseMaxErrors } from '../run/verdict.js';
-import { didYouMean, quote, type Path } from '../yaml-source.js';
+import type { Path } from '../yaml-source.js';
 import { Scope, bool, choice, int, list, map, number, report, text, typeError, uniqueIds, whenValid, word } from './fields.js';
+import { existingDirProblem, textFileProblem, writableDirProblem } from './files.js';
 import { templateFor, type YamlFormat } from './issues.js';
+import { DEFAULT_LIMITS, LIMIT_NAMES, limitHint, overLimit, type Limits } from './limits.js';
 
 export const CONFIG_FORMAT: YamlFormat = {
   root: 'the config',
@@ -53,6 +56,8 @@ export interface ConfigFacts {
   /** Strategy ids as written (an entry without `id` goes by its `use`). */
   ids: readonly string[];
   hasBaseline: boolean;
+  /** The bounds of `limits:` (defaults where it is absent or not valid; the block reports its own problems). */
+  limits: Readonly<Limits>;
   /** `file:line:col` of the place at a path, for gates to record. */
   where(path: Path): string;
 }
@@ -70,7 +75,18 @@ export function factsOf(data: unknown, registry: StrategyRegistry, baseDir: stri
     return typeof id === 'string' && ID_PATTERN.test(id) ? [id] : [];
   });
   const hasBaseline = typeof top.baseline === 'string' && ids.includes(top.baseline);
-  return { baseDir, providers: new Set(['openai', ...providers]), ids, hasBaseline, where };
+  return { baseDir, providers: new Set(['openai', ...providers]), ids, hasBaseline, limits: limitsOf(top.limits), where };
+}
+
+/** The bounds a `limits:` block sets, each one that is not a valid bound left at its default. */
+function limitsOf(block: unknown): Limits {
+  const limits: Limits = { ...DEFAULT_LIMITS };
+  if (!isRecord(block)) return limits;
+  for (const name of LIMIT_NAMES) {
+    const value = block[name];
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) limits[name] = value;
+  }
+  return limits;
 }
 
 function isProviderName(name: string): boolean {
@@ -113,12 +129,60 @@ function path(): z.ZodType<string, unknown> {
   return text({ nonEmpty: true }).transform((p) => resolve(configFacts.get().baseDir, p));
 }
 
+/**
+ * A folder a run writes into: checked now (without creating it), so a path
+ * that is a file, or lies below one, is not found out by a run half-way.
+ */
+function writableDir(): z.ZodType<string, unknown> {
+  return path().superRefine((dir, rctx) => {
+    const problem = writableDirProblem(dir);
+    if (problem) report(rctx, { message: `{label} ${problem}` });
+  });
+}
+
 function cache(): z.ZodType<string | false, unknown> {
   const usable = (value: unknown): value is string | false => value === false || (typeof value === 'string' && value.trim() !== '');
   return z
     .custom<string | false>(usable, { error: typeError('a directory path or false') })
     .default(DEFAULTS.cache)
-    .transform((value) => (value === false ? false : resolve(configFacts.get().baseDir, value)));
+    .transform((value, rctx) => {
+      if (value === false) return false;
+      const dir = resolve(configFacts.get().baseDir, value);
+      const problem = writableDirProblem(dir);
+      if (problem) report(rctx, { message: `{label} ${problem}` });
+      return dir;
+    });
+}
+
+/**
+ * A kept run folder. It need not exist yet (a suite's first run is what later
+ * becomes its baseline), but a file there, or above it, can never become one.
+ */
+function runDir(): z.ZodType<string, unknown> {
+  return path().superRefine((dir, rctx) => {
+    const problem = existingDirProblem(dir);
+    if (problem) report(rctx, { message: `{label} ${problem}` });
+  });
+}
+
+/** A whole number from 1 up to the bound `name` of the config's `limits:`. */
+function bounded(name: keyof Limits): z.ZodNumber {
+  return int({ min: 1 }).superRefine((value, rctx) => {
+    // A value that is not a whole number is already reported as that.
+    const over = Number.isSafeInteger(value) ? overLimit(value, name, configFacts.get().limits) : undefined;
+    if (over) report(rctx, { message: `{label} must be ${over}, not ${value}` });
+  });
+}
+
+/** `limits:`, each bound a whole number ≥ 1; those left out keep their defaults. */
+function limits(): z.ZodType<Limits, unknown> {
+  const shape = Object.fromEntries(LIMIT_NAMES.map((name) => [name, int({ min: 1 }).optional()])) as Record<keyof Limits, z.ZodOptional<z.ZodNumber>>;
+  return map(shape, { expected: `a mapping of bounds (${LIMIT_NAMES.join(':, ')}:)` })
+    .default(() => ({}))
+    .transform((given): Limits => {
+      const set = Object.entries(given).filter(([, value]) => value !== undefined);
+      return { ...DEFAULT_LIMITS, ...Object.fromEntries(set) };
+    });
 }
 
 /** `max_errors:` as a count (`3`) or a percentage (`"2%"`, `2.5%`), spelt as `--max-errors` is, so the two cannot drift apart. */
@@ -167,8 +231,10 @@ function summarizer() {
 function promptFile(): z.ZodType<string, unknown> {
   return text({ nonEmpty: true }).transform((written, rctx) => {
     const prompt = resolve(configFacts.get().baseDir, written);
-    // Checked now so a nightly run does not fail at its first summary.
-    if (!existsSync(prompt)) report(rctx, { message: `prompt file ${quote(written)} of {label-2} not found (looked for ${prompt})` });
+    // Checked now (there, a file, within max_file_mb, UTF-8) so a nightly run does not fail at its first summary.
+    const problem = textFileProblem(prompt, configFacts.get().limits, limitHint('max_file_mb'));
+    if (problem === 'not found') report(rctx, { message: `prompt file ${quote(written)} of {label-2} not found (looked for ${prompt})` });
+    else if (problem) report(rctx, { message: `prompt file ${quote(written)} of {label-2} ${problem}${problem.includes(prompt) ? '' : ` (${prompt})`}` });
     return prompt;
   });
 }
@@ -260,11 +326,22 @@ function strategies(registry: StrategyRegistry): z.ZodType<StrategyConfig[], unk
 
 // ---------------------------------------------------------------- gates
 
+/** A metric gates can read (reports/aggregate.ts), with a suggestion for a typo. */
+function metricName(): z.ZodString {
+  return word().superRefine((metric, rctx) => {
+    if (metric.trim() === '') return report(rctx, { message: '{label} must not be empty' });
+    if (isMetricName(metric)) return;
+    const guess = didYouMean(metric, METRIC_NAMES);
+    const hint = guess ? `did you mean "${guess}"?` : `known metrics: ${METRIC_NAMES.join(', ')}`;
+    report(rctx, { message: `unknown metric ${quote(metric)} in {label-1} (${hint})` });
+  });
+}
+
 function gate() {
   const has = (g: object, key: string) => key in g;
   return gateSchema
     .omit({ where: true })
-    .extend({ metric: word().refine((m) => m.trim() !== '', '{label} must not be empty') })
+    .extend({ metric: metricName() })
     .superRefine(
       (g, rctx) => {
         if (!['min', 'max', 'max_drop'].some((k) => has(g, k))) report(rctx, { message: '{label} needs at least one of "min", "max" or "max_drop"' });
@@ -362,19 +439,20 @@ export function configSchema(registry: StrategyRegistry): ReturnType<typeof buil
 function buildConfigSchema(registry: StrategyRegistry) {
   return map(
     {
+      /** Bounds on input (harness/schema/limits.ts); the checks below and the loaders read them. */
+      limits: limits(),
       datasets: datasets().default(() => [...DEFAULTS.datasets]),
-      out: path().prefault(DEFAULTS.out),
+      out: writableDir().prefault(DEFAULTS.out),
       model: modelName().default(DEFAULTS.model),
       judge: modelName().default(DEFAULTS.judge),
-      concurrency: int({ min: 1 }).default(DEFAULTS.concurrency),
-      repeat: int({ min: 1 }).default(DEFAULTS.repeat),
+      concurrency: bounded('max_concurrency').default(DEFAULTS.concurrency),
+      repeat: bounded('max_repeat').default(DEFAULTS.repeat),
       /** Summary-judge samples per summary, folded by majority vote (median for scores). */
-      judge_samples: int({ min: 1 }).default(DEFAULTS.judge_samples),
+      judge_samples: bounded('max_judge_samples').default(DEFAULTS.judge_samples),
       cache: cache(),
       baseline: baseline().optional(),
-      // Not checked for existence: the first run of a suite is what later becomes its baseline run.
       /** A previous run directory (resolved against the config's folder) that `vs: baseline-run` gates compare with. */
-      baseline_run: path().optional(),
+      baseline_run: runDir().optional(),
       max_errors: maxErrors(),
       /** Probes sent directly to the model, or through the @openai/agents runner. */
       agent: choice(AGENTS).default(DEFAULTS.agent),

@@ -2,7 +2,8 @@
 // templates of issues.ts ("{label} must be a whole number, not {found}").
 import { z } from 'zod';
 import { isRecord } from '../../core/record.js';
-import { quote, writtenText } from '../yaml-source.js';
+import { quote } from '../../core/errors.js';
+import { writtenText } from '../yaml-source.js';
 import { choiceTemplate, unknownKeyLines } from './issues.js';
 
 type RawIssue = z.core.$ZodRawIssue;

@@ -8,8 +8,9 @@
 // An issue with `params.at === 'key'` points at the key instead of its value.
 import { isScalar } from 'yaml';
 import type { z } from 'zod';
-import type { Problem } from '../../core/errors.js';
-import { YamlSource, describe, didYouMean, quote, type Located, type Path, type YNode } from '../yaml-source.js';
+import { didYouMean, quote, type Problem } from '../../core/errors.js';
+import { YamlSource, describe, type Located, type Path, type YNode } from '../yaml-source.js';
+import type { CollectionLimits } from './yaml-document.js';
 
 type RawIssue = z.core.$ZodRawIssue;
 type Issue = z.core.$ZodIssue;
@@ -254,6 +255,8 @@ export interface YamlCheck<T, C> {
    * read from the data before it is checked; `where` is `IssueMapper.where`.
    */
   facts?: { scope: { run<R>(context: C, parse: () => R): R }; of(data: unknown, where: (path: Path) => string): C };
+  /** How big one mapping or list may be (default: DEFAULT_LIMITS). */
+  limits?: CollectionLimits;
 }
 
 /** A checked file; `where` names a place in it as a problem there would. */
@@ -261,7 +264,7 @@ export type YamlRead<T> = { ok: true; value: T; where: (path: Path) => string } 
 
 /** Reads YAML `text` and checks it against a schema: syntax problems, an empty file, or every problem the schema finds. */
 export function readYaml<T, C = never>(text: string, file: string, check: YamlCheck<T, C>): YamlRead<T> {
-  const src = YamlSource.parse(text, file);
+  const src = YamlSource.parse(text, file, check.limits);
   if (!src.ok) return { ok: false, problems: src.problems };
   if (src.root === null) {
     check.reportEmpty(src);

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { isRecord } from '../../core/record.js';
 import { PROBE_KINDS, type Probe, type Turn } from '../../core/types.js';
-import { quote } from '../yaml-source.js';
+import { quote } from '../../core/errors.js';
 import { choice, freeform, int, list, map, report, text, typeError, uniqueIds, whenValid } from './fields.js';
 import type { YamlFormat } from './issues.js';
 import { itemsSchema } from './items.js';

@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { isRecord } from '../../core/record.js';
 import { normalizeText } from '../../core/text.js';
 import type { Fact, MessageTurn, ToolCallSpec } from '../../core/types.js';
-import { quote, writtenText, type Path } from '../yaml-source.js';
+import { quote } from '../../core/errors.js';
+import { writtenText, type Path } from '../yaml-source.js';
 import { Scope, bool, freeform, int, list, map, report, text, typeError, uniqueIds, whenValid, word } from './fields.js';
 import type { LabelRule } from './issues.js';
 

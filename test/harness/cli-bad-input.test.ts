@@ -69,12 +69,34 @@ const CASES: Case[] = [
     args: ['run'],
     expected: [/^data\/t9\.yaml:1:1: the transcript must be a mapping/],
   },
+  {
+    // Once grew memory until the machine gave out, instead of being refused.
+    name: 'a repeat past its bound',
+    setup: (ws, cfg) => ws.write(CFG, cfg.replace('repeat: 1', 'repeat: 1000000000')),
+    args: ['run'],
+    expected: [/^<ws>\/memeval\.config\.yaml:6:9: "repeat" in the config must be at most 100 \(the bound limits\.max_repeat; .*\), not 1000000000$/],
+  },
+  {
+    // Once failed when the run directory was created, without naming the config line.
+    name: 'an out that is a file',
+    setup: (ws) => ws.write('runs', 'not a folder\n'),
+    args: ['run'],
+    expected: [/^<ws>\/memeval\.config\.yaml:2:6: "out" in the config is a file, not a folder \(<ws>\/runs\)$/],
+  },
   { name: 'an unknown flag', args: ['run', '--frobnicate'], expected: [/^memeval: Unknown option '--frobnicate'/, /^Run "memeval --help"/] },
   { name: 'an unknown command', args: ['frobnicate'], expected: [/^memeval: unknown command "frobnicate"/, /^Run "memeval --help"/] },
   { name: 'a missing config file', args: ['run', '--config', 'nope.yaml'], expected: [/^memeval: nope\.yaml: config file not found/] },
   { name: 'an unknown --strategies id', args: ['run', '--strategies', 'nope'], expected: [/^--strategies: unknown strategy id nope \(configured: full, trim-1, sum-3-1\)/] },
   { name: 'a --resume that is not a run', args: ['run', '--resume', 'nowhere'], expected: [/^memeval: nowhere: not a run directory/] },
   { name: 'a bad number flag', args: ['run', '--concurrency', '0'], expected: [/^memeval: --concurrency must be a whole number/] },
+  { name: 'a --repeat past its bound', args: ['run', '--repeat', '1000000000'], expected: [/^memeval: --repeat must be at most 100 \(the bound limits\.max_repeat; .*\), not 1000000000$/] },
+  { name: 'a --concurrency past its bound', args: ['run', '--concurrency', '100000'], expected: [/^memeval: --concurrency must be at most 256 \(the bound limits\.max_concurrency; .*\), not 100000$/] },
+  {
+    name: 'an --out that is a file',
+    setup: (ws) => ws.write('afile', 'not a folder\n'),
+    args: ['run', '--out', 'afile'],
+    expected: [/^memeval: --out afile is a file, not a folder/],
+  },
 ];
 
 describe.concurrent('bad input', () => {

@@ -1,8 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../harness/config.js';
+import { loadConfig, parseConfig } from '../../harness/config.js';
+import { DEFAULT_LIMITS, overLimit } from '../../harness/schema/limits.js';
+import { evaluateGates } from '../../reports/gate.js';
+import { sampleRun } from '../helpers/sample-run.js';
 import { type InputError, isInputError } from '../../core/errors.js';
 import type { AgentInputItem } from '../../core/types.js';
 import { MemoryStrategy } from '../../strategies/base.js';
@@ -199,8 +202,8 @@ describe('config top level', () => {
   });
 
   it('records where each gate is and defaults vs for max_drop', () => {
-    const config = parseConfig([...WINDOW, 'baseline: w', 'gates:', '  - { metric: m, strategy: w, max_drop: 0.1 }'].join('\n'), FILE, REGISTRY);
-    expect(config.gates).toEqual([{ metric: 'm', strategy: 'w', max_drop: 0.1, vs: 'baseline-strategy', where: 'suite/memeval.yaml:5:5' }]);
+    const config = parseConfig([...WINDOW, 'baseline: w', 'gates:', '  - { metric: probe.f1, strategy: w, max_drop: 0.1 }'].join('\n'), FILE, REGISTRY);
+    expect(config.gates).toEqual([{ metric: 'probe.f1', strategy: 'w', max_drop: 0.1, vs: 'baseline-strategy', where: 'suite/memeval.yaml:5:5' }]);
   });
 
   it('checks providers and prices and never echoes a pasted key', () => {
@@ -261,5 +264,160 @@ describe('config top level', () => {
     const config = parseConfig(['providers:', '  gw: { api_key_env: GW_KEY }', 'model: gw:m', ...WINDOW].join('\n'), FILE, REGISTRY);
     expect(config.providers).toEqual({ gw: { api_key_env: 'GW_KEY' } });
     expect(config.model).toBe('gw:m');
+  });
+});
+
+/** Problem lines of `load`, which must throw an InputError. */
+function thrown(load: () => unknown): string[] {
+  try {
+    load();
+  } catch (e) {
+    expect(isInputError(e)).toBe(true);
+    return (e as InputError).message.split('\n');
+  }
+  throw new Error('expected an InputError');
+}
+
+const HINT = (name: string) => `(the bound limits.${name}; raise it under "limits:" in the suite config if this is really meant)`;
+
+describe('limits of the config', () => {
+  it('refuses repeat, judge_samples and concurrency past their bounds, at the value', () => {
+    const found = problems(['repeat: 1000000000', 'judge_samples: 21', 'concurrency: 100000', ...WINDOW]);
+    expectProblem(found, '1:9', `"repeat" in the config must be at most 100 ${HINT('max_repeat')}, not 1000000000`);
+    expectProblem(found, '2:16', `"judge_samples" in the config must be at most 20 ${HINT('max_judge_samples')}, not 21`);
+    expectProblem(found, '3:14', `"concurrency" in the config must be at most 256 ${HINT('max_concurrency')}, not 100000`);
+    expect(found).toHaveLength(3);
+    // A value that is not a whole number is one problem, not two.
+    expect(problems(['repeat: 1e300', ...WINDOW])).toEqual([`${FILE}:1:9: "repeat" in the config must be a whole number, not the number 1e300`]);
+  });
+
+  it('takes the bounds of "limits:" instead of the defaults, and fills the ones left out', () => {
+    const config = parseConfig(['limits: { max_repeat: 1000, max_concurrency: 512 }', 'repeat: 500', 'concurrency: 300', ...WINDOW].join('\n'), FILE, REGISTRY);
+    expect(config.repeat).toBe(500);
+    expect(config.concurrency).toBe(300);
+    expect(config.limits).toEqual({ ...DEFAULT_LIMITS, max_repeat: 1000, max_concurrency: 512 });
+    expect(parseConfig(WINDOW.join('\n'), FILE, REGISTRY).limits).toEqual(DEFAULT_LIMITS);
+    // A lowered bound applies as well.
+    expectProblem(problems(['limits: { max_repeat: 2 }', 'repeat: 3', ...WINDOW]), '2:9', '"repeat" in the config must be at most 2');
+  });
+
+  it('checks the limits block itself, with a suggestion for a misspelt bound', () => {
+    const found = problems(['limits:', '  max_repeat: 0', '  max_filemb: 4', '  max_keys: lots', ...WINDOW]);
+    expectProblem(found, '2:15', '"max_repeat" in "limits" in the config must be at least 1, not 0');
+    expectProblem(found, '3:3', 'unknown key "max_filemb" in "limits" in the config (did you mean "max_file_mb"?)');
+    expectProblem(found, '4:13', '"max_keys" in "limits" in the config must be a whole number, not text');
+    expectProblem(problems(['limits: 5', ...WINDOW]), '1:9', '"limits" in the config must be a mapping of bounds');
+  });
+
+  it('words a bound the same for the flags that share it', () => {
+    expect(overLimit(100, 'max_repeat')).toBeUndefined();
+    expect(overLimit(101, 'max_repeat')).toBe(`at most 100 ${HINT('max_repeat')}`);
+    expect(overLimit(101, 'max_repeat', { ...DEFAULT_LIMITS, max_repeat: 200 })).toBeUndefined();
+  });
+
+  it('refuses a config with a 200,000-key mapping at its 10,001st key, in well under 10 s', () => {
+    const prices = Array.from({ length: 200_000 }, (_, i) => `  m${i}: { input: 1, output: 1 }`);
+    const start = performance.now();
+    const found = problems([...WINDOW, 'prices:', ...prices]);
+    expect(found).toEqual([`${FILE}:10004:3: the mapping has more than 10000 keys ${HINT('max_keys')}`]);
+    expect(performance.now() - start).toBeLessThan(10_000);
+  }, 10_000);
+});
+
+describe('gate metrics', () => {
+  it('refuses an unknown metric at its value, with a suggestion for a typo', () => {
+    const found = problems([
+      ...WINDOW,
+      'gates:',
+      '  - { metric: probe.acuracy, strategy: w, min: 0.5 }',
+      '  - { metric: probe.accuracy.recal, strategy: w, min: 0.5 }',
+      '  - { metric: kind.recal.accuracy, strategy: w, min: 0.5 }',
+      '  - { metric: probe.accuracy.recall, strategy: w, min: 0.5 }',
+    ]);
+    expectProblem(found, '4:15', 'unknown metric "probe.acuracy" in gate 1 (did you mean "probe.accuracy"?)');
+    expectProblem(found, '5:15', 'unknown metric "probe.accuracy.recal" in gate 2 (did you mean "probe.accuracy.recall"?)');
+    expectProblem(found, '6:15', 'unknown metric "kind.recal.accuracy" in gate 3 (known metrics: probe.accuracy, probe.accuracy_graded, probe.accuracy.recall,');
+    expect(found).toHaveLength(3);
+  });
+
+  it('gives the same suggestion for a gate recorded in a run, which the config loader never saw', () => {
+    const where = 'memeval.config.yaml:10:5';
+    const typo = thrown(() => evaluateGates(sampleRun(), [{ metric: 'summary.judge.overal', strategy: '*', min: 4, where }]));
+    expect(typo).toEqual([`${where}: unknown metric "summary.judge.overal" (did you mean "summary.judge.overall"?)`]);
+    const unknown = thrown(() => evaluateGates(sampleRun(), [{ metric: 'vibes', strategy: '*', min: 4, where }]));
+    expect(unknown).toEqual([expect.stringMatching(/^memeval\.config\.yaml:10:5: unknown metric "vibes" \(known metrics: probe\.accuracy, .*latency\.p50\)$/)]);
+  });
+});
+
+describe('paths of the config, checked when it is loaded', () => {
+  function suite(): { dir: string; file: string } {
+    const dir = mkdtempSync(join(tmpdir(), 'memeval-paths-'));
+    return { dir, file: join(dir, 'memeval.yaml') };
+  }
+
+  it('refuses an out or cache that is a file, or lies below one', () => {
+    const { dir, file } = suite();
+    writeFileSync(join(dir, 'taken'), 'a file\n');
+    const found = problems(['out: taken', 'cache: taken/cache', ...WINDOW], file);
+    expectProblem(found, '1:6', `"out" in the config is a file, not a folder (${join(dir, 'taken')})`, file);
+    expectProblem(found, '2:8', `"cache" in the config cannot be created: ${join(dir, 'taken')} is a file, not a folder`, file);
+    const deeper = problems(['out: taken/a/b/c', ...WINDOW], file);
+    expectProblem(deeper, '1:6', `"out" in the config cannot be created: ${join(dir, 'taken')} is a file, not a folder`, file);
+    // The default out is checked too, at the top of the file.
+    mkdirSync(join(dir, 'sub'));
+    writeFileSync(join(dir, 'sub', 'runs'), 'a file\n');
+    expectProblem(problems(WINDOW, join(dir, 'sub', 'memeval.yaml')), '1:1', '"out" in the config is a file, not a folder', join(dir, 'sub', 'memeval.yaml'));
+  });
+
+  it('accepts folders that exist or can be created, and creates none of them', () => {
+    const { dir, file } = suite();
+    mkdirSync(join(dir, 'kept'));
+    const config = parseConfig(['out: not/yet/there', 'cache: also/new', 'baseline_run: kept', ...WINDOW].join('\n'), file, REGISTRY);
+    expect(config.out).toBe(join(dir, 'not/yet/there'));
+    expect(existsSync(join(dir, 'not'))).toBe(false);
+    expect(existsSync(join(dir, 'also'))).toBe(false);
+  });
+
+  it('refuses a baseline_run that is a file, but not one that does not exist yet', () => {
+    const { dir, file } = suite();
+    writeFileSync(join(dir, 'run.json'), '{}');
+    expectProblem(problems(['baseline_run: run.json', ...WINDOW], file), '1:15', `"baseline_run" in the config is a file, not a run folder (${join(dir, 'run.json')})`, file);
+    expectProblem(problems(['baseline_run: run.json/older', ...WINDOW], file), '1:15', `cannot be created: ${join(dir, 'run.json')} is a file`, file);
+    expect(parseConfig(['baseline_run: first/run', ...WINDOW].join('\n'), file, REGISTRY).baseline_run).toBe(join(dir, 'first/run'));
+  });
+
+  it('refuses a prompt that is a folder, too big or not UTF-8, at the prompt value', () => {
+    const { dir, file } = suite();
+    mkdirSync(join(dir, 'prompts'));
+    writeFileSync(join(dir, 'big.md'), 'x'.repeat(1024 * 1024 + 1));
+    writeFileSync(join(dir, 'latin1.md'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    const strategy = (id: string, prompt: string) => `  - { id: ${id}, use: test-summary, context_limit: 4, keep: 1, summarizer: { prompt: ${prompt} } }`;
+    const found = problems(['limits: { max_file_mb: 1 }', 'strategies:', strategy('a', 'prompts'), strategy('b', 'big.md'), strategy('c', 'latin1.md'), strategy('d', 'gone.md')], file);
+    expectProblem(found, '3:82', `prompt file "prompts" of strategy "a" is a folder, not a file (${join(dir, 'prompts')})`, file);
+    expectProblem(found, '4:82', `prompt file "big.md" of strategy "b" cannot be used: ${join(dir, 'big.md')}: the file is 1048577 bytes, over the 1 MB limit for one file`, file);
+    expectProblem(found, '5:82', `prompt file "latin1.md" of strategy "c" cannot be used: ${join(dir, 'latin1.md')}:1:4: invalid UTF-8 (byte 0xE9 followed by 0x0A)`, file);
+    expectProblem(found, '6:82', `prompt file "gone.md" of strategy "d" not found (looked for ${join(dir, 'gone.md')})`, file);
+  });
+});
+
+describe('reading the config file', () => {
+  it('reports invalid UTF-8 in the config at its line and column', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memeval-utf8-'));
+    const file = join(dir, 'memeval.yaml');
+    writeFileSync(file, Buffer.concat([Buffer.from('model: offline\nstrategies:\n  - { id: caf'), Buffer.from([0xe9]), Buffer.from(', use: full-history }\n')]));
+    expect(thrown(() => loadConfig(file))).toEqual([
+      `${file}:3:14: invalid UTF-8 (byte 0xE9 followed by 0x2C); save the file as UTF-8 (it may be in Latin-1 or Windows-1252)`,
+    ]);
+  });
+
+  it('refuses a config file over the default size without reading it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memeval-big-config-'));
+    const file = join(dir, 'memeval.yaml');
+    writeFileSync(file, `# ${'x'.repeat(17 * 1024 * 1024)}\nstrategies: [{ use: full-history }]\n`);
+    try {
+      expect(thrown(() => loadConfig(file))).toEqual([`${file}: the file is 17 MB, over the 16 MB limit for one file`]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,11 +1,20 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig, loadConfig, parseConfig } from '../../harness/config.js';
+import { DEFAULT_LIMITS } from '../../harness/schema/limits.js';
 import { DEFAULT_SUMMARIZER } from '../../strategies/registry.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
+
+/**
+ * A fresh folder to put a config in: paths in a config are checked against
+ * the file system when it is loaded, so configs name real places.
+ */
+function tempRoot(): string {
+  return mkdtempSync(join(tmpdir(), 'memeval-config-'));
+}
 
 /** The YAML example of docs/config-format.md, so the documented config is proven to load. */
 function specExample(): string {
@@ -33,6 +42,7 @@ describe('loading configs', () => {
     expect(config).toMatchObject({ model: 'offline', judge: 'offline', concurrency: 8, repeat: 1, baseline: 'full', agent: 'direct' });
     expect(config.baseline_run).toBe(join(dir, 'eval/baseline'));
     expect(config.max_errors).toEqual({ kind: 'count', value: 0 });
+    expect(config.limits).toEqual(DEFAULT_LIMITS);
     expect(config.strategies.map((s) => [s.id, s.use])).toEqual([
       ['full', 'full-history'],
       ['trim-3', 'trimming'],
@@ -55,28 +65,33 @@ describe('loading configs', () => {
   });
 
   it('fills every default for a minimal config and resolves paths against its directory', () => {
-    const config = parseConfig('strategies:\n  - use: full-history\n', '/etc/suite/memeval.yaml');
+    const suite = join(tempRoot(), 'suite');
+    const config = parseConfig('strategies:\n  - use: full-history\n', join(suite, 'memeval.yaml'));
     expect(config).toEqual({
-      file: '/etc/suite/memeval.yaml',
-      baseDir: '/etc/suite',
+      file: join(suite, 'memeval.yaml'),
+      baseDir: suite,
       datasets: ['datasets/**/*.yaml', '!datasets/calibration/**'],
-      out: '/etc/suite/runs',
+      out: join(suite, 'runs'),
       model: 'offline',
       judge: 'offline',
       concurrency: 8,
       repeat: 1,
       judge_samples: 1,
-      cache: '/etc/suite/.memeval/cache',
+      cache: join(suite, '.memeval/cache'),
       agent: 'direct',
       max_errors: { kind: 'count', value: 0 },
       strategies: [{ id: 'full-history', use: 'full-history', options: {} }],
       gates: [],
       providers: {},
       prices: {},
+      limits: DEFAULT_LIMITS,
     });
+    // Checking that the folders can be created must not create them.
+    expect(existsSync(suite)).toBe(false);
   });
 
   it('reads providers, prices, models, cache: false and the summarizer shorthand', () => {
+    const root = tempRoot();
     const config = parseConfig(
       [
         'datasets: sets/*.yaml',
@@ -94,10 +109,10 @@ describe('loading configs', () => {
         'strategies:',
         '  - { id: s, use: summarizing, context_limit: 6, keep_last_n_turns: 0, summarizer: local:llama3.1 }',
       ].join('\n'),
-      '/w/cfg/m.yaml',
+      join(root, 'cfg/m.yaml'),
     );
     expect(config.datasets).toEqual(['sets/*.yaml']);
-    expect(config.out).toBe('/w/out');
+    expect(config.out).toBe(join(root, 'out'));
     expect(config.cache).toBe(false);
     expect(config.agent).toBe('runner');
     expect(config.model).toBe('local:llama3.1');
@@ -110,7 +125,7 @@ describe('loading configs', () => {
   });
 
   it('fills option defaults and a default summarizer from the strategy definition', () => {
-    const config = parseConfig('strategies:\n  - { id: s, use: summarizing, context_limit: 4, keep_last_n_turns: 2 }\n', '/x/m.yaml');
+    const config = parseConfig('strategies:\n  - { id: s, use: summarizing, context_limit: 4, keep_last_n_turns: 2 }\n', join(tempRoot(), 'm.yaml'));
     expect(config.strategies[0].options.summarizer).toEqual(DEFAULT_SUMMARIZER);
     expect(config.strategies[0].options.summarizer).not.toBe(DEFAULT_SUMMARIZER);
   });
@@ -152,9 +167,10 @@ describe('max_errors, baseline_run, optional gates and retry delays', () => {
   });
 
   it('resolves baseline_run against the config folder, without requiring it to exist yet', () => {
-    const config = parseConfig(`baseline_run: ../kept/base-run\n${base}`, '/srv/suite/memeval.yaml');
-    expect(config.baseline_run).toBe('/srv/kept/base-run');
-    expect(parseConfig(base, '/srv/suite/memeval.yaml').baseline_run).toBeUndefined();
+    const root = tempRoot();
+    const config = parseConfig(`baseline_run: ../kept/base-run\n${base}`, join(root, 'suite/memeval.yaml'));
+    expect(config.baseline_run).toBe(join(root, 'kept/base-run'));
+    expect(parseConfig(base, join(root, 'suite/memeval.yaml')).baseline_run).toBeUndefined();
   });
 
   it('reads optional on a gate and the retry delays of a provider', () => {

@@ -1,13 +1,15 @@
 // Seeded mutation fuzzing of the loaders: every mutated file must either load
 // (and then satisfy the loader's invariants) or throw an InputError whose
 // problems all carry a position. Any other exception is a loader bug.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { parseConfig, type SuiteConfig } from '../../harness/config.js';
+import { loadConfig, parseConfig, type SuiteConfig } from '../../harness/config.js';
 import { InputError, isInputError } from '../../core/errors.js';
-import { parseTranscript } from '../../harness/datasets/transcript.js';
+import { loadTranscriptFile, parseTranscript } from '../../harness/datasets/transcript.js';
+import { firstBadSequence } from '../../harness/schema/files.js';
 import type { AgentInputItem, Transcript } from '../../core/types.js';
 import { MemoryStrategy } from '../../strategies/base.js';
 import type { StrategyDefinition, StrategyOptions } from '../../strategies/registry.js';
@@ -248,6 +250,8 @@ function configInvariant(c: SuiteConfig): string | undefined {
   if (c.strategies.length === 0) return 'has no strategies';
   if (new Set(c.strategies.map((s) => s.id)).size !== c.strategies.length) return 'has duplicate strategy ids';
   if (!(c.repeat >= 1) || !(c.concurrency >= 1)) return 'has repeat or concurrency below 1';
+  const { limits } = c;
+  if (c.repeat > limits.max_repeat || c.concurrency > limits.max_concurrency || c.judge_samples > limits.max_judge_samples) return 'has a setting past its limit';
   if (c.baseline !== undefined && !c.strategies.some((s) => s.id === c.baseline)) return 'has an unknown baseline';
   const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
   for (const p of Object.values(c.providers)) if (p.api_key_env !== undefined && !envName.test(p.api_key_env)) return 'stores a key, not a variable name';
@@ -293,7 +297,7 @@ const CONFIG_SEEDS = [
     'gates:',
     '  - { metric: probe.accuracy, strategy: s, min: 0.8 }',
     '  - { metric: probe.accuracy, strategy: "*", max_drop: 0.05, vs: baseline-run, significant: true }',
-    '  - { metric: tokens.peak, strategy: w, max: 4000 }',
+    '  - { metric: context.peak_tokens, strategy: w, max: 4000 }',
   ].join('\n'),
   ['datasets: sets/*.yaml', 'cache: false', 'strategies:', '  - use: fuzz-window', '    max_turns: 1', '  - { id: s2, use: fuzz-summary, context_limit: 2, keep: 0, summarizer: offline }'].join('\n'),
 ];
@@ -370,5 +374,74 @@ describe('fuzzing the loaders', () => {
       check(outcome, `pathological config ${i}`, 'p.yaml', text, () => parseConfig(text, 'p.yaml', REGISTRY), configInvariant);
     });
     expect(outcome.failures).toEqual([]);
+  });
+});
+
+/** Byte runs that are not UTF-8: stray continuations, overlong forms, surrogates, past U+10FFFF, cut-off sequences, Latin-1. */
+const BAD_BYTES = [[0x80], [0xbf], [0xc0, 0x80], [0xc1, 0xbf], [0xc3], [0xc3, 0x28], [0xe2, 0x82], [0xe0, 0x80, 0x80], [0xed, 0xa0, 0x80], [0xf0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf5], [0xff], [0xe9, 0x20]];
+/** Byte runs that are UTF-8, so a mutation can also leave a file valid. */
+const GOOD_BYTES = [[0xc3, 0xa9], [0xe2, 0x82, 0xac], [0xf0, 0x9f, 0x99, 0x82], [0xef, 0xbf, 0xbd], [0x0a]];
+
+/** `bytes` with a few runs of good or bad bytes put in at random places. */
+function mutateBytes(bytes: Uint8Array, rng: Rng): Buffer {
+  let out = Buffer.from(bytes);
+  const steps = 1 + rng.int(3);
+  for (let i = 0; i < steps; i++) {
+    const at = rng.int(out.length + 1);
+    const run = rng.chance(0.7) ? rng.pick(BAD_BYTES) : rng.pick(GOOD_BYTES);
+    out = Buffer.concat([out.subarray(0, at), Buffer.from(run), out.subarray(at)]);
+  }
+  return out;
+}
+
+describe('fuzzing the bytes of files', () => {
+  it('finds the same first bad UTF-8 sequence as the decoder rejects (3,000 random byte strings)', () => {
+    const rng = new Rng(7);
+    const strict = new TextDecoder('utf-8', { fatal: true });
+    const decodes = (bytes: Uint8Array) => {
+      try {
+        strict.decode(bytes);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 3_000; i++) {
+      // Mostly bytes from 0x80 up, where every UTF-8 rule is decided.
+      const bytes = Uint8Array.from({ length: 1 + rng.int(12) }, () => (rng.chance(0.8) ? 0x80 + rng.int(128) : rng.int(128)));
+      const { start, end } = firstBadSequence(bytes);
+      const label = `bytes ${[...bytes].map((b) => b.toString(16)).join(' ')}`;
+      expect(start < bytes.length, label).toBe(!decodes(bytes));
+      // Everything before the bad sequence is valid; the sequence itself is not, whatever follows.
+      expect(decodes(bytes.subarray(0, start)), label).toBe(true);
+      if (start < bytes.length) {
+        expect(end, label).toBeGreaterThan(start);
+        expect(decodes(bytes.subarray(start, end)), label).toBe(false);
+      }
+    }
+  });
+
+  it('never fails on a transcript or config file with damaged bytes with anything but a positioned InputError (600 cases)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memeval-fuzz-bytes-'));
+    // The prompt file a config seed names, so that seed can load too.
+    writeFileSync(join(dir, 'fuzz-prompt.md'), readFileSync(resolve(ROOT, 'test/fixtures/fuzz-prompt.md')));
+    const outcome: Outcome = { loaded: 0, rejected: 0, failures: [] };
+    const seeds = [...TRANSCRIPT_SEEDS.map((f) => ({ kind: 'transcript', bytes: readFileSync(resolve(ROOT, f)) })), ...CONFIG_SEEDS.map((t) => ({ kind: 'config', bytes: Buffer.from(t) }))];
+    seeds.forEach((seed, s) => {
+      for (let i = 0; i < 100; i++) {
+        const rng = new Rng(500_000 + 1_000 * s + i);
+        const path = join(dir, `${seed.kind}-${s}-${i}.yaml`);
+        const bytes = mutateBytes(seed.bytes, rng);
+        writeFileSync(path, bytes);
+        const label = `${seed.kind} seed ${s}/${i}`;
+        const text = bytes.toString('latin1');
+        if (seed.kind === 'transcript') check(outcome, label, path, text, () => loadTranscriptFile(path), transcriptInvariant);
+        else check(outcome, label, path, text, () => loadConfig(path, REGISTRY), configInvariant);
+      }
+    });
+    rmSync(dir, { recursive: true, force: true });
+    expect(outcome.failures.slice(0, 5)).toEqual([]);
+    expect(outcome.loaded).toBeGreaterThan(10);
+    expect(outcome.rejected).toBeGreaterThan(300);
   });
 });

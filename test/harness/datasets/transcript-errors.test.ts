@@ -1,6 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { InputError, fileProblem, formatProblem, isInputError, problemAt } from '../../../core/errors.js';
-import { loadTranscriptFile, parseTranscript } from '../../../harness/datasets/transcript.js';
+import { loadCalibrationSet } from '../../../harness/datasets/calibration.js';
+import { loadSuite, loadTranscriptFile, parseTranscript } from '../../../harness/datasets/transcript.js';
+import { DEFAULT_LIMITS, type Limits } from '../../../harness/schema/limits.js';
 
 const FILE = 'datasets/x.yaml';
 
@@ -13,6 +18,24 @@ function problems(lines: string[]): string[] {
     return (e as InputError).message.split('\n');
   }
   throw new Error('expected an InputError');
+}
+
+/** Formatted problem lines of `load`, which must throw an InputError. */
+function thrown(load: () => unknown): string[] {
+  try {
+    load();
+  } catch (e) {
+    expect(isInputError(e)).toBe(true);
+    return (e as InputError).message.split('\n');
+  }
+  throw new Error('expected an InputError');
+}
+
+/** Runs `load` and says how long it took, so a test can hold a loader to a time bound. */
+function timed<T>(load: () => T): { value: T; ms: number } {
+  const start = performance.now();
+  const value = load();
+  return { value, ms: performance.now() - start };
 }
 
 /** Asserts exactly one problem at `line:col` containing `fragment`. */
@@ -302,5 +325,165 @@ describe('collecting and reading files', () => {
     const found = problems(['turns:', '  - user: hi', '    api_key: x', '    sk-abcdefghijklmnopqrstuvwx: 1']);
     expect(found.join('\n')).not.toContain('sk-abcdefghijklmnopqrstuvwx');
     expect(found.join('\n')).toContain('[REDACTED]');
+  });
+});
+
+/** Limits with some bounds changed, as a suite config's `limits:` would set them. */
+function limits(changes: Partial<Limits>): Limits {
+  return { ...DEFAULT_LIMITS, ...changes };
+}
+
+const TEMP_DIRS: string[] = [];
+
+/** A fresh folder, removed after the tests (some hold files of tens of megabytes). */
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'memeval-limits-'));
+  TEMP_DIRS.push(dir);
+  return dir;
+}
+
+afterAll(() => {
+  for (const dir of TEMP_DIRS) rmSync(dir, { recursive: true, force: true });
+});
+
+/** `count` lines of `  k<i>: <i>`, a block mapping under `meta:`. */
+function metaBlock(count: number): string {
+  const rows = ['turns: [{ user: hi }]', 'meta:'];
+  for (let i = 0; i < count; i++) rows.push(`  k${i}: ${i}`);
+  return rows.join('\n');
+}
+
+describe('limits on what a transcript may hold', () => {
+  it('refuses a 200,000-key meta block at its 10,001st key, in well under 10 s', () => {
+    const { value: found, ms } = timed(() => thrown(() => parseTranscript(metaBlock(200_000), FILE)));
+    // Lines 1-2 are turns and meta:, so key k10000 (the 10,001st) is on line 10003.
+    expect(found).toEqual([`${FILE}:10003:3: the mapping has more than 10000 keys (the bound limits.max_keys; raise it under "limits:" in the suite config if this is really meant)`]);
+    expect(ms).toBeLessThan(10_000);
+    // Windows line ends are watched as well.
+    const crlf = timed(() => thrown(() => parseTranscript(metaBlock(200_000).replaceAll('\n', '\r\n'), FILE)));
+    expect(crlf.value).toEqual([expect.stringMatching(/^datasets\/x\.yaml:10003:3: the mapping has more than 10000 keys/)]);
+    expect(crlf.ms).toBeLessThan(5_000);
+  }, 10_000);
+
+  it('loads a 50,000-key meta block when the limits allow it, in well under 10 s (the duplicate check is linear)', () => {
+    // Comparing each key with every earlier one took about 20 s for this many keys.
+    const raised = limits({ max_keys: 100_000 });
+    const { value: t, ms } = timed(() => parseTranscript(metaBlock(50_000), FILE, raised));
+    expect(Object.keys(t.meta ?? {})).toHaveLength(50_000);
+    expect(ms).toBeLessThan(10_000);
+  }, 10_000);
+
+  it('counts keys exactly: the bound itself loads, one more is refused (block and flow)', () => {
+    const five = limits({ max_keys: 5 });
+    expect(Object.keys(parseTranscript(metaBlock(5), FILE, five).meta ?? {})).toHaveLength(5);
+    expectProblem(thrown(() => parseTranscript(metaBlock(6), FILE, five)), '8:3', 'the mapping has more than 5 keys');
+    // A comment after the last key is not a key.
+    expect(Object.keys(parseTranscript(`${metaBlock(5)}\n  # a comment after the last key\n`, FILE, five).meta ?? {})).toHaveLength(5);
+  });
+
+  it('points at the first key over the bound in a flow mapping, and counts every mapping', () => {
+    const flow = `turns: [{ user: hi }]\nmeta: {${Array.from({ length: 20 }, (_, i) => `k${i}: ${i}`).join(', ')}}`;
+    const col = flow.split('\n')[1].indexOf('k10:') + 1;
+    expectProblem(thrown(() => parseTranscript(flow, FILE, limits({ max_keys: 10 }))), `2:${col}`, 'the mapping has more than 10 keys');
+    const turn = ['turns:', '  - user: hi', ...Array.from({ length: 4 }, (_, i) => `    meta${i}: x`)];
+    expectProblem(thrown(() => parseTranscript(turn.join('\n'), FILE, limits({ max_keys: 3 }))), '5:5', 'the mapping has more than 3 keys');
+  });
+
+  it('refuses a file with more values than max_values while parsing it, at the first value over', () => {
+    const dense = `turns: [{ user: hi }]\nmeta: { list: [${Array(1_000_000).fill('1').join(',')}] }`;
+    const { value: found, ms } = timed(() => thrown(() => parseTranscript(dense, FILE)));
+    // turns, user, hi, meta, list: five values before the list's entries.
+    const col = dense.split('\n')[1].indexOf('[') + 2 + 2 * (DEFAULT_LIMITS.max_values - 5);
+    expect(found).toEqual([`${FILE}:2:${col}: the file has more than 200000 values (the bound limits.max_values; raise it under "limits:" in the suite config if this is really meant)`]);
+    expect(ms).toBeLessThan(10_000);
+    expect(parseTranscript('turns: [{ user: hi }]\nmeta: { a: [1, 2, 3] }', FILE, limits({ max_values: 8 })).meta).toEqual({ a: [1, 2, 3] });
+    expectProblem(thrown(() => parseTranscript('turns: [{ user: hi }]\nmeta: { a: [1, 2, "3", 4] }', FILE, limits({ max_values: 8 }))), '2:24', 'more than 8 values');
+  });
+
+  it('finds duplicate keys in a big mapping in linear time, and keys that read the same', () => {
+    const { value: found, ms } = timed(() => thrown(() => parseTranscript(`${metaBlock(9_000)}\n  k17: again`, FILE)));
+    expect(found).toEqual([`${FILE}:9003:3: YAML syntax error: duplicate key "k17" (each key may appear once in a mapping)`]);
+    expect(ms).toBeLessThan(5_000);
+    expectProblem(problems(['turns: [{ user: hi }]', 'meta:', '  1: a', '  "1": b']), '4:3', 'duplicate key "1"');
+    expectProblem(problems(['turns: [{ user: hi }]', 'meta: { &k x: 1, *k : 2 }']), '2:18', 'duplicate key "x"');
+  });
+});
+
+describe('reading transcript files', () => {
+  it('refuses a 50 MB transcript from its size, without parsing it, in well under 10 s', () => {
+    const dir = tempDir();
+    const path = join(dir, 'big.yaml');
+    // Short turns: the most work per byte for the YAML reader, so reading it would take minutes.
+    writeFileSync(path, `turns:\n${'  - user: hi\n'.repeat(50 * 1024 * 1024 / 13)}`);
+    const { value: found, ms } = timed(() => thrown(() => loadTranscriptFile(path)));
+    expect(found).toEqual([
+      `${path}: the file is 50 MB, over the 16 MB limit for one file (the bound limits.max_file_mb; raise it under "limits:" in the suite config if this is really meant)`,
+    ]);
+    expect(ms).toBeLessThan(1_000);
+  }, 10_000);
+
+  it('refuses a 20 MB transcript in a suite by default and loads it once max_file_mb allows it', async () => {
+    const dir = tempDir();
+    // Turns of about a kilobyte each, as in real conversations: the size, not the number of values, is what is over.
+    const sentence = 'the router firmware update failed again after the reboot, said the premium customer on windows ten. '.repeat(5);
+    const turns = Array.from({ length: Math.ceil((20 * 1024 * 1024) / 1020) }, (_, i) => `  - user: ${sentence}${i}\n    assistant: ${sentence}`);
+    writeFileSync(join(dir, 'long.yaml'), `turns:\n${turns.join('\n')}\n`);
+    const refused = await loadSuite(['*.yaml'], dir).then(
+      () => [],
+      (e: InputError) => e.message.split('\n'),
+    );
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatch(/long\.yaml: the file is 20(\.\d)? MB, over the 16 MB limit for one file \(the bound limits\.max_file_mb/);
+    const start = performance.now();
+    const [loaded] = await loadSuite(['*.yaml'], dir, limits({ max_file_mb: 32 }));
+    expect(loaded.turns).toHaveLength(turns.length);
+    expect(performance.now() - start).toBeLessThan(10_000);
+  }, 20_000);
+
+  it('stops reading a device or pipe that has no size at the limit', () => {
+    if (process.platform === 'win32') return;
+    expect(thrown(() => loadTranscriptFile('/dev/zero', limits({ max_file_mb: 1 })))).toEqual([
+      '/dev/zero: the file is over the 1 MB limit for one file (the bound limits.max_file_mb; raise it under "limits:" in the suite config if this is really meant)',
+    ]);
+  });
+
+  it('reports invalid UTF-8 at its line and column instead of reading U+FFFD', () => {
+    const dir = tempDir();
+    const write = (name: string, ...parts: (string | number[])[]) => {
+      const path = join(dir, name);
+      writeFileSync(path, Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p)))));
+      return path;
+    };
+    const hint = 'save the file as UTF-8 (it may be in Latin-1 or Windows-1252)';
+    // A Latin-1 "café" after text with multi-byte characters: the column counts characters, not bytes.
+    const latin1 = write('latin1.yaml', 'turns:\n  - user: naïve ', [0x63, 0x61, 0x66, 0xe9, 0x20], 'day\n');
+    expect(thrown(() => loadTranscriptFile(latin1))).toEqual([`${latin1}:2:20: invalid UTF-8 (byte 0xE9 followed by 0x20); ${hint}`]);
+    const stray = write('stray.yaml', 'turns:\n  - user: ', [0x80], '\n');
+    expect(thrown(() => loadTranscriptFile(stray))).toEqual([`${stray}:2:11: invalid UTF-8 (byte 0x80); ${hint}`]);
+    const cut = write('cut.yaml', 'turns:\n  - user: ', [0xe2, 0x82]);
+    expect(thrown(() => loadTranscriptFile(cut))).toEqual([`${cut}:2:11: invalid UTF-8 (byte 0xE2 followed by 0x82); ${hint}`]);
+    const surrogate = write('surrogate.yaml', 'turns:\n  - user: a', [0xed, 0xa0, 0x80], '\n');
+    expect(thrown(() => loadTranscriptFile(surrogate))).toEqual([`${surrogate}:2:12: invalid UTF-8 (byte 0xED followed by 0xA0); ${hint}`]);
+    // A BOM and U+FFFD written as real UTF-8 are text like any other.
+    const fine = write('fine.yaml', [0xef, 0xbb, 0xbf], 'turns:\n  - user: caf\u00e9 \ufffd\n');
+    expect(loadTranscriptFile(fine).turns[0]).toMatchObject({ user: 'caf\u00e9 \ufffd' });
+  });
+
+  it('reads calibration files by the same rules', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'a.yaml'), Buffer.concat([Buffer.from('id: a\nsource:\n  - user: caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    expect(thrown(() => loadCalibrationSet(dir))).toEqual([
+      `${join(dir, 'a.yaml')}:3:14: invalid UTF-8 (byte 0xE9 followed by 0x0A); save the file as UTF-8 (it may be in Latin-1 or Windows-1252)`,
+    ]);
+  });
+
+  it('reports invalid UTF-8 in a suite with the file name as shown', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'a.yaml'), Buffer.concat([Buffer.from('turns:\n  - user: x'), Buffer.from([0xff])]));
+    const found = await loadSuite(['*.yaml'], dir).then(
+      () => [],
+      (e: InputError) => e.message.split('\n'),
+    );
+    expect(found).toEqual([expect.stringMatching(/a\.yaml:2:12: invalid UTF-8 \(byte 0xFF\)/)]);
   });
 });
