@@ -6,6 +6,13 @@ import { num, type StrategyDefinition } from './registry.js';
 
 export class SlidingWindowStrategy extends MemoryStrategy {
   readonly maxMessages: number;
+  /**
+   * The history split as it grows, so a view costs the window, not the whole
+   * history: system items, and the other items (the window is their tail).
+   */
+  private system: AgentInputItem[] = [];
+  private others: AgentInputItem[] = [];
+  private indexed = 0;
 
   constructor(maxMessages: number, sessionId?: string) {
     super(sessionId);
@@ -18,13 +25,33 @@ export class SlidingWindowStrategy extends MemoryStrategy {
    * a tool call from its result, so orphans on either side are dropped.
    */
   protected view(): AgentInputItem[] {
-    const isSystem = (item: AgentInputItem): boolean => itemRole(item) === 'system';
-    const others = this.history.filter((item) => !isSystem(item));
-    const window = new Set<AgentInputItem>(others.slice(-this.maxMessages));
-    const kept = this.history.filter((item) => isSystem(item) || window.has(item));
-    const system = kept.filter(isSystem);
-    const rest = kept.filter((item) => !isSystem(item));
-    return dropOrphanToolItems([...system, ...rest]);
+    this.index();
+    return dropOrphanToolItems([...this.system, ...this.others.slice(-this.maxMessages)]);
+  }
+
+  /** Files the items added since the last view. */
+  private index(): void {
+    for (; this.indexed < this.history.length; this.indexed++) {
+      const item = this.history[this.indexed];
+      (itemRole(item) === 'system' ? this.system : this.others).push(item);
+    }
+  }
+
+  private forget(): void {
+    this.system = [];
+    this.others = [];
+    this.indexed = 0;
+  }
+
+  // Removing from the history invalidates the split; it is rebuilt on the next view.
+  override async popItem(): Promise<AgentInputItem | undefined> {
+    this.forget();
+    return super.popItem();
+  }
+
+  override async clearSession(): Promise<void> {
+    this.forget();
+    await super.clearSession();
   }
 }
 

@@ -1,7 +1,8 @@
 // Edge cases of the cutting strategies: limits, tool pairs at the cut,
 // getItems(limit), popItem/clearSession, token-budget arithmetic.
 import { describe, expect, it } from 'vitest';
-import { assistantMessage, callIdOf, itemText, itemType, systemMessage, userMessage } from '../../core/items.js';
+import { assistantMessage, callIdOf, dropOrphanToolItems, itemRole, itemText, itemType, systemMessage, userMessage } from '../../core/items.js';
+import { seededRandom } from '../../core/random.js';
 import { TokenCounter } from '../../core/tokens.js';
 import type { AgentInputItem } from '../../core/types.js';
 import { type StrategyContext } from '../../strategies/registry.js';
@@ -119,6 +120,29 @@ describe('sliding-window', () => {
     const s = new SlidingWindowStrategy(1);
     await s.addItems([...turn(1), ...turn(2)]);
     expect((await s.getItems()).map(itemText)).toEqual(['answer 2']);
+  });
+
+  /** The view by its definition, from the whole history (what the incremental view must equal). */
+  function windowOf(history: readonly AgentInputItem[], n: number): AgentInputItem[] {
+    const isSystem = (item: AgentInputItem) => itemRole(item) === 'system';
+    const window = new Set(history.filter((i) => !isSystem(i)).slice(-n));
+    const kept = history.filter((i) => isSystem(i) || window.has(i));
+    return dropOrphanToolItems([...kept.filter(isSystem), ...kept.filter((i) => !isSystem(i))]);
+  }
+
+  it('its view, kept as the history grows, equals the definition after every add, pop and clear', async () => {
+    const random = seededRandom(7);
+    for (const n of [1, 2, 3, 5, 8]) {
+      const s = new SlidingWindowStrategy(n);
+      for (let step = 0; step < 200; step++) {
+        const roll = random();
+        if (roll < 0.1) await s.popItem();
+        else if (roll < 0.12) await s.clearSession();
+        else if (roll < 0.2) await s.addItems([systemMessage(`rule ${step}`)]);
+        else await s.addItems(turn(step, roll > 0.7));
+        expect(await s.getItems(), `max ${n}, step ${step}`).toEqual(windowOf(s.getHistory(), n));
+      }
+    }
   });
 });
 
