@@ -111,6 +111,234 @@ export function factPresentIn(text: string, fact: Fact): boolean {
   return factPhrases(fact).some((p) => containsNormalized(norm, normalizeText(p)));
 }
 
+/** `factPresentIn` for a text already passed through `normalizeText`: one normalisation serves every fact. */
+export function factPresentInNormalized(normText: string, fact: Fact): boolean {
+  return factPhrases(fact).some((p) => containsNormalized(normText, normalizeText(p)));
+}
+
+const NO_POSITIONS = new Int32Array(0);
+
+/** Index of the first element of the ascending `sorted` that is at least `value`. */
+function lowerBound(sorted: Int32Array, value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Text up to (not including) the `count`-th space: the first `count` words of a normalised text. */
+function leadingWords(normText: string, count: number): string {
+  let end = -1;
+  for (let i = 0; i < count; i++) {
+    end = normText.indexOf(' ', end + 1);
+    if (end < 0) return normText;
+  }
+  return normText.slice(0, end);
+}
+
+// A normalised phrase has single inner spaces and none at its ends; any other
+// phrase can never match in normalised text (it has no double or edge spaces).
+function isCanonicalPhrase(phrase: string): boolean {
+  return phrase.length > 0 && phrase[0] !== ' ' && phrase[phrase.length - 1] !== ' ' && !phrase.includes('  ');
+}
+
+// Suffixes can be as long as their word; past 64 characters the key is the
+// head and the length, and candidates are verified, so keys stay short on any input.
+function suffixKey(suffix: string): string {
+  return suffix.length <= 64 ? suffix : `${suffix.slice(0, 64)}\u0000${suffix.length}`;
+}
+
+/** Grows an Int32Array by doubling, for word streams of unknown length. */
+class IntList {
+  private data = new Int32Array(1024);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const next = new Int32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = value;
+  }
+
+  done(): Int32Array {
+    return this.data.slice(0, this.length);
+  }
+}
+
+/**
+ * `containsNormalized` over one long normalised text kept as segments (say, one per
+ * transcript turn), asked about many phrases and many ranges of segments. Joining a
+ * range and scanning it costs the range's length on every question, which made
+ * checks against ever longer prefixes quadratic; here the words are indexed once and
+ * a question costs a binary search (plus one pass over the text per distinct
+ * multi-word phrase, for its rarest word).
+ *
+ * Segments and `after` must be normalised (`normalizeText` output or finer: single
+ * spaces, none at either end). Then a match is a run of whole words, except that
+ * its first word may be the end of a longer word when a letter precedes a number
+ * (the `versionPrefix` rule), and that is what the index answers.
+ */
+export class NormalizedSegments {
+  private readonly vocab = new Map<string, number>();
+  private readonly words: string[] = [];
+  /** Word id at each word position of the whole text. */
+  private readonly ids: Int32Array;
+  /** First word position of each segment, and the total at the end. */
+  private readonly segmentStart: Int32Array;
+  /** Positions of word id i: `byWord[byWordStart[i] .. byWordStart[i + 1])`, ascending. */
+  private readonly byWordStart: Int32Array;
+  private readonly byWord: Int32Array;
+  /** Number-initial suffixes that follow a letter inside a word, to the words holding them; built on first use. */
+  private suffixOwners: Map<string, number[]> | undefined;
+  /** Ascending start positions of each phrase asked about. */
+  private readonly starts = new Map<string, Int32Array>();
+
+  constructor(segments: readonly string[]) {
+    const ids = new IntList();
+    const counts: number[] = [];
+    this.segmentStart = new Int32Array(segments.length + 1);
+    segments.forEach((segment, i) => {
+      this.segmentStart[i] = ids.length;
+      if (segment.length === 0) return;
+      for (const word of segment.split(' ')) {
+        let id = this.vocab.get(word);
+        if (id === undefined) {
+          id = this.words.length;
+          this.vocab.set(word, id);
+          this.words.push(word);
+          counts.push(0);
+        }
+        counts[id] += 1;
+        ids.push(id);
+      }
+    });
+    this.segmentStart[segments.length] = ids.length;
+    this.ids = ids.done();
+    this.byWordStart = new Int32Array(this.words.length + 1);
+    for (let id = 0; id < counts.length; id++) this.byWordStart[id + 1] = this.byWordStart[id] + counts[id];
+    this.byWord = new Int32Array(this.ids.length);
+    const fill = this.byWordStart.slice(0, -1);
+    this.ids.forEach((id, at) => (this.byWord[fill[id]++] = at));
+  }
+
+  get segmentCount(): number {
+    return this.segmentStart.length - 1;
+  }
+
+  /**
+   * Same as `containsNormalized([...segments.slice(from, to), after].filter((s) => s !== '').join(' '), normPhrase)`
+   * (`from`/`to` are 0-based segment indices, `to` exclusive).
+   */
+  contains(from: number, to: number, normPhrase: string, after = ''): boolean {
+    if (!isCanonicalPhrase(normPhrase)) return false;
+    const first = Math.min(Math.max(from, 0), this.segmentCount);
+    const lo = this.segmentStart[first];
+    const hi = this.segmentStart[Math.min(Math.max(to, first), this.segmentCount)];
+    const words = normPhrase.split(' ').length;
+    if (lo < hi && this.inRange(normPhrase, words, lo, hi)) return true;
+    if (after.length === 0) return false;
+    if (containsNormalized(after, normPhrase)) return true;
+    if (words < 2 || lo >= hi) return false;
+    // A match may start in the range's last words and run on into `after`.
+    const tail: string[] = [];
+    for (let at = Math.max(lo, hi - (words - 1)); at < hi; at++) tail.push(this.words[this.ids[at]]);
+    return containsNormalized(`${tail.join(' ')} ${leadingWords(after, words - 1)}`, normPhrase);
+  }
+
+  private inRange(phrase: string, words: number, lo: number, hi: number): boolean {
+    const starts = this.startsOf(phrase);
+    const i = lowerBound(starts, lo);
+    // Every match of the phrase spans the same number of words, so the first start at or after lo decides.
+    return i < starts.length && starts[i] + words <= hi;
+  }
+
+  private startsOf(phrase: string): Int32Array {
+    let hit = this.starts.get(phrase);
+    if (!hit) {
+      hit = this.findStarts(phrase);
+      this.starts.set(phrase, hit);
+    }
+    return hit;
+  }
+
+  private positions(id: number): Int32Array {
+    return this.byWord.subarray(this.byWordStart[id], this.byWordStart[id + 1]);
+  }
+
+  private findStarts(phrase: string): Int32Array {
+    const parts = phrase.split(' ');
+    if (parts.length === 1) return this.singleWordStarts(phrase);
+    // Every part after the first is a whole word: walk the rarest one's positions.
+    const rest: number[] = [];
+    for (const part of parts.slice(1)) {
+      const id = this.vocab.get(part);
+      if (id === undefined) return NO_POSITIONS;
+      rest.push(id);
+    }
+    let anchor = 0;
+    rest.forEach((id, i) => {
+      if (this.positions(id).length < this.positions(rest[anchor]).length) anchor = i;
+    });
+    const found: number[] = [];
+    for (const at of this.positions(rest[anchor])) {
+      const start = at - anchor - 1;
+      if (start < 0 || start + parts.length > this.ids.length) continue;
+      if (!rest.every((id, i) => this.ids[start + 1 + i] === id)) continue;
+      if (this.firstWordMatches(this.ids[start], parts[0], phrase)) found.push(start);
+    }
+    return Int32Array.from(found);
+  }
+
+  /** The first word of a match is the phrase's first word, or ends with it after a letter when the phrase starts with a number. */
+  private firstWordMatches(id: number, first: string, phrase: string): boolean {
+    const word = this.words[id];
+    if (word === first) return true;
+    return word.length > first.length && word.endsWith(first) && versionPrefix(word[word.length - first.length - 1], phrase);
+  }
+
+  private singleWordStarts(word: string): Int32Array {
+    const id = this.vocab.get(word);
+    const own = id === undefined ? NO_POSITIONS : this.positions(id);
+    if (!/^\p{N}/u.test(word)) return own;
+    const owners = (this.suffixIndex().get(suffixKey(word)) ?? []).filter((o) => this.firstWordMatches(o, word, word));
+    if (owners.length === 0) return own;
+    const lists = [own, ...owners.map((o) => this.positions(o))];
+    const merged = new Int32Array(lists.reduce((n, l) => n + l.length, 0));
+    let at = 0;
+    for (const list of lists) {
+      merged.set(list, at);
+      at += list.length;
+    }
+    return merged.sort();
+  }
+
+  private suffixIndex(): Map<string, number[]> {
+    if (this.suffixOwners) return this.suffixOwners;
+    const index = new Map<string, number[]>();
+    this.words.forEach((word, id) => {
+      for (let k = 1; k < word.length; k++) {
+        const code = word.charCodeAt(k);
+        // Only 0-9 are numbers in ASCII; the regex decides everything else.
+        if (code < 128 && (code < 48 || code > 57)) continue;
+        const suffix = word.slice(k);
+        if (!versionPrefix(word[k - 1], suffix)) continue;
+        const key = suffixKey(suffix);
+        const owners = index.get(key);
+        if (owners) owners.push(id);
+        else index.set(key, [id]);
+      }
+    });
+    this.suffixOwners = index;
+    return index;
+  }
+}
+
 /**
  * Light suffix stemming of one lower-case word, for the offline reader: related
  * words only need to collide, so it strips a plural, then `-ing`/`-ed`, then a

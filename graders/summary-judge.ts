@@ -14,8 +14,7 @@ import {
   dueFacts,
   parsePromptHeadings,
   renderTurns,
-  unsupportedIdentifiers,
-  summarySource,
+  summaryIdentifiers,
   type SummaryCheckOptions,
 } from './summary-checks.js';
 import type { Grader, SummaryInput } from './types.js';
@@ -264,7 +263,7 @@ export class OfflineSummaryJudge implements Grader<SummaryInput, SummaryJudgemen
 
   async grade(input: SummaryInput): Promise<SummaryJudgement> {
     const checks = checkSummary(input.transcript, input.summary, this.options);
-    const ids = unsupportedIdentifiers(input.summary.text, summarySource(input.transcript, input.summary));
+    const ids = summaryIdentifiers(input.transcript, input.summary);
     const coverage = checks.factCoverage;
     const faithfulness = ids.checked === 0 ? 1 : 1 - ids.unsupported.length / ids.checked;
     const temporal = checks.staleFacts.length === 0 ? 1 : 0;

@@ -3,6 +3,9 @@
 // model-bound throughput against a local server with fixed latency, the calls
 // a cold run, a warm run and in-flight deduplication make, and the peak memory
 // of a 1,000-transcript suite. Writes bench.json and prints a table.
+// `npm run bench -- --summary-checks [--reps N] [--turns 40,400,4000]` times
+// only the summary grading (checks, offline judge, drift) of the summarizing
+// strategy at a fixed total of turns split into fewer, longer transcripts.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,8 +26,10 @@ import { userMessage } from '../core/items.js';
 import { DEFAULT_SUMMARIZER, type StrategyOptions } from '../strategies/registry.js';
 import { STRATEGIES } from '../strategies/index.js';
 import { OfflineSummarizer } from '../strategies/offline-summarizer.js';
+import { gradeSummary, OfflineSummaryJudge } from '../graders/summary-judge.js';
+import { summarizerOptionsOf } from '../strategies/summary-input.js';
 import { startFakeOpenAI, responsesBody } from './lib/fake-openai.js';
-import type { Transcript } from '../core/types.js';
+import type { SummaryRecord, Transcript } from '../core/types.js';
 
 const REPS = 3;
 const BASE_TURNS = 40;
@@ -129,6 +134,96 @@ async function benchReplay(scale: number, count: number): Promise<ReplayFigures>
     ratioToTokenizer: tokenizerMs / replayMs,
     usPerTurn: (1000 * replayMs) / replayedTurns,
   };
+}
+
+// ---------------------------------------------------------------- summary checks
+
+interface SummaryCheckFigures {
+  transcripts: number;
+  turnsPerTranscript: number;
+  summaries: number;
+  replayMs: number;
+  gradeMs: number;
+  usPerSummary: number;
+}
+
+const SUMMARIZING = REPLAY_STRATEGIES[3];
+
+/** The summaries the summarizing strategy makes of each transcript (replay is not timed here). */
+async function summariesOf(transcripts: Transcript[]): Promise<SummaryRecord[][]> {
+  const counter = new TokenCounter('gpt-4.1-mini');
+  const definition = STRATEGIES.get(SUMMARIZING.use);
+  if (!definition) throw new Error(`strategy ${SUMMARIZING.use} is not registered`);
+  const out: SummaryRecord[][] = [];
+  for (const transcript of transcripts) {
+    const result = await replayTranscript({
+      transcript,
+      strategyId: SUMMARIZING.use,
+      definition,
+      options: SUMMARIZING.options,
+      counter,
+      makeSummarizer: (options) => new OfflineSummarizer(options),
+    });
+    out.push(result.summaries);
+  }
+  return out;
+}
+
+/** Grades every summary as a run does: checks, the offline judge and drift against the previous summary. */
+async function gradeAll(transcripts: Transcript[], summaries: SummaryRecord[][]): Promise<void> {
+  const wordLimit = summarizerOptionsOf(SUMMARIZING.options).word_limit;
+  const judge = new OfflineSummaryJudge({ wordLimit });
+  for (let i = 0; i < transcripts.length; i++) {
+    let previous: SummaryRecord | undefined;
+    for (const summary of summaries[i]) {
+      await gradeSummary({ transcript: transcripts[i], summary, previous }, { wordLimit }, judge);
+      previous = summary;
+    }
+  }
+}
+
+/**
+ * Fresh transcript objects for every repetition: graders may remember work per
+ * transcript, and a bench that reuses them would time only the first pass.
+ */
+async function benchSummaryChecks(turns: number, count: number, reps: number): Promise<SummaryCheckFigures> {
+  const make = () => Array.from({ length: count }, (_, i) => generateTranscript({ turns, seed: 100 + i }));
+  let summaries = 0;
+  const replayTimes: number[] = [];
+  const gradeTimes: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    const transcripts = make();
+    let made: SummaryRecord[][] = [];
+    replayTimes.push(await timed(async () => (made = await summariesOf(transcripts))));
+    summaries = made.reduce((n, s) => n + s.length, 0);
+    gradeTimes.push(await timed(() => gradeAll(transcripts, made)));
+  }
+  const gradeMs = median(gradeTimes);
+  return { transcripts: count, turnsPerTranscript: turns, summaries, replayMs: median(replayTimes), gradeMs, usPerSummary: (1000 * gradeMs) / summaries };
+}
+
+function flagValue(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+}
+
+/** 800 turns as 20 × 40 and 2 × 400, then 4,000 turns in one transcript (or the `--turns` list, 800 turns per length below 4,000). */
+async function summaryChecksMain(): Promise<void> {
+  const reps = Number(flagValue('--reps') ?? REPS);
+  const lengths = (flagValue('--turns') ?? '40,400,4000').split(',').map(Number);
+  const print = (line: string): boolean => process.stdout.write(`${line}\n`);
+  print(`summary grading of ${SUMMARIZING.use} (offline summarizer; checks + offline judge + drift; median of ${reps})`);
+  print('  transcripts × turns  summaries  replay ms  grade ms  µs/summary');
+  const figures: SummaryCheckFigures[] = [];
+  for (const turns of lengths) {
+    // Lines appear as they finish: the longest transcript is the slow one.
+    const r = await benchSummaryChecks(turns, Math.max(1, Math.round(800 / turns)), reps);
+    figures.push(r);
+    print(
+      `  ${`${r.transcripts} × ${r.turnsPerTranscript}`.padStart(19)}  ${String(r.summaries).padStart(9)}  ${f(r.replayMs, 0).padStart(9)}  ${f(r.gradeMs, 0).padStart(8)}  ${f(r.usPerSummary, 0).padStart(10)}`,
+    );
+  }
+  print(JSON.stringify(figures));
 }
 
 // ---------------------------------------------------------------- model-bound throughput
@@ -348,4 +443,5 @@ async function main(): Promise<void> {
 }
 
 if (process.argv.includes('--memory-child')) await memoryChild();
+else if (process.argv.includes('--summary-checks')) await summaryChecksMain();
 else await main();
