@@ -107,8 +107,7 @@ export function factPhrases(fact: Fact): string[] {
 
 /** True when any phrasing of `fact` occurs in the (raw) text. */
 export function factPresentIn(text: string, fact: Fact): boolean {
-  const norm = normalizeText(text);
-  return factPhrases(fact).some((p) => containsNormalized(norm, normalizeText(p)));
+  return factPresentInNormalized(normalizeText(text), fact);
 }
 
 /** `factPresentIn` for a text already passed through `normalizeText`: one normalisation serves every fact. */

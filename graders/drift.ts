@@ -1,7 +1,7 @@
 // Drift between successive summaries of one transcript by one strategy: facts a
 // re-summary dropped, facts whose value moved on, and updates that were undone
 // (context poisoning: the summary went back to a superseded value).
-import { factPresentIn } from '../core/text.js';
+import { factPresentInNormalized, normalizeText } from '../core/text.js';
 import type { Fact, SummaryDrift, SummaryRecord, Transcript } from '../core/types.js';
 
 /** Facts that replace `fact`, nearest first (follows `superseded_by` chains). */
@@ -31,8 +31,11 @@ function olderVersions(fact: Fact, facts: Fact[], byId: Map<string, Fact>): Fact
 export function summaryDrift(transcript: Transcript, previous: SummaryRecord, current: SummaryRecord): SummaryDrift {
   const facts = transcript.facts;
   const byId = new Map(facts.map((f) => [f.id, f]));
-  const inPrev = new Set(facts.filter((f) => factPresentIn(previous.text, f)).map((f) => f.id));
-  const inNow = new Set(facts.filter((f) => factPresentIn(current.text, f)).map((f) => f.id));
+  // Each summary normalised once for all its facts, not once per fact.
+  const prevNorm = normalizeText(previous.text);
+  const nowNorm = normalizeText(current.text);
+  const inPrev = new Set(facts.filter((f) => factPresentInNormalized(prevNorm, f)).map((f) => f.id));
+  const inNow = new Set(facts.filter((f) => factPresentInNormalized(nowNorm, f)).map((f) => f.id));
   const drift: SummaryDrift = { lost: [], changed: [], reverted: [] };
   for (const fact of facts) {
     if (!inPrev.has(fact.id) || inNow.has(fact.id)) continue;

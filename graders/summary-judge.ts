@@ -175,15 +175,16 @@ export class LlmSummaryJudge implements Grader<SummaryInput, SummaryJudgement> {
   }
 }
 
+/** A judgement that failed: no score at all (NaN, written as null), never a 0 a reader could take for a verdict. */
 export function judgementError(model: string, error: string): SummaryJudgement {
   return {
     model,
-    coverage: 0,
-    faithfulness: 0,
-    temporal: 0,
-    format: 0,
-    overall: 0,
-    score: 0,
+    coverage: Number.NaN,
+    faithfulness: Number.NaN,
+    temporal: Number.NaN,
+    format: Number.NaN,
+    overall: Number.NaN,
+    score: Number.NaN,
     invented: [],
     reasons: {},
     error,

@@ -72,7 +72,7 @@ export const summaryJudgementSchema = z.object({
   score: measured,
   invented: names,
   reasons: z.record(z.string(), z.string()),
-  /** Set when the judge failed; the numbers are then 0 and must not count as a pass. */
+  /** Set when the judge failed; the scores are then NaN (null in run.json) and count neither way. */
   error: z.string().optional(),
 });
 

@@ -202,18 +202,18 @@ describe('LlmSummaryJudge against a local server', () => {
     ['invalid JSON', () => reply('The summary looks fine.')],
     ['an out-of-range overall', split(verdict({ overall: 7 }))],
     ['a skipped coverage question', split(verdict({ coverage: verdict().coverage.slice(1) }))],
-  ])('turns %s into an error with zero scores', async (_l, handler) => {
+  ])('turns %s into an error with no scores (NaN, never a 0 that reads as a verdict)', async (_l, handler) => {
     server.setHandler(handler);
     const j = await new LlmSummaryJudge(model, { wordLimit: 200 }).grade({ transcript, summary });
     expect(j.error).toBeTruthy();
-    expect([j.coverage, j.faithfulness, j.temporal, j.format, j.overall, j.score]).toEqual([0, 0, 0, 0, 0, 0]);
+    expect([j.coverage, j.faithfulness, j.temporal, j.format, j.overall, j.score].every(Number.isNaN)).toBe(true);
   });
 
   it('fails the judgement when any sample fails (HTTP 500)', async () => {
     server.setHandler((req, i) => (i === 3 ? { json: { error: { message: 'down' } }, status: 500 } : split(verdict())(req)));
     const j = await new LlmSummaryJudge(model, { wordLimit: 200, samples: 3 }).grade({ transcript, summary });
     expect(j.error).toMatch(/judge call failed/);
-    expect(j.score).toBe(0);
+    expect(j.score).toBeNaN();
   });
 
   it('gradeSummary runs checks, the judge and drift', async () => {

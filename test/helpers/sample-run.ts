@@ -320,7 +320,7 @@ export function bulkRun(options: {
 export function withSummaryJudgeErrors(run: RunResult, message = 'HTTP 401 from judge: invalid api key'): RunResult {
   for (const s of run.summaries) {
     if (s.error || !s.grades) continue;
-    s.grades.judge = { model: 'openai:judge', coverage: 0, faithfulness: 0, temporal: 0, format: 0, overall: 0, score: 0, invented: [], reasons: {}, error: message };
+    s.grades.judge = { model: 'openai:judge', coverage: NaN, faithfulness: NaN, temporal: NaN, format: NaN, overall: NaN, score: NaN, invented: [], reasons: {}, error: message };
   }
   return run;
 }
