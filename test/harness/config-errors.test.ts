@@ -6,11 +6,11 @@ import { loadConfig, parseConfig } from '../../harness/config.js';
 import { DEFAULT_LIMITS, overLimit } from '../../harness/schema/limits.js';
 import { evaluateGates } from '../../reports/gate.js';
 import { sampleRun } from '../helpers/sample-run.js';
-import { type InputError, isInputError } from '../../core/errors.js';
 import type { AgentInputItem } from '../../core/types.js';
 import { MemoryStrategy } from '../../strategies/base.js';
 import type { StrategyDefinition, StrategyOptions } from '../../strategies/registry.js';
 import { STRATEGIES } from '../../strategies/index.js';
+import { thrown } from '../helpers/errors.js';
 
 class KeepAll extends MemoryStrategy {
   protected view(): AgentInputItem[] {
@@ -48,13 +48,7 @@ const REGISTRY = STRATEGIES.with([definition1, definition2]);
 const FILE = 'suite/memeval.yaml';
 
 function problems(lines: string[], file = FILE): string[] {
-  try {
-    parseConfig(lines.join('\n'), file, REGISTRY);
-  } catch (e) {
-    expect(isInputError(e)).toBe(true);
-    return (e as InputError).message.split('\n');
-  }
-  throw new Error('expected an InputError');
+  return thrown(() => parseConfig(lines.join('\n'), file, REGISTRY));
 }
 
 function expectProblem(found: string[], at: string, fragment: string, file = FILE): void {
@@ -267,16 +261,6 @@ describe('config top level', () => {
   });
 });
 
-/** Problem lines of `load`, which must throw an InputError. */
-function thrown(load: () => unknown): string[] {
-  try {
-    load();
-  } catch (e) {
-    expect(isInputError(e)).toBe(true);
-    return (e as InputError).message.split('\n');
-  }
-  throw new Error('expected an InputError');
-}
 
 const HINT = (name: string) => `(the bound limits.${name}; raise it under "limits:" in the suite config if this is really meant)`;
 

@@ -6,6 +6,7 @@ import { InputError, fileProblem, formatProblem, isInputError, problemAt } from 
 import { loadCalibrationSet } from '../../../harness/datasets/calibration.js';
 import { loadSuite, loadTranscriptFile, parseTranscript } from '../../../harness/datasets/transcript.js';
 import { DEFAULT_LIMITS, type Limits } from '../../../harness/schema/limits.js';
+import { thrown } from '../../helpers/errors.js';
 
 const FILE = 'datasets/x.yaml';
 
@@ -20,16 +21,6 @@ function problems(lines: string[]): string[] {
   throw new Error('expected an InputError');
 }
 
-/** Formatted problem lines of `load`, which must throw an InputError. */
-function thrown(load: () => unknown): string[] {
-  try {
-    load();
-  } catch (e) {
-    expect(isInputError(e)).toBe(true);
-    return (e as InputError).message.split('\n');
-  }
-  throw new Error('expected an InputError');
-}
 
 /** Runs `load` and says how long it took, so a test can hold a loader to a time bound. */
 function timed<T>(load: () => T): { value: T; ms: number } {
