@@ -161,6 +161,8 @@ export const probeRecordSchema = z.object({
   errorStage: z.enum(['answer', 'judge']).optional(),
   /** The exact context sent with the question (instructions and messages as text), for the failures view. */
   context: z.array(z.object({ role: z.string(), text: z.string() })).optional(),
+  /** The probe's `meta:` as the transcript gives it (an importer's category, question type, evidence), for grouping and official scorers. */
+  meta: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** Errors of one stage: how many, out of how many attempts, and the first message as the server gave it. */

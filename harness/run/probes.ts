@@ -60,6 +60,7 @@ function baseRecord(task: ProbeTask, model: string): ProbeRecord {
     // Set before the model is asked: it depends on the context alone, so an errored answer still has it.
     answerable: answerableOf({ kind: probe.kind, factsNeeded: probe.facts, factsMissing: task.context.factsMissing }),
     model,
+    ...(probe.meta && Object.keys(probe.meta).length ? { meta: probe.meta } : {}),
   };
 }
 
