@@ -1,7 +1,7 @@
 // Ephemeral compaction to a token budget: the stored history is never touched;
 // the view drops whole turns from the oldest side once it grows past a high
 // watermark, down to a low watermark, and stays put until the next compaction.
-import { callIdOf, dropOrphanToolItems, itemRole, itemType, turnStarts } from '../core/items.js';
+import { callIdOf, dropOrphanToolItems, isUserMessage, itemRole, itemType } from '../core/items.js';
 import type { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
 import { MemoryStrategy, type ProtectPredicate } from './base.js';
@@ -35,8 +35,11 @@ export class TokenBudgetStrategy extends MemoryStrategy {
   private readonly protectedCache = new WeakMap<object, boolean>();
   /** Full-history index of the oldest turn in the view; older turns are cut. */
   private cut = 0;
-  /** Survivors of the last cut asked for; history before a cut only changes by pop or clear. */
-  private survivors: { cut: number; items: AgentInputItem[] } | undefined;
+  /** What survives the cut, kept as the cut moves forward (see Survivors). */
+  private survivors = new Survivors();
+  /** Indices of the history's turn starts, kept as items arrive. */
+  private starts: number[] = [];
+  private indexed = 0;
 
   constructor(
     settings: TokenBudgetSettings,
@@ -54,34 +57,9 @@ export class TokenBudgetStrategy extends MemoryStrategy {
     return this.viewAt(this.cut);
   }
 
-  /**
-   * Items before `cut` that survive it: system items (when preserved) and
-   * protected items, plus the other half of any protected tool call/result
-   * pair so the view never carries half a pair.
-   */
-  private survivorsBefore(cut: number): AgentInputItem[] {
-    if (this.survivors?.cut === cut) return this.survivors.items;
-    const items = this.scanSurvivors(cut);
-    this.survivors = { cut, items };
-    return items;
-  }
-
-  private scanSurvivors(cut: number): AgentInputItem[] {
-    const before = this.history.slice(0, cut);
-    const keep = before.map(
-      (item) => (this.settings.preserveSystem && itemRole(item) === 'system') || this.isProtected(item),
-    );
-    const pairedIds = new Set<string>();
-    before.forEach((item, i) => {
-      const id = callIdOf(item);
-      if (keep[i] && id) pairedIds.add(id);
-    });
-    return before.filter((item, i) => {
-      if (keep[i]) return true;
-      const id = callIdOf(item);
-      const type = itemType(item);
-      return id !== undefined && pairedIds.has(id) && (type === 'function_call' || type === 'function_call_result');
-    });
+  /** Whether an item before the cut survives it on its own: a system item (when preserved) or a protected one. */
+  private keeps(item: AgentInputItem): boolean {
+    return (this.settings.preserveSystem && itemRole(item) === 'system') || this.isProtected(item);
   }
 
   private isProtected(item: AgentInputItem): boolean {
@@ -95,11 +73,26 @@ export class TokenBudgetStrategy extends MemoryStrategy {
   }
 
   private viewAt(cut: number): AgentInputItem[] {
-    return dropOrphanToolItems([...this.survivorsBefore(cut), ...this.history.slice(cut)]);
+    if (cut < this.survivors.cut) this.survivors = new Survivors();
+    this.survivors.advance(this.history, cut, (item) => this.keeps(item));
+    return dropOrphanToolItems([...this.survivors.items(this.history), ...this.history.slice(cut)]);
   }
 
   private tokensAt(cut: number): number {
     return this.counter.request(this.instructions, this.viewAt(cut));
+  }
+
+  /** Turn starts after `cut`, from the index kept as items arrive (not a scan of the whole history). */
+  private startsAfter(cut: number): number[] {
+    for (; this.indexed < this.history.length; this.indexed++) if (isUserMessage(this.history[this.indexed])) this.starts.push(this.indexed);
+    let lo = 0;
+    let hi = this.starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.starts[mid] <= cut) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.starts.slice(lo);
   }
 
   /**
@@ -110,8 +103,7 @@ export class TokenBudgetStrategy extends MemoryStrategy {
   private compact(): void {
     const { budget, compactAt, compactTo } = this.settings;
     if (this.tokensAt(this.cut) <= compactAt * budget) return;
-    const candidates = turnStarts(this.history).filter((start) => start > this.cut);
-    for (const start of candidates) {
+    for (const start of this.startsAfter(this.cut)) {
       this.cut = start;
       if (this.tokensAt(start) <= compactTo * budget) return;
     }
@@ -121,9 +113,16 @@ export class TokenBudgetStrategy extends MemoryStrategy {
     this.compact();
   }
 
+  /** Removing from the history invalidates the indexes; they are rebuilt from the start. */
+  private forget(): void {
+    this.survivors = new Survivors();
+    this.starts = [];
+    this.indexed = 0;
+  }
+
   override async popItem(): Promise<AgentInputItem | undefined> {
     const item = await super.popItem();
-    this.survivors = undefined;
+    this.forget();
     if (this.cut >= this.history.length) {
       // The cut turn is gone; decide again from the full history.
       this.cut = 0;
@@ -135,8 +134,59 @@ export class TokenBudgetStrategy extends MemoryStrategy {
   override async clearSession(): Promise<void> {
     await super.clearSession();
     this.cut = 0;
-    this.survivors = undefined;
+    this.forget();
   }
+}
+
+/**
+ * Items before the cut that survive it: those kept on their own (system,
+ * protected), plus the other half of any tool call/result pair one of them
+ * belongs to, so the view never carries half a pair. The cut only moves
+ * forward between compactions, so each history item is looked at once as it
+ * falls behind the cut, not again at every compaction.
+ */
+class Survivors {
+  /** How far the history has been looked at. */
+  cut = 0;
+  /** History indices of the survivors, ascending. */
+  private readonly kept: number[] = [];
+  /** Call ids of items kept on their own: their pair halves survive too. */
+  private readonly pairedIds = new Set<string>();
+  /** Pair halves not (yet) kept, by call id, waiting for a kept item of the same id. */
+  private readonly waiting = new Map<string, number[]>();
+
+  advance(history: readonly AgentInputItem[], cut: number, keeps: (item: AgentInputItem) => boolean): void {
+    for (; this.cut < cut; this.cut++) {
+      const item = history[this.cut];
+      const id = callIdOf(item);
+      if (keeps(item)) {
+        this.kept.push(this.cut);
+        if (id && !this.pairedIds.has(id)) this.pair(id);
+      } else if (id !== undefined && isPairHalf(item)) {
+        if (this.pairedIds.has(id)) this.kept.push(this.cut);
+        else this.waiting.set(id, [...(this.waiting.get(id) ?? []), this.cut]);
+      }
+    }
+  }
+
+  /** A newly kept id brings back the earlier halves of its pair, in history order. */
+  private pair(id: string): void {
+    this.pairedIds.add(id);
+    const earlier = this.waiting.get(id);
+    if (!earlier) return;
+    this.waiting.delete(id);
+    this.kept.push(...earlier);
+    this.kept.sort((a, b) => a - b);
+  }
+
+  items(history: readonly AgentInputItem[]): AgentInputItem[] {
+    return this.kept.map((i) => history[i]);
+  }
+}
+
+function isPairHalf(item: AgentInputItem): boolean {
+  const type = itemType(item);
+  return type === 'function_call' || type === 'function_call_result';
 }
 
 function bool(options: StrategyOptions, key: string, fallback: boolean): boolean {
