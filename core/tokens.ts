@@ -31,7 +31,24 @@ function encoderFor(encoding: TiktokenEncoding): Tiktoken {
   return enc;
 }
 
+const sharedCounters = new Map<TiktokenEncoding, TokenCounter>();
+
 export class TokenCounter {
+  /**
+   * The process's counter for a model's encoding. Replay and the offline
+   * model count the same texts (the view, then the request built from it);
+   * one shared counter encodes each distinct text once for both.
+   */
+  static shared(model?: string): TokenCounter {
+    const encoding = encodingForModel(model);
+    let counter = sharedCounters.get(encoding);
+    if (!counter) {
+      counter = new TokenCounter(model);
+      sharedCounters.set(encoding, counter);
+    }
+    return counter;
+  }
+
   readonly encoding: TiktokenEncoding;
   private readonly enc: Tiktoken;
   private readonly textCache = new Map<string, number>();

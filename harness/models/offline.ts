@@ -99,7 +99,7 @@ export class OfflineModel implements Model {
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {
-    this.counter = opts.counter ?? new TokenCounter();
+    this.counter = opts.counter ?? TokenCounter.shared();
   }
 
   /** The reply for a request, without usage accounting. */

@@ -115,7 +115,8 @@ export function buildGraders(config: SuiteConfig, strategies: StrategyConfig[] =
     return judge;
   };
   return {
-    counter: new TokenCounter(config.model),
+    // Shared with the offline model: each distinct text is encoded once per run.
+    counter: TokenCounter.shared(config.model),
     answerModel,
     answerJudge: createAnswerJudge(config.judge, judgeModel),
     makeSummarizer: (options) =>
