@@ -31,7 +31,63 @@ export function systemMessage(text: string): AgentInputItem {
  * `at:` could never be answered from the context.
  */
 export function stampedText(text: string, at: string | undefined): string {
-  return at ? `[${at}] ${text}` : text;
+  return at ? `${STAMP_OPEN}${at}${STAMP_CLOSE} ${text}` : text;
+}
+
+const STAMP_OPEN = '[';
+const STAMP_CLOSE = ']';
+
+/**
+ * The header line an imported benchmark session starts with (`[Session 3: 8 May, 2023]`,
+ * or `[Session 3]` when the session has no date): strategies see message text only, not
+ * `at:`, so the date must be in the text. Importers write it with this function so that
+ * `withoutScaffolding` recognises exactly what they write.
+ */
+export function sessionHeader(session: number, date?: string): string {
+  return date === undefined || date.length === 0 ? `[Session ${session}]` : `[Session ${session}: ${date}]`;
+}
+
+/**
+ * Canonical `D<session>:<line>` for a LoCoMo dialogue id written leniently
+ * (`D1:3:5`, `(D1: 3)`, `d1:03`); undefined when it is not one. The importer
+ * files turns under these ids and attribution looks evidence up by them.
+ */
+export function normalizeDiaId(raw: string): string | undefined {
+  const m = /^D(\d+):(\d+)/i.exec(raw.replace(/[\s()[\]]/g, ''));
+  return m ? `D${Number(m[1])}:${Number(m[2])}` : undefined;
+}
+
+/** The line an imported question starts with to give the date it is asked on (`[Current date: 2023/05/30 (Tue) 23:40]`). */
+export function currentDateLine(date: string): string {
+  return `[Current date: ${date}]`;
+}
+
+// What sessionHeader and currentDateLine write: the label, then a colon and a date with no bracket or line break in it.
+const SESSION_HEADER = /\[Session \d+(?:: [^[\]\n]*)?\]/g;
+const CURRENT_DATE = /\[Current date: [^[\]\n]*\]/g;
+// What stampedText writes for an ISO 8601 `at:` (the form the docs ask for and the importers write):
+// `[2023-05-08T13:56:00] `, with or without time, seconds, fraction or zone. Date.parse alone would
+// not do: it reads "41877", "ticket 4471" and "INC-2024" as dates, and those are real content.
+const STAMP = /\[\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?\] ?/g;
+
+/**
+ * `text` without the scaffolding memeval and its importers put into a conversation,
+ * wherever it stands: timestamp prefixes as `stampedText` writes them for an
+ * ISO 8601 `at:` (`[2023-05-08T13:56:00] `, `[2025-03-02T10:32:00Z] `,
+ * `[2025-03-02] `; an `at:` written otherwise, e.g. "May 8, 2023", is not
+ * recognised), session headers as `sessionHeader` writes them (`[Session 3: 8 May, 2023]`,
+ * `[Session 3]`) and question date lines as `currentDateLine` writes them
+ * (`[Current date: 2023/05/30 (Tue) 23:40]`). Grading reads answers through it: a
+ * reader that copies a header answers nothing, even when the header holds the
+ * number the question asks for. Nothing else changes, so the remaining text
+ * grades exactly as before.
+ */
+export function withoutScaffolding(text: string): string {
+  if (!text.includes(STAMP_OPEN)) return text;
+  return text
+    .replace(SESSION_HEADER, '')
+    .replace(CURRENT_DATE, '')
+    .replace(STAMP, '');
 }
 
 /** Items of one message turn: user, tool call/result pairs in order, assistant. */

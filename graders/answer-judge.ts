@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { userMessage } from '../core/items.js';
 import type { JsonSchemaFormat, Model } from '../core/model.js';
 import type { ProbeKind } from '../core/types.js';
-import { isAbstention, mustIncludePass, tokenF1, undercutsReference } from './exact.js';
+import { answerContent, isAbstention, mustIncludePass, tokenF1, undercutsReference } from './exact.js';
 import type { AnswerInput, Grader, JudgeVerdict } from './types.js';
 
 /** What each probe kind asks of a correct answer; shown to the judge verbatim. */
@@ -115,6 +115,8 @@ export class LlmAnswerJudge implements Grader<AnswerInput, JudgeVerdict> {
   }
 
   async grade(input: AnswerInput): Promise<JudgeVerdict> {
+    // The judge sees the answer as written, but an answer that is only scaffolding passes nothing, whatever a model would say.
+    if (answerContent(input.answer).length === 0) return { ...SCAFFOLDING_ONLY, model: this.model.id };
     const result = await this.model.complete({
       system: JUDGE_SYSTEM,
       input: [userMessage(answerJudgePrompt(input))],
@@ -131,8 +133,16 @@ export class LlmAnswerJudge implements Grader<AnswerInput, JudgeVerdict> {
   }
 }
 
+/** The verdict on an answer with nothing in it once the harness's scaffolding is taken out (`answerContent`). */
+const SCAFFOLDING_ONLY = {
+  verdict: 'fail',
+  reason: 'rule: the answer is empty or only the conversation\'s scaffolding (timestamps, session headers)',
+} as const;
+
 /**
- * The offline judge is a fixed rule, not a language model:
+ * The offline judge is a fixed rule, not a language model. Every rule reads the
+ * answer without the harness's scaffolding (`answerContent`), and an answer with
+ * nothing else fails every probe, abstention probes included;
  * - abstention probes pass iff the answer abstains (`isAbstention`);
  * - other probes pass iff every `must_include` entry is present, or, when a probe
  *   has no `must_include`, iff token F1 against the reference is at least 0.5
@@ -152,6 +162,7 @@ export const OFFLINE_F1_THRESHOLD = 0.5;
 
 export function offlineVerdict({ probe, answer }: AnswerInput): JudgeVerdict {
   const model = 'offline';
+  if (answerContent(answer).length === 0) return { ...SCAFFOLDING_ONLY, model };
   if (probe.kind === 'abstention') {
     return isAbstention(answer)
       ? { verdict: 'pass', reason: 'rule: the answer abstains', model }

@@ -1,7 +1,8 @@
 // Why a probe was answered wrongly: the strategy lost a needed fact (cut, or
 // summarised away), or the fact was there and the model missed it.
+import { normalizeDiaId } from '../core/items.js';
 import { factPresentIn } from '../core/text.js';
-import type { Attribution, Fact, ProbeKind, ProbeRecord, SummaryRecord } from '../core/types.js';
+import type { Attribution, Fact, Probe, ProbeKind, ProbeRecord, SummaryRecord, Turn } from '../core/types.js';
 
 /** A summary that was part of the context the model saw, and the real turns it stands for. */
 export interface SummaryInView {
@@ -23,6 +24,19 @@ export interface AttributionInput {
   facts: Fact[];
   /** Summaries in the context at probe time (empty for strategies that never summarise). */
   summaries: SummaryInView[];
+  /**
+   * Turns the probe's evidence was said in (`evidenceTurnsOf`), read only when it
+   * names no facts. Without `view` they cannot be placed and count as none.
+   */
+  evidenceTurns?: readonly number[];
+  /** Where the turns of the conversation stood in the context sent (the replay's `cutTurns` and `summarizedTurns`). */
+  view?: TurnsInView;
+}
+
+/** Turns (1-based) whose items were absent from the context, and turns a summary in the context stands for. */
+export interface TurnsInView {
+  cutTurns: readonly number[];
+  summarizedTurns: readonly number[];
 }
 
 /**
@@ -33,11 +47,15 @@ export interface AttributionInput {
  * turn was cut with no summary standing for it the answer is `trimmed` (the
  * cruder loss wins); if every missing fact sits in a summarised turn whose
  * summary text lacks it, `lost-in-summary`.
+ * A probe that names no facts is judged by the turns of its evidence instead
+ * (`attributeByEvidence`); with no evidence either, nothing says what it needed,
+ * and it is `unknown` rather than a guess.
  */
 export function attribute(input: AttributionInput): Attribution | undefined {
   if (input.error) return 'error';
   if (input.passed) return undefined;
   if (input.kind === 'abstention') return 'abstain-fail';
+  if (input.factsNeeded.length === 0) return attributeByEvidence(input.evidenceTurns ?? [], input.view);
   const present = new Set(input.factsPresent);
   const missing = input.factsNeeded.filter((id) => !present.has(id));
   if (missing.length === 0) return 'present-but-missed';
@@ -51,6 +69,78 @@ export function attribute(input: AttributionInput): Attribution | undefined {
     if (fact && covering.every((s) => !factPresentIn(s.text, fact))) lostInSummary = true;
   }
   return lostInSummary ? 'lost-in-summary' : 'present-but-missed';
+}
+
+/**
+ * Attribution from where the evidence turns stood: every one in the context is
+ * `present-but-missed`; one cut with no summary in the context standing for it
+ * is `trimmed` (the cruder loss wins, as for facts); cut ones all stood for by a
+ * summary are `lost-in-summary`. No evidence, or no view to place it in, is `unknown`.
+ */
+export function attributeByEvidence(evidenceTurns: readonly number[], view: TurnsInView | undefined): Attribution {
+  if (evidenceTurns.length === 0 || view === undefined) return 'unknown';
+  const cut = new Set(view.cutTurns);
+  const summarized = new Set(view.summarizedTurns);
+  const lost = evidenceTurns.filter((t) => cut.has(t));
+  if (lost.length === 0) return 'present-but-missed';
+  return lost.every((t) => summarized.has(t)) ? 'lost-in-summary' : 'trimmed';
+}
+
+/**
+ * The turns (1-based, ascending, at or before the probe's `after_turn`) the
+ * probe's `meta` names as its evidence, in the forms the importers write:
+ * - `evidence_turns`: turn numbers (LongMemEval: the turns of `has_answer`
+ *   messages that do not state the answer word for word);
+ * - `evidence`: dialogue ids (LoCoMo `D1:3`), found in the turns' `meta.dia_ids`,
+ *   compared leniently (`D1:03`, `(D1: 3)` and `d1:3` are one id);
+ * - `answer_session_ids` (LongMemEval), when neither of the above resolves:
+ *   every turn of those sessions, a session running from the turn whose
+ *   `meta.session_id` names it to the next turn that names one.
+ * Empty when the meta names no evidence or none of it is found.
+ */
+export function evidenceTurnsOf(probe: Pick<Probe, 'afterTurn' | 'meta'>, turns: readonly Turn[]): number[] {
+  const meta = probe.meta ?? {};
+  const found = new Set<number>([...numbersIn(meta.evidence_turns), ...diaIdTurns(stringsIn(meta.evidence), turns)]);
+  if (found.size === 0) for (const t of sessionTurns(stringsIn(meta.answer_session_ids), turns)) found.add(t);
+  return [...found].filter((t) => Number.isInteger(t) && t >= 1 && t <= Math.min(probe.afterTurn, turns.length)).sort((a, b) => a - b);
+}
+
+function numbersIn(value: unknown): number[] {
+  return Array.isArray(value) ? value.filter((v): v is number => typeof v === 'number') : [];
+}
+
+function stringsIn(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
+  return list.filter((v) => typeof v === 'string' || typeof v === 'number').map(String);
+}
+
+/** `D<session>:<line>` for a dialogue id written leniently, as the LoCoMo importer reads evidence; the id itself otherwise. */
+function canonicalDiaId(raw: string): string {
+  return normalizeDiaId(raw) ?? raw.trim();
+}
+
+function diaIdTurns(ids: string[], turns: readonly Turn[]): number[] {
+  if (ids.length === 0) return [];
+  // One evidence entry may pack several ids ("D8:6; D9:17").
+  const wanted = new Set(ids.flatMap((id) => id.split(/[;,]|\s+(?=D)/i)).map(canonicalDiaId).filter((id) => id.length > 0));
+  const out: number[] = [];
+  turns.forEach((turn, i) => {
+    if (stringsIn(turn.meta?.dia_ids).some((id) => wanted.has(canonicalDiaId(id)))) out.push(i + 1);
+  });
+  return out;
+}
+
+function sessionTurns(ids: string[], turns: readonly Turn[]): number[] {
+  if (ids.length === 0) return [];
+  const wanted = new Set(ids);
+  const out: number[] = [];
+  let current: string | undefined;
+  turns.forEach((turn, i) => {
+    const id = turn.meta?.session_id;
+    if (typeof id === 'string' || typeof id === 'number') current = String(id);
+    if (current !== undefined && wanted.has(current)) out.push(i + 1);
+  });
+  return out;
 }
 
 /** What `answerableOf` reads: the probe's kind, the facts it names, and those absent from the context sent. */
@@ -77,8 +167,11 @@ export function answerableOf(input: AnswerableInput): boolean | null {
   return input.kind === 'abstention' ? true : null;
 }
 
-/** `attribute` for a graded probe record: a failed call or a judge error counts as `error`. */
-export function attributeProbe(record: ProbeRecord, facts: Fact[], summaries: SummaryInView[]): Attribution | undefined {
+/**
+ * `attribute` for a graded probe record: a failed call or a judge error counts as `error`.
+ * A record naming no facts is placed by its `evidenceTurns` in `view`; without a view it is `unknown`.
+ */
+export function attributeProbe(record: ProbeRecord, facts: Fact[], summaries: SummaryInView[], view?: TurnsInView): Attribution | undefined {
   const judgeError = record.judge?.verdict === 'error' ? `judge: ${record.judge.reason}` : undefined;
   return attribute({
     kind: record.kind,
@@ -88,6 +181,8 @@ export function attributeProbe(record: ProbeRecord, facts: Fact[], summaries: Su
     factsPresent: record.factsPresent,
     facts,
     summaries,
+    evidenceTurns: record.evidenceTurns,
+    view,
   });
 }
 

@@ -2,8 +2,20 @@
 // detection. No model is involved, so these are exact and repeatable. The offline judge is
 // built from them, so each check is written to resist answers that only look right:
 // a value that is denied, hedged, offered next to another value or guessed after "I don't know".
+// Every check reads the answer without the harness's own scaffolding (`withoutScaffolding`):
+// a session header or timestamp the reader copied from the context is not an answer.
+import { withoutScaffolding } from '../core/items.js';
 import { porterStem } from '../core/porter.js';
 import { containsNormalized, normalizeAnswer, normalizeText, occurrencesNormalized } from '../core/text.js';
+
+/**
+ * What the answer says once the scaffolding memeval and its importers add to a
+ * conversation is taken out (`withoutScaffolding`), trimmed; empty when the
+ * answer was only scaffolding (or nothing).
+ */
+export function answerContent(answer: string): string {
+  return withoutScaffolding(answer).trim();
+}
 
 /**
  * True when every `mustInclude` entry has at least one alternative the answer asserts: present
@@ -14,8 +26,11 @@ import { containsNormalized, normalizeAnswer, normalizeText, occurrencesNormaliz
  * are fine" and "no restrictions on tree nuts" do not.
  */
 export function mustIncludePass(answer: string, mustInclude: string[][], reference?: string): boolean {
-  const clauses = answerClauses(answer);
-  const whole = normalizeAnswer(answer);
+  const said = answerContent(answer);
+  // With nothing said, not even an empty must_include is met: scaffolding alone never passes.
+  if (said.length === 0) return false;
+  const clauses = answerClauses(said);
+  const whole = normalizeAnswer(said);
   const referenceClauses = reference === undefined ? [] : answerClauses(reference);
   return mustInclude.every((alternatives) =>
     alternatives.some((raw) => {
@@ -170,7 +185,7 @@ export function officialF1(prediction: string, gold: string): number {
 
 /** The F1 a probe record and the offline judge report: the official one, so it compares with published LoCoMo F1. */
 export function tokenF1(answer: string, reference: string): number {
-  return officialF1(answer, reference);
+  return officialF1(answerContent(answer), reference);
 }
 
 // Phrasings of "I was not told that". Matched on normalizeText output, so apostrophes are plain `'`.
@@ -202,7 +217,8 @@ function abstains(text: string): boolean {
 
 /** True when the answer says the information is unknown or was never given, and does not go on to guess. */
 export function isAbstention(answer: string): boolean {
-  return abstains(answer) && !GUESSES.test(normalizeText(answer));
+  const said = answerContent(answer);
+  return abstains(said) && !GUESSES.test(normalizeText(said));
 }
 
 /**
@@ -211,7 +227,8 @@ export function isAbstention(answer: string): boolean {
  * guesses, hedges, or negates where the reference does not. Word overlap alone
  * would pass "it is not the Lisbon office" against "the Lisbon office".
  */
-export function undercutsReference(answer: string, reference: string): boolean {
+export function undercutsReference(answerText: string, reference: string): boolean {
+  const answer = answerContent(answerText);
   const clauses = answerClauses(answer);
   if (clauses.some((c) => c.hedged) || GUESSES.test(normalizeText(answer))) return true;
   // A reference may itself read like a refusal ("lunch is not included"); only what it does not say counts.

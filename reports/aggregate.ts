@@ -1,10 +1,11 @@
 // One summary row per strategy, and the named metrics gates and diffs use.
-import { ERROR_STAGES, PROBE_KINDS } from '../core/types.js';
+import { ATTRIBUTIONS as ALL_ATTRIBUTIONS, ERROR_STAGES, PROBE_KINDS } from '../core/types.js';
 import type { Attribution, ErrorStage, ProbeKind, ProbeRecord, RunInfo, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
 import { SIGNIFICANCE_LEVEL, clusteredWilson, holm, mcnemarExact, mean, pairedBootstrap, passHatN, percentile, type PairedResult, type RepeatCount } from '../core/stats.js';
 import { outcomeOf, outcomesByTranscript } from '../core/power.js';
 
-export const ATTRIBUTIONS: readonly Attribution[] = ['trimmed', 'lost-in-summary', 'present-but-missed', 'abstain-fail', 'error'];
+/** Every attribution, in the order reports list them (the run schema's own list, so a new one gets its column). */
+export const ATTRIBUTIONS: readonly Attribution[] = ALL_ATTRIBUTIONS;
 
 /** How every report names the answering model; `offline` is not an LLM and must never look like one. */
 export function modelLabel(model: string): string {
@@ -389,6 +390,36 @@ export function summarize(run: RunResult): StrategySummary[] {
     if (v) row.vsBaseline = v;
   }
   return rows;
+}
+
+// ---------- tags ----------
+
+/** Passed / attempted probe records of one strategy on the transcripts carrying one tag. */
+export interface TagAccuracy {
+  attempted: number;
+  passed: number;
+  /** passed / attempted, an errored record counting as not passed (as `accuracy`); undefined when none was attempted. */
+  accuracy?: number;
+}
+
+/**
+ * Accuracy per transcript tag (`tags:`, as run.info records them), per strategy.
+ * A transcript with several tags counts under each, so the columns overlap and
+ * need not add up. `tags` lists every tag value in the run, sorted.
+ */
+export function accuracyByTag(run: RunResult): { tags: string[]; strategies: { strategy: string; byTag: Record<string, TagAccuracy> }[] } {
+  const tagsOf = new Map(run.info.transcripts.map((t) => [t.id, t.tags]));
+  const tags = [...new Set(run.info.transcripts.flatMap((t) => t.tags))].sort();
+  const strategies = strategyIds(run).map((strategy) => {
+    const byTag: Record<string, TagAccuracy> = {};
+    for (const tag of tags) {
+      const mine = run.probes.filter((r) => r.strategy === strategy && (tagsOf.get(r.transcript) ?? []).includes(tag));
+      const passed = sum(mine.map(outcomeOf));
+      byTag[tag] = { attempted: mine.length, passed, accuracy: ratio(passed, mine.length) };
+    }
+    return { strategy, byTag };
+  });
+  return { tags, strategies };
 }
 
 // ---------- paired probes ----------

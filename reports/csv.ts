@@ -6,6 +6,7 @@ import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../core/types.js';
 import { ATTRIBUTIONS, modelKind, modelLabel, probeErrorStage, summarize, summarizeStrategy, type StrategySummary } from './aggregate.js';
 import type { Reporter } from './types.js';
+import { officialSummaryColumns } from './official.js';
 
 type Cell = string | number | boolean | undefined;
 type Row = Record<string, Cell>;
@@ -45,7 +46,18 @@ function turnRow(t: TurnRecord): Row {
 
 export const TURN_COLUMNS = ['strategy', 'transcript', 'turn', 'full_tokens', 'context_tokens', 'items', 'facts_present', 'facts_missing', 'critical_dropped', 'summaries'];
 
-function probeRow(p: ProbeRecord, runModel: string): Row {
+/** A meta value that is one word or number (LoCoMo's `category`, LongMemEval's `question_type`); empty otherwise. */
+function metaCell(p: ProbeRecord, key: string): Cell {
+  const value = p.meta?.[key];
+  return typeof value === 'string' || typeof value === 'number' ? value : undefined;
+}
+
+/** Each transcript's tags, by transcript id, as the run recorded them. */
+function tagsByTranscript(run: RunResult): Map<string, string[]> {
+  return new Map(run.info.transcripts.map((t) => [t.id, t.tags]));
+}
+
+function probeRow(p: ProbeRecord, runModel: string, tags: Map<string, string[]>): Row {
   const model = p.model ?? runModel;
   return {
     strategy: p.strategy,
@@ -83,6 +95,11 @@ function probeRow(p: ProbeRecord, runModel: string): Row {
     error: p.error,
     // Which call failed, in the stage names every report uses.
     error_stage: probeErrorStage(p),
+    // The probe's meta as an importer gives it, so rows can be grouped as the benchmark's own scorer groups them.
+    category: metaCell(p, 'category'),
+    question_type: metaCell(p, 'question_type'),
+    evidence_turns: (p.evidenceTurns ?? []).join(';'),
+    tags: list(tags.get(p.transcript)),
   };
 }
 
@@ -90,7 +107,7 @@ export const PROBE_COLUMNS = [
   'strategy', 'transcript', 'probe', 'kind', 'after_turn', 'repeat', 'model', 'model_kind', 'question', 'reference',
   'context_items', 'context_tokens', 'counted_input_tokens', 'api_input_tokens', 'output_tokens', 'answer', 'exact', 'f1', 'judge_verdict',
   'judge_reason', 'judge_model', 'passed', 'answerable', 'attribution', 'facts_needed', 'facts_present', 'facts_missing', 'cost',
-  'latency_ms', 'cached', 'error', 'error_stage',
+  'latency_ms', 'cached', 'error', 'error_stage', 'category', 'question_type', 'evidence_turns', 'tags',
 ];
 
 // The strategy lost it (not answerable) against the reader missed it (answerable, not passed), each with its denominator.
@@ -236,11 +253,13 @@ export function turnsCsv(run: RunResult): string {
 }
 
 export function probesCsv(run: RunResult): string {
-  return toCsv(run.probes.map((p) => probeRow(p, run.info.model)), PROBE_COLUMNS);
+  const tags = tagsByTranscript(run);
+  return toCsv(run.probes.map((p) => probeRow(p, run.info.model, tags)), PROBE_COLUMNS);
 }
 
 export function summaryCsv(run: RunResult): string {
-  const rows = summarize(run).map((s) => summaryRow(s, run.info.model));
+  // Official benchmark scores (LoCoMo F1) follow memeval's own columns when the run has such probes.
+  const rows = summarize(run).map((s) => ({ ...summaryRow(s, run.info.model), ...officialSummaryColumns(run, s.strategy) }));
   // A run without strategies still gets the full header: the row of an empty run names every column.
   const empty: RunResult = { info: run.info, turns: [], probes: [], summaries: [] };
   return toCsv(rows, Object.keys(rows[0] ?? summaryRow(summarizeStrategy(empty, '', false), run.info.model)));

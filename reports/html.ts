@@ -4,10 +4,11 @@
 import { join } from 'node:path';
 import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeKind, ProbeRecord, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
-import { isProbeError, judgeLabel, modelLabel, probeErrorStage, runNotice, stageErrors, strategyIds, summarize, type StrategySummary } from './aggregate.js';
+import { ATTRIBUTIONS, accuracyByTag, isProbeError, judgeLabel, modelLabel, probeErrorStage, runNotice, stageErrors, strategyIds, summarize, type StrategySummary } from './aggregate.js';
 import { esc, num, pct } from './format.js';
 import { answerJudgeLine, judgeDisagreementSection } from './judge.js';
 import { writeFileAtomic } from './load.js';
+import { officialNavLink, officialSections } from './official.js';
 import { powerSections } from './power.js';
 import type { Reporter } from './types.js';
 
@@ -352,6 +353,29 @@ function kindTable(rows: StrategySummary[]): string {
   return `<h3>Accuracy by probe kind</h3><p class="muted">passed / attempted probes of each kind; mean F1 is over graded answers.</p><table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>${readerGapKindTable(rows)}`;
 }
 
+/** Accuracy per transcript tag; only when the run's transcripts carry more than one tag value, since one tag is the overview again. */
+function tagTable(run: RunResult): string {
+  const { tags, strategies } = accuracyByTag(run);
+  if (tags.length < 2) return '';
+  const head = ['strategy', ...tags];
+  const body = strategies.map(({ strategy, byTag }) => {
+    const cells = tags.map((t) => `<td class="n">${pct(byTag[t].accuracy)} <span class="muted">(${byTag[t].passed}/${byTag[t].attempted})</span></td>`);
+    return `<tr><td>${esc(strategy)}</td>${cells.join('')}</tr>`;
+  });
+  const note = 'passed / attempted probes on the transcripts with each tag (an errored probe counts as not passed); a transcript with several tags counts under each.';
+  return `<h3 id="tags">Accuracy by tag</h3><p class="muted">${esc(note)}</p><table class="tags"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>`;
+}
+
+/** Why probes failed, counted per strategy (graders/attribution.ts). */
+function attributionTable(rows: StrategySummary[]): string {
+  if (!rows.some((s) => ATTRIBUTIONS.some((a) => s.attribution[a] > 0))) return '';
+  const head = ['strategy', ...ATTRIBUTIONS];
+  const body = rows.map((s) => `<tr><td>${esc(s.strategy)}</td>${ATTRIBUTIONS.map((a) => `<td class="n">${s.attribution[a]}</td>`).join('')}</tr>`);
+  const note =
+    'Failed probes by cause: a needed fact (or, for a probe naming no facts, an evidence turn) was cut (trimmed), only a summary stood for it (lost-in-summary), or it was in the context (present-but-missed); unknown: the probe names neither facts nor evidence.';
+  return `<h3 id="attribution">Why probes failed</h3><p class="muted">${esc(note)}</p><table class="attribution"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>`;
+}
+
 function readerGapKindCell(s: StrategySummary, kind: ProbeKind): string {
   const rate = s.readerGapByKind[kind];
   if (rate === undefined) return '<td class="n">–</td>';
@@ -431,10 +455,11 @@ function failureBlock(p: ProbeRecord, shown: Map<string, string>): string {
     ['reference', p.reference],
     ['answer', p.answer ?? '–'],
     ['judge', p.judge ? `${p.judge.verdict} — ${p.judge.reason}` : '–'],
-    ['attribution', p.attribution ?? '–'],
+    ['attribution', p.attribution === 'unknown' ? 'unknown (the probe names neither facts nor evidence turns)' : (p.attribution ?? '–')],
     ['answerable', answerableText(p.answerable)],
     ['facts missing', p.factsMissing.join(', ') || '–'],
   ];
+  if (p.evidenceTurns?.length) rows.push(['evidence turns', p.evidenceTurns.join(', ')]);
   if (p.error) rows.push(['error', p.error]);
   const table = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${esc(v)}</td></tr>`).join('');
   const title = `${p.strategy} · ${p.transcript} · ${p.probe} (${p.kind}) · repeat ${p.repeat}`;
@@ -490,8 +515,8 @@ function summariesSection(run: RunResult): string {
 
 export function renderReport(run: RunResult): string {
   const rows = summarize(run);
-  const nav = '<nav><a href="#overview">overview</a><a href="#tradeoff">trade-off</a><a href="#transcripts">per transcript</a><a href="#failures">failures</a><a href="#summaries">summaries</a></nav>';
-  const body = [banner(run), header(run), nav, overview(rows), judgeDisagreementSection(run), stageTable(run), kindTable(rows), powerSections(run), scatterSection(rows), transcriptCharts(run), failures(run), summariesSection(run)];
+  const nav = `<nav><a href="#overview">overview</a>${officialNavLink(run)}<a href="#tradeoff">trade-off</a><a href="#transcripts">per transcript</a><a href="#failures">failures</a><a href="#summaries">summaries</a></nav>`;
+  const body = [banner(run), header(run), nav, overview(rows), judgeDisagreementSection(run), stageTable(run), kindTable(rows), tagTable(run), attributionTable(rows), officialSections(run), powerSections(run), scatterSection(rows), transcriptCharts(run), failures(run), summariesSection(run)];
   return page(`memeval ${run.info.runId}`, body.join('\n'));
 }
 

@@ -113,7 +113,12 @@ export const summaryRecordSchema = z.object({
   grades: summaryGradesSchema.optional(),
 });
 
-export const ATTRIBUTIONS = ['trimmed', 'lost-in-summary', 'present-but-missed', 'abstain-fail', 'error'] as const;
+/**
+ * Why a probe was answered wrongly (graders/attribution.ts). `unknown`: the probe
+ * names neither facts nor evidence turns, so nothing says whether the context held
+ * what it needed.
+ */
+export const ATTRIBUTIONS = ['trimmed', 'lost-in-summary', 'present-but-missed', 'abstain-fail', 'error', 'unknown'] as const;
 
 /** One record per strategy × transcript × probe × repeat. */
 export const probeRecordSchema = z.object({
@@ -130,6 +135,12 @@ export const probeRecordSchema = z.object({
   factsNeeded: names,
   factsPresent: names,
   factsMissing: names,
+  /**
+   * The turns (1-based) the probe's `meta` names as its evidence (LoCoMo dialogue ids,
+   * LongMemEval evidence turns or answer sessions), resolved against the transcript;
+   * attribution reads them when the probe names no facts. Absent when none resolve.
+   */
+  evidenceTurns: z.array(z.number()).optional(),
   /**
    * `answerable`: every fact the probe needs is present in the context that
    * was sent. True when the probe names facts and none is missing; for an

@@ -6,7 +6,7 @@ import type { ModelResult } from '../../core/model.js';
 import { modelForRepeat } from '../models/create.js';
 import type { ProbeContext } from './replay.js';
 import type { AgentInputItem, ProbeRecord, Transcript } from '../../core/types.js';
-import { answerableOf, attribute } from '../../graders/attribution.js';
+import { answerableOf, attribute, evidenceTurnsOf } from '../../graders/attribution.js';
 import { isAbstention, mustIncludePass, tokenF1 } from '../../graders/exact.js';
 import type { JudgeVerdict } from '../../graders/types.js';
 
@@ -43,6 +43,7 @@ function exactPass(task: ProbeTask, answer: string): boolean {
 
 function baseRecord(task: ProbeTask, model: string): ProbeRecord {
   const { probe } = task.context;
+  const evidenceTurns = evidenceTurnsOf(probe, task.transcript.turns);
   return {
     strategy: task.strategy,
     transcript: task.transcript.id,
@@ -57,6 +58,7 @@ function baseRecord(task: ProbeTask, model: string): ProbeRecord {
     factsNeeded: probe.facts,
     factsPresent: task.context.factsPresent,
     factsMissing: task.context.factsMissing,
+    ...(evidenceTurns.length > 0 ? { evidenceTurns } : {}),
     // Set before the model is asked: it depends on the context alone, so an errored answer still has it.
     answerable: answerableOf({ kind: probe.kind, factsNeeded: probe.facts, factsMissing: task.context.factsMissing }),
     model,
@@ -101,6 +103,9 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
     factsPresent: record.factsPresent,
     facts: task.transcript.facts,
     summaries: summariesInView(task.context),
+    // A probe naming no facts is placed by where its evidence turns stood in the context sent.
+    evidenceTurns: record.evidenceTurns,
+    view: task.context,
   });
   if (!record.passed) record.context = sentContext(task);
   return record;

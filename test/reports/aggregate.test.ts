@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { METRIC_NAMES, baselineComparisons, isMetricName, judgeLabel, metricDef, metricValue, modelLabel, runNotice, stageErrors, summarize, summarizeStrategy } from '../../reports/aggregate.js';
+import { METRIC_NAMES, accuracyByTag, baselineComparisons, isMetricName, judgeLabel, metricDef, metricValue, modelLabel, runNotice, stageErrors, summarize, summarizeStrategy } from '../../reports/aggregate.js';
 import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
 
 // Every expected number below is worked out by hand from test/helpers/sample-run.ts.
@@ -65,7 +65,7 @@ describe('summarize', () => {
   it('counts attribution, tokens, cost and latency (cache hits excluded)', () => {
     const { full, summ } = byId;
     const trim = byId['trim-2'];
-    expect(full.attribution).toEqual({ trimmed: 0, 'lost-in-summary': 0, 'present-but-missed': 0, 'abstain-fail': 1, error: 0 });
+    expect(full.attribution).toEqual({ trimmed: 0, 'lost-in-summary': 0, 'present-but-missed': 0, 'abstain-fail': 1, error: 0, unknown: 0 });
     expect(trim.attribution).toMatchObject({ trimmed: 2, error: 1 });
     expect(summ.attribution).toMatchObject({ 'lost-in-summary': 1, 'present-but-missed': 2 });
     expect([full.inputTokens, full.outputTokens]).toEqual([6 * 410 + 4 * 160, 50]);
@@ -358,5 +358,28 @@ describe('baselineComparisons', () => {
     expect(rows.map((r) => r.vsBaseline?.significant)).toEqual([undefined, true, false]);
     const none = { ...run, info: { ...run.info, baseline: undefined } };
     expect(baselineComparisons(none).size).toBe(0);
+  });
+});
+
+describe('accuracyByTag', () => {
+  it('is passed / attempted per strategy on the transcripts with each tag, a transcript counting under each of its tags', () => {
+    const run = sampleRun();
+    run.info.transcripts[0] = { ...run.info.transcripts[0], tags: ['support', 'long'] };
+    const { tags, strategies } = accuracyByTag(run);
+    expect(tags).toEqual(['long', 'shopping', 'support']);
+    for (const { strategy, byTag } of strategies) {
+      const rows = summarizeStrategy(run, strategy, false);
+      const mine = (t: string) => run.probes.filter((r) => r.strategy === strategy && r.transcript === t);
+      const passed = (t: string) => mine(t).filter((r) => r.passed && !r.error && r.judge?.verdict !== 'error').length;
+      expect(byTag.support).toEqual({ attempted: mine('t1').length, passed: passed('t1'), accuracy: passed('t1') / mine('t1').length });
+      expect(byTag.long).toEqual(byTag.support);
+      expect(byTag.shopping.attempted).toBe(mine('t2').length);
+      expect(byTag.support.passed + byTag.shopping.passed).toBe(rows.passed);
+    }
+  });
+
+  it('lists no tags for a run whose transcripts have none', () => {
+    const run = bulkRun({ runId: 'r', strategies: ['a'], transcripts: 2, probesPer: 1, passes: () => true });
+    expect(accuracyByTag(run).tags).toEqual([]);
   });
 });

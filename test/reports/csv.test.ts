@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { renderReport } from '../../reports/html.js';
 import { writeReports } from '../../reports/index.js';
 import { loadRun } from '../../reports/load.js';
 import { probesCsv, summariesCsv, summaryCsv } from '../../reports/csv.js';
@@ -79,6 +80,38 @@ describe('CSV reports', () => {
     const unknown = sampleRun();
     unknown.probes[0].answerable = null;
     expect(rowsOf(probesCsv(unknown))[0].answerable).toBe('');
+  });
+
+  it('probes.csv keeps the probe meta: category, question type, evidence turns and the transcript tags', () => {
+    const withMeta = sampleRun({ model: 'offline' });
+    withMeta.probes[0] = { ...withMeta.probes[0], meta: { category: 2, evidence: ['D1:3'] }, evidenceTurns: [1, 3] };
+    withMeta.probes[1] = { ...withMeta.probes[1], meta: { question_type: 'knowledge-update', category: { nested: true } } };
+    withMeta.info.transcripts[0] = { ...withMeta.info.transcripts[0], tags: ['locomo', 'long-range'] };
+    const rows = rowsOf(probesCsv(withMeta));
+    const tagsOf = (r: Record<string, string>) => (r.transcript === 't1' ? 'locomo;long-range' : 'shopping');
+    expect(rows[0]).toMatchObject({ category: '2', question_type: '', evidence_turns: '1;3', tags: tagsOf(rows[0]) });
+    // Only a word or a number is a category; anything else stays out of the cell.
+    expect(rows[1]).toMatchObject({ category: '', question_type: 'knowledge-update', evidence_turns: '', tags: tagsOf(rows[1]) });
+    expect(rows.every((r) => r.tags === tagsOf(r))).toBe(true);
+    // Columns that existed before keep their order; the new ones come last.
+    const [head] = parseCsv(probesCsv(withMeta));
+    expect(head.slice(-4)).toEqual(['category', 'question_type', 'evidence_turns', 'tags']);
+  });
+
+  it('report.html groups accuracy by tag when the transcripts carry more than one tag value, and counts attributions', () => {
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    const table = /<h3 id="tags">[\s\S]*?<\/table>/.exec(html)?.[0] ?? '';
+    expect(table).toContain('<th>shopping</th><th>support</th>');
+    expect(table).toMatch(/<td>trim-2<\/td>(<td class="n">[^<]*<span class="muted">\(\d+\/\d+\)<\/span><\/td>){2}<\/tr>/);
+    expect(html).toMatch(/<h3 id="attribution">[\s\S]*?<th>unknown<\/th>/);
+    const oneTag = sampleRun({ model: 'offline' });
+    oneTag.info.transcripts = oneTag.info.transcripts.map((t) => ({ ...t, tags: ['support'] }));
+    expect(renderReport(oneTag)).not.toContain('id="tags"');
+  });
+
+  it('summary.csv has an attribution column for every attribution, unknown included', () => {
+    const [row] = records(join(dir, 'summary.csv'));
+    for (const a of ['trimmed', 'lost-in-summary', 'present-but-missed', 'abstain-fail', 'error', 'unknown']) expect(row).toHaveProperty(`attribution_${a}`);
   });
 
   it('summary.csv has answerable and reader gap columns with their denominators, overall and per kind', () => {

@@ -72,9 +72,9 @@ function graders(answerModel: Model, judgeModel?: Model): Graders {
   };
 }
 
-async function records(strategy: () => MemoryStrategy, g: Graders) {
+async function records(strategy: () => MemoryStrategy, g: Graders, t: Transcript = transcript) {
   const replay = await replayTranscript({
-    transcript,
+    transcript: t,
     strategyId: 's',
     definition: def('s', strategy),
     options: {},
@@ -83,7 +83,7 @@ async function records(strategy: () => MemoryStrategy, g: Graders) {
       throw new Error('unused');
     },
   });
-  const out = await Promise.all(replay.probes.map((context) => answerProbe({ transcript, strategy: 's', context, repeat: 1 }, g)));
+  const out = await Promise.all(replay.probes.map((context) => answerProbe({ transcript: t, strategy: 's', context, repeat: 1 }, g)));
   return Object.fromEntries(out.map((r) => [r.probe, r]));
 }
 
@@ -114,5 +114,45 @@ describe('answerProbe answerable', () => {
     const r = await records(() => new LastTurnOnly(), graders(model(() => ({ output: 'A-17' })), model(() => ({ error: 'HTTP 429' }))));
     expect(r['needs-city']).toMatchObject({ errorStage: 'judge', passed: false, answerable: true });
     expect(r['needs-order']).toMatchObject({ errorStage: 'judge', answerable: false });
+  });
+});
+
+// An imported probe often names no facts, only the dialogue its answer came from.
+const imported: Transcript = {
+  id: 'imported',
+  file: 'imported.yaml',
+  tags: ['locomo'],
+  turns: [
+    { kind: 'message', user: '[Session 1: 8 May, 2023]\nAnna: I adopted 3 cats.', assistant: 'Ben: Lovely!', toolCalls: [], at: '2023-05-08T13:56:00', meta: { dia_ids: ['D1:1', 'D1:2'] } },
+    { kind: 'message', user: '[Session 3: 9 May, 2023]\nAnna: Off to Oslo.', assistant: 'Ben: Enjoy.', toolCalls: [], at: '2023-05-09T10:00:00', meta: { dia_ids: ['D3:1', 'D3:2'] } },
+  ],
+  facts: [],
+  probes: [
+    probe({ id: 'cats', afterTurn: 2, question: 'How many cats?', answer: '3', mustInclude: [['3']], facts: [], meta: { evidence: ['D1:1'] } }),
+    probe({ id: 'trip', afterTurn: 2, question: 'Where is Anna going?', answer: 'Oslo', mustInclude: [['Oslo']], facts: [], meta: { evidence: ['D3:1'] } }),
+    probe({ id: 'vague', afterTurn: 2, question: 'How is Anna?', answer: 'happy', mustInclude: [], facts: [] }),
+  ],
+};
+
+describe('answerProbe on a probe that names no facts', () => {
+  const wrong = model(() => ({ output: 'Bergen, 7 of them.' }));
+
+  it('records the evidence turns and attributes a miss by where they stood', async () => {
+    const cut = await records(() => new LastTurnOnly(), graders(wrong), imported);
+    expect(cut.cats).toMatchObject({ evidenceTurns: [1], passed: false, attribution: 'trimmed' });
+    expect(cut.trip).toMatchObject({ evidenceTurns: [2], passed: false, attribution: 'present-but-missed' });
+    expect(cut.vague.evidenceTurns).toBeUndefined();
+    expect(cut.vague.attribution).toBe('unknown');
+    const kept = await records(() => new Everything(), graders(wrong), imported);
+    expect(kept.cats).toMatchObject({ evidenceTurns: [1], attribution: 'present-but-missed' });
+  });
+
+  it('grades an answer copied from the scaffolding as no answer: exact false, F1 0, not passed', async () => {
+    // The third session's header holds "3", the answer to "how many cats".
+    const copied = model(() => ({ output: '[2023-05-09T10:00:00] [Session 3: 9 May, 2023]' }));
+    const r = await records(() => new Everything(), graders(copied), imported);
+    for (const id of ['cats', 'trip', 'vague']) expect(r[id], id).toMatchObject({ exact: false, f1: 0, passed: false });
+    const real = await records(() => new Everything(), graders(model(() => ({ output: '[2023-05-08T13:56:00] Anna has 3 cats.' }))), imported);
+    expect(real.cats).toMatchObject({ exact: true, passed: true });
   });
 });
