@@ -8,7 +8,8 @@ Usage:
   memeval diff BASE_RUN CANDIDATE_RUN [--out DIR]
   memeval gate [RUN] [--baseline RUN] [--config FILE]
   memeval calibrate [--judge MODEL] [--data DIR] [--out DIR]
-  memeval import locomo|longmemeval FILE.json --out DIR [--limit N]
+  memeval import locomo|longmemeval FILE.json --out DIR [--clean] [--limit N] [--sample N --seed S]
+              [--exclude-category N[,M]] [--errata FILE] [--types a,b]   (memeval import --help)
   memeval report RUN_DIR        re-render a run's reports from its run.json
   memeval plan [--config FILE] [--detect POINTS] [--baseline-accuracy P] [--icc R] [--run RUN_DIR]
                                 what accuracy difference the suite can detect (80% power)

@@ -63,12 +63,34 @@ export function transcriptDocument(t: Transcript): Plain {
   return withMeta(out, t.meta);
 }
 
-function useBlockStrings(doc: Document): void {
+/**
+ * Characters a YAML 1.2 reader may not take raw, or reads differently: C0 and C1
+ * controls (tab and line feed are fine), DEL, the BOM, the non-characters U+FFFE
+ * and U+FFFF, unpaired surrogates, and NEL, U+2028 and U+2029, which YAML 1.1
+ * readers (PyYAML, many editors) take as line breaks.
+ */
+const UNPORTABLE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]/u;
+const UNPORTABLE_ALL = new RegExp(UNPORTABLE.source, 'gu');
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\x85': '\\N', '\u2028': '\\L', '\u2029': '\\P' };
+
+/** YAML's double-quoted escape for one unportable character (its short form where YAML has one). */
+function escapeChar(ch: string): string {
+  const short = SHORT_ESCAPES[ch];
+  if (short !== undefined) return short;
+  const code = ch.charCodeAt(0);
+  const hex = code.toString(16).toUpperCase();
+  return code <= 0xff ? `\\x${hex.padStart(2, '0')}` : `\\u${hex.padStart(4, '0')}`;
+}
+
+/** Long or multi-line strings become `|` blocks; strings with unportable characters become double-quoted. */
+function chooseStringStyles(doc: Document): void {
   visit(doc, {
     Scalar(key, node) {
+      if (!isScalar(node) || typeof node.value !== 'string') return;
+      // A block scalar cannot escape anything, so these strings (keys too) must be double-quoted.
+      if (UNPORTABLE.test(node.value)) node.type = Scalar.QUOTE_DOUBLE;
       // Keys stay plain; only long or multi-line values become blocks.
-      if (key === 'key' || !isScalar(node) || typeof node.value !== 'string') return;
-      if (node.value.includes('\n') || node.value.length > BLOCK_MIN_CHARS) node.type = Scalar.BLOCK_LITERAL;
+      else if (key !== 'key' && (node.value.includes('\n') || node.value.length > BLOCK_MIN_CHARS)) node.type = Scalar.BLOCK_LITERAL;
     },
   });
 }
@@ -76,9 +98,14 @@ function useBlockStrings(doc: Document): void {
 /** The transcript as YAML text. Deterministic: the same transcript always gives the same bytes. */
 export function transcriptToYaml(t: Transcript): string {
   const doc = new Document(transcriptDocument(t), { version: '1.2' });
-  useBlockStrings(doc);
+  chooseStringStyles(doc);
   // lineWidth 0: never fold; a folded line would change nothing but makes diffs noisy.
-  return doc.toString({ lineWidth: 0, blockQuote: 'literal', indentSeq: true, flowCollectionPadding: true });
+  const text = doc.toString({ lineWidth: 0, blockQuote: 'literal', indentSeq: true, flowCollectionPadding: true });
+  // The yaml package escapes C0 controls itself but writes C1 controls, U+2028/9 and the
+  // BOM raw even in double quotes. Every string holding one is double-quoted above and
+  // the document's own syntax is ASCII, so each one left in the text is inside double
+  // quotes, where the escape stands for the same character.
+  return text.replace(UNPORTABLE_ALL, escapeChar);
 }
 
 /** Writes the transcript to `path`, creating folders as needed. */

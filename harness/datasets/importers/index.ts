@@ -1,6 +1,7 @@
-// `memeval import locomo|longmemeval FILE.json --out DIR [--limit N]`: turns a
+// `memeval import locomo|longmemeval FILE.json --out DIR [options]`: turns a
 // public benchmark's JSON into one transcript YAML file per conversation or
-// question. The JSON is read as a stream of top-level list elements, so even
+// question, keeping the questions the filters and sample select (select.ts),
+// all or nothing (output.ts). The JSON is read as a stream of top-level list elements, so even
 // longmemeval_m.json (gigabytes) never has to fit in one string.
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
@@ -10,9 +11,14 @@ import type { Transcript } from '../../../core/types.js';
 import { locomoSampleToTranscript } from './locomo.js';
 import { longMemEvalToTranscript } from './longmemeval.js';
 import { SchemaError } from './shared.js';
+import { commitStaging, discardStaging, openStaging } from './output.js';
+import { QuirkTally, tallyQuirks } from './quirks.js';
+import { type Selection, type SelectionStats, type Unit, applySelection, emptyStats, keepProbes, stratifiedSample, stratumOf, unitKey } from './select.js';
 
 export { locomoSampleToTranscript, parseLocomoDate, normalizeDiaId, LOCOMO_CATEGORIES } from './locomo.js';
 export { longMemEvalToTranscript, parseLongMemEvalDate, LONGMEMEVAL_KINDS } from './longmemeval.js';
+export { readErrataFiles, parseErrata, type Errata } from './errata.js';
+export type { Selection } from './select.js';
 
 export const IMPORTERS = {
   locomo: locomoSampleToTranscript,
@@ -144,7 +150,31 @@ function indexOrEnd(text: string, search: string, from: number): number {
 
 export interface ImportOptions {
   out: string;
+  /** Only the first `limit` records of the file. */
   limit?: number;
+  /** Remove memeval transcripts in `out` this import does not write (otherwise their presence is an error). */
+  clean?: boolean;
+  selection?: Selection;
+  /** A stratified sample of `size` questions (see select.ts for the rule). */
+  sample?: { size: number; seed: number };
+  /** Aborting stops the import between records; nothing is moved into `out`. */
+  signal?: AbortSignal;
+}
+
+/** The import was stopped through `ImportOptions.signal`; `out` is as it was. */
+export class ImportInterrupted extends Error {
+  constructor() {
+    super('import interrupted; nothing was written');
+    this.name = 'ImportInterrupted';
+  }
+}
+
+export interface SampleSummary {
+  seed: number;
+  requested: number;
+  /** Questions there were to sample from, after the other filters. */
+  population: number;
+  perStratum: Record<string, number>;
 }
 
 export interface ImportSummary {
@@ -152,34 +182,112 @@ export interface ImportSummary {
   /** Probes written, over all files. */
   probes: number;
   facts: number;
+  /** Questions each filter left out (`sample`: not drawn). */
+  dropped: { errata: number; category: number; type: number; sample: number };
+  /** Errata entries left in because only their citation is wrong, and entries that matched no imported question. */
+  errata?: { citationOnly: number; unmatched: string[] };
+  sample?: SampleSummary;
+  /** Transcripts of an earlier import removed from `out` (with `clean`). */
+  removed: string[];
+  /** What the data needed tolerating, one line each (see quirks.ts). */
+  quirks: string[];
 }
 
-/** Imports `file` into `options.out`; throws InputError listing every bad record (valid ones are still written). */
-export async function importBenchmark(benchmark: BenchmarkName, file: string, options: ImportOptions): Promise<ImportSummary> {
+/** A record converted and filtered, or the problem that stopped it. */
+type Converted = { transcript: Transcript; index: number; /** Probes before selection. */ probes: number } | { problem: Problem };
+
+async function* convertedRecords(benchmark: BenchmarkName, file: string, options: ImportOptions, stats: SelectionStats, problems: Problem[]): AsyncGenerator<Converted> {
   const convert = IMPORTERS[benchmark];
-  const summary: ImportSummary = { written: [], probes: 0, facts: 0 };
-  const problems: Problem[] = [];
-  const ids = new Set<string>();
   for await (const element of jsonArrayElements(file)) {
     if (options.limit !== undefined && element.index >= options.limit) break;
+    if (options.signal?.aborted) throw new ImportInterrupted();
     let transcript: Transcript;
     try {
       transcript = convert(element.value, element.index);
     } catch (e) {
       if (!(e instanceof SchemaError)) throw e;
-      problems.push({ file, line: element.line, col: element.col, message: `${e.where}: ${e.message}` });
-      if (problems.length >= MAX_SCHEMA_PROBLEMS) break;
+      yield { problem: { file, line: element.line, col: element.col, message: `${e.where}: ${e.message}` } };
       continue;
     }
+    const selected = applySelection(benchmark, transcript, element.index, options.selection ?? {}, stats, problems);
+    yield { transcript: selected, index: element.index, probes: transcript.probes.length };
+  }
+}
+
+/** First pass of a sampled import: every question that passes the filters, with its stratum. */
+async function sampleUnits(benchmark: BenchmarkName, file: string, options: ImportOptions): Promise<Unit[]> {
+  const units: Unit[] = [];
+  // Problems are collected by the second pass, which sees the same records.
+  for await (const record of convertedRecords(benchmark, file, options, emptyStats(), [])) {
+    if ('problem' in record) continue;
+    for (const probe of record.transcript.probes) units.push({ key: unitKey(record.index, probe), stratum: stratumOf(benchmark, probe) });
+  }
+  return units;
+}
+
+async function drawSample(benchmark: BenchmarkName, file: string, options: ImportOptions): Promise<{ keys: Set<string>; summary: SampleSummary } | undefined> {
+  if (!options.sample) return undefined;
+  const units = await sampleUnits(benchmark, file, options);
+  const { keys, perStratum } = stratifiedSample(units, options.sample.size, options.sample.seed);
+  const summary = { seed: options.sample.seed, requested: options.sample.size, population: units.length, perStratum: Object.fromEntries(perStratum) };
+  return { keys, summary };
+}
+
+/** Converts, filters and writes every record into `staging`; returns the summary so far and the problems found. */
+async function writeRecords(benchmark: BenchmarkName, file: string, options: ImportOptions, staging: string): Promise<{ summary: ImportSummary; problems: Problem[]; names: string[] }> {
+  const stats = emptyStats();
+  const problems: Problem[] = [];
+  const sample = await drawSample(benchmark, file, options);
+  const summary: ImportSummary = { written: [], probes: 0, facts: 0, dropped: { errata: 0, category: 0, type: 0, sample: 0 }, removed: [], quirks: [] };
+  const names: string[] = [];
+  const ids = new Set<string>();
+  const tally = new QuirkTally();
+  let schemaProblems = 0;
+  for await (const record of convertedRecords(benchmark, file, options, stats, problems)) {
+    if ('problem' in record) {
+      problems.push(record.problem);
+      if (++schemaProblems >= MAX_SCHEMA_PROBLEMS) break;
+      continue;
+    }
+    let transcript = record.transcript;
+    if (sample) {
+      const before = transcript.probes.length;
+      transcript = keepProbes(transcript, (p) => sample.keys.has(unitKey(record.index, p)));
+      summary.dropped.sample += before - transcript.probes.length;
+    }
+    // A record whose every question was left out measures nothing; leaving it out keeps the suite's counts honest.
+    // Once a problem is found nothing will be moved in, so writing more is wasted work.
+    if ((transcript.probes.length === 0 && record.probes > 0) || problems.length > 0) continue;
     transcript = uniqueId(transcript, ids);
-    const path = join(options.out, `${transcript.id}.yaml`);
-    await writeTranscriptFile(path, { ...transcript, file: path });
-    summary.written.push(path);
+    const name = `${transcript.id}.yaml`;
+    await writeTranscriptFile(join(staging, name), { ...transcript, file: join(options.out, name) });
+    names.push(name);
+    summary.written.push(join(options.out, name));
     summary.probes += transcript.probes.length;
     summary.facts += transcript.facts.length;
+    tallyQuirks(transcript, name, tally);
   }
-  if (problems.length > 0) throw new InputError(problems);
-  return summary;
+  summary.dropped = { ...summary.dropped, errata: stats.errata, category: stats.category, type: stats.type };
+  if (options.selection?.errata) summary.errata = { citationOnly: options.selection.errata.citationOnly, unmatched: stats.errataUnmatched };
+  if (sample) summary.sample = sample.summary;
+  summary.quirks = tally.lines();
+  return { summary, problems, names };
+}
+
+/**
+ * Imports `file` into `options.out`, all or nothing: any bad record (all are listed in
+ * one InputError), failed write or stale transcript in `out` leaves `out` as it was.
+ */
+export async function importBenchmark(benchmark: BenchmarkName, file: string, options: ImportOptions): Promise<ImportSummary> {
+  const staging = await openStaging(options.out);
+  try {
+    const { summary, problems, names } = await writeRecords(benchmark, file, options, staging);
+    if (problems.length > 0) throw new InputError(problems);
+    summary.removed = await commitStaging(staging, options.out, names, options.clean === true);
+    return summary;
+  } finally {
+    await discardStaging(staging);
+  }
 }
 
 /** Two records with the same benchmark id must not overwrite each other's file. */

@@ -6,9 +6,11 @@
 //   talking, so speaker_a's lines are user messages and speaker_b's are assistant
 //   messages; a run of lines by one speaker is joined, and each run starts with
 //   the speaker's name (the questions name people, so the names must be in context).
-// - A session's date goes on its first turn as `at:` (ISO, no zone: LoCoMo gives
-//   none) and, because strategies only see message text, as a `[Session n: date]`
-//   header line in that turn's user text. The raw date string stays in the turn's meta.
+// - A session's first turn opens with a `[Session n]` header line and carries the
+//   date as `at:` (ISO, no zone: LoCoMo gives none), which memeval shows as a
+//   `[date]` prefix; a date that cannot be read goes into the header instead
+//   (`[Session n: raw date]`), so the date appears once either way. The raw date
+//   string stays in the turn's meta.
 // - Shared images become `[shares <blip_caption>]` after the line's text.
 // - Every QA item becomes a probe after the last turn. Categories follow the
 //   released data and LoCoMo's own scorer (task_eval/evaluation.py): 1 multi-hop
@@ -22,11 +24,16 @@
 //   short comma list gets one entry per part); longer answers and abstentions get
 //   none, and the judge decides.
 // - Quirks are tolerated and recorded in meta: date keys without a session,
-//   malformed evidence ids, numeric answers, adversarial items without `answer`.
-import { type RecordProblem, SHORT_ANSWER_WORDS, SchemaError, answerStatedIn, answerText, isoLocal, monthNumber, safeId, shortAnswerMustInclude, withHeader } from './shared.js';
+//   malformed evidence ids, numeric answers, adversarial items without `answer`,
+//   image captions without an image URL.
+import { normalizeDiaId } from '../../../core/items.js';
+import { type RecordProblem, SHORT_ANSWER_WORDS, SchemaError, answerStatedIn, answerText, isoLocal, monthNumber, safeId, sessionHeaderFor, shortAnswerMustInclude, withHeader } from './shared.js';
 import { isRecord } from '../../../core/record.js';
 import { countWords } from '../../../core/text.js';
 import type { Fact, MessageTurn, Probe, ProbeKind, Transcript } from '../../../core/types.js';
+
+// The canonical dialogue id lives in core: attribution reads the ids this importer files.
+export { normalizeDiaId };
 
 export const LOCOMO_ABSTENTION_ANSWER = 'Not mentioned in the conversation.';
 
@@ -51,12 +58,6 @@ export function parseLocomoDate(raw: string): string | undefined {
   const month = monthNumber(m[5]);
   if (month === undefined) return undefined;
   return isoLocal(Number(m[6]), month, Number(m[4]), hour, Number(m[2]));
-}
-
-/** Canonical `D<session>:<line>` for an evidence id written leniently (`D1:3:5`, `(D1: 3)`, `d1:03`). */
-export function normalizeDiaId(raw: string): string | undefined {
-  const m = /^D(\d+):(\d+)/i.exec(raw.replace(/[\s()[\]]/g, ''));
-  return m ? `D${Number(m[1])}:${Number(m[2])}` : undefined;
 }
 
 /** Splits an evidence entry that packs several ids (`"D8:6; D9:17"`). */
@@ -93,6 +94,13 @@ function utteranceText(line: Record<string, unknown>): string {
   return text.length > 0 ? `${text} ${image}` : image;
 }
 
+/** A shared image whose caption is kept but whose URL is missing (the text still says what was shared). */
+function captionWithoutUrl(line: Record<string, unknown>): boolean {
+  if (typeof line.blip_caption !== 'string' || line.blip_caption.trim().length === 0) return false;
+  const url = line.img_url;
+  return !(typeof url === 'string' ? url.trim().length > 0 : Array.isArray(url) && url.some((u) => typeof u === 'string' && u.trim().length > 0));
+}
+
 interface Line {
   diaId: string;
   text: string;
@@ -111,6 +119,7 @@ function sessionRuns(lines: Record<string, unknown>[], conv: Conversation): Run[
   for (const raw of lines) {
     const speaker = typeof raw.speaker === 'string' && raw.speaker.trim().length > 0 ? raw.speaker.trim() : 'Unknown';
     const line = { diaId: typeof raw.dia_id === 'string' ? raw.dia_id : '', text: utteranceText(raw) };
+    if (captionWithoutUrl(raw)) conv.notes.images_without_url = Number(conv.notes.images_without_url ?? 0) + 1;
     conv.speakers.add(speaker);
     const current = runs[runs.length - 1];
     if (current && speaker === lastSpeaker) {
@@ -171,8 +180,8 @@ function addSession(conv: Conversation, n: number, lines: Record<string, unknown
 }
 
 function startSession(turn: MessageTurn, n: number, rawDate: string | undefined): void {
-  turn.user = withHeader(rawDate ? `[Session ${n}: ${rawDate}]` : `[Session ${n}]`, turn.user);
   const at = rawDate === undefined ? undefined : parseLocomoDate(rawDate);
+  turn.user = withHeader(sessionHeaderFor(n, rawDate, at), turn.user);
   if (at !== undefined) turn.at = at;
   turn.meta = { session: n };
   if (rawDate !== undefined) turn.meta.date = rawDate;

@@ -4,8 +4,9 @@
 // Mapping
 // - The haystack sessions, sorted by their dates (the oracle file is not sorted),
 //   become turns: a user message opens a turn, the assistant reply closes it.
-//   Each session's first turn carries the date as `at:` and, because strategies
-//   only see message text, as a `[Session n: date]` header line.
+//   Each session's first turn opens with a `[Session n]` header line and carries
+//   the date as `at:` (shown to the model as a `[date]` prefix); an unreadable
+//   date goes into the header instead (`[Session n: raw date]`).
 // - The question becomes one probe after the last turn. Its text starts with a
 //   `[Current date: …]` line, as LongMemEval's own reader prompt gives the
 //   question date (temporal questions count days from it).
@@ -17,7 +18,8 @@
 //   none, and the judge decides.
 // - A message marked `has_answer: true` becomes a fact at its turn when it states
 //   the answer; otherwise its turn is listed under the probe's meta.
-import { SchemaError, answerStatedIn, answerText, isoLocal, safeId, shortAnswerMustInclude, withHeader } from './shared.js';
+import { SchemaError, answerStatedIn, answerText, isoLocal, safeId, sessionHeaderFor, shortAnswerMustInclude, withHeader } from './shared.js';
+import { currentDateLine } from '../../../core/items.js';
 import { isRecord } from '../../../core/record.js';
 import type { Fact, MessageTurn, Probe, ProbeKind, Transcript } from '../../../core/types.js';
 
@@ -58,8 +60,10 @@ function readSessions(inst: Record<string, unknown>, where: string): { sessions:
     return { id, rawDate, at: rawDate === undefined ? undefined : parseLongMemEvalDate(rawDate), messages };
   });
   if (sessions.every((s) => s.at !== undefined)) {
+    const before = sessions.slice();
     // Stable: sessions with the same timestamp keep their order in the file.
     sessions.sort((a, b) => (a.at as string).localeCompare(b.at as string));
+    if (sessions.some((s, i) => s !== before[i])) notes.sessions_reordered = true;
   } else {
     notes.unsorted = 'some haystack dates could not be read; sessions kept in file order';
   }
@@ -107,7 +111,7 @@ function addSession(out: Built, session: Session, number: number): void {
     out.notes.empty_sessions = [...((out.notes.empty_sessions as string[] | undefined) ?? []), session.id];
     return;
   }
-  head.user = withHeader(session.rawDate ? `[Session ${number}: ${session.rawDate}]` : `[Session ${number}]`, head.user);
+  head.user = withHeader(sessionHeaderFor(number, session.rawDate, session.at), head.user);
   if (session.at !== undefined) head.at = session.at;
   head.meta = { session_id: session.id, ...(session.rawDate !== undefined ? { date: session.rawDate } : {}) };
 }
@@ -159,7 +163,7 @@ export function longMemEvalToTranscript(instance: unknown, index: number): Trans
   const probe: Probe = {
     id: 'q1',
     afterTurn: built.turns.length,
-    question: questionDate ? `[Current date: ${questionDate}]\n${question}` : question,
+    question: questionDate ? `${currentDateLine(questionDate)}\n${question}` : question,
     answer,
     mustInclude: abstention ? [] : shortAnswerMustInclude(answer),
     facts: facts.map((f) => f.id),

@@ -1,5 +1,6 @@
 // Rules both benchmark importers share, so LoCoMo and LongMemEval transcripts
 // are graded the same way.
+import { sessionHeader } from '../../../core/items.js';
 import { containsPhrase, countWords } from '../../../core/text.js';
 import type { MessageTurn } from '../../../core/types.js';
 
@@ -82,7 +83,16 @@ export class SchemaError extends Error {
   }
 }
 
-/** First turn text of a session: a header line, since strategies see message text only (not `at:`). */
+/** First turn text of a session: the header line, then what was said. */
 export function withHeader(header: string, text: string): string {
   return text.length > 0 ? `${header}\n${text}` : header;
+}
+
+/**
+ * A session's header line. When the date was read, it travels as `at:` (which memeval
+ * shows as a `[date]` prefix), so the header names only the session; an unreadable date
+ * has no `at:` and goes into the header instead. Either way the date appears once.
+ */
+export function sessionHeaderFor(session: number, rawDate: string | undefined, at: string | undefined): string {
+  return sessionHeader(session, at === undefined ? rawDate?.trim() : undefined);
 }

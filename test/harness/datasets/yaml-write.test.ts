@@ -88,4 +88,65 @@ describe('transcriptToYaml', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  describe('unportable characters', () => {
+    const long = 'a line long enough to be written as a block string by the writer, were it printable';
+    const unportable = [
+      'line\u2028separator',
+      'paragraph\u2029separator',
+      'next\u0085line',
+      '\ufeffbyte order mark',
+      'inner \ufeff mark',
+      'c1 \u0080 \u009b \u009f controls',
+      'c0 \u0000 \u0007 \u001b \u007f controls',
+      'lone \ud800 surrogate',
+      `${long}\u2028`,
+      `${long}\nsecond line with \u0085 in it\nthird \u2029`,
+      `carriage\rreturn ${long}`,
+    ];
+    const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]/;
+
+    function withText(): Transcript {
+      const t = sample();
+      t.turns = unportable.map((text) => ({ kind: 'message' as const, user: text, assistant: text, toolCalls: [{ name: 'look', arguments: { [`key ${text}`]: text }, output: text }] }));
+      t.facts = [];
+      t.probes = [{ id: 'p1', afterTurn: 1, question: 'q\u2028?', answer: 'a\u0085', mustInclude: [['a\u0085']], facts: [], kind: 'recall' }];
+      return t;
+    }
+
+    it('escapes them in double quotes, so the text holds none raw', () => {
+      const yaml = transcriptToYaml(withText());
+      expect(yaml).not.toMatch(RAW);
+      expect(yaml).toContain('"line\\Lseparator"');
+      expect(yaml).toContain('"paragraph\\Pseparator"');
+      expect(yaml).toContain('"next\\Nline"');
+      expect(yaml).toContain('"\\uFEFFbyte order mark"');
+      expect(yaml).toContain('\\x9B');
+    });
+
+    it('round-trips them exactly through YAML 1.2 and 1.1 readers, keys included', () => {
+      for (const version of ['1.2', '1.1'] as const) {
+        const doc = parse(transcriptToYaml(withText()), { version }) as { turns: { user: string; tool_calls: { output: string; arguments: Record<string, string> }[] }[] };
+        unportable.forEach((text, i) => {
+          const turn = doc.turns[i];
+          expect([turn.user, turn.tool_calls[0].output, turn.tool_calls[0].arguments[`key ${text}`]], `${version}: ${JSON.stringify(text)}`).toEqual([text, text, text]);
+        });
+      }
+    });
+
+    it('writes files the transcript loader reads back unchanged', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'memeval-yw-'));
+      try {
+        const path = join(dir, 'unportable.yaml');
+        await writeTranscriptFile(path, withText());
+        expect({ ...loadTranscriptFile(path), file: '' }).toEqual({ ...withText(), file: '' });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('keeps block strings for printable multi-line text', () => {
+      expect(transcriptToYaml(sample())).toContain('  - user: |-\n');
+    });
+  });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -75,12 +75,15 @@ describe('importBenchmark and importCommand', () => {
     expect(readdirSync(out).sort()).toEqual(['lme-a1b2c3.yaml', 'lme-ku-0007.yaml']);
   });
 
-  it('reports a record with the wrong shape at its position and still writes the good ones', async () => {
-    const path = file('schema.json', '[\n  {"sample_id": "ok", "conversation": {"speaker_a": "A", "speaker_b": "B", "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]}, "qa": []},\n  {"sample_id": "broken", "conversation": {}}\n]');
+  it('reports a record with the wrong shape at its position and writes nothing', async () => {
+    const qa = '[{"question": "Who?", "answer": "A", "category": 4}]';
+    const path = file('schema.json', `[\n  {"sample_id": "ok", "conversation": {"speaker_a": "A", "speaker_b": "B", "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]}, "qa": ${qa}},\n  {"sample_id": "broken", "conversation": {}}\n]`);
     const out = join(dir, 'schema');
     const message = await inputErrorOf(() => importBenchmark('locomo', path, { out }));
     expect(message).toBe(`${path}:3:3: [1].qa: missing or not a list`);
-    expect(readdirSync(out)).toEqual(['locomo-ok.yaml']);
+    // All or nothing: the good record is not written either, and no staging folder is left.
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(dir).filter((n) => n.startsWith('.schema.'))).toEqual([]);
   });
 
   it('feeding a LongMemEval file to the LoCoMo importer is a schema error, not a crash', async () => {
