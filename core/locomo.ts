@@ -31,12 +31,10 @@
 // (normalizeAnswer + porterStem); test/graders/locomo.test.ts checks the two
 // agree, and graders/locomo.ts scores with `officialF1` itself.
 //
-// Known difference: evaluation.py stems with NLTK's `PorterStemmer()`, whose
-// default mode is NLTK_EXTENSIONS; core/porter.ts follows the 1980 paper. The
-// paper's rules stem e.g. ties/tie, cried/cry, dying/die, possibly/possible,
-// hopefully/hopeful, enjoyment/enjoy, proceeded/proceed apart; NLTK's mode, which
-// core/porter.ts implements (checked against NLTK's output in
-// test/core/porter.test.ts), stems each pair alike.
+// Stemming: evaluation.py stems with NLTK's `PorterStemmer()`, whose default
+// mode is NLTK_EXTENSIONS, and core/porter.ts implements that mode (checked
+// against NLTK's output in test/core/porter.test.ts): pairs such as ties/tie,
+// cried/cry or proceeded/proceed stem alike here as they do there.
 import { porterStem } from './porter.js';
 import { normalizeAnswer } from './text.js';
 import type { ProbeRecord, RunResult } from './types.js';

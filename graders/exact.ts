@@ -150,7 +150,7 @@ function negatedAt(text: string, phrase: string, at: number): boolean {
 }
 
 /**
- * Tokens as the LoCoMo scorer counts them: `normalizeAnswer`, then the Porter (1980) stem of
+ * Tokens as the LoCoMo scorer counts them: `normalizeAnswer`, then the Porter stem (NLTK's default `PorterStemmer()` mode) of
  * every token, so "running"/"runs" and "connection"/"connected" count as the same word.
  */
 export function answerTokens(text: string): string[] {
