@@ -1,10 +1,13 @@
 // Answer graders: a reference-guided yes/no LLM rubric, and the documented
 // offline rule. A judge that cannot decide returns 'error', never 'pass'.
+// LongMemEval probes are graded by an LLM judge with LongMemEval's own prompts
+// instead (graders/longmemeval.ts); the offline rule grades every probe alike.
 import { z } from 'zod';
 import { userMessage } from '../core/items.js';
 import type { JsonSchemaFormat, Model } from '../core/model.js';
 import type { ProbeKind } from '../core/types.js';
 import { answerContent, isAbstention, mustIncludePass, tokenF1, undercutsReference } from './exact.js';
+import { gradeLongMemEval, longMemEvalQuestionOf } from './longmemeval.js';
 import type { AnswerInput, Grader, JudgeVerdict } from './types.js';
 
 /** What each probe kind asks of a correct answer; shown to the judge verbatim. */
@@ -49,6 +52,30 @@ const JUDGE_SYSTEM = [
   'Reply with JSON only: {"verdict": "yes" | "no", "reason": "<one or two sentences>"}.',
 ].join('\n');
 
+/** The `meta.source` the dataset importers set (harness/datasets/importers/): LoCoMo and LongMemEval. */
+export const IMPORTED_SOURCES: readonly string[] = ['locomo', 'longmemeval'];
+
+/** A transcript made by an importer: its `meta.source` is one of IMPORTED_SOURCES. */
+export function isImported(transcript: AnswerInput['transcript']): boolean {
+  const source = transcript.meta?.source;
+  return typeof source === 'string' && IMPORTED_SOURCES.includes(source);
+}
+
+/**
+ * How the judge is told about `must_include`. A hand-written probe's entries are
+ * chosen as terms every right answer has. An importer derives them from the
+ * gold answer itself (`[[answer]]` for short answers), so "each must be present"
+ * would fail a right answer worded otherwise ("the weekend before May 24, 2023"
+ * said as "May 20–21"), stricter than the benchmarks' own judges; for imported
+ * probes they are facts to convey. The deterministic must_include gate
+ * (`exact`) reads them literally either way.
+ */
+function mustIncludeLine(input: AnswerInput, required: string): string {
+  return isImported(input.transcript)
+    ? `Key facts the answer should convey (equivalent wording counts, alternatives separated by |): ${required}`
+    : `Key terms (each must be present, alternatives separated by |): ${required}`;
+}
+
 /** The user message the judge receives for one probe. */
 export function answerJudgePrompt(input: AnswerInput): string {
   const { probe, answer } = input;
@@ -56,7 +83,7 @@ export function answerJudgePrompt(input: AnswerInput): string {
   return [
     `Question: ${probe.question}`,
     `Reference answer: ${probe.answer}`,
-    required ? `Key terms (each must be present, alternatives separated by |): ${required}` : undefined,
+    required ? mustIncludeLine(input, required) : undefined,
     `Probe kind: ${probe.kind}`,
     `Rubric: ${RUBRIC[probe.kind]}`,
     '',
@@ -101,7 +128,13 @@ function preview(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
-/** Reference-guided yes/no LLM judge; temperature 0 and a JSON schema reply. */
+/**
+ * Reference-guided yes/no LLM judge; temperature 0 and a JSON schema reply.
+ * A LongMemEval probe (graders/longmemeval.ts `longMemEvalQuestionOf`: a
+ * transcript from the LongMemEval importer whose probe has one of the six
+ * question types) is graded with LongMemEval's own prompt for its type instead,
+ * and its verdict's reason names that protocol.
+ */
 export class LlmAnswerJudge implements Grader<AnswerInput, JudgeVerdict> {
   readonly name = 'llm-answer-judge';
 
@@ -115,6 +148,8 @@ export class LlmAnswerJudge implements Grader<AnswerInput, JudgeVerdict> {
   }
 
   async grade(input: AnswerInput): Promise<JudgeVerdict> {
+    const longMemEval = longMemEvalQuestionOf(input);
+    if (longMemEval) return gradeLongMemEval(this.model, longMemEval, input.answer);
     // The judge sees the answer as written, but an answer that is only scaffolding passes nothing, whatever a model would say.
     if (answerContent(input.answer).length === 0) return { ...SCAFFOLDING_ONLY, model: this.model.id };
     const result = await this.model.complete({
@@ -148,6 +183,9 @@ const SCAFFOLDING_ONLY = {
  *   has no `must_include`, iff token F1 against the reference is at least 0.5
  *   and the answer does not take it back (abstain, guess, hedge or negate where
  *   the reference does not: `undercutsReference`).
+ * LongMemEval probes get this rule too: LongMemEval's own protocol needs an LLM
+ * judge, so with `judge: offline` its official metrics read "not scored"
+ * (core/longmemeval.ts) rather than numbers made from this rule.
  */
 export class OfflineAnswerJudge implements Grader<AnswerInput, JudgeVerdict> {
   readonly name = 'offline-answer-rule';

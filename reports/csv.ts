@@ -7,6 +7,7 @@ import type { ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../core/
 import { ATTRIBUTIONS, modelKind, modelLabel, probeErrorStage, summarize, summarizeStrategy, type StrategySummary } from './aggregate.js';
 import type { Reporter } from './types.js';
 import { officialSummaryColumns } from './official.js';
+import { longMemEvalSummaryColumns } from './longmemeval.js';
 
 type Cell = string | number | boolean | undefined;
 type Row = Record<string, Cell>;
@@ -259,7 +260,7 @@ export function probesCsv(run: RunResult): string {
 
 export function summaryCsv(run: RunResult): string {
   // Official benchmark scores (LoCoMo F1) follow memeval's own columns when the run has such probes.
-  const rows = summarize(run).map((s) => ({ ...summaryRow(s, run.info.model), ...officialSummaryColumns(run, s.strategy) }));
+  const rows = summarize(run).map((s) => ({ ...summaryRow(s, run.info.model), ...officialSummaryColumns(run, s.strategy), ...longMemEvalSummaryColumns(run, s.strategy) }));
   // A run without strategies still gets the full header: the row of an empty run names every column.
   const empty: RunResult = { info: run.info, turns: [], probes: [], summaries: [] };
   return toCsv(rows, Object.keys(rows[0] ?? summaryRow(summarizeStrategy(empty, '', false), run.info.model)));

@@ -9,6 +9,7 @@ import { esc, num, pct } from './format.js';
 import { answerJudgeLine, judgeDisagreementSection } from './judge.js';
 import { writeFileAtomic } from './load.js';
 import { officialNavLink, officialSections } from './official.js';
+import { longMemEvalNavLink, longMemEvalSection } from './longmemeval.js';
 import { powerSections } from './power.js';
 import type { Reporter } from './types.js';
 
@@ -515,8 +516,8 @@ function summariesSection(run: RunResult): string {
 
 export function renderReport(run: RunResult): string {
   const rows = summarize(run);
-  const nav = `<nav><a href="#overview">overview</a>${officialNavLink(run)}<a href="#tradeoff">trade-off</a><a href="#transcripts">per transcript</a><a href="#failures">failures</a><a href="#summaries">summaries</a></nav>`;
-  const body = [banner(run), header(run), nav, overview(rows), judgeDisagreementSection(run), stageTable(run), kindTable(rows), tagTable(run), attributionTable(rows), officialSections(run), powerSections(run), scatterSection(rows), transcriptCharts(run), failures(run), summariesSection(run)];
+  const nav = `<nav><a href="#overview">overview</a>${officialNavLink(run)}${longMemEvalNavLink(run)}<a href="#tradeoff">trade-off</a><a href="#transcripts">per transcript</a><a href="#failures">failures</a><a href="#summaries">summaries</a></nav>`;
+  const body = [banner(run), header(run), nav, overview(rows), judgeDisagreementSection(run), stageTable(run), kindTable(rows), tagTable(run), attributionTable(rows), officialSections(run), longMemEvalSection(run), powerSections(run), scatterSection(rows), transcriptCharts(run), failures(run), summariesSection(run)];
   return page(`memeval ${run.info.runId}`, body.join('\n'));
 }
 

@@ -6,6 +6,7 @@ import type { RunResult, StageErrors } from '../core/types.js';
 import { SIGNIFICANCE_LEVEL } from '../core/stats.js';
 import { runNotice, stageErrors, summarize, type StrategySummary } from './aggregate.js';
 import { officialLines } from './official.js';
+import { longMemEvalLines } from './longmemeval.js';
 
 // `answerable` and `reader gap` split a miss: the strategy lost the fact, or the reader missed it (see ANSWERABLE_NOTE).
 const HEAD = ['strategy', 'accuracy', 'answerable', 'reader gap', 'mean tok', 'peak tok', 'compress', 'retention', 'crit drop', 'errors'];
@@ -82,6 +83,8 @@ export function formatTable(run: RunResult): string {
     ...ANSWERABLE_NOTE,
     // LoCoMo runs also get LoCoMo's own per-category F1, the figure its users compare.
     ...officialLines(run),
+    // LongMemEval runs also get LongMemEval's own accuracy (official judge prompts).
+    ...longMemEvalLines(run),
     ...errorLines(stageErrors(run)),
     // A judge far more lenient than exact match makes the accuracy column its opinion, not a measurement.
     ...judgeExactDisagreement(run).map(disagreementLine),

@@ -43,6 +43,19 @@ describe('LlmAnswerJudge against a local server', () => {
     expect(input).toContain('Reference answer: v1.0.4');
     expect(input).toContain('latest value');
     expect(input).toContain('You moved from v1.0.3 to v1.0.4');
+    // A hand-written probe's must_include entries are terms every right answer has.
+    expect(input).toContain('Key terms (each must be present, alternatives separated by |): 1.0.4');
+  });
+
+  it("tells the judge an imported probe's must_include is facts to convey, in any wording", async () => {
+    server.setHandler(() => ({ json: responsesBody('{"verdict":"yes","reason":"same weekend"}') }));
+    // The importers derive must_include from the gold answer itself, so it is no list of required words.
+    const imported: Transcript = { ...transcript, tags: ['locomo'], meta: { source: 'locomo' } };
+    const gold: Probe = { ...probe, question: 'When did I go camping?', answer: 'weekend before May 24, 2023', mustInclude: [['weekend before May 24, 2023']], kind: 'temporal' };
+    await judge.grade({ transcript: imported, probe: gold, answer: 'You went camping on May 20–21, 2023.' });
+    const input = JSON.stringify(server.requests[0].body.input);
+    expect(input).toContain('Key facts the answer should convey (equivalent wording counts, alternatives separated by |): weekend before May 24, 2023');
+    expect(input).not.toContain('each must be present');
   });
 
   it('maps "no" to fail and keeps the explanation', async () => {
