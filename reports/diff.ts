@@ -95,8 +95,15 @@ export interface RunSide {
 export interface RunDiff {
   base: RunSide;
   cand: RunSide;
-  /** Reasons the deltas may not mean what they seem: a run that did not complete, a model, judge or endpoint change. */
+  /**
+   * Reasons the deltas may not mean what they seem, the protocol's first
+   * (`not comparable: …`), then a run that did not complete, a model, judge or endpoint change.
+   */
   warnings: string[];
+  /** The runs' protocol manifests compared; `comparable` is false when they differ. */
+  protocol: ProtocolComparison;
+  /** False when the protocols differ (answer prompt, judge prompts or models, scorers), allowed or not. */
+  comparable: boolean;
   /** Strategy ids only the candidate ran, and only the base ran; neither is compared. */
   added: string[];
   removed: string[];
@@ -365,17 +372,32 @@ function unfingerprinted(run: RunResult, ids: string[]): string[] {
   return ids.filter((id) => !run.info.strategies.find((s) => s.id === id)?.fingerprint);
 }
 
-export function diffRuns(base: RunResult, cand: RunResult): RunDiff {
+export interface DiffOptions {
+  /** Compare runs whose protocols differ: the difference becomes a warning instead of `not comparable`. */
+  allowProtocolChange?: boolean;
+}
+
+function allWarnings(base: RunInfo, cand: RunInfo, protocol: ProtocolComparison, options: DiffOptions): string[] {
+  // A judge change is already named by the protocol comparison when both runs recorded one.
+  const judgeSaid = protocol.recorded === 'both';
+  const rest = runWarnings(base, cand).filter((w) => !(judgeSaid && w.startsWith('the runs used different judges:')));
+  return [...protocolWarnings(protocol, options.allowProtocolChange === true), ...rest];
+}
+
+export function diffRuns(base: RunResult, cand: RunResult, options: DiffOptions = {}): RunDiff {
   const baseIds = strategyIds(base);
   const candIds = strategyIds(cand);
   const shared = baseIds.filter((id) => candIds.includes(id));
   const parts = shared.map((id) => strategyDiff(base, cand, id));
   // Record-based prompt changes only where a fingerprint cannot show the text.
   const noFingerprint = new Set([...unfingerprinted(base, shared), ...unfingerprinted(cand, shared)]);
+  const protocol = compareProtocols(base.info, cand.info);
   return {
     base: runSide(base.info),
     cand: runSide(cand.info),
-    warnings: runWarnings(base.info, cand.info),
+    warnings: allWarnings(base.info, cand.info, protocol, options),
+    protocol,
+    comparable: protocol.differences.length === 0,
     added: candIds.filter((id) => !baseIds.includes(id)),
     removed: baseIds.filter((id) => !candIds.includes(id)),
     changes: strategyChanges(base, cand, shared),
@@ -384,6 +406,105 @@ export function diffRuns(base: RunResult, cand: RunResult): RunDiff {
     summaryMoves: summaryMoves(base, cand),
     promptChanges: promptChanges(base, cand, shared.filter((id) => noFingerprint.has(id))),
   };
+}
+
+// ---------- protocol: are the two runs measured the same way? ----------
+
+type Protocol = NonNullable<RunInfo['protocol']>;
+type ProtocolJudge = Protocol['answerJudge'];
+
+/** How the two runs' protocol manifests compare (run.json `info.protocol`). */
+export interface ProtocolComparison {
+  /** Which runs recorded a manifest; with fewer than both, nothing could be compared. */
+  recorded: 'both' | 'base' | 'candidate' | 'neither';
+  /** Differences that make the numbers incomparable: answer prompt, judge prompts or models, scorers. */
+  differences: string[];
+  /** Differences in the imported data (categories, question types, import options): shown, never blocking. */
+  dataNotes: string[];
+}
+
+function short(hash: string): string {
+  return hash.slice(0, 8);
+}
+
+function judgeDifferences(what: string, base: ProtocolJudge, cand: ProtocolJudge): string[] {
+  const out: string[] = [];
+  if (base.model !== cand.model) out.push(`${what} model ${base.model} → ${cand.model}`);
+  if (base.sha256 !== cand.sha256) out.push(`${what} prompts/rule ${base.name} ${short(base.sha256)} → ${cand.name} ${short(cand.sha256)}`);
+  return out;
+}
+
+/** transcript id → sha256 of the system prompt it sends (`none` for none). */
+function systemPromptOf(p: Protocol): Map<string, string> {
+  return new Map(p.answer.systemPrompts.flatMap((g) => g.transcripts.map((id): [string, string] => [id, g.sha256])));
+}
+
+/** Only transcripts both runs measured: a transcript one run never saw is a data change, not a prompt change. */
+function systemPromptDifference(base: Protocol, cand: Protocol): string | undefined {
+  const b = systemPromptOf(base);
+  const c = systemPromptOf(cand);
+  const changed = [...b.keys()].filter((id) => c.has(id) && c.get(id) !== b.get(id)).sort();
+  if (changed.length === 0) return undefined;
+  return `answer prompt (the transcript's system prompt) differs for ${changed.length} shared transcript${changed.length === 1 ? '' : 's'} (e.g. ${changed[0]})`;
+}
+
+function listText(items: readonly string[]): string {
+  return items.length > 0 ? items.join(', ') : '(none)';
+}
+
+export function protocolDifferences(base: Protocol, cand: Protocol): string[] {
+  const out: string[] = [];
+  if (base.version !== cand.version) out.push(`protocol manifest version ${base.version} → ${cand.version}`);
+  if (base.answer.sha256 !== cand.answer.sha256) out.push(`answer request "${base.answer.request}" → "${cand.answer.request}"`);
+  const system = systemPromptDifference(base, cand);
+  if (system) out.push(system);
+  out.push(...judgeDifferences('answer judge', base.answerJudge, cand.answerJudge));
+  out.push(...judgeDifferences('summary judge', base.summaryJudge, cand.summaryJudge));
+  const scorers = (p: Protocol) => [...p.scorers].sort().join(', ');
+  if (scorers(base) !== scorers(cand)) out.push(`scorers ${listText([...base.scorers].sort())} → ${listText([...cand.scorers].sort())}`);
+  return out;
+}
+
+/** What each run's imported data leaves out or records about its import, per source. */
+function dataLabel(d: Protocol['datasets'][number]): string {
+  const parts = [`${d.probes} probes`];
+  if (d.absentCategories?.length) parts.push(`categories ${d.absentCategories.join(',')} absent`);
+  if (d.questionTypes) parts.push(`types ${Object.keys(d.questionTypes).sort().join(',')}`);
+  if (d.import?.length) parts.push(`import ${JSON.stringify(d.import)}`);
+  return parts.join('; ');
+}
+
+export function dataNotes(base: Protocol, cand: Protocol): string[] {
+  const sources = [...new Set([...base.datasets, ...cand.datasets].map((d) => d.source))].sort();
+  return sources.flatMap((source) => {
+    const b = base.datasets.find((d) => d.source === source);
+    const c = cand.datasets.find((d) => d.source === source);
+    const [bl, cl] = [b ? dataLabel(b) : 'not in the run', c ? dataLabel(c) : 'not in the run'];
+    return bl === cl ? [] : [`imported ${source} data differs: ${bl} → ${cl}`];
+  });
+}
+
+export function compareProtocols(base: RunInfo, cand: RunInfo): ProtocolComparison {
+  const [b, c] = [base.protocol, cand.protocol];
+  if (!b || !c) {
+    const recorded = b ? 'base' : c ? 'candidate' : 'neither';
+    return { recorded, differences: [], dataNotes: [] };
+  }
+  return { recorded: 'both', differences: protocolDifferences(b, c), dataNotes: dataNotes(b, c) };
+}
+
+/** The lines that head the diff's warnings: the verdict on comparability first, then what it rests on. */
+function protocolWarnings(p: ProtocolComparison, allowChange: boolean): string[] {
+  const out: string[] = [];
+  if (p.differences.length > 0) {
+    const list = p.differences.join('; ');
+    out.push(allowChange ? `protocol changed (compared anyway, --allow-protocol-change): ${list}` : `not comparable: ${list}`);
+  }
+  if (p.recorded === 'base' || p.recorded === 'candidate') {
+    const missing = p.recorded === 'base' ? 'candidate' : 'base';
+    out.push(`the ${missing} run recorded no protocol manifest (made before it was recorded); answer prompts, judge prompts and scorers cannot be compared`);
+  }
+  return [...out, ...p.dataNotes];
 }
 
 // ---------- files ----------

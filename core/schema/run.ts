@@ -264,6 +264,74 @@ export const judgeCalibrationSchema = z.object({
   answers: answerJudgeCalibrationSchema.optional(),
 });
 
+/** One prompt a model is sent, as recorded in a run's protocol manifest. */
+export const protocolPromptSchema = z.object({
+  /** The system prompt as sent. */
+  system: z.string().optional(),
+  /** The user message, with `{placeholders}` where a probe's or summary's own text goes. */
+  user: z.string(),
+  /** Reply format, temperature and token limit, when the call sets them. */
+  settings: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** A judge as the manifest records it: an LLM with its prompts, or a fixed rule. */
+export const protocolJudgeSchema = z.object({
+  model: z.string(),
+  /** `llm-answer-judge`, `offline-answer-rule`, `llm-summary-judge`, `offline-summary-rule`. */
+  name: z.string(),
+  /** The requests an LLM judge sends (empty for a rule). */
+  prompts: z.array(protocolPromptSchema),
+  /** For a rule: what it is, in words (the rule is the protocol). */
+  rule: z.string().optional(),
+  /** sha256 of name, prompts and rule: two runs with the same hash graded the same way. */
+  sha256: z.string(),
+});
+
+/** What one imported benchmark's transcripts say about how they were imported. */
+export const protocolDatasetSchema = z.object({
+  /** `locomo` or `longmemeval` (the importers' `meta.source`). */
+  source: z.string(),
+  transcripts: z.number(),
+  probes: z.number(),
+  /** LoCoMo: category → its name and the probe kind it became, as the probes record them. */
+  categories: z.record(z.string(), z.object({ name: z.string(), kind: z.string(), probes: z.number() })).optional(),
+  /** LongMemEval: question type → probes. */
+  questionTypes: z.record(z.string(), z.number()).optional(),
+  /** LoCoMo categories of the benchmark no probe of the run has (excluded, or not drawn). */
+  absentCategories: z.array(z.number()).optional(),
+  /** Derived facts the importer left out as too generic to track (transcript `meta.generic_facts`); they count for no retention. */
+  genericFacts: z.number().optional(),
+  /** The importer's record of its own options (`meta.import`), when the transcripts carry it. */
+  import: z.array(z.record(z.string(), z.unknown())).optional(),
+});
+
+/**
+ * How a run's numbers were produced, beside which strategies produced them:
+ * what the answering model was sent, how answers and summaries were judged,
+ * which scorers the probes call for, and what the imported data was. Two runs
+ * whose manifests differ are not measuring on the same scale (`memeval diff`
+ * refuses them unless told otherwise). Absent in runs made before it existed.
+ */
+export const protocolSchema = z.object({
+  /** Bumped when a field's meaning changes, so a diff never compares unlike manifests. */
+  version: z.number(),
+  answer: z.object({
+    model: z.string(),
+    agent,
+    /** How the request is built, in words: memeval adds no instructions of its own. */
+    request: z.string(),
+    /** sha256 of `request`. */
+    sha256: z.string(),
+    /** Each distinct transcript system prompt (sha256) and the transcripts that send it; `none` for no system prompt. */
+    systemPrompts: z.array(z.object({ sha256: z.string(), transcripts: names })),
+  }),
+  answerJudge: protocolJudgeSchema,
+  summaryJudge: protocolJudgeSchema,
+  /** The scorers the run's probes call for (memeval's rules always; official benchmark scorers when their probes are present). */
+  scorers: names,
+  datasets: z.array(protocolDatasetSchema),
+});
+
 /** Everything needed to reproduce and label a run. */
 export const runInfoSchema = z.object({
   runId: z.string(),
@@ -308,6 +376,8 @@ export const runInfoSchema = z.object({
   transcripts: z
     .array(z.object({ id: z.string(), file: z.string(), title: z.string().optional(), tags: names, turns: z.number(), probes: z.number() }))
     .default(() => []),
+  /** How the numbers were produced (prompts, judges, scorers, imported data); absent in runs made before it was recorded. */
+  protocol: protocolSchema.optional(),
 });
 
 export const runResultSchema = z.object({

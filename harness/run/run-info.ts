@@ -15,6 +15,13 @@ import { parseModelSpec } from '../models/create.js';
 import { DEFAULT_OPENAI_BASE_URL, publicBaseURL } from '../models/openai.js';
 import { memevalVersion, packagePath } from '../../core/package-root.js';
 import type { JudgeCalibration, Provenance, RunInfo, StrategyFingerprint, Transcript } from '../../core/types.js';
+import type { Model, ModelRequest } from '../../core/model.js';
+import { LOCOMO_CATEGORIES, LOCOMO_TAG } from '../../core/locomo.js';
+import { PROBE_KINDS } from '../../core/schema/run.js';
+import { itemText } from '../../core/items.js';
+import { LlmAnswerJudge, OFFLINE_F1_THRESHOLD } from '../../graders/answer-judge.js';
+import { LlmSummaryJudge } from '../../graders/summary-judge.js';
+import { genericFactCount } from '../datasets/importers/shared.js';
 
 const PACKAGES = ['openai', '@openai/agents', 'tiktoken', 'yaml', 'p-limit', 'csv-stringify'];
 
@@ -252,5 +259,251 @@ export function runInfo(
       fingerprint: strategyFingerprint(s, config, provenance),
     })),
     transcripts: transcripts.map((t) => transcriptInfo(t, config.baseDir)),
+    protocol: protocolManifest(transcripts, { model: labels.model, judge: labels.judge, agent: config.agent, judgeSamples: config.judge_samples }),
+  };
+}
+
+// ---------- the protocol manifest ----------
+
+type Protocol = NonNullable<RunInfo['protocol']>;
+type ProtocolPrompt = Protocol['answerJudge']['prompts'][number];
+type ProtocolDataset = Protocol['datasets'][number];
+
+/** Bumped when a manifest field changes meaning; `memeval diff` treats different versions as different protocols. */
+export const PROTOCOL_VERSION = 1;
+
+/** Scorer names a manifest lists (`scorers`). */
+export const SCORERS = {
+  /** memeval's own: must_include / abstention check, token F1, and the answer judge's pass/fail. */
+  memeval: 'memeval-rules',
+  /** LoCoMo's evaluation.py per-category rules (core/locomo.ts), for LoCoMo probes. */
+  locomo: 'locomo-official-f1',
+  /** LongMemEval's evaluate_qa.py judge prompts, for LongMemEval probes graded by an LLM judge. */
+  longmemeval: 'longmemeval-official-judge',
+} as const;
+
+const LONGMEMEVAL_SOURCE = 'longmemeval';
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * What memeval sends the answering model. It adds no instructions of its own,
+ * so the transcript's system prompt is the whole of "the answer prompt"; the
+ * words here change only when the way a request is assembled changes.
+ */
+function answerRequestText(agent: SuiteConfig['agent']): string {
+  if (agent === 'runner') {
+    return "@openai/agents Runner, one turn: instructions = the transcript's system prompt (memeval adds none); session items = the strategy's context; run input = the probe's question verbatim (the last user message)";
+  }
+  return "system = the transcript's system prompt (memeval adds none); input = the strategy's context items, then the probe's question verbatim as the last user message";
+}
+
+/** Transcripts grouped by the system prompt they send (`none` when they send none), sorted so equal runs hash equal. */
+function systemPrompts(transcripts: readonly Transcript[]): Protocol['answer']['systemPrompts'] {
+  const groups = new Map<string, string[]>();
+  for (const t of transcripts) {
+    const key = t.system === undefined ? 'none' : sha256(t.system);
+    groups.set(key, [...(groups.get(key) ?? []), t.id]);
+  }
+  return [...groups].map(([hash, ids]) => ({ sha256: hash, transcripts: ids.sort() })).sort((a, b) => a.sha256.localeCompare(b.sha256));
+}
+
+// ----- judge prompts, read from the judges themselves -----
+
+/**
+ * A model that answers nothing and keeps every request. The judges do not
+ * export their prompts, so the manifest records what they actually send: each
+ * judge grades a placeholder input against this model once, and the requests
+ * are the prompts (placeholders in `{braces}` where a probe's text goes).
+ */
+class RecordingModel implements Model {
+  readonly id = 'protocol-recorder';
+  readonly params = {};
+  readonly requests: ModelRequest[] = [];
+
+  constructor(private readonly reply: (request: ModelRequest) => string) {}
+
+  async complete(request: ModelRequest) {
+    this.requests.push(request);
+    return { output: this.reply(request), usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs: 0 };
+  }
+}
+
+function promptOf(request: ModelRequest): ProtocolPrompt {
+  const settings: Record<string, unknown> = {};
+  if (request.temperature !== undefined) settings.temperature = request.temperature;
+  if (request.maxOutputTokens !== undefined) settings.maxOutputTokens = request.maxOutputTokens;
+  if (request.responseFormat !== undefined) settings.responseFormat = request.responseFormat;
+  const prompt: ProtocolPrompt = { user: request.input.map(itemText).join('\n') };
+  if (request.system !== undefined) prompt.system = request.system;
+  if (Object.keys(settings).length > 0) prompt.settings = settings;
+  return prompt;
+}
+
+const PLACEHOLDER_TRANSCRIPT: Transcript = {
+  id: '{transcript}',
+  tags: [],
+  turns: [{ kind: 'message', user: '{turn}', toolCalls: [] }],
+  facts: [{ id: '{fact id}', text: '{fact}', aliases: [], turn: 1, critical: false }],
+  probes: [],
+  file: '{file}',
+};
+
+/** The answer judge's request for each probe kind (the rubric differs by kind). */
+async function answerJudgePrompts(): Promise<ProtocolPrompt[]> {
+  const model = new RecordingModel(() => '{"verdict":"yes","reason":""}');
+  const judge = new LlmAnswerJudge(model);
+  for (const kind of PROBE_KINDS) {
+    const probe = { id: '{probe}', afterTurn: 1, question: '{question}', answer: '{reference}', mustInclude: [['{key term}']], facts: [], kind };
+    await judge.grade({ transcript: PLACEHOLDER_TRANSCRIPT, probe, answer: '{answer}' });
+  }
+  return model.requests.map(promptOf);
+}
+
+/** The summary judge's coverage request and verdict request, one sample. */
+async function summaryJudgePrompts(): Promise<ProtocolPrompt[]> {
+  // The coverage call must get a valid reply, or the judge stops before its second call.
+  const model = new RecordingModel((r) => (r.responseFormat?.name === 'coverage_verdict' ? '{"coverage":[{"id":"{fact id}","answer":"yes"}]}' : '{}'));
+  // Word limit 0 is replaced by a placeholder: the limit is a strategy option, recorded in its fingerprint.
+  const judge = new LlmSummaryJudge(model, { wordLimit: 0, samples: 1 });
+  const summary = {
+    strategy: '{strategy}',
+    transcript: '{transcript}',
+    turn: 1,
+    coveredTurns: [1, 1] as [number, number],
+    index: 1,
+    summarizer: '{summarizer}',
+    request: { system: '', user: '{source}' },
+    text: '{summary}',
+    usage: { inputTokens: 0, outputTokens: 0 },
+    durationMs: 0,
+  };
+  await judge.grade({ transcript: PLACEHOLDER_TRANSCRIPT, summary });
+  return model.requests.map(promptOf).map((p) => ({ ...p, user: p.user.replace(/^WORD LIMIT: 0$/m, 'WORD LIMIT: {word limit}') }));
+}
+
+// Read once when the module loads: the prompts are constants of this build, and
+// runInfo stays synchronous for its callers. No network: the model is the recorder.
+const JUDGE_PROMPTS = { answer: await answerJudgePrompts(), summary: await summaryJudgePrompts() };
+
+const OFFLINE_ANSWER_RULE =
+  `abstention probes pass iff the answer abstains; others pass iff every must_include entry is present, or, with no must_include, ` +
+  `iff token F1 against the reference is at least ${OFFLINE_F1_THRESHOLD} and the answer does not abstain, hedge or negate it; an answer that is only scaffolding fails`;
+
+const OFFLINE_SUMMARY_RULE =
+  'coverage = share of due facts in the summary; faithfulness = share of its identifiers found in the source; temporal = no stale fact; ' +
+  'format = headings present and within the word limit; overall = 1 + round(4 × min(coverage, faithfulness)), −1 stale, −1 format, at least 1';
+
+function judgeRecord(model: string, name: string, prompts: ProtocolPrompt[], rule?: string, extra: Record<string, unknown> = {}): Protocol['answerJudge'] {
+  const record: Protocol['answerJudge'] = { model, name, prompts, sha256: sha256(JSON.stringify({ name, prompts, rule, ...extra })) };
+  if (rule !== undefined) record.rule = rule;
+  return record;
+}
+
+function answerJudgeRecord(judge: string): Protocol['answerJudge'] {
+  if (judge === 'offline') return judgeRecord(judge, 'offline-answer-rule', [], OFFLINE_ANSWER_RULE);
+  return judgeRecord(judge, 'llm-answer-judge', JUDGE_PROMPTS.answer);
+}
+
+function summaryJudgeRecord(judge: string, samples: number): Protocol['summaryJudge'] {
+  if (judge === 'offline') return judgeRecord(judge, 'offline-summary-rule', [], OFFLINE_SUMMARY_RULE);
+  // Samples change the verdict (majority and median over them), so they are part of the hash.
+  const prompts = JUDGE_PROMPTS.summary.map((p) => ({ ...p, settings: { ...p.settings, samples } }));
+  return judgeRecord(judge, 'llm-summary-judge', prompts, undefined, { samples });
+}
+
+// ----- imported data -----
+
+/** `locomo`, `longmemeval`, or undefined for a transcript no importer wrote. */
+export function benchmarkOf(t: Pick<Transcript, 'tags' | 'meta'>): string | undefined {
+  const source = t.meta?.source;
+  if (source === LOCOMO_TAG || source === LONGMEMEVAL_SOURCE) return source;
+  if (t.tags.includes(LOCOMO_TAG)) return LOCOMO_TAG;
+  return t.tags.includes(LONGMEMEVAL_SOURCE) ? LONGMEMEVAL_SOURCE : undefined;
+}
+
+function countInto(map: Record<string, number>, key: string): void {
+  map[key] = (map[key] ?? 0) + 1;
+}
+
+function locomoCategories(transcripts: readonly Transcript[]): Pick<ProtocolDataset, 'categories' | 'absentCategories'> {
+  const categories: NonNullable<ProtocolDataset['categories']> = {};
+  for (const p of transcripts.flatMap((t) => t.probes)) {
+    const key = String(p.meta?.category ?? 'unknown');
+    const name = typeof p.meta?.category_name === 'string' ? p.meta.category_name : 'unknown';
+    const cell = (categories[key] ??= { name, kind: p.kind, probes: 0 });
+    cell.probes++;
+  }
+  const absentCategories = LOCOMO_CATEGORIES.filter((c) => !(String(c) in categories));
+  return { categories, absentCategories };
+}
+
+function questionTypes(transcripts: readonly Transcript[]): Record<string, number> {
+  const types: Record<string, number> = {};
+  for (const p of transcripts.flatMap((t) => t.probes)) countInto(types, String(p.meta?.question_type ?? 'unknown'));
+  return types;
+}
+
+/** The importer's own record of its options, once per distinct record (none today: see the import docs). */
+function importRecords(transcripts: readonly Transcript[]): Record<string, unknown>[] {
+  const seen = new Map<string, Record<string, unknown>>();
+  for (const t of transcripts) {
+    const record = t.meta?.import;
+    if (typeof record === 'object' && record !== null && !Array.isArray(record)) seen.set(JSON.stringify(record), record as Record<string, unknown>);
+  }
+  return [...seen.values()];
+}
+
+function datasetRecord(source: string, transcripts: readonly Transcript[]): ProtocolDataset {
+  const record: ProtocolDataset = { source, transcripts: transcripts.length, probes: transcripts.reduce((n, t) => n + t.probes.length, 0) };
+  if (source === LOCOMO_TAG) Object.assign(record, locomoCategories(transcripts));
+  if (source === LONGMEMEVAL_SOURCE) record.questionTypes = questionTypes(transcripts);
+  const generic = transcripts.reduce((n, t) => n + genericFactCount(t), 0);
+  if (generic > 0) record.genericFacts = generic;
+  const imports = importRecords(transcripts);
+  if (imports.length > 0) record.import = imports;
+  return record;
+}
+
+function datasets(transcripts: readonly Transcript[]): ProtocolDataset[] {
+  const bySource = new Map<string, Transcript[]>();
+  for (const t of transcripts) {
+    const source = benchmarkOf(t);
+    if (source !== undefined) bySource.set(source, [...(bySource.get(source) ?? []), t]);
+  }
+  return [...bySource].sort(([a], [b]) => a.localeCompare(b)).map(([source, ts]) => datasetRecord(source, ts));
+}
+
+/** The scorers the run's probes call for: memeval's always, an official one when its benchmark's probes are present. */
+export function scorersFor(transcripts: readonly Transcript[], judge: string): string[] {
+  const withProbes = transcripts.filter((t) => t.probes.length > 0);
+  const scorers: string[] = withProbes.length > 0 ? [SCORERS.memeval] : [];
+  const sources = new Set(withProbes.map(benchmarkOf));
+  if (sources.has(LOCOMO_TAG)) scorers.push(SCORERS.locomo);
+  // LongMemEval's official scorer is an LLM judge; the offline rule cannot run it.
+  if (sources.has(LONGMEMEVAL_SOURCE) && judge !== 'offline') scorers.push(SCORERS.longmemeval);
+  return scorers;
+}
+
+export interface ProtocolLabels {
+  model: string;
+  judge: string;
+  agent: SuiteConfig['agent'];
+  /** Summary-judge calls per summary (`judge_samples`). */
+  judgeSamples: number;
+}
+
+/** The run's protocol manifest (run.json `info.protocol`; see core/schema/run.ts). */
+export function protocolManifest(transcripts: readonly Transcript[], labels: ProtocolLabels): Protocol {
+  const request = answerRequestText(labels.agent);
+  return {
+    version: PROTOCOL_VERSION,
+    answer: { model: labels.model, agent: labels.agent, request, sha256: sha256(request), systemPrompts: systemPrompts(transcripts) },
+    answerJudge: answerJudgeRecord(labels.judge),
+    summaryJudge: summaryJudgeRecord(labels.judge, labels.judgeSamples),
+    scorers: scorersFor(transcripts, labels.judge),
+    datasets: datasets(transcripts),
   };
 }

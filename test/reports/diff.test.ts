@@ -288,3 +288,75 @@ describe('what changed between the runs', () => {
     expect(md).toContain('Fingerprint not recorded in the base run for full, trim-2, summ: compared use and options only.');
   });
 });
+
+type Protocol = NonNullable<RunResult['info']['protocol']>;
+
+/** A manifest as run-info records one, with the fields a test changes. */
+function protocol(over: { judge?: string; judgeHash?: string; scorers?: string[]; system?: Record<string, string>; absent?: number[] } = {}): Protocol {
+  const judge = { model: over.judge ?? 'openai:gpt-4.1', name: 'llm-answer-judge', prompts: [{ system: 'Grade.', user: '{answer}' }], sha256: over.judgeHash ?? 'a'.repeat(64) };
+  const system = over.system ?? { t1: 's'.repeat(64), t2: 's'.repeat(64) };
+  return {
+    version: 1,
+    answer: { model: 'openai:gpt-4.1-mini', agent: 'direct', request: 'as sent', sha256: 'r'.repeat(64), systemPrompts: Object.entries(system).map(([id, sha256]) => ({ sha256, transcripts: [id] })) },
+    answerJudge: judge,
+    summaryJudge: { ...judge, name: 'llm-summary-judge', sha256: 'b'.repeat(64) },
+    scorers: over.scorers ?? ['memeval-rules', 'locomo-official-f1'],
+    datasets: [{ source: 'locomo', transcripts: 2, probes: 10, absentCategories: over.absent ?? [] }],
+  };
+}
+
+function withProtocol(runId: string, p: Protocol | undefined): RunResult {
+  const run = fingerprinted({ runId });
+  run.info.protocol = p;
+  return run;
+}
+
+describe('protocol comparison', () => {
+  it('finds nothing to say about two runs measured the same way', () => {
+    const diff = diffRuns(withProtocol('base', protocol()), withProtocol('cand', protocol()));
+    expect(diff.comparable).toBe(true);
+    expect(diff.protocol).toEqual({ recorded: 'both', differences: [], dataNotes: [] });
+    expect(diff.warnings).toEqual([]);
+  });
+
+  it('says "not comparable" first when the judge model, its prompts or the scorers differ', () => {
+    const cand = protocol({ judge: 'openai:gpt-5', judgeHash: 'c'.repeat(64), scorers: ['memeval-rules'] });
+    const diff = diffRuns(withProtocol('base', protocol()), withProtocol('cand', cand));
+    expect(diff.comparable).toBe(false);
+    expect(diff.warnings[0]).toMatch(/^not comparable: /);
+    expect(diff.protocol.differences).toEqual([
+      'answer judge model openai:gpt-4.1 → openai:gpt-5',
+      'answer judge prompts/rule llm-answer-judge aaaaaaaa → llm-answer-judge cccccccc',
+      'summary judge model openai:gpt-4.1 → openai:gpt-5',
+      'scorers locomo-official-f1, memeval-rules → memeval-rules',
+    ]);
+    expect(diffMarkdown(diff).split('\n').slice(0, 6).join('\n')).toContain('not comparable: answer judge model');
+    expect(diffHtml(diff)).toContain('not comparable: answer judge model');
+  });
+
+  it('compares system prompts only for transcripts both runs measured', () => {
+    const base = protocol({ system: { t1: 'x'.repeat(64), t2: 'y'.repeat(64) } });
+    const onlyNew = protocol({ system: { t1: 'x'.repeat(64), t9: 'z'.repeat(64) } });
+    expect(diffRuns(withProtocol('base', base), withProtocol('cand', onlyNew)).comparable).toBe(true);
+    const changed = protocol({ system: { t1: 'x'.repeat(64), t2: 'w'.repeat(64) } });
+    const diff = diffRuns(withProtocol('base', base), withProtocol('cand', changed));
+    expect(diff.protocol.differences).toEqual(["answer prompt (the transcript's system prompt) differs for 1 shared transcript (e.g. t2)"]);
+  });
+
+  it('with --allow-protocol-change, warns at the top instead', () => {
+    const diff = diffRuns(withProtocol('base', protocol()), withProtocol('cand', protocol({ scorers: ['memeval-rules'] })), { allowProtocolChange: true });
+    expect(diff.comparable).toBe(false);
+    expect(diff.warnings[0]).toBe('protocol changed (compared anyway, --allow-protocol-change): scorers locomo-official-f1, memeval-rules → memeval-rules');
+  });
+
+  it('notes a change in the imported data without blocking, and a run with no manifest', () => {
+    const diff = diffRuns(withProtocol('base', protocol()), withProtocol('cand', protocol({ absent: [5] })));
+    expect(diff.comparable).toBe(true);
+    expect(diff.warnings).toEqual(['imported locomo data differs: 10 probes → 10 probes; categories 5 absent']);
+    const old = diffRuns(withProtocol('base', undefined), withProtocol('cand', protocol()));
+    expect(old.protocol.recorded).toBe('candidate');
+    expect(old.comparable).toBe(true);
+    expect(old.warnings[0]).toContain('the base run recorded no protocol manifest');
+    expect(diffRuns(withProtocol('base', undefined), withProtocol('cand', undefined)).warnings).toEqual([]);
+  });
+});

@@ -66,5 +66,30 @@ describe('diffCommand', () => {
     expect(text).toContain('missing');
     expect(text).not.toMatch(/\n\s+at /);
   });
+
+  it('exits 2 on runs whose protocols differ, still writing what differs, and 0 with --allow-protocol-change', async () => {
+    const withJudge = (judge: string) => {
+      const run = sampleRun();
+      const prompts = [{ system: 'Grade.', user: '{answer}' }];
+      const answerJudge = { model: judge, name: 'llm-answer-judge', prompts, sha256: 'a'.repeat(64) };
+      run.info.protocol = {
+        version: 1,
+        answer: { model: run.info.model, agent: 'direct', request: 'as sent', sha256: 'r'.repeat(64), systemPrompts: [] },
+        answerJudge,
+        summaryJudge: { ...answerJudge, name: 'llm-summary-judge' },
+        scorers: ['memeval-rules'],
+        datasets: [],
+      };
+      return run;
+    };
+    const base = runDir('pb', withJudge('openai:gpt-4.1'));
+    const cand = runDir('pc', withJudge('openai:gpt-5'));
+    expect(await diffCommand([base, cand])).toBe(2);
+    expect(stderr()).toContain('not comparable: answer judge model openai:gpt-4.1 → openai:gpt-5');
+    expect(stderr()).toContain('--allow-protocol-change');
+    expect(readFileSync(join(cand, 'diff.md'), 'utf8')).toContain('not comparable: answer judge model');
+    expect(await diffCommand([base, cand, '--allow-protocol-change'])).toBe(0);
+    expect(readFileSync(join(cand, 'diff.html'), 'utf8')).toContain('protocol changed (compared anyway, --allow-protocol-change)');
+  });
 });
 

@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { defaultConfig, loadConfig, type SuiteConfig } from '../../../harness/config.js';
-import { judgeCalibration, newRunId, recordedConfig, runInfo } from '../../../harness/run/run-info.js';
+import { judgeCalibration, newRunId, protocolManifest, recordedConfig, runInfo, scorersFor, sha256 } from '../../../harness/run/run-info.js';
+import { RUBRIC } from '../../../graders/answer-judge.js';
+import { runInfoSchema } from '../../../core/schema/run.js';
 import { DEFAULT_OPENAI_BASE_URL as OPENAI_DEFAULT_BASE_URL } from '../../../harness/models/openai.js';
 import { loadSuite } from '../../../harness/datasets/transcript.js';
-import type { RunInfo } from '../../../core/types.js';
+import type { Probe, RunInfo, Transcript } from '../../../core/types.js';
 import { BUILTIN_PROMPT_LABEL } from '../../../strategies/summary-input.js';
 
 describe('run labels', () => {
@@ -182,5 +184,81 @@ describe('provenance', () => {
     const run = info(config, {});
     expect(run.provenance!.endpoints).toEqual({ 'openai:gpt-4.1-mini': OPENAI_DEFAULT_BASE_URL });
     expect(run.strategies[0].fingerprint!.endpoint).toBe(OPENAI_DEFAULT_BASE_URL);
+  });
+});
+
+describe('protocol manifest', () => {
+  function transcript(id: string, extra: Partial<Transcript> = {}): Transcript {
+    return { id, tags: [], turns: [], facts: [], probes: [], file: `${id}.yaml`, ...extra };
+  }
+  function probe(id: string, kind: Probe['kind'], meta: Record<string, unknown>): Probe {
+    return { id, afterTurn: 1, question: `${id}?`, answer: 'a', mustInclude: [], facts: [], kind, meta };
+  }
+  const labels = { model: 'openai:gpt-4.1-mini', judge: 'openai:gpt-4.1', agent: 'direct' as const, judgeSamples: 1 };
+  const locomo = transcript('locomo-conv-1', {
+    tags: ['locomo'],
+    system: 'Two people talk.',
+    meta: { source: 'locomo', generic_facts: [{ id: 'D1-1', text: 'family', meta: { generic: true, turns: 36 } }] },
+    probes: [probe('q1', 'multi-hop', { category: 1, category_name: 'multi-hop' }), probe('q2', 'temporal', { category: 2, category_name: 'temporal' })],
+  });
+  const lme = transcript('lme-abc', { tags: ['longmemeval'], system: 'Sessions.', meta: { source: 'longmemeval' }, probes: [probe('q1', 'recall', { question_type: 'single-session-user' })] });
+
+  it('records the answer request, the system prompts by transcript, and each judge with its real prompts', () => {
+    const other = transcript('plain', { system: 'Two people talk.' });
+    const p = protocolManifest([locomo, other, transcript('bare')], labels);
+    expect(p.answer.request).toContain("the transcript's system prompt (memeval adds none)");
+    expect(p.answer.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(p.answer.systemPrompts).toContainEqual({ sha256: sha256('Two people talk.'), transcripts: ['locomo-conv-1', 'plain'] });
+    expect(p.answer.systemPrompts).toContainEqual({ sha256: 'none', transcripts: ['bare'] });
+    // The judge's own system prompt and rubric, one request per probe kind.
+    expect(p.answerJudge.name).toBe('llm-answer-judge');
+    expect(p.answerJudge.prompts).toHaveLength(5);
+    expect(p.answerJudge.prompts[0].system).toContain('You grade answers');
+    expect(p.answerJudge.prompts[0].user).toContain(`Rubric: ${RUBRIC.recall}`);
+    expect(p.answerJudge.prompts[0].settings).toMatchObject({ temperature: 0 });
+    expect(p.summaryJudge.prompts.map((q) => q.settings?.responseFormat)).toMatchObject([{ name: 'coverage_verdict' }, { name: 'summary_verdict' }]);
+    expect(p.summaryJudge.prompts[1].user).toContain('WORD LIMIT: {word limit}');
+  });
+
+  it('hashes a rule judge apart from an LLM judge, and judge samples into the summary judge', () => {
+    const offline = protocolManifest([], { ...labels, judge: 'offline' });
+    expect(offline.answerJudge).toMatchObject({ name: 'offline-answer-rule', prompts: [] });
+    expect(offline.answerJudge.rule).toContain('token F1');
+    const llm = protocolManifest([], labels);
+    expect(offline.answerJudge.sha256).not.toBe(llm.answerJudge.sha256);
+    expect(protocolManifest([], { ...labels, judgeSamples: 3 }).summaryJudge.sha256).not.toBe(llm.summaryJudge.sha256);
+    expect(protocolManifest([], { ...labels, judge: 'local:other' }).answerJudge.sha256).toBe(llm.answerJudge.sha256);
+  });
+
+  it('lists the scorers the probes call for', () => {
+    expect(scorersFor([transcript('x', { probes: [probe('q1', 'recall', {})] })], 'offline')).toEqual(['memeval-rules']);
+    expect(scorersFor([locomo, lme], 'openai:gpt-4.1')).toEqual(['memeval-rules', 'locomo-official-f1', 'longmemeval-official-judge']);
+    // LongMemEval's official judge is an LLM; the offline rule cannot stand in for it.
+    expect(scorersFor([locomo, lme], 'offline')).toEqual(['memeval-rules', 'locomo-official-f1']);
+  });
+
+  it('records the category mapping, absent categories, question types and any import record', () => {
+    const imported = { ...lme, id: 'lme-2', meta: { source: 'longmemeval', import: { types: ['single-session-user'] } } };
+    const p = protocolManifest([locomo, lme, imported], labels);
+    expect(p.datasets).toEqual([
+      {
+        source: 'locomo',
+        transcripts: 1,
+        probes: 2,
+        categories: { 1: { name: 'multi-hop', kind: 'multi-hop', probes: 1 }, 2: { name: 'temporal', kind: 'temporal', probes: 1 } },
+        absentCategories: [3, 4, 5],
+        genericFacts: 1,
+      },
+      { source: 'longmemeval', transcripts: 2, probes: 2, questionTypes: { 'single-session-user': 2 }, import: [{ types: ['single-session-user'] }] },
+    ]);
+  });
+
+  it('is part of run.json, and a run.json without one still reads', () => {
+    const config = defaultConfig('/srv/project');
+    const info = runInfo('run-p', join(config.out, 'run-p'), config, config.strategies, [locomo], { model: 'offline', judge: 'offline' });
+    const parsed = runInfoSchema.parse(JSON.parse(JSON.stringify(info)));
+    expect(parsed.protocol?.scorers).toEqual(['memeval-rules', 'locomo-official-f1']);
+    const { protocol: _dropped, ...old } = parsed;
+    expect(runInfoSchema.parse(old).protocol).toBeUndefined();
   });
 });
