@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
     return (argv) => calibrateCommand(argv);
   },
   import: async () => (await import('./commands/import.js')).importCommand,
+  export: async () => (await import('./commands/export.js')).exportCommand,
   report: async () => (await import('./commands/report.js')).reportCommand,
   plan: async () => (await import('./commands/plan.js')).planCommand,
   strategies: async () => (await import('./commands/strategies.js')).strategiesCommand,

@@ -5,11 +5,13 @@ Usage:
   memeval run [--config FILE] [--datasets] [GLOB ...] [--strategies id,id] [--out DIR]
               [--model M] [--judge M] [--concurrency N] [--repeat N] [--agent direct|runner]
               [--no-cache] [--max-errors N|P%] [--gate] [--baseline RUN] [--resume RUN_DIR]
-  memeval diff BASE_RUN CANDIDATE_RUN [--out DIR]
+  memeval diff BASE_RUN CANDIDATE_RUN [--out DIR] [--allow-protocol-change]
   memeval gate [RUN] [--baseline RUN] [--config FILE]
   memeval calibrate [--judge MODEL] [--data DIR] [--out DIR]
   memeval import locomo|longmemeval FILE.json --out DIR [--clean] [--limit N] [--sample N --seed S]
               [--exclude-category N[,M]] [--errata FILE] [--types a,b]   (memeval import --help)
+  memeval export RUN_DIR --format longmemeval|locomo [--strategy ID] [--out PATH]
+              [--source locomo10.json] [--repeat N]   answers in the benchmark's own format
   memeval report RUN_DIR        re-render a run's reports from its run.json
   memeval plan [--config FILE] [--detect POINTS] [--baseline-accuracy P] [--icc R] [--run RUN_DIR]
                                 what accuracy difference the suite can detect (80% power)
