@@ -219,6 +219,15 @@ export function redactionText(r: RunResult['info']['redactions']): string {
   return `${r.total} (${families.join(' · ')})`;
 }
 
+/**
+ * Imported facts left out as too generic to track (their words are said in
+ * many turns): fact retention counts without them, and says so here.
+ */
+function genericFactsRow(i: RunResult['info']): [string, string][] {
+  const n = (i.protocol?.datasets ?? []).reduce((sum, d) => sum + (d.genericFacts ?? 0), 0);
+  return n > 0 ? [['facts too generic to count', `${n} (left out at import: fact retention and answerable do not count them)`]] : [];
+}
+
 function header(run: RunResult): string {
   const i = run.info;
   const rows: [string, string][] = [
@@ -234,6 +243,7 @@ function header(run: RunResult): string {
     ['baseline strategy', i.baseline ?? '–'],
     ['config file', i.configFile ?? '–'],
     ['secrets redacted', redactionText(i.redactions)],
+    ...genericFactsRow(i),
     ['memeval', `${i.memevalVersion} · node ${i.node}${i.gitSha ? ` · git ${i.gitSha}` : ''}`],
   ];
   const table = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${esc(v)}</td></tr>`).join('');

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { EXIT } from '../../core/errors.js';
 import { ImportInterrupted, type ImportOptions, type ImportSummary, LOCOMO_CATEGORIES, LONGMEMEVAL_KINDS, type Selection, importBenchmark, readErrataFiles } from '../datasets/importers/index.js';
 import { SIGNAL_EXIT, stopOnSignals } from '../signals.js';
+import { GENERIC_FACT_MIN_TURNS } from '../datasets/importers/shared.js';
 
 export const IMPORT_USAGE = `usage: memeval import locomo|longmemeval FILE.json --out DIR [--clean] [--limit N]
          [--sample N --seed S] [--exclude-category N[,M]] [--errata FILE] [--types a,b]
@@ -101,6 +102,9 @@ function importOptions(benchmark: 'locomo' | 'longmemeval', values: Values & { o
 /** The lines printed after an import: counts, what was left out, what was tolerated. */
 export function summaryLines(summary: ImportSummary, out: string): string[] {
   const lines = [`${summary.written.length} transcripts, ${summary.probes} probes, ${summary.facts} facts → ${out}`];
+  if (summary.genericFacts > 0) {
+    lines.push(`left out ${summary.genericFacts} facts too generic to track (their words are said in ${GENERIC_FACT_MIN_TURNS} or more turns of the conversation)`);
+  }
   const { errata, category, type } = summary.dropped;
   if (category > 0) lines.push(`left out ${category} questions of excluded categories`);
   if (type > 0) lines.push(`left out ${type} questions of other types`);

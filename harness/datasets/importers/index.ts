@@ -10,7 +10,7 @@ import { writeTranscriptFile } from '../yaml-write.js';
 import type { Transcript } from '../../../core/types.js';
 import { locomoSampleToTranscript } from './locomo.js';
 import { longMemEvalToTranscript } from './longmemeval.js';
-import { SchemaError } from './shared.js';
+import { SchemaError, genericFactCount } from './shared.js';
 import { commitStaging, discardStaging, openStaging } from './output.js';
 import { QuirkTally, tallyQuirks } from './quirks.js';
 import { type Selection, type SelectionStats, type Unit, applySelection, emptyStats, keepProbes, stratifiedSample, stratumOf, unitKey } from './select.js';
@@ -182,6 +182,8 @@ export interface ImportSummary {
   /** Probes written, over all files. */
   probes: number;
   facts: number;
+  /** Derived facts left out as too generic to track (shared.ts GENERIC_FACT_MIN_TURNS). */
+  genericFacts: number;
   /** Questions each filter left out (`sample`: not drawn). */
   dropped: { errata: number; category: number; type: number; sample: number };
   /** Errata entries left in because only their citation is wrong, and entries that matched no imported question. */
@@ -238,7 +240,7 @@ async function writeRecords(benchmark: BenchmarkName, file: string, options: Imp
   const stats = emptyStats();
   const problems: Problem[] = [];
   const sample = await drawSample(benchmark, file, options);
-  const summary: ImportSummary = { written: [], probes: 0, facts: 0, dropped: { errata: 0, category: 0, type: 0, sample: 0 }, removed: [], quirks: [] };
+  const summary: ImportSummary = { written: [], probes: 0, facts: 0, genericFacts: 0, dropped: { errata: 0, category: 0, type: 0, sample: 0 }, removed: [], quirks: [] };
   const names: string[] = [];
   const ids = new Set<string>();
   const tally = new QuirkTally();
@@ -265,6 +267,7 @@ async function writeRecords(benchmark: BenchmarkName, file: string, options: Imp
     summary.written.push(join(options.out, name));
     summary.probes += transcript.probes.length;
     summary.facts += transcript.facts.length;
+    summary.genericFacts += genericFactCount(transcript);
     tallyQuirks(transcript, name, tally);
   }
   summary.dropped = { ...summary.dropped, errata: stats.errata, category: stats.category, type: stats.type };

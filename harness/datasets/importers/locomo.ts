@@ -20,6 +20,11 @@
 // - Facts: for each evidence utterance, the answer (or, for a comma-list answer,
 //   each part) becomes a fact at that turn when it is stated in the utterance.
 //   Otherwise the evidence only goes under the probe's meta: no fact is invented.
+//   A fact whose words are said in GENERIC_FACT_MIN_TURNS or more turns of the
+//   conversation ("family", "painting") is too generic to track: it is left out
+//   of `facts` and of its probes' facts (so it counts neither for retention nor
+//   for `answerable`), and recorded under the transcript's `meta.generic_facts`
+//   (each with `meta.generic: true`) and the probe's `meta.generic_facts` (ids).
 // - must_include: `[[answer]]` for answers of at most SHORT_ANSWER_WORDS words (a
 //   short comma list gets one entry per part); longer answers and abstentions get
 //   none, and the judge decides.
@@ -27,7 +32,7 @@
 //   malformed evidence ids, numeric answers, adversarial items without `answer`,
 //   image captions without an image URL.
 import { normalizeDiaId } from '../../../core/items.js';
-import { type RecordProblem, SHORT_ANSWER_WORDS, SchemaError, answerStatedIn, answerText, isoLocal, monthNumber, safeId, sessionHeaderFor, shortAnswerMustInclude, withHeader } from './shared.js';
+import { GENERIC_FACTS_KEY, type RecordProblem, SHORT_ANSWER_WORDS, SchemaError, answerStatedIn, answerText, isoLocal, monthNumber, safeId, sessionHeaderFor, shortAnswerMustInclude, splitGenericFacts, withHeader } from './shared.js';
 import { isRecord } from '../../../core/record.js';
 import { countWords } from '../../../core/text.js';
 import type { Fact, MessageTurn, Probe, ProbeKind, Transcript } from '../../../core/types.js';
@@ -316,6 +321,25 @@ function linkEvidence(evidence: unknown, phrases: string[], ctx: QaContext, meta
   return factIds;
 }
 
+/**
+ * The facts worth tracking; generic ones (see shared.ts GENERIC_FACT_MIN_TURNS)
+ * go to the transcript's meta and out of every probe's facts, each probe naming
+ * the ones it lost so a reader can see why it names fewer facts than evidence.
+ */
+function withoutGenericFacts(facts: Fact[], turns: MessageTurn[], probes: Probe[], meta: Record<string, unknown>): Fact[] {
+  const { kept, generic } = splitGenericFacts(facts, turns);
+  if (generic.length === 0) return kept;
+  const ids = new Set(generic.map((f) => f.id));
+  for (const probe of probes) {
+    const lost = probe.facts.filter((id) => ids.has(id));
+    if (lost.length === 0) continue;
+    probe.facts = probe.facts.filter((id) => !ids.has(id));
+    probe.meta = { ...probe.meta, [GENERIC_FACTS_KEY]: lost };
+  }
+  meta[GENERIC_FACTS_KEY] = generic.sort((a, b) => a.turn - b.turn);
+  return kept;
+}
+
 /** Converts one LoCoMo sample; `index` is its position in the file (for ids and messages). */
 export function locomoSampleToTranscript(sample: unknown, index: number): Transcript {
   const where = `[${index}]`;
@@ -335,6 +359,7 @@ export function locomoSampleToTranscript(sample: unknown, index: number): Transc
   });
   const meta: Record<string, unknown> = { source: 'locomo', sample_id: rawId, speaker_a: conv.speakerA, speaker_b: conv.speakerB, ...conv.notes };
   if (skipped.length > 0) meta.skipped_qa = skipped.map((s) => `${s.where}: ${s.reason}`);
+  const facts = withoutGenericFacts(ctx.book.facts, conv.turns, probes, meta);
   return {
     id: `locomo-${safeId(rawId)}`,
     title: `LoCoMo ${rawId}: ${conv.speakerA} and ${conv.speakerB}`,
@@ -344,7 +369,7 @@ export function locomoSampleToTranscript(sample: unknown, index: number): Transc
       `assistant messages are ${conv.speakerB}'s; each session starts with its date in brackets. ` +
       'Answer questions about the conversation from what was said in it.',
     turns: conv.turns,
-    facts: ctx.book.facts.sort((a, b) => a.turn - b.turn),
+    facts: facts.sort((a, b) => a.turn - b.turn),
     probes,
     file: `locomo-${safeId(rawId)}.yaml`,
     meta,

@@ -155,7 +155,8 @@ export function longMemEvalToTranscript(instance: unknown, index: number): Trans
 
   const { facts, unmatched } = evidenceFacts(built.evidence, answer, kind);
   const questionDate = typeof instance.question_date === 'string' ? instance.question_date : undefined;
-  const probeMeta: Record<string, unknown> = { question_type: questionType, question };
+  // The question id on the probe too: a probe record (what export and the metrics read) carries only its probe's meta.
+  const probeMeta: Record<string, unknown> = { question_type: questionType, question_id: questionId, question };
   if (questionDate !== undefined) probeMeta.question_date = questionDate;
   if (Array.isArray(instance.answer_session_ids)) probeMeta.answer_session_ids = instance.answer_session_ids.map(String);
   if (unmatched.length > 0) probeMeta.evidence_turns = unmatched;

@@ -9,6 +9,7 @@
 // a stratum, questions are drawn uniformly with seededRandom(S), strata in name
 // order, so the same file, filters, N and S always give the same sample. N at or
 // above the number of questions keeps them all.
+import { GENERIC_FACTS_KEY } from './shared.js';
 import { seededRandom } from '../../../core/random.js';
 import type { Probe, Transcript } from '../../../core/types.js';
 import type { Problem } from '../../../core/errors.js';
@@ -50,7 +51,21 @@ export function keepProbes(t: Transcript, keep: (p: Probe) => boolean): Transcri
   if (probes.length === t.probes.length) return t;
   // Importers plant facts only as evidence for probes; one no kept probe uses would be graded for nothing.
   const used = new Set(probes.flatMap((p) => p.facts));
-  return { ...t, probes, facts: t.facts.filter((f) => used.has(f.id)) };
+  // Generic facts are listed per probe (meta.generic_facts); only those of kept probes still count.
+  const usedGeneric = new Set(probes.flatMap((p) => stringList(p.meta?.[GENERIC_FACTS_KEY])));
+  const generic = t.meta?.[GENERIC_FACTS_KEY];
+  const meta = Array.isArray(generic) ? { ...t.meta, [GENERIC_FACTS_KEY]: generic.filter((g) => usedGeneric.has(genericId(g))) } : t.meta;
+  return { ...t, probes, facts: t.facts.filter((f) => used.has(f.id)), ...(meta ? { meta } : {}) };
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** A generic fact's id as the transcript records it (an object with `id`, or the id itself). */
+function genericId(entry: unknown): string {
+  if (typeof entry === 'string') return entry;
+  return typeof entry === 'object' && entry !== null && typeof (entry as { id?: unknown }).id === 'string' ? (entry as { id: string }).id : '';
 }
 
 function probeForEntry(t: Transcript, entry: ErrataEntry): Probe | undefined {

@@ -1,8 +1,8 @@
 // Rules both benchmark importers share, so LoCoMo and LongMemEval transcripts
 // are graded the same way.
 import { sessionHeader } from '../../../core/items.js';
-import { containsPhrase, countWords } from '../../../core/text.js';
-import type { MessageTurn } from '../../../core/types.js';
+import { containsNormalized, containsPhrase, countWords, normalizeText } from '../../../core/text.js';
+import type { Fact, MessageTurn, Transcript } from '../../../core/types.js';
 
 /** Answers up to this many words get a `must_include`; longer ones are left to the judge,
  * because a free-form sentence is almost never repeated word for word. */
@@ -95,4 +95,51 @@ export function withHeader(header: string, text: string): string {
  */
 export function sessionHeaderFor(session: number, rawDate: string | undefined, at: string | undefined): string {
   return sessionHeader(session, at === undefined ? rawDate?.trim() : undefined);
+}
+
+/**
+ * A derived fact is too generic to track when its phrase is said in at least
+ * this many turns of its conversation. Facts are the answer's exact words, and
+ * presence is checked by those words anywhere in the context: "family" said in
+ * 36 turns is "kept" whenever any one of them is, so counting it would credit a
+ * strategy with retention it did not earn. A count, not a share, so a short and
+ * a long conversation are judged alike: five separate turns already make the
+ * phrase a topic of the conversation rather than the one statement the question
+ * points at.
+ */
+export const GENERIC_FACT_MIN_TURNS = 5;
+
+/** How many turn texts (each already through normalizeText) state `phrase`, by the harness's own matching rule (`answerStatedIn`). */
+export function turnsStating(normalizedTurns: readonly string[], phrase: string): number {
+  const p = normalizeText(phrase);
+  if (p.length === 0) return 0;
+  return normalizedTurns.filter((text) => containsNormalized(text, p)).length;
+}
+
+/**
+ * Splits derived facts into those worth tracking and those too generic (see
+ * GENERIC_FACT_MIN_TURNS). A generic fact keeps its record, with
+ * `meta.generic: true` and `meta.turns` (how many turns state it), so the
+ * transcript says what was left out and why.
+ */
+export function splitGenericFacts(facts: readonly Fact[], turns: readonly MessageTurn[], minTurns = GENERIC_FACT_MIN_TURNS): { kept: Fact[]; generic: Fact[] } {
+  // Normalised once: a LoCoMo conversation has hundreds of turns and facts.
+  const texts = turns.map((t) => normalizeText(turnText(t)));
+  const kept: Fact[] = [];
+  const generic: Fact[] = [];
+  for (const fact of facts) {
+    const count = turnsStating(texts, fact.text);
+    if (count >= minTurns) generic.push({ ...fact, meta: { ...fact.meta, generic: true, turns: count } });
+    else kept.push(fact);
+  }
+  return { kept, generic };
+}
+
+/** The transcript meta key generic facts are recorded under (read by run-info and the import summary). */
+export const GENERIC_FACTS_KEY = 'generic_facts';
+
+/** How many facts of an imported transcript were too generic to track. */
+export function genericFactCount(t: Pick<Transcript, 'meta'>): number {
+  const list = t.meta?.[GENERIC_FACTS_KEY];
+  return Array.isArray(list) ? list.length : 0;
 }

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBenchmark } from '../../../../harness/datasets/importers/index.js';
 import { LOCOMO_ABSTENTION_ANSWER, locomoSampleToTranscript, normalizeDiaId, parseLocomoDate } from '../../../../harness/datasets/importers/locomo.js';
-import { containsPhrase } from '../../../../core/text.js';
+import { containsPhrase, normalizeText } from '../../../../core/text.js';
+import { GENERIC_FACT_MIN_TURNS, genericFactCount, turnsStating } from '../../../../harness/datasets/importers/shared.js';
+import { summaryLines } from '../../../../harness/commands/import.js';
 import { loadTranscriptFile } from '../../../../harness/datasets/transcript.js';
 import type { MessageTurn, Probe, Transcript } from '../../../../core/types.js';
 
@@ -201,5 +203,64 @@ describe('LoCoMo files on disk', () => {
       const direct = locomoSampleToTranscript(samples[i], i);
       expect({ ...loaded, file: '' }).toEqual({ ...direct, file: '' });
     }
+  });
+});
+
+describe('facts too generic to track', () => {
+  /** Six sessions; "family" is said in five turns, "Lake Tahoe" in one. */
+  function sample(familyTurns: number) {
+    const conversation: Record<string, unknown> = { speaker_a: 'Ann', speaker_b: 'Bo' };
+    for (let n = 1; n <= 6; n++) {
+      const text = n <= familyTurns ? `My family came over on day ${n}.` : `Nothing new on day ${n}.`;
+      conversation[`session_${n}`] = [
+        { speaker: 'Ann', dia_id: `D${n}:1`, text: n === 6 ? 'We went to Lake Tahoe.' : text },
+        { speaker: 'Bo', dia_id: `D${n}:2`, text: 'Nice.' },
+      ];
+      conversation[`session_${n}_date_time`] = `1:00 pm on ${n} May, 2023`;
+    }
+    const qa = [
+      { question: 'Who came over on day 1?', answer: 'family', evidence: ['D1:1'], category: 4 },
+      { question: 'Where did Ann go?', answer: 'Lake Tahoe', evidence: ['D6:1'], category: 4 },
+      { question: 'Who visits, and where did Ann go?', answer: 'family, Lake Tahoe', evidence: ['D2:1', 'D6:1'], category: 1 },
+    ];
+    return { sample_id: 'g-1', conversation, qa };
+  }
+
+  it(`leaves a fact said in ${GENERIC_FACT_MIN_TURNS} or more turns out of facts and probes, recording it as generic`, () => {
+    const t = locomoSampleToTranscript(sample(GENERIC_FACT_MIN_TURNS), 0);
+    expect(t.facts.map((f) => f.text)).toEqual(['Lake Tahoe']);
+    expect(probe(t, 'q1').facts).toEqual([]);
+    expect(probe(t, 'q1').meta?.generic_facts).toEqual(['D1-1']);
+    expect(probe(t, 'q2').facts).toEqual(['D6-1']);
+    expect(probe(t, 'q3').facts).toEqual(['D6-1']);
+    expect(probe(t, 'q3').meta?.generic_facts).toEqual(['D2-1']);
+    const generic = t.meta?.generic_facts as { id: string; text: string; meta: Record<string, unknown> }[];
+    expect(generic.map((f) => [f.id, f.text, f.meta.generic, f.meta.turns])).toEqual([
+      ['D1-1', 'family', true, 5],
+      ['D2-1', 'family', true, 5],
+    ]);
+    expect(genericFactCount(t)).toBe(2);
+  });
+
+  it('keeps a fact said in fewer turns', () => {
+    const t = locomoSampleToTranscript(sample(GENERIC_FACT_MIN_TURNS - 1), 0);
+    expect(t.facts.map((f) => f.text).sort()).toEqual(['Lake Tahoe', 'family', 'family']);
+    expect(probe(t, 'q1').facts).toEqual(['D1-1']);
+    expect(t.meta?.generic_facts).toBeUndefined();
+    expect(genericFactCount(t)).toBe(0);
+  });
+
+  it('counts turns by the harness matching rule: whole words, any case', () => {
+    const texts = ['my family', 'FAMILY!', 'families', 'familyman', 'the family, again'].map(normalizeText);
+    expect(turnsStating(texts, 'Family')).toBe(3);
+    expect(turnsStating(texts, '')).toBe(0);
+  });
+
+  it('the import summary says how many facts were too generic', () => {
+    const summary = { written: ['a'], probes: 3, facts: 1, dropped: { errata: 0, category: 0, type: 0, sample: 0 }, removed: [], quirks: [] };
+    expect(summaryLines({ ...summary, genericFacts: 2 }, 'out')).toContain(
+      `left out 2 facts too generic to track (their words are said in ${GENERIC_FACT_MIN_TURNS} or more turns of the conversation)`,
+    );
+    expect(summaryLines({ ...summary, genericFacts: 0 }, 'out').join('\n')).not.toContain('too generic');
   });
 });

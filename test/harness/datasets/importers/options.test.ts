@@ -182,6 +182,7 @@ describe('quirks summary', () => {
         written: ['a', 'b'],
         probes: 4,
         facts: 3,
+        genericFacts: 0,
         dropped: { errata: 2, category: 5, type: 0, sample: 9 },
         errata: { citationOnly: 1, unmatched: ['e.json[3]'] },
         sample: { seed: 7, requested: 4, population: 13, perStratum: { 'category 1': 2, 'category 2': 2 } },
