@@ -96,6 +96,7 @@ function importOptions(benchmark: 'locomo' | 'longmemeval', values: Values & { o
     limit: values.limit === undefined ? undefined : wholeNumber('--limit', values.limit, 1),
     sample: values.sample === undefined ? undefined : { size: wholeNumber('--sample', values.sample, 1), seed: wholeNumber('--seed', values.seed as string, 0, 0xffffffff) },
     selection,
+    ...(values.errata !== undefined ? { errataFiles: values.errata } : {}),
   };
 }
 

@@ -3,8 +3,9 @@
 // question, keeping the questions the filters and sample select (select.ts),
 // all or nothing (output.ts). The JSON is read as a stream of top-level list elements, so even
 // longmemeval_m.json (gigabytes) never has to fit in one string.
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { InputError, fileProblem, type Problem } from '../../../core/errors.js';
 import { writeTranscriptFile } from '../yaml-write.js';
 import type { Transcript } from '../../../core/types.js';
@@ -159,6 +160,34 @@ export interface ImportOptions {
   sample?: { size: number; seed: number };
   /** Aborting stops the import between records; nothing is moved into `out`. */
   signal?: AbortSignal;
+  /** Errata files as given (name and sha256 are recorded with each transcript). */
+  errataFiles?: string[];
+}
+
+/**
+ * What an import did, recorded under every transcript's `meta.import` so a
+ * run's protocol manifest can say which questions were left out and why:
+ * the input file (name and sha256), the limit, sample and filters, and the
+ * errata files (name and sha256).
+ */
+export async function importRecord(benchmark: BenchmarkName, file: string, options: ImportOptions): Promise<Record<string, unknown>> {
+  const record: Record<string, unknown> = { benchmark, file: basename(file), sha256: await fileSha256(file) };
+  if (options.limit !== undefined) record.limit = options.limit;
+  if (options.sample) record.sample = { ...options.sample };
+  const selection = options.selection ?? {};
+  if (selection.excludeCategories?.size) record.exclude_categories = [...selection.excludeCategories].sort((a, b) => a - b);
+  if (selection.types?.size) record.types = [...selection.types].sort();
+  if (options.errataFiles?.length) {
+    record.errata = await Promise.all(options.errataFiles.map(async (f) => ({ file: basename(f), sha256: await fileSha256(f) })));
+  }
+  return record;
+}
+
+/** Streamed: a LongMemEval file is hundreds of megabytes. */
+async function fileSha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 /** The import was stopped through `ImportOptions.signal`; `out` is as it was. */
@@ -245,6 +274,7 @@ async function writeRecords(benchmark: BenchmarkName, file: string, options: Imp
   const ids = new Set<string>();
   const tally = new QuirkTally();
   let schemaProblems = 0;
+  const imported = await importRecord(benchmark, file, options);
   for await (const record of convertedRecords(benchmark, file, options, stats, problems)) {
     if ('problem' in record) {
       problems.push(record.problem);
@@ -260,7 +290,7 @@ async function writeRecords(benchmark: BenchmarkName, file: string, options: Imp
     // A record whose every question was left out measures nothing; leaving it out keeps the suite's counts honest.
     // Once a problem is found nothing will be moved in, so writing more is wasted work.
     if ((transcript.probes.length === 0 && record.probes > 0) || problems.length > 0) continue;
-    transcript = uniqueId(transcript, ids);
+    transcript = uniqueId({ ...transcript, meta: { ...transcript.meta, import: imported } }, ids);
     const name = `${transcript.id}.yaml`;
     await writeTranscriptFile(join(staging, name), { ...transcript, file: join(options.out, name) });
     names.push(name);

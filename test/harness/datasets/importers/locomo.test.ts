@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importBenchmark } from '../../../../harness/datasets/importers/index.js';
+import { importBenchmark, importRecord } from '../../../../harness/datasets/importers/index.js';
 import { LOCOMO_ABSTENTION_ANSWER, locomoSampleToTranscript, normalizeDiaId, parseLocomoDate } from '../../../../harness/datasets/importers/locomo.js';
 import { containsPhrase, normalizeText } from '../../../../core/text.js';
 import { GENERIC_FACT_MIN_TURNS, genericFactCount, turnsStating } from '../../../../harness/datasets/importers/shared.js';
@@ -201,7 +201,10 @@ describe('LoCoMo files on disk', () => {
     for (const [i, path] of summary.written.entries()) {
       const loaded = loadTranscriptFile(path);
       const direct = locomoSampleToTranscript(samples[i], i);
-      expect({ ...loaded, file: '' }).toEqual({ ...direct, file: '' });
+      // The file also records what the import did (meta.import), beside the converted sample.
+      const imported = await importRecord('locomo', FIXTURE, { out: dir });
+      expect({ ...loaded, file: '' }).toEqual({ ...direct, meta: { ...direct.meta, import: imported }, file: '' });
+      expect(imported).toMatchObject({ benchmark: 'locomo', file: basename(FIXTURE), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     }
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importBenchmark } from '../../../../harness/datasets/importers/index.js';
+import { importBenchmark, importRecord } from '../../../../harness/datasets/importers/index.js';
 import { longMemEvalToTranscript, parseLongMemEvalDate } from '../../../../harness/datasets/importers/longmemeval.js';
 import { containsPhrase } from '../../../../core/text.js';
 import { loadTranscriptFile } from '../../../../harness/datasets/transcript.js';
@@ -107,7 +107,9 @@ describe('LongMemEval files on disk', () => {
     ]);
     for (const [i, path] of summary.written.entries()) {
       const loaded = loadTranscriptFile(path);
-      expect({ ...loaded, file: '' }).toEqual({ ...longMemEvalToTranscript(instances[i], i), file: '' });
+      const direct = longMemEvalToTranscript(instances[i], i);
+      const imported = await importRecord('longmemeval', FIXTURE, { out: dir });
+      expect({ ...loaded, file: '' }).toEqual({ ...direct, meta: { ...direct.meta, import: imported }, file: '' });
     }
   });
 });

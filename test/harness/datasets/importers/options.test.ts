@@ -7,6 +7,7 @@ import { importBenchmark, locomoSampleToTranscript, parseErrata, readErrataFiles
 import { allocate, stratifiedSample } from '../../../../harness/datasets/importers/select.js';
 import { importCommand, summaryLines } from '../../../../harness/commands/import.js';
 import { loadTranscriptFile } from '../../../../harness/datasets/transcript.js';
+import { protocolManifest } from '../../../../harness/run/run-info.js';
 
 const FIXTURES = join(import.meta.dirname, '../../../fixtures/importers');
 const LOCOMO = join(FIXTURES, 'locomo-mini.json');
@@ -60,6 +61,21 @@ describe('category and type filters', () => {
     const summary = await importBenchmark('longmemeval', LME, { out: target, selection: { types: new Set(['knowledge-update', 'multi-session']) } });
     expect(readdirSync(target).sort()).toEqual(['lme-ku-0007.yaml', 'lme-ms-0100.yaml']);
     expect(summary.dropped.type).toBe(3);
+  });
+});
+
+describe('what the import did, recorded with every transcript', () => {
+  it('records the input file, filters, sample and errata files (names and sha256) under meta.import, which the run manifest reads', async () => {
+    const errata = json('errata-record.json', [{ sample_id: 'conv-mini-1', qa_index: 0 }]);
+    const options = { out: out(), limit: 2, selection: { excludeCategories: new Set([5, 3]), errata: readErrataFiles([errata]) }, errataFiles: [errata] };
+    const summary = await importBenchmark('locomo', LOCOMO, options);
+    const record = loadTranscriptFile(summary.written[0]).meta?.import as Record<string, unknown>;
+    expect(record).toMatchObject({ benchmark: 'locomo', file: 'locomo-mini.json', limit: 2, exclude_categories: [3, 5] });
+    expect(record.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(record.errata).toEqual([{ file: 'errata-record.json', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    const transcripts = summary.written.map((p) => loadTranscriptFile(p));
+    const manifest = protocolManifest(transcripts, { model: 'offline', judge: 'offline', agent: 'direct', judgeSamples: 1 });
+    expect(manifest.datasets?.[0]?.import).toEqual([record]);
   });
 });
 
