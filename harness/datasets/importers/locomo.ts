@@ -109,6 +109,25 @@ function captionWithoutUrl(line: Record<string, unknown>): boolean {
 interface Line {
   diaId: string;
   text: string;
+  /** A shared image's URL and search query, kept in the turn's meta (the text keeps only its caption). */
+  image?: SharedImage;
+}
+
+interface SharedImage {
+  dia_id: string;
+  url?: string | string[];
+  query?: string;
+  caption: string;
+}
+
+/** The image a line shares, with what LoCoMo records of it, or undefined. */
+function sharedImage(raw: Record<string, unknown>): SharedImage | undefined {
+  const caption = typeof raw.blip_caption === 'string' ? raw.blip_caption.trim() : '';
+  if (caption.length === 0) return undefined;
+  const image: SharedImage = { dia_id: typeof raw.dia_id === 'string' ? raw.dia_id : '', caption };
+  if (typeof raw.img_url === 'string' || (Array.isArray(raw.img_url) && raw.img_url.every((u) => typeof u === 'string'))) image.url = raw.img_url as string | string[];
+  if (typeof raw.query === 'string') image.query = raw.query;
+  return image;
 }
 
 interface Run {
@@ -123,7 +142,8 @@ function sessionRuns(lines: Record<string, unknown>[], conv: Conversation): Run[
   let lastSpeaker: string | undefined;
   for (const raw of lines) {
     const speaker = typeof raw.speaker === 'string' && raw.speaker.trim().length > 0 ? raw.speaker.trim() : 'Unknown';
-    const line = { diaId: typeof raw.dia_id === 'string' ? raw.dia_id : '', text: utteranceText(raw) };
+    const image = sharedImage(raw);
+    const line: Line = { diaId: typeof raw.dia_id === 'string' ? raw.dia_id : '', text: utteranceText(raw), ...(image ? { image } : {}) };
     if (captionWithoutUrl(raw)) conv.notes.images_without_url = Number(conv.notes.images_without_url ?? 0) + 1;
     conv.speakers.add(speaker);
     const current = runs[runs.length - 1];
@@ -179,6 +199,8 @@ function addSession(conv: Conversation, n: number, lines: Record<string, unknown
     if (draft.assistant !== undefined) turn.assistant = draft.assistant;
     if (i === 0) startSession(turn, n, rawDate);
     turn.meta = { ...turn.meta, dia_ids: draft.lines.map((l) => l.diaId) };
+    const images = draft.lines.flatMap((l) => (l.image ? [l.image] : []));
+    if (images.length > 0) turn.meta.images = images;
     conv.turns.push(turn);
     for (const line of draft.lines) indexUtterance(conv, line, conv.turns.length);
   });

@@ -83,6 +83,16 @@ describe('LoCoMo sample conversion', () => {
     expect(msg(t, 4).assistant).toBe('Melanie: [shares a tent by a lake at sunset]');
   });
 
+  it("keeps a shared image's URL, query and caption in the turn's meta (the text keeps only the caption)", () => {
+    expect(msg(t, 2).meta?.images).toEqual([{ dia_id: 'D1:5', url: ['https://example.invalid/bowl.jpg'], caption: 'a photo of a blue ceramic bowl' }]);
+    const withQuery = locomoSampleToTranscript(
+      { sample_id: 'q', conversation: { speaker_a: 'A', speaker_b: 'B', session_1: [{ speaker: 'A', dia_id: 'D1:1', text: 'Look', img_url: 'https://example.invalid/x.jpg', query: 'red kite', blip_caption: 'a red kite' }] }, qa: [] },
+      0,
+    );
+    const turn = withQuery.turns[0];
+    expect(turn.kind === 'message' ? turn.meta?.images : undefined).toEqual([{ dia_id: 'D1:1', url: 'https://example.invalid/x.jpg', query: 'red kite', caption: 'a red kite' }]);
+  });
+
   it('notes date keys without a session and empty sessions instead of inventing turns', () => {
     expect(t.meta?.dates_without_session).toEqual([3]);
     expect(t.meta?.empty_sessions).toEqual([4]);
