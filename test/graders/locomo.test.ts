@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { porterStem } from '../../core/porter.js';
 import { LOCOMO_ADVERSARIAL_PHRASES, hasLocomoProbes, locomoScore as coreScore, locomoScores as coreScores, locomoTokenF1, type LocomoCategory } from '../../core/locomo.js';
-import { runResultSchema } from '../../core/schema/run.js';
 import type { ProbeRecord, RunResult } from '../../core/types.js';
 import { officialF1 } from '../../graders/exact.js';
 import { locomoScore, locomoScores } from '../../graders/locomo.js';
+import { probeOnlyRun } from '../helpers/sample-run.js';
 
 // A straightforward port of snap-research/locomo task_eval/evaluation.py
 // (normalize_answer, f1_score, f1 and the category branches of
@@ -240,23 +240,7 @@ function record(s: Spec): ProbeRecord {
 }
 
 function buildRun(specs: Spec[], transcripts: { id: string; tags: string[] }[], strategies: string[]): RunResult {
-  return runResultSchema.parse({
-    info: {
-      runId: 'r',
-      status: 'complete',
-      startedAt: '2026-01-01T00:00:00Z',
-      memevalVersion: '0.0.0',
-      node: 'v20',
-      packages: {},
-      model: 'offline',
-      judge: 'offline',
-      strategies: strategies.map((id) => ({ id, use: id, options: {} })),
-      transcripts: transcripts.map((t) => ({ ...t, file: `${t.id}.yaml`, turns: 3, probes: 1 })),
-    },
-    turns: [],
-    probes: specs.map(record),
-    summaries: [],
-  });
+  return probeOnlyRun({ probes: specs.map(record), transcripts, strategies });
 }
 
 const LOCOMO = { id: 'locomo-conv-1', tags: ['locomo'] };

@@ -1,6 +1,7 @@
 // Hand-built RunResults for report tests. Every number here is chosen so the
 // expected aggregates can be worked out on paper (see test/reports-aggregate.test.ts).
 import type { Attribution, ProbeKind, ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../../core/types.js';
+import { runResultSchema } from '../../core/schema/run.js';
 
 /** `error` is a failed answer call; `judge-error` an answer the judge failed to grade. */
 export type Outcome = 'pass' | 'fail' | 'error' | 'judge-error';
@@ -323,4 +324,34 @@ export function withSummaryJudgeErrors(run: RunResult, message = 'HTTP 401 from 
     s.grades.judge = { model: 'openai:judge', coverage: NaN, faithfulness: NaN, temporal: NaN, format: NaN, overall: NaN, score: NaN, invented: [], reasons: {}, error: message };
   }
   return run;
+}
+
+/**
+ * A schema-checked run holding only probe records, with its transcripts listed
+ * by id and tags: the input report and scorer tests build by hand.
+ */
+export function probeOnlyRun(opts: {
+  probes: unknown[];
+  transcripts: { id: string; tags: string[] }[];
+  strategies: string[];
+  model?: string;
+  judge?: string;
+}): RunResult {
+  return runResultSchema.parse({
+    info: {
+      runId: 'r',
+      status: 'complete',
+      startedAt: '2026-01-01T00:00:00Z',
+      memevalVersion: '0.0.0',
+      node: 'v20',
+      packages: {},
+      model: opts.model ?? 'offline',
+      judge: opts.judge ?? 'offline',
+      strategies: opts.strategies.map((id) => ({ id, use: id, options: {} })),
+      transcripts: opts.transcripts.map((t) => ({ ...t, file: `${t.id}.yaml`, turns: 3, probes: 1 })),
+    },
+    turns: [],
+    probes: opts.probes,
+    summaries: [],
+  });
 }

@@ -2,9 +2,9 @@
 // hand below, and how report.html, the CLI and summary.csv show them.
 import { describe, expect, it } from 'vitest';
 import { LONGMEMEVAL_NOT_SCORED, LONGMEMEVAL_PROTOCOL, longMemEvalNotScored, longMemEvalScores } from '../../core/longmemeval.js';
-import { runResultSchema } from '../../core/schema/run.js';
 import type { ProbeKind, ProbeRecord, RunResult } from '../../core/types.js';
 import { LONGMEMEVAL_TITLE, longMemEvalLines, longMemEvalNavLink, longMemEvalSection, longMemEvalSummaryColumns } from '../../reports/longmemeval.js';
+import { probeOnlyRun } from '../helpers/sample-run.js';
 
 type Outcome = 'yes' | 'no' | 'judge-error' | 'answer-error' | 'other-rule';
 
@@ -62,23 +62,8 @@ function record(s: Spec): ProbeRecord {
 
 function buildRun(specs: Spec[], judge: string, strategies = ['full', 'trim']): RunResult {
   const ids = [...new Set(specs.map((s) => s.transcript ?? `lme-${s.id}`))];
-  return runResultSchema.parse({
-    info: {
-      runId: 'r',
-      status: 'complete',
-      startedAt: '2026-01-01T00:00:00Z',
-      memevalVersion: '0.0.0',
-      node: 'v20',
-      packages: {},
-      model: 'openai:reader',
-      judge,
-      strategies: strategies.map((id) => ({ id, use: id, options: {} })),
-      transcripts: ids.map((id) => ({ id, file: `${id}.yaml`, tags: id.startsWith('lme-') ? ['longmemeval'] : ['support'], turns: 3, probes: 1 })),
-    },
-    turns: [],
-    probes: specs.map(record),
-    summaries: [],
-  });
+  const transcripts = ids.map((id) => ({ id, tags: id.startsWith('lme-') ? ['longmemeval'] : ['support'] }));
+  return probeOnlyRun({ probes: specs.map(record), transcripts, strategies, model: 'openai:reader', judge });
 }
 
 const EVIL = '<b>full</b>';

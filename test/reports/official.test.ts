@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { runResultSchema } from '../../core/schema/run.js';
 import type { ProbeRecord, RunResult } from '../../core/types.js';
 import { renderReport } from '../../reports/html.js';
 import { OFFICIAL_TITLE, officialLines, officialNavLink, officialSections, officialSummaryColumns } from '../../reports/official.js';
 import { formatTable } from '../../reports/table.js';
+import { probeOnlyRun } from '../helpers/sample-run.js';
 
 // A small run builder of its own: LoCoMo probe records with a category, an answer or an error.
 interface Spec {
@@ -40,23 +40,7 @@ function record(s: Spec): ProbeRecord {
 }
 
 function buildRun(specs: Spec[], transcripts: { id: string; tags: string[] }[], strategies: string[]): RunResult {
-  return runResultSchema.parse({
-    info: {
-      runId: 'r',
-      status: 'complete',
-      startedAt: '2026-01-01T00:00:00Z',
-      memevalVersion: '0.0.0',
-      node: 'v20',
-      packages: {},
-      model: 'offline',
-      judge: 'offline',
-      strategies: strategies.map((id) => ({ id, use: id, options: {} })),
-      transcripts: transcripts.map((t) => ({ ...t, file: `${t.id}.yaml`, turns: 3, probes: 1 })),
-    },
-    turns: [],
-    probes: specs.map(record),
-    summaries: [],
-  });
+  return probeOnlyRun({ probes: specs.map(record), transcripts, strategies });
 }
 
 const LOCOMO = { id: 'locomo-conv-1', tags: ['locomo'] };
