@@ -5,19 +5,22 @@ import { join } from 'node:path';
 import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeKind, ProbeRecord, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
 import { ATTRIBUTIONS, accuracyByTag, isProbeError, judgeLabel, modelLabel, probeErrorStage, runNotice, stageErrors, strategyIds, summarize, type StrategySummary } from './aggregate.js';
+import { categoryKey, heatCell, legend, lineChart, mergeIdentical, scatterChart, scatterLegend, sharedTokenTicks, stackedBars, styleFor, type ScatterPoint, type Series } from './charts.js';
 import { esc, num, pct } from './format.js';
 import { answerJudgeLine, judgeDisagreementSection } from './judge.js';
 import { writeFileAtomic } from './load.js';
 import { officialNavLink, officialSections } from './official.js';
 import { longMemEvalNavLink, longMemEvalSection } from './longmemeval.js';
 import { powerSections } from './power.js';
+import { verdictSection } from './verdict.js';
 import type { Reporter } from './types.js';
 
 export function usd(value: number | undefined): string {
   return value === undefined ? '–' : `$${value.toFixed(4)}`;
 }
 
-export const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22'];
+// The charts live in charts.ts; these stay exported from here for existing callers.
+export { PALETTE, niceTicks, paretoFrontier, scatterChart, lineChart, type ScatterPoint, type Series } from './charts.js';
 
 export const BASE_CSS = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:16px 24px;color:#1b1f24}
@@ -32,7 +35,8 @@ details{border:1px solid #d0d7de;border-radius:6px;margin:6px 0;padding:4px 10px
 summary{cursor:pointer}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:8px;border-radius:4px;margin:4px 0}
 .msg{border-left:3px solid #d0d7de;padding-left:8px;margin:6px 0}.role{font-weight:600;font-size:12px;color:#57606a}
-svg{background:#fff;border:1px solid #d0d7de;border-radius:6px}svg text{font:11px system-ui,sans-serif;fill:#1b1f24}
+svg.chart{display:block;width:100%;height:auto;background:#fff;border:1px solid #d0d7de;border-radius:6px}svg text{font:11px system-ui,sans-serif;fill:#1b1f24}svg.sw{vertical-align:-1px}
+.multiples{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:12px}.multiples figure{margin:0}.multiples figcaption{font-size:13px;margin:0 0 4px}td.heat{font-weight:600}
 .banner{border:2px solid #cf222e;background:#ffebe9;color:#82071e;border-radius:6px;padding:10px 14px;margin:0 0 12px}.banner strong{margin-right:6px}
 .legend span{display:inline-block;margin-right:14px}.swatch{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:4px;vertical-align:-1px}
 `;
@@ -47,157 +51,6 @@ export function page(title: string, body: string): string {
 ${body}
 </body></html>
 `;
-}
-
-// ---------- charts ----------
-
-interface Box {
-  width: number;
-  height: number;
-  left: number;
-  right: number;
-  top: number;
-  bottom: number;
-}
-
-const BOX: Box = { width: 640, height: 320, left: 60, right: 20, top: 20, bottom: 44 };
-
-interface Scale {
-  (v: number): number;
-  ticks: number[];
-}
-
-/** Round tick values (1, 2, 5 × 10^k steps) covering [min, max]. */
-export function niceTicks(min: number, max: number, count = 5): number[] {
-  if (max <= min) max = min + 1;
-  const raw = (max - min) / count;
-  const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
-  const ticks: number[] = [];
-  for (let t = Math.floor(min / step) * step; t <= max + step * 1e-9; t += step) ticks.push(Number(t.toPrecision(12)));
-  if (ticks[ticks.length - 1] < max) ticks.push(Number((ticks[ticks.length - 1] + step).toPrecision(12)));
-  return ticks;
-}
-
-function linearScale(min: number, max: number, from: number, to: number, fixedTicks?: number[]): Scale {
-  const ticks = fixedTicks ?? niceTicks(min, max);
-  const lo = ticks[0];
-  const hi = ticks[ticks.length - 1];
-  const scale = ((v: number) => from + ((v - lo) / (hi - lo || 1)) * (to - from)) as Scale;
-  scale.ticks = ticks;
-  return scale;
-}
-
-function axes(x: Scale, y: Scale, xLabel: string, yLabel: string, xFormat: (v: number) => string, yFormat: (v: number) => string): string {
-  const { width, height, left, right, top, bottom } = BOX;
-  const x0 = left;
-  const y0 = height - bottom;
-  const parts = [
-    `<line x1="${x0}" y1="${y0}" x2="${width - right}" y2="${y0}" stroke="#57606a"/>`,
-    `<line x1="${x0}" y1="${top}" x2="${x0}" y2="${y0}" stroke="#57606a"/>`,
-  ];
-  for (const t of x.ticks) {
-    const px = x(t).toFixed(1);
-    parts.push(`<line x1="${px}" y1="${y0}" x2="${px}" y2="${y0 + 4}" stroke="#57606a"/><text x="${px}" y="${y0 + 16}" text-anchor="middle">${esc(xFormat(t))}</text>`);
-  }
-  for (const t of y.ticks) {
-    const py = y(t).toFixed(1);
-    parts.push(`<line x1="${x0}" y1="${py}" x2="${width - right}" y2="${py}" stroke="#eaeef2"/><text x="${x0 - 6}" y="${py}" text-anchor="end" dominant-baseline="middle">${esc(yFormat(t))}</text>`);
-  }
-  parts.push(`<text x="${(x0 + width - right) / 2}" y="${height - 8}" text-anchor="middle">${esc(xLabel)}</text>`);
-  parts.push(`<text transform="translate(14 ${(top + y0) / 2}) rotate(-90)" text-anchor="middle">${esc(yLabel)}</text>`);
-  return parts.join('\n');
-}
-
-function svg(label: string, content: string): string {
-  return `<svg class="chart" role="img" aria-label="${esc(label)}" viewBox="0 0 ${BOX.width} ${BOX.height}" width="${BOX.width}" height="${BOX.height}" xmlns="http://www.w3.org/2000/svg">\n${content}\n</svg>`;
-}
-
-function polyline(points: [number, number][], color: string, dashed = false): string {
-  const d = points.map(([px, py], i) => `${i ? 'L' : 'M'}${px.toFixed(1)} ${py.toFixed(1)}`).join(' ');
-  return `<path d="${d}" fill="none" stroke="${color}" stroke-width="2"${dashed ? ' stroke-dasharray="5 4"' : ''}/>`;
-}
-
-export interface ScatterPoint {
-  label: string;
-  x: number;
-  y: number;
-}
-
-/** Points no other point beats on both axes (fewer tokens and higher accuracy), sorted by x. */
-export function paretoFrontier(points: ScatterPoint[]): ScatterPoint[] {
-  const dominated = (p: ScatterPoint) =>
-    points.some((q) => q !== p && q.x <= p.x && q.y >= p.y && (q.x < p.x || q.y > p.y));
-  return points.filter((p) => !dominated(p)).sort((a, b) => a.x - b.x);
-}
-
-/** Accuracy (y) against mean context tokens (x), one point per strategy, Pareto frontier dashed. */
-export function scatterChart(points: ScatterPoint[]): string {
-  const xs = points.map((p) => p.x);
-  const x = linearScale(0, Math.max(...xs, 1), BOX.left, BOX.width - BOX.right);
-  const y = linearScale(0, 1, BOX.height - BOX.bottom, BOX.top, [0, 0.2, 0.4, 0.6, 0.8, 1]);
-  const frontier = paretoFrontier(points);
-  const parts = [axes(x, y, 'mean context tokens per turn', 'probe accuracy', (v) => num(v), (v) => `${Math.round(v * 100)}%`)];
-  parts.push(polyline(frontier.map((p) => [x(p.x), y(p.y)]), '#57606a', true));
-  points.forEach((p, i) => {
-    const onFrontier = frontier.includes(p);
-    const color = PALETTE[i % PALETTE.length];
-    parts.push(
-      `<circle class="pt${onFrontier ? ' pareto' : ''}" cx="${x(p.x).toFixed(1)}" cy="${y(p.y).toFixed(1)}" r="${onFrontier ? 6 : 4.5}" fill="${color}"${onFrontier ? ' stroke="#1b1f24" stroke-width="2"' : ''}><title>${esc(`${p.label}: ${pct(p.y)} at ${num(p.x)} tokens${onFrontier ? ' (Pareto frontier)' : ''}`)}</title></circle>`,
-      labelAt(x(p.x), y(p.y), p.label),
-    );
-  });
-  return svg('accuracy against mean context tokens', parts.join('\n'));
-}
-
-// Labels near the right edge go to the left of their point so they stay inside the chart.
-function labelAt(px: number, py: number, label: string): string {
-  const flip = px > BOX.width - BOX.right - 80;
-  return `<text x="${(px + (flip ? -8 : 8)).toFixed(1)}" y="${(py - 8).toFixed(1)}"${flip ? ' text-anchor="end"' : ''}>${esc(label)}</text>`;
-}
-
-export interface Series {
-  label: string;
-  color: string;
-  points: { turn: number; tokens: number; summarized: boolean }[];
-}
-
-/** Context tokens per turn, one line per strategy; rings mark turns where a summary was made. */
-export function lineChart(title: string, series: Series[]): string {
-  const all = series.flatMap((s) => s.points);
-  const maxTurn = all.reduce((m, p) => Math.max(m, p.turn), 2);
-  const x = linearScale(1, maxTurn, BOX.left, BOX.width - BOX.right, turnTicks(maxTurn));
-  const y = linearScale(0, all.reduce((m, p) => Math.max(m, p.tokens), 1), BOX.height - BOX.bottom, BOX.top);
-  const parts = [axes(x, y, 'turn', 'context tokens', (v) => String(v), (v) => num(v))];
-  for (const s of series) {
-    parts.push(polyline(s.points.map((p) => [x(p.turn), y(p.tokens)]), s.color));
-    for (const p of s.points) {
-      const cx = x(p.turn).toFixed(1);
-      const cy = y(p.tokens).toFixed(1);
-      parts.push(`<circle class="pt" cx="${cx}" cy="${cy}" r="3" fill="${s.color}"><title>${esc(`${s.label}, turn ${p.turn}: ${num(p.tokens)} tokens`)}</title></circle>`);
-      if (p.summarized) {
-        parts.push(`<circle class="summary-event" cx="${cx}" cy="${cy}" r="8" fill="none" stroke="${s.color}" stroke-width="2"><title>${esc(`${s.label}: summary made at turn ${p.turn}`)}</title></circle>`);
-      }
-    }
-  }
-  return svg(title, parts.join('\n'));
-}
-
-function turnTicks(maxTurn: number): number[] {
-  const step = Math.max(1, Math.ceil(maxTurn / 10));
-  const ticks: number[] = [];
-  for (let t = 1; t <= maxTurn; t += step) ticks.push(t);
-  // The last turn always gets a tick; a regular tick too close to it would overlap its label.
-  if (ticks[ticks.length - 1] !== maxTurn) {
-    if (ticks.length > 1 && maxTurn - ticks[ticks.length - 1] < step / 2 + 0.5) ticks.pop();
-    ticks.push(maxTurn);
-  }
-  return ticks;
-}
-
-function legend(items: { label: string; color: string }[]): string {
-  const entries = items.map((i) => `<span><span class="swatch" style="background:${i.color}"></span>${esc(i.label)}</span>`);
-  return `<div class="legend">${entries.join('')} <span class="muted">○ ring = summary made at that turn</span></div>`;
 }
 
 // ---------- sections ----------
@@ -357,11 +210,12 @@ function stageTable(run: RunResult): string {
 
 function kindTable(rows: StrategySummary[]): string {
   const head = ['strategy', ...PROBE_KINDS, 'mean F1', 'pass^N'];
+  // A heat table: the shade lets a weak kind stand out across strategies; the figure stays in the cell.
   const body = rows.map((s) => {
-    const kinds = PROBE_KINDS.map((k) => `<td class="n">${pct(s.accuracyByKind[k])}</td>`).join('');
-    return `<tr><td>${esc(s.strategy)}</td>${kinds}<td class="n">${num(s.meanF1, 2)}</td><td class="n">${pct(s.passHatN)}</td></tr>`;
+    const kinds = PROBE_KINDS.map((k) => heatCell(s.accuracyByKind[k], pct(s.accuracyByKind[k]))).join('');
+    return `<tr><td>${esc(s.strategy)}</td>${kinds}${heatCell(s.meanF1, num(s.meanF1, 2))}${heatCell(s.passHatN, pct(s.passHatN))}</tr>`;
   });
-  return `<h3>Accuracy by probe kind</h3><p class="muted">passed / attempted probes of each kind; mean F1 is over graded answers.</p><table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>${readerGapKindTable(rows)}`;
+  return `<h3>Accuracy by probe kind</h3><p class="muted">passed / attempted probes of each kind; mean F1 is over graded answers. Darker cells are higher.</p><table class="kinds"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>${readerGapKindTable(rows)}`;
 }
 
 /** Accuracy per transcript tag; only when the run's transcripts carry more than one tag value, since one tag is the overview again. */
@@ -377,14 +231,19 @@ function tagTable(run: RunResult): string {
   return `<h3 id="tags">Accuracy by tag</h3><p class="muted">${esc(note)}</p><table class="tags"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>`;
 }
 
-/** Why probes failed, counted per strategy (graders/attribution.ts). */
+// One colour per cause, Okabe–Ito hues; error and unknown are greys since they are not a memory failure.
+const ATTRIBUTION_COLORS = ['#D55E00', '#E69F00', '#0072B2', '#CC79A7', '#6e7781', '#afb8c1'];
+
+/** Why probes failed, counted per strategy (graders/attribution.ts): stacked bars, the counts in the table under them. */
 function attributionTable(rows: StrategySummary[]): string {
   if (!rows.some((s) => ATTRIBUTIONS.some((a) => s.attribution[a] > 0))) return '';
   const head = ['strategy', ...ATTRIBUTIONS];
   const body = rows.map((s) => `<tr><td>${esc(s.strategy)}</td>${ATTRIBUTIONS.map((a) => `<td class="n">${s.attribution[a]}</td>`).join('')}</tr>`);
   const note =
     'Failed probes by cause: a needed fact (or, for a probe naming no facts, an evidence turn) was cut (trimmed), only a summary stood for it (lost-in-summary), or it was in the context (present-but-missed); unknown: the probe names neither facts nor evidence.';
-  return `<h3 id="attribution">Why probes failed</h3><p class="muted">${esc(note)}</p><table class="attribution"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>`;
+  const colors = ATTRIBUTIONS.map((_, i) => ATTRIBUTION_COLORS[i % ATTRIBUTION_COLORS.length]);
+  const bars = stackedBars('failed probes by cause, per strategy', rows.map((s) => ({ label: s.strategy, counts: ATTRIBUTIONS.map((a) => s.attribution[a]) })), ATTRIBUTIONS, colors);
+  return `<h3 id="attribution">Why probes failed</h3><p class="muted">${esc(note)}</p>${categoryKey(ATTRIBUTIONS, colors)}${bars}<table class="attribution"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>`;
 }
 
 function readerGapKindCell(s: StrategySummary, kind: ProbeKind): string {
@@ -401,16 +260,19 @@ function readerGapKindTable(rows: StrategySummary[]): string {
 }
 
 function scatterSection(rows: StrategySummary[]): string {
-  const points = rows
-    .filter((s) => s.accuracy !== undefined && s.meanContextTokens !== undefined)
-    .map((s) => ({ label: s.strategy, x: s.meanContextTokens as number, y: s.accuracy as number }));
-  const chart = points.length ? scatterChart(points) : '<p class="muted">No attempted probes with turn data.</p>';
-  return `<h2 id="tradeoff">Accuracy vs context size</h2><p class="muted">Outlined points joined by the dashed line form the Pareto frontier (no other strategy is both cheaper and more accurate).</p>${chart}`;
+  // Styles are assigned over every strategy, so a strategy looks the same here and in the per-transcript charts.
+  const points: ScatterPoint[] = rows
+    .map((s, i) => ({ s, style: styleFor(i) }))
+    .filter(({ s }) => s.accuracy !== undefined && s.meanContextTokens !== undefined)
+    .map(({ s, style }) => ({ label: s.strategy, x: s.meanContextTokens as number, y: s.accuracy as number, low: s.accuracyLow, high: s.accuracyHigh, style }));
+  const chart = points.length ? `${scatterChart(points)}${scatterLegend(points)}` : '<p class="muted">No attempted probes with turn data.</p>';
+  const note = 'Axes are fitted to the data, not to 0–100%. Whiskers are the 95% CI of accuracy. Outlined points joined by the dashed line form the Pareto frontier (no other strategy is both cheaper and more accurate).';
+  return `<h2 id="tradeoff">Accuracy vs context size</h2><p class="muted">${esc(note)}</p>${chart}`;
 }
 
 function transcriptCharts(run: RunResult): string {
   const ids = strategyIds(run);
-  const colors = new Map(ids.map((id, i) => [id, PALETTE[i % PALETTE.length]]));
+  const styles = new Map(ids.map((id, i) => [id, styleFor(i)]));
   // Grouped in one pass: filtering every record per chart made rendering quadratic in the transcripts.
   const byTranscript = new Map<string, Map<string, TurnRecord[]>>();
   for (const t of run.turns) {
@@ -421,15 +283,26 @@ function transcriptCharts(run: RunResult): string {
     else byStrategy.set(t.strategy, [t]);
   }
   const titles = new Map(run.info.transcripts.map((t) => [t.id, t.title]));
-  const blocks = [...byTranscript].map(([tid, byStrategy]) => {
-    const series: Series[] = ids
-      .map((sid) => ({ sid, turns: byStrategy.get(sid) ?? [] }))
-      .filter((s) => s.turns.length > 0)
-      .map(({ sid, turns }) => ({ label: sid, color: colors.get(sid) as string, points: toPoints(turns) }));
+  const charts = [...byTranscript].map(([tid, byStrategy]) => ({
+    tid,
+    series: mergeIdentical(
+      ids
+        .map((sid) => ({ sid, turns: byStrategy.get(sid) ?? [] }))
+        .filter((s) => s.turns.length > 0)
+        .map(({ sid, turns }): Series => ({ label: sid, style: styles.get(sid) ?? styleFor(0), points: toPoints(turns) })),
+    ),
+  }));
+  if (!charts.length) return '<h2 id="transcripts">Context tokens per turn</h2><p class="muted">No turn records.</p>';
+  // One y scale for every transcript, so heights compare across the small multiples.
+  const yTicks = sharedTokenTicks(charts.map((c) => c.series));
+  const blocks = charts.map(({ tid, series }) => {
     const title = titles.get(tid);
-    return `<h3>${esc(tid)}${title ? ` — ${esc(title)}` : ''}</h3>${legend(series)}${lineChart(`context tokens per turn for ${tid}`, series)}`;
+    const merged = series.filter((s) => s.label.endsWith(' (identical)')).map((s) => s.label);
+    const same = merged.length ? `<div class="muted identical">${esc(merged.join('; '))}</div>` : '';
+    return `<figure><figcaption><strong>${esc(tid)}</strong>${title ? ` — ${esc(title)}` : ''}</figcaption>${lineChart(`context tokens per turn for ${tid}`, series, yTicks)}${same}</figure>`;
   });
-  return `<h2 id="transcripts">Context tokens per turn</h2>${blocks.join('\n') || '<p class="muted">No turn records.</p>'}`;
+  const key = legend(ids.map((id) => ({ label: id, style: styles.get(id) ?? styleFor(0) })), '○ ring = summary made at that turn; lines identical across strategies are drawn once');
+  return `<h2 id="transcripts">Context tokens per turn</h2><p class="muted">Every chart shares one y scale, so heights compare across transcripts.</p>${key}<div class="multiples">${blocks.join('\n')}</div>`;
 }
 
 function toPoints(turns: TurnRecord[]): Series['points'] {
@@ -526,8 +399,8 @@ function summariesSection(run: RunResult): string {
 
 export function renderReport(run: RunResult): string {
   const rows = summarize(run);
-  const nav = `<nav><a href="#overview">overview</a>${officialNavLink(run)}${longMemEvalNavLink(run)}<a href="#tradeoff">trade-off</a><a href="#transcripts">per transcript</a><a href="#failures">failures</a><a href="#summaries">summaries</a></nav>`;
-  const body = [banner(run), header(run), nav, overview(rows), judgeDisagreementSection(run), stageTable(run), kindTable(rows), tagTable(run), attributionTable(rows), officialSections(run), longMemEvalSection(run), powerSections(run), scatterSection(rows), transcriptCharts(run), failures(run), summariesSection(run)];
+  const nav = `<nav><a href="#verdict">verdict</a><a href="#overview">overview</a>${officialNavLink(run)}${longMemEvalNavLink(run)}<a href="#tradeoff">trade-off</a><a href="#transcripts">per transcript</a><a href="#failures">failures</a><a href="#summaries">summaries</a></nav>`;
+  const body = [banner(run), verdictSection(run, rows), header(run), nav, overview(rows), judgeDisagreementSection(run), stageTable(run), kindTable(rows), tagTable(run), attributionTable(rows), officialSections(run), longMemEvalSection(run), powerSections(run), scatterSection(rows), transcriptCharts(run), failures(run), summariesSection(run)];
   return page(`memeval ${run.info.runId}`, body.join('\n'));
 }
 

@@ -6,6 +6,7 @@ import type { RunResult, StageErrors } from '../core/types.js';
 import { SIGNIFICANCE_LEVEL } from '../core/stats.js';
 import { runNotice, stageErrors, summarize, type StrategySummary } from './aggregate.js';
 import { officialLines } from './official.js';
+import { verdictMarkdown } from './verdict.js';
 import { longMemEvalLines } from './longmemeval.js';
 
 // `answerable` and `reader gap` split a miss: the strategy lost the fact, or the reader missed it (see ANSWERABLE_NOTE).
@@ -80,6 +81,7 @@ export function formatTable(run: RunResult): string {
     line(HEAD),
     ...rows.map(row),
     ...baselineLegend(rows),
+    ...verdictMarkdown(run, rows),
     ...ANSWERABLE_NOTE,
     // LoCoMo runs also get LoCoMo's own per-category F1, the figure its users compare.
     ...officialLines(run),

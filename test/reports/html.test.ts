@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { mergeIdentical, placeLabels, readableOn, styleFor, textWidth, type Series } from '../../reports/charts.js';
 import { htmlReporter, paretoFrontier, renderReport } from '../../reports/html.js';
+import { esc } from '../../reports/format.js';
 import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -109,7 +111,9 @@ describe('report.html denominators and errors', () => {
   it('has no banner for a complete run', () => {
     const html = renderReport(sampleRun());
     expect(html).not.toContain('class="banner"');
-    expect(beforeHeading(html).trim()).toBe('<body>');
+    // Nothing but the verdict (no banner on a clean run) comes before the first heading.
+    expect(beforeHeading(html)).not.toContain('class="banner"');
+    expect(beforeHeading(html).trim()).toMatch(/^<body>\s*<style>\.verdict/);
   });
 });
 
@@ -162,6 +166,119 @@ describe('report.html answerable and reader gap', () => {
   });
 });
 
+// Eight strategies at one context size, accuracies 16, 18, … 28, 28% (the last two coincide):
+// the crowded case for labels. One id carries markup, to be shown as text.
+const INJECTED = '<b onmouseover="window.__pwned=1">x</b>';
+const CROWDED = ['full', 'trim-6', 'summarize-8-4', 'budget-2k', 'window-16', 'soft-3k', INJECTED, 'sliding-window-long-name'];
+function crowdedRun() {
+  return bulkRun({ runId: 'crowded', strategies: CROWDED, transcripts: 4, probesPer: 50, passes: (s, _t, p) => p < 8 + Math.min(6, CROWDED.indexOf(s)) });
+}
+
+/** The scatter's SVG markup. */
+function scatterSvg(html: string): string {
+  const start = html.indexOf('<svg class="chart" role="img" aria-label="accuracy against mean context tokens"');
+  return html.slice(start, html.indexOf('</svg>', start));
+}
+
+function yTicks(svgMarkup: string): number[] {
+  return [...svgMarkup.matchAll(/class="tick ytick" data-v="([\d.]+)"/g)].map((m) => Number(m[1]));
+}
+
+describe('chart styles and helpers', () => {
+  it('gives eight strategies eight colours and eight distinct dash and marker pairs', () => {
+    const styles = [...Array(8)].map((_, i) => styleFor(i));
+    expect(new Set(styles.map((s) => s.color)).size).toBe(8);
+    expect(new Set(styles.map((s) => `${s.dash}|${s.shape}`)).size).toBe(8);
+  });
+
+  it('draws lines that coincide point for point once, named after every strategy', () => {
+    const pts = (k: number) => [1, 2, 3].map((turn) => ({ turn, tokens: turn * k, summarized: false }));
+    const series: Series[] = [
+      { label: 'full', style: styleFor(0), points: pts(100) },
+      { label: 'trim-6', style: styleFor(1), points: pts(100) },
+      { label: 'summ', style: styleFor(2), points: pts(50) },
+    ];
+    expect(mergeIdentical(series).map((s) => s.label)).toEqual(['full, trim-6 (identical)', 'summ']);
+    // A summary at one turn is a visible difference, so those lines stay apart.
+    series[1].points[2].summarized = true;
+    expect(mergeIdentical(series)).toHaveLength(3);
+  });
+
+  it('places labels of twenty coinciding points without overlaps, leaving out those that do not fit', () => {
+    const anchors = [...Array(20)].map((_, i) => ({ px: 300, py: 150, text: `strategy-${i}` }));
+    const placed = placeLabels(anchors, { x: 0, y: 0, w: 600, h: 300 });
+    const boxes = placed.flatMap((p) => (p ? [p.box] : []));
+    expect(boxes.length).toBeGreaterThan(8);
+    for (const [i, a] of boxes.entries()) {
+      for (const b of boxes.slice(i + 1)) expect(a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y).toBe(true);
+      expect(a.x >= 0 && a.y >= 0 && a.x + a.w <= 600 && a.y + a.h <= 300).toBe(true);
+    }
+    // A label next to its point needs nothing more; one placed further out gets a line back to it.
+    const near = (b: { x: number; y: number; w: number; h: number }) => b.x - 12 <= 300 && 300 <= b.x + b.w + 12 && b.y - 12 <= 150 && 150 <= b.y + b.h + 12;
+    for (const p of placed) if (p && !p.leader) expect(near(p.box)).toBe(true);
+    expect(placed.filter((p) => p?.leader).length).toBeGreaterThan(4);
+    expect(textWidth('mmmm')).toBeGreaterThan(textWidth('iiii') * 2);
+  });
+});
+
+describe('report.html charts', () => {
+  it('fits the scatter y axis to the data and its CIs, not to 0–100%', () => {
+    const ticks = yTicks(scatterSvg(renderReport(crowdedRun())));
+    expect(Math.min(...ticks)).toBeGreaterThanOrEqual(0.05);
+    expect(Math.min(...ticks)).toBeLessThanOrEqual(0.16);
+    expect(Math.max(...ticks)).toBeGreaterThanOrEqual(0.28);
+    expect(Math.max(...ticks)).toBeLessThanOrEqual(0.45);
+  });
+
+  it('draws a 95% CI whisker per strategy and sizes charts by viewBox, not pixels', () => {
+    const html = renderReport(sampleRun());
+    expect(scatterSvg(html).match(/<path class="ci"/g)).toHaveLength(3);
+    expect(html).toMatch(/<svg class="chart[^"]*" role="img"[^>]*viewBox="0 0 \d+ \d+"/);
+    expect(html).not.toMatch(/<svg class="chart[^>]*\swidth="/);
+  });
+
+  it('draws the per-transcript charts on one shared y scale, identical lines once', () => {
+    const html = renderReport(sampleRun());
+    const multiples = html.slice(html.indexOf('<div class="multiples">'));
+    const charts = multiples.split('<svg class="chart"').slice(1);
+    expect(charts).toHaveLength(2);
+    expect(yTicks(charts[0])).toEqual(yTicks(charts[1])); // t1 peaks at 400 tokens, t2 at 150
+    expect(Math.max(...yTicks(charts[1]))).toBeGreaterThanOrEqual(400);
+    // t2: full and trim-2 coincide; summ has the same tokens but made a summary.
+    expect(charts[1].match(/<path class="series"/g)).toHaveLength(2);
+    expect(charts[1]).toContain('<title>full, trim-2 (identical)</title>');
+    expect(charts[0].match(/<path class="series"/g)).toHaveLength(3);
+  });
+
+  it('shows failure causes as stacked bars on one scale, beside the count table', () => {
+    const html = renderReport(sampleRun());
+    const bars = html.slice(html.indexOf('<svg class="chart bars"'), html.indexOf('<table class="attribution">'));
+    const segs = [...bars.matchAll(/<rect class="seg" x="[\d.]+" y="\d+" width="([\d.]+)"[^>]*><title>([^<]*)<\/title>/g)].map((m) => [m[2], Number(m[1])]);
+    // Per sample-run.ts, over both repeats: full 1 abstain-fail; trim-2 2 trimmed, 1 error; summ 1 lost-in-summary, 2 present-but-missed.
+    expect(segs.map(([t]) => t)).toEqual(['full: abstain-fail 1', 'trim-2: trimmed 2', 'trim-2: error 1', 'summ: lost-in-summary 1', 'summ: present-but-missed 2']);
+    const one = segs[0][1] as number;
+    expect(segs.map(([, w]) => Math.round(((w as number) / one) * 100) / 100)).toEqual([1, 2, 1, 1, 2]); // one scale across rows
+    expect(html).toContain('<table class="attribution">');
+  });
+
+  it('shades the probe-kind table by value with readable text', () => {
+    const html = renderReport(sampleRun());
+    const row = html.slice(html.indexOf('<table class="kinds">')).split('<tr>').find((r) => r.startsWith('<td>trim-2</td>'))!;
+    // recall 0%, update 100%: lightest and darkest cells, dark and white text.
+    expect(row).toContain('<td class="n heat" style="background:#f2f7fc;color:#1b1f24">0.0%</td>');
+    expect(row).toContain('<td class="n heat" style="background:#08306b;color:#ffffff">100.0%</td>');
+    expect(readableOn('#ffffff')).toBe('#1b1f24');
+    expect(readableOn('#000000')).toBe('#ffffff');
+  });
+
+  it('keeps markup in a strategy id as text in every chart', () => {
+    const html = renderReport(crowdedRun());
+    expect(html).not.toContain(INJECTED);
+    expect(html).not.toMatch(/<b\s/);
+    expect(html).toContain(esc(INJECTED));
+  });
+});
+
 const haveChromium = existsSync(CHROMIUM);
 const NO_CHROMIUM = `${CHROMIUM} not found: install Debian's chromium package (apt-get install chromium)`;
 // CI must exercise the report in a real browser, so there a missing browser fails the run;
@@ -202,16 +319,21 @@ describe('report.html in headless Chromium', () => {
     await expect(page.locator('h1').innerText()).resolves.toContain('memeval report');
     await expect(page.locator('table.meta').first().innerText()).resolves.toContain('offline (built-in extractive reader, not an LLM)');
 
-    const charts = await page.$$eval('svg.chart', (svgs) => svgs.map((s) => ({ label: s.getAttribute('aria-label'), points: s.querySelectorAll('circle.pt').length, paths: s.querySelectorAll('path').length })));
-    expect(charts).toHaveLength(3); // scatter + one line chart per transcript
-    for (const c of charts) {
+    const charts = await page.$$eval('svg.chart', (svgs) => svgs.map((s) => ({ label: s.getAttribute('aria-label'), points: s.querySelectorAll('.pt').length, paths: s.querySelectorAll('path').length, bars: s.querySelectorAll('rect.seg').length })));
+    expect(charts.map((c) => c.label)).toEqual(['failed probes by cause, per strategy', 'accuracy against mean context tokens', 'context tokens per turn for t1', 'context tokens per turn for t2']);
+    expect(charts[0].bars).toBe(5);
+    for (const c of charts.slice(1)) {
       expect(c.points, c.label ?? '').toBeGreaterThan(0);
       expect(c.paths, c.label ?? '').toBeGreaterThan(0);
     }
-    expect(charts[0].points).toBe(3);
-    expect(charts[1].points).toBe(12); // 3 strategies × 4 turns of t1
-    expect(await page.locator('svg.chart circle.pareto').count()).toBeGreaterThan(0);
+    expect(charts[1].points).toBe(3);
+    expect(charts[2].points).toBe(12); // 3 strategies × 4 turns of t1
+    expect(charts[3].points).toBe(4); // t2: full and trim-2 drawn once (2 turns), summ (2 turns)
+    expect(await page.locator('svg.chart .pareto').count()).toBeGreaterThan(0);
     expect(await page.locator('svg.chart circle.summary-event').count()).toBe(3); // summ: t1 turns 3, 4; t2 turn 2
+    // Charts take the column's width, not a fixed 640 px.
+    const widths = await page.$$eval('svg.chart', (svgs) => svgs.map((s) => s.getBoundingClientRect().width));
+    expect(widths[1]).toBeGreaterThan(1000);
 
     // Open every collapsed block, then look for the hostile strings as visible text.
     await page.$$eval('details', (ds) => ds.forEach((d) => d.setAttribute('open', '')));
@@ -230,6 +352,45 @@ describe('report.html in headless Chromium', () => {
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
 
     expect(requests.filter((u) => !u.startsWith('file://'))).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+  it('places the crowded scatter labels without overlaps and keeps a strategy id with markup as text', async () => {
+    const sub = mkdtempSync(join(dir, 'crowded-'));
+    const [path] = await htmlReporter.write(crowdedRun(), sub);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(pathToFileURL(path).href);
+    const scatter = page.locator('svg[aria-label="accuracy against mean context tokens"]');
+    const boxes = await scatter.evaluate((svg) =>
+      Array.from(svg.querySelectorAll<SVGTextElement>('text.label'), (t) => {
+        const b = t.getBBox();
+        return { text: t.textContent ?? '', x: b.x, y: b.y, w: b.width, h: b.height };
+      }),
+    );
+    expect(boxes.length).toBeGreaterThanOrEqual(6);
+    const overlaps = boxes.flatMap((a, i) => boxes.slice(i + 1).filter((b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h).map((b) => `${a.text} × ${b.text}`));
+    expect(overlaps).toEqual([]);
+    expect(await scatter.locator('.pt').count()).toBe(8);
+    // Every strategy is named in the key under the chart, labelled or not.
+    const key = await page.locator('table.chart-key').innerText();
+    for (const id of CROWDED) expect(key).toContain(id);
+    expect(boxes.map((b) => b.text)).toContain(INJECTED);
+    expect(await page.locator('svg b, table.chart-key b').count()).toBe(0);
+    // The y axis spans the data (16–28%, with CIs), not 0–100%.
+    const ticks = await scatter.evaluate((svg) => Array.from(svg.querySelectorAll('text.ytick'), (t) => Number(t.getAttribute('data-v'))));
+    expect(Math.min(...ticks)).toBeGreaterThan(0);
+    expect(Math.max(...ticks)).toBeLessThan(0.5);
+    // All eight lines of each transcript coincide: one path, named after all eight.
+    const first = page.locator('svg[aria-label="context tokens per turn for bt0"]');
+    expect(await first.locator('path.series').count()).toBe(1);
+    expect(await first.locator('path.series title').textContent()).toBe(`${CROWDED.join(', ')} (identical)`);
+    await page.hover('svg[aria-label="accuracy against mean context tokens"] text.label >> nth=0');
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunResult } from '../../core/types.js';
+import { summarize } from '../../reports/aggregate.js';
+import { page } from '../../reports/html.js';
+import { verdictSection } from '../../reports/verdict.js';
+import { bulkRun } from '../helpers/sample-run.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const NO_CHROMIUM = `${CHROMIUM} not found: install Debian's chromium package (apt-get install chromium)`;
+// CI must check the verdict in a real browser, so there a missing browser fails the run;
+// a developer without it gets a skip that says why.
+const haveChromium = existsSync(CHROMIUM);
+const requireChromium = Boolean(process.env.CI);
+if (!haveChromium && !requireChromium) console.warn(`verdict-browser: skipping the browser test: ${NO_CHROMIUM}`);
+
+const SCREEN = { width: 1400, height: 900 };
+
+/** Six strategies with long ids, one significantly worse: a crowded verdict, the case most likely to spill off the first screen. */
+function crowdedRun(): RunResult {
+  const strategies = ['full-history-baseline', 'trimming-last-twelve-turns', 'trimming-last-six-turns', 'summarizing-rolling-window', 'summarizing-hierarchical', 'trimming-last-two-turns'];
+  const run = bulkRun({ runId: 'r', strategies, transcripts: 10, probesPer: 4, passes: (s, t, p) => s !== 'trimming-last-two-turns' || !(p < 2 && t < 6) });
+  strategies.forEach((id, i) => {
+    for (const t of run.turns) if (t.strategy === id) t.contextTokens = Math.round(t.contextTokens * (1 - i * 0.15));
+  });
+  return run;
+}
+
+describe('verdict section in headless Chromium', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    if (haveChromium) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  beforeEach((ctx) => {
+    if (haveChromium) return;
+    if (requireChromium) throw new Error(NO_CHROMIUM);
+    ctx.skip(NO_CHROMIUM);
+  });
+
+  it('shows the recommendation sentence and the whole section on the first 1,400 × 900 screen, with no console errors', async () => {
+    const run = crowdedRun();
+    const tab = await browser.newPage({ viewport: SCREEN });
+    const problems: string[] = [];
+    tab.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
+    });
+    tab.on('pageerror', (e) => problems.push(e.message));
+    await tab.setContent(page('memeval verdict', verdictSection(run, summarize(run))), { waitUntil: 'load' });
+
+    const sentence = tab.locator('#verdict-headline');
+    await expect(sentence.innerText()).resolves.toContain('Recommendation: summarizing-hierarchical');
+    const box = await sentence.boundingBox();
+    expect(box).not.toBeNull();
+    const b = box as { x: number; y: number; width: number; height: number };
+    expect(b.x).toBeGreaterThanOrEqual(0);
+    expect(b.y).toBeGreaterThanOrEqual(0);
+    expect(b.x + b.width).toBeLessThanOrEqual(SCREEN.width);
+    expect(b.y + b.height).toBeLessThanOrEqual(SCREEN.height);
+
+    // The compact table belongs on the first screen too, and nothing may scroll sideways.
+    const section = (await tab.locator('section.verdict').boundingBox()) as { y: number; height: number };
+    expect(section.y + section.height).toBeLessThanOrEqual(SCREEN.height);
+    expect(await tab.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(SCREEN.width);
+    expect(await tab.locator('.verdict-table .sig.bad').count()).toBe(1);
+    expect(problems).toEqual([]);
+    await tab.close();
+  });
+});
