@@ -1,10 +1,11 @@
-// A single self-contained report.html: inline CSS, server-rendered SVG, no
-// script and no network. A Content-Security-Policy forbids scripts outright,
-// and every piece of run data passes through `esc` before it reaches markup.
+// A single self-contained report.html: inline CSS, server-rendered SVG, one
+// inline script (the failures filters, reports/drilldown.ts) allowed by its
+// hash, no other script and no network. Every piece of run data passes
+// through `esc` before it reaches markup.
 import { join } from 'node:path';
 import { PROBE_KINDS } from '../core/types.js';
-import type { ProbeKind, ProbeRecord, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
-import { ATTRIBUTIONS, accuracyByTag, isProbeError, judgeLabel, modelLabel, probeErrorStage, runNotice, stageErrors, strategyIds, summarize, type StrategySummary } from './aggregate.js';
+import type { ProbeKind, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
+import { ATTRIBUTIONS, accuracyByTag, judgeLabel, modelLabel, runNotice, stageErrors, strategyIds, summarize, type StrategySummary } from './aggregate.js';
 import { categoryKey, heatCell, legend, lineChart, mergeIdentical, scatterChart, scatterLegend, sharedTokenTicks, stackedBars, styleFor, type ScatterPoint, type Series } from './charts.js';
 import { esc, num, pct } from './format.js';
 import { answerJudgeLine, judgeDisagreementSection } from './judge.js';
@@ -13,6 +14,7 @@ import { officialNavLink, officialSections } from './official.js';
 import { longMemEvalNavLink, longMemEvalSection } from './longmemeval.js';
 import { powerSections } from './power.js';
 import { verdictSection } from './verdict.js';
+import { DRILLDOWN_SCRIPT_CSP, drilldownSection } from './drilldown.js';
 import type { Reporter } from './types.js';
 
 export function usd(value: number | undefined): string {
@@ -44,7 +46,7 @@ svg.chart{display:block;width:100%;height:auto;background:#fff;border:1px solid 
 export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${DRILLDOWN_SCRIPT_CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)}</title><style>${BASE_CSS}</style></head>
 <body>
@@ -309,54 +311,6 @@ function toPoints(turns: TurnRecord[]): Series['points'] {
   return [...turns].sort((a, b) => a.turn - b.turn).map((t) => ({ turn: t.turn, tokens: t.contextTokens, summarized: t.summaries > 0 }));
 }
 
-/**
- * Probes asked after the same turn of the same transcript see the same context;
- * it is rendered once and linked from the others, which keeps large reports small.
- */
-function contextBlock(p: ProbeRecord, shown: Map<string, string>): string {
-  if (!p.context?.length) return '<p class="muted">The exact context was not recorded for this probe.</p>';
-  const key = `${p.strategy}\u0000${p.transcript}\u0000${p.afterTurn}\u0000${p.contextTokens}`;
-  const anchor = shown.get(key);
-  if (anchor) return `<p class="muted">context sent: the same as <a href="#${anchor}">the first failure after turn ${p.afterTurn}</a> (${num(p.contextTokens)} tokens)</p>`;
-  const id = `ctx-${shown.size + 1}`;
-  shown.set(key, id);
-  const msgs = p.context.map((m) => `<div class="msg"><div class="role">${esc(m.role)}</div><pre>${esc(m.text)}</pre></div>`);
-  return `<details id="${id}"><summary>context sent (${p.context.length} messages, ${num(p.contextTokens)} tokens)</summary>${msgs.join('')}</details>`;
-}
-
-// Per failure, which side of the split it falls on.
-function answerableText(answerable: boolean | null): string {
-  if (answerable === null) return 'unknown (the probe names no facts, or the run did not record it)';
-  return answerable ? 'yes (every needed fact was in the context sent)' : 'no (a needed fact was missing from the context sent)';
-}
-
-function failureBlock(p: ProbeRecord, shown: Map<string, string>): string {
-  // An errored probe may carry passed: false; it is shown as the error it is, with the stage that failed.
-  const stage = probeErrorStage(p);
-  const status = isProbeError(p) ? `<span class="warn">error${stage ? ` (${esc(stage)})` : ''}</span>` : '<span class="bad">failed</span>';
-  const rows: [string, string][] = [
-    ['question', p.question],
-    ['reference', p.reference],
-    ['answer', p.answer ?? '–'],
-    ['judge', p.judge ? `${p.judge.verdict} — ${p.judge.reason}` : '–'],
-    ['attribution', p.attribution === 'unknown' ? 'unknown (the probe names neither facts nor evidence turns)' : (p.attribution ?? '–')],
-    ['answerable', answerableText(p.answerable)],
-    ['facts missing', p.factsMissing.join(', ') || '–'],
-  ];
-  if (p.evidenceTurns?.length) rows.push(['evidence turns', p.evidenceTurns.join(', ')]);
-  if (p.error) rows.push(['error', p.error]);
-  const table = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${esc(v)}</td></tr>`).join('');
-  const title = `${p.strategy} · ${p.transcript} · ${p.probe} (${p.kind}) · repeat ${p.repeat}`;
-  return `<details class="failure"><summary>${status} ${esc(title)}</summary><table class="meta">${table}</table>${contextBlock(p, shown)}</details>`;
-}
-
-function failures(run: RunResult): string {
-  const failed = run.probes.filter((p) => p.passed !== true);
-  const shown = new Map<string, string>();
-  const blocks = failed.map((p) => failureBlock(p, shown));
-  return `<h2 id="failures">Failures and errors (${failed.length})</h2>${blocks.join('\n') || '<p class="ok">Every probe passed.</p>'}`;
-}
-
 function summaryBlock(s: SummaryRecord): string {
   const g = s.grades;
   const rows: [string, string][] = [
@@ -400,7 +354,7 @@ function summariesSection(run: RunResult): string {
 export function renderReport(run: RunResult): string {
   const rows = summarize(run);
   const nav = `<nav><a href="#verdict">verdict</a><a href="#overview">overview</a>${officialNavLink(run)}${longMemEvalNavLink(run)}<a href="#tradeoff">trade-off</a><a href="#transcripts">per transcript</a><a href="#failures">failures</a><a href="#summaries">summaries</a></nav>`;
-  const body = [banner(run), verdictSection(run, rows), header(run), nav, overview(rows), judgeDisagreementSection(run), stageTable(run), kindTable(rows), tagTable(run), attributionTable(rows), officialSections(run), longMemEvalSection(run), powerSections(run), scatterSection(rows), transcriptCharts(run), failures(run), summariesSection(run)];
+  const body = [banner(run), verdictSection(run, rows), header(run), nav, overview(rows), judgeDisagreementSection(run), stageTable(run), kindTable(rows), tagTable(run), attributionTable(rows), officialSections(run), longMemEvalSection(run), powerSections(run), scatterSection(rows), transcriptCharts(run), drilldownSection(run), summariesSection(run)];
   return page(`memeval ${run.info.runId}`, body.join('\n'));
 }
 

@@ -1,9 +1,12 @@
 // Writes the standard reports of a finished run: the CSVs and report.html.
 // Each file is written to a temp file in `dir` and renamed into place.
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RunResult } from '../core/types.js';
 import { csvReporter } from './csv.js';
-import { htmlReporter } from './html.js';
+import { DRILLDOWN_SIDECAR, drilldownSidecar } from './drilldown.js';
+import { htmlReporter, page } from './html.js';
+import { writeFileAtomic } from './load.js';
 import type { Reporter } from './types.js';
 
 export const REPORTERS: readonly Reporter[] = [csvReporter, htmlReporter];
@@ -12,6 +15,13 @@ export async function writeReports(run: RunResult, dir: string): Promise<string[
   mkdirSync(dir, { recursive: true });
   const written: string[] = [];
   for (const reporter of REPORTERS) written.push(...(await reporter.write(run, dir)));
+  // A run with more failing probes than report.html shows gets every row in a file beside it.
+  const sidecar = drilldownSidecar(run, page);
+  if (sidecar) {
+    const path = join(dir, DRILLDOWN_SIDECAR);
+    writeFileAtomic(path, sidecar);
+    written.push(path);
+  }
   return written;
 }
 
