@@ -3,10 +3,12 @@
 // and endpoints of the whole run), then metric deltas, probes that flipped,
 // summaries whose grades moved, and per-strategy significance so a one-probe
 // wobble is not reported as a regression. Only strategies both runs measured
-// are compared: a strategy one run never ran has no delta to report.
+// are compared: a strategy one run never ran has no delta to report. diff.html
+// reads verdict-first, as report.html does: a headline and a per-strategy table
+// built from these same tests, then the flips with the context each side sent.
 import { stringify } from 'csv-stringify/sync';
 import { createTwoFilesPatch } from 'diff';
-import type { RunInfo, RunResult, StrategyFingerprint, StrategyInfo, SummaryRecord } from '../core/types.js';
+import type { Attribution, ProbeRecord, RunInfo, RunResult, StrategyFingerprint, StrategyInfo, SummaryRecord } from '../core/types.js';
 import { METRIC_NAMES, compareProbes, metricDef, strategyIds, summarizeStrategy } from './aggregate.js';
 import { esc, num, pct } from './format.js';
 import { page } from './html.js';
@@ -21,6 +23,15 @@ export interface MetricDelta {
   worse: boolean;
 }
 
+/** What one run's record of a flipped probe shows: a repeat whose outcome matches the run's majority. */
+export interface FlipSide {
+  answer?: string;
+  attribution?: Attribution;
+  contextTokens: number;
+  /** The exact context sent, when the run recorded it. */
+  context?: { role: string; text: string }[];
+}
+
 export interface ProbeFlip {
   strategy: string;
   transcript: string;
@@ -29,6 +40,9 @@ export interface ProbeFlip {
   /** Share of graded repeats that passed, before and after. */
   baseRate: number;
   candRate: number;
+  question?: string;
+  base?: FlipSide;
+  cand?: FlipSide;
 }
 
 export interface SummaryMove {
@@ -142,19 +156,61 @@ function isNoise(metric: string, base: number | undefined, delta: number): boole
   return Math.abs(delta) < Math.max(5, 0.1 * Math.abs(base ?? 0));
 }
 
+function probeKey(transcript: string, probe: string): string {
+  return `${transcript}\u0000${probe}`;
+}
+
+/** Records by transcript + probe, grouped once: a large diff has thousands of flips to look up. */
+function byProbe(records: ProbeRecord[]): Map<string, ProbeRecord[]> {
+  const out = new Map<string, ProbeRecord[]>();
+  for (const r of records) {
+    const key = probeKey(r.transcript, r.probe);
+    const list = out.get(key);
+    if (list) list.push(r);
+    else out.set(key, [r]);
+  }
+  return out;
+}
+
+/**
+ * The record shown for one side of a flip: the first graded repeat whose
+ * outcome is the side's majority, so the answer and context shown are the
+ * ones that made the probe count as passed (or failed) in that run.
+ */
+function flipSide(records: Map<string, ProbeRecord[]>, transcript: string, probe: string, passed: boolean): { question: string; side: FlipSide } | undefined {
+  const mine = records.get(probeKey(transcript, probe)) ?? [];
+  const r = mine.find((x) => x.error === undefined && (x.passed === true) === passed) ?? mine[0];
+  if (!r) return undefined;
+  const side: FlipSide = { contextTokens: r.contextTokens };
+  if (r.answer !== undefined) side.answer = r.answer;
+  if (r.attribution !== undefined) side.attribution = r.attribution;
+  if (r.context !== undefined) side.context = r.context;
+  return { question: r.question, side };
+}
+
 function strategyDiff(base: RunResult, cand: RunResult, strategy: string): { diff: StrategyDiff; flips: ProbeFlip[] } {
   const mine = (run: RunResult) => run.probes.filter((p) => p.strategy === strategy);
-  const cmp = compareProbes(mine(base), mine(cand));
+  const [baseRecords, candRecords] = [mine(base), mine(cand)];
+  const cmp = compareProbes(baseRecords, candRecords);
+  const [baseBy, candBy] = [byProbe(baseRecords), byProbe(candRecords)];
   const flips: ProbeFlip[] = cmp.pairs
     .filter((p) => p.base.passed !== p.cand.passed)
-    .map((p) => ({
-      strategy,
-      transcript: p.base.transcript,
-      probe: p.base.probe,
-      direction: p.base.passed ? 'pass→fail' : 'fail→pass',
-      baseRate: p.base.rate,
-      candRate: p.cand.rate,
-    }));
+    .map((p) => {
+      const flip: ProbeFlip = {
+        strategy,
+        transcript: p.base.transcript,
+        probe: p.base.probe,
+        direction: p.base.passed ? 'pass→fail' : 'fail→pass',
+        baseRate: p.base.rate,
+        candRate: p.cand.rate,
+      };
+      const b = flipSide(baseBy, p.base.transcript, p.base.probe, p.base.passed);
+      const c = flipSide(candBy, p.cand.transcript, p.cand.probe, p.cand.passed);
+      if (b || c) flip.question = (b ?? c)?.question;
+      if (b) flip.base = b.side;
+      if (c) flip.cand = c.side;
+      return flip;
+    });
   const diff: StrategyDiff = {
     strategy,
     metrics: metricDeltas(base, cand, strategy),
@@ -553,8 +609,12 @@ function diffInterval(r: PairedResult): string {
   return `[${signed(r.low * 100, 1)}, ${signed(r.high * 100, 1)}]`;
 }
 
+function warningsHtml(diff: RunDiff): string {
+  return diff.warnings.map((w) => `<p class="bad">⚠️ <b>${esc(w)}</b></p>`).join('\n');
+}
+
 function changesHtml(diff: RunDiff): string {
-  const parts: string[] = diff.warnings.map((w) => `<p class="bad">⚠️ <b>${esc(w)}</b></p>`);
+  const parts: string[] = [];
   if (diff.removed.length) parts.push(`<p>Removed (only in base, not compared): ${diff.removed.map((id) => `<b>${esc(id)}</b>`).join(', ')}</p>`);
   if (diff.added.length) parts.push(`<p>Added (only in candidate, not compared): ${diff.added.map((id) => `<b>${esc(id)}</b>`).join(', ')}</p>`);
   const rows = diff.changes.flatMap((c) => c.changes.map((f) => `<tr><td>${esc(c.strategy)}</td><td>${esc(f.field)}</td><td>${esc(f.base ?? '–')}</td><td>${esc(f.cand ?? '–')}</td></tr>`));
@@ -567,7 +627,206 @@ function changesHtml(diff: RunDiff): string {
   return parts.join('\n');
 }
 
-export function diffHtml(diff: RunDiff): string {
+// ---------- the verdict at the top of diff.html ----------
+
+/** `−8.2 pts`, with a true minus sign, as report.html's verdict writes it. */
+function pts(delta: number): string {
+  const v = 100 * delta;
+  return `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v).toFixed(1)} pts`;
+}
+
+function pText(p: number): string {
+  return p.toPrecision(3);
+}
+
+/** The accuracy change to quote: the paired bootstrap's mean difference, or the McNemar counts' when it was not drawn. */
+function accuracyDelta(s: StrategyDiff): number | undefined {
+  if (s.accuracyDiff) return s.accuracyDiff.diff;
+  return s.sharedProbes > 0 ? (s.failToPass - s.passToFail) / s.sharedProbes : undefined;
+}
+
+/** The direction counts only when the Holm-adjusted McNemar test says so; it follows the discordant pairs the test counted. */
+function markOf(s: StrategyDiff): [string, string] {
+  if (!s.significant || s.failToPass === s.passToFail) return ['≈', 'muted'];
+  return s.failToPass > s.passToFail ? ['▲', 'ok'] : ['▼', 'bad'];
+}
+
+/** ▲ / ▼ significantly more / less accurate in the candidate, ≈ not significant; the same classes and title as report.html's marks. */
+export function diffMark(s: StrategyDiff): string {
+  if (s.sharedProbes === 0) return '<span class="muted" title="not compared: no probe graded in both runs">–</span>';
+  const title = `exact McNemar on ${s.sharedProbes} shared probes: p = ${pText(s.mcnemarP)}, Holm-adjusted p = ${pText(s.mcnemarPHolm)}`;
+  const [mark, cls] = markOf(s);
+  return `<span class="sig ${cls}" title="${esc(title)}">${mark}</span>`;
+}
+
+function metricOf(s: StrategyDiff, name: string): MetricDelta | undefined {
+  return s.metrics.find((m) => m.metric === name);
+}
+
+/**
+ * Why no verdict may be drawn: a run that did not complete did not measure
+ * every item, and runs whose protocols differ were not measured the same way.
+ * Either way a clean "no different" would be a claim the runs cannot back.
+ */
+export function untrustedReasons(diff: RunDiff): string[] {
+  const reasons: string[] = [];
+  if (diff.warnings.some((w) => w.startsWith('not comparable:'))) reasons.push('the runs were not measured the same way (the protocol difference above)');
+  const sides: ['base' | 'candidate', RunSide][] = [['base', diff.base], ['candidate', diff.cand]];
+  for (const [name, side] of sides) {
+    if (side.status === 'complete') continue;
+    const why = side.failure ? `: "${side.failure}"` : '';
+    reasons.push(`the ${name} run did not complete (status ${side.status}${why}), so its numbers do not cover every item`);
+  }
+  return reasons;
+}
+
+function andList(items: string[]): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+function changed(s: StrategyDiff): string {
+  const d = accuracyDelta(s);
+  return `<strong>${esc(s.strategy)}</strong> (${d === undefined ? '' : `${esc(pts(d))}, `}Holm p = ${pText(s.mcnemarPHolm)})`;
+}
+
+/** How the candidate's mean context tokens, summed over the strategies both runs measured, compare with the base's. */
+export function tokenChange(diff: RunDiff): number | undefined {
+  let [base, cand] = [0, 0];
+  for (const s of diff.strategies) {
+    const m = metricOf(s, 'context.mean_tokens');
+    if (m?.base === undefined || m.cand === undefined) continue;
+    base += m.base;
+    cand += m.cand;
+  }
+  return base > 0 ? (cand - base) / base : undefined;
+}
+
+function tokenClause(diff: RunDiff): string {
+  const change = tokenChange(diff);
+  if (change === undefined) return '';
+  // Under half a percent is rounding, not a saving worth a word.
+  if (Math.abs(change) < 0.005) return '; it uses about as many mean context tokens';
+  return `; it uses ${pct(Math.abs(change)).replace('.0%', '%')} ${change < 0 ? 'fewer' : 'more'} mean context tokens`;
+}
+
+function accuracyClause(tested: StrategyDiff[]): string {
+  const worse = tested.filter((s) => markOf(s)[0] === '▼');
+  const better = tested.filter((s) => markOf(s)[0] === '▲');
+  const same = tested.length - worse.length - better.length;
+  if (worse.length + better.length === 0) {
+    const where = tested.length === 1 ? `on <strong>${esc(tested[0].strategy)}</strong>` : `on any of the ${tested.length} shared strategies`;
+    return `Candidate is not significantly different in accuracy from base ${where}`;
+  }
+  const parts: string[] = [];
+  if (worse.length) parts.push(`significantly less accurate on ${andList(worse.map(changed))}`);
+  if (better.length) parts.push(`significantly more accurate on ${andList(better.map(changed))}`);
+  if (same) parts.push('no different elsewhere');
+  return `Candidate is ${andList(parts)}`;
+}
+
+/** The headline: one sentence on what the comparison shows, or why it shows nothing. */
+export function diffHeadline(diff: RunDiff): string {
+  const reasons = untrustedReasons(diff);
+  if (reasons.length) return `<strong>The comparison cannot be trusted:</strong> ${esc(reasons.join('; '))}.`;
+  const tested = diff.strategies.filter((s) => s.sharedProbes > 0);
+  if (tested.length === 0) return '<strong>Nothing to compare:</strong> the runs share no strategy with a probe graded in both.';
+  const untested = diff.strategies.filter((s) => s.sharedProbes === 0).map((s) => s.strategy);
+  const notCompared = untested.length ? ` Not compared (no probe graded in both): ${esc(untested.join(', '))}.` : '';
+  const protocol = diff.comparable ? '' : ' The protocol changed between the runs, so these differences mix the strategy change with the protocol change.';
+  return `${accuracyClause(tested)}${tokenClause(diff)}.${notCompared}${protocol}`;
+}
+
+function tokensCell(s: StrategyDiff): string {
+  const m = metricOf(s, 'context.mean_tokens');
+  if (m?.base === undefined && m?.cand === undefined) return '–';
+  const share = m.base && m.cand !== undefined ? ` <span class="muted">(${m.cand >= m.base ? '+' : '−'}${pct(Math.abs(m.cand - m.base) / m.base)})</span>` : '';
+  return `${num(m.base)} → ${num(m.cand)}${share}`;
+}
+
+function deltaCell(s: StrategyDiff): string {
+  const d = accuracyDelta(s);
+  if (d === undefined) return '–';
+  const r = s.accuracyDiff;
+  const interval = r?.low !== undefined && r.high !== undefined ? esc(`[${pts(r.low)}, ${pts(r.high)}]`) : r ? diffInterval(r) : '';
+  const ci = interval ? ` <span class="muted">${interval}</span>` : '';
+  return `${esc(pts(d))}${ci}`;
+}
+
+function verdictRow(s: StrategyDiff): string {
+  const acc = metricOf(s, 'probe.accuracy');
+  const cells = [
+    `<td>${esc(s.strategy)}</td>`,
+    `<td class="n nw">${pct(acc?.base)} → ${pct(acc?.cand)}</td>`,
+    `<td class="n nw">${deltaCell(s)}</td>`,
+    `<td class="n">${diffMark(s)}</td>`,
+    `<td class="n nw">${tokensCell(s)}</td>`,
+  ];
+  return `<tr>${cells.join('')}</tr>`;
+}
+
+const VERDICT_LEGEND = `▲/▼ significantly more/less accurate in the candidate, ≈ not significant (exact McNemar on the probes both runs graded, Holm-adjusted across the diff's strategies; hover for p). Δ is the paired accuracy difference (candidate − base) with its clustered 95% bootstrap CI; tokens are mean context tokens, and the headline's share sums them over the shared strategies.`;
+
+// Inline, as report.html's verdict does: the page's CSP allows inline styles and no scripts.
+const VERDICT_STYLE = '<style>.verdict{border:1px solid #d0d7de;border-radius:6px;padding:6px 14px;margin:0 0 12px}.verdict h2{margin:4px 0 6px;border:0;padding:0}.verdict p{margin:4px 0}.verdict-headline{font-size:15px}.verdict-table{margin:6px 0}.flip{border-top:1px solid #d0d7de;padding:4px 0}</style>';
+
+/** The verdict section: the headline, then base → candidate per strategy with its significance mark. */
+export function diffVerdictSection(diff: RunDiff): string {
+  const head = ['strategy', 'accuracy base → candidate', 'Δ accuracy [95% CI]', 'significance', 'mean ctx tokens base → candidate'];
+  const table = diff.strategies.length
+    ? `<table class="verdict-table"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${diff.strategies.map(verdictRow).join('')}</table><p class="muted">${esc(VERDICT_LEGEND)}</p>`
+    : '';
+  return `${VERDICT_STYLE}<section class="verdict" id="verdict"><h2>Verdict</h2><p class="verdict-headline" id="verdict-headline">${diffHeadline(diff)}</p>${table}</section>`;
+}
+
+// ---------- flips, with what each side sent ----------
+
+/** Flips listed in full per direction; a big regression would otherwise make diff.html as large as both runs' contexts. */
+export const FLIP_LIST_LIMIT = 200;
+
+function contextText(context: { role: string; text: string }[]): string {
+  return context.map((m) => `[${m.role}]\n${m.text}`).join('\n\n');
+}
+
+function contextDetails(label: string, side: FlipSide | undefined): string {
+  if (!side?.context) return `<p class="muted">${esc(`${label}: context not recorded`)}</p>`;
+  const count = side.context.length;
+  const title = `context the ${label} sent (${count} message${count === 1 ? '' : 's'}, ${num(side.contextTokens)} tokens)`;
+  return `<details class="flip-context"><summary>${esc(title)}</summary><pre>${esc(contextText(side.context))}</pre></details>`;
+}
+
+function flipBlock(f: ProbeFlip): string {
+  const rows = [
+    `<tr><th></th><th>base</th><th>candidate</th></tr>`,
+    `<tr><td>answer</td><td>${esc(f.base?.answer ?? '–')}</td><td>${esc(f.cand?.answer ?? '–')}</td></tr>`,
+    `<tr><td>attribution</td><td>${esc(f.base?.attribution ?? '–')}</td><td>${esc(f.cand?.attribution ?? '–')}</td></tr>`,
+    `<tr><td>pass rate</td><td class="n">${pct(f.baseRate)}</td><td class="n">${pct(f.candRate)}</td></tr>`,
+  ];
+  const question = f.question === undefined ? '' : ` — ${esc(f.question)}`;
+  return `<div class="flip"><p><b>${esc(f.transcript)} / ${esc(f.probe)}</b>${question}</p><table>${rows.join('')}</table>${contextDetails('base', f.base)}${contextDetails('candidate', f.cand)}</div>`;
+}
+
+function byStrategy(flips: ProbeFlip[]): Map<string, ProbeFlip[]> {
+  const out = new Map<string, ProbeFlip[]>();
+  for (const f of flips) out.set(f.strategy, [...(out.get(f.strategy) ?? []), f]);
+  return out;
+}
+
+function flipDirection(all: ProbeFlip[], direction: ProbeFlip['direction'], title: string, limit: number): string {
+  const flips = all.filter((f) => f.direction === direction);
+  if (!flips.length) return `<h3>${esc(title)} (0)</h3><p class="muted">None.</p>`;
+  const shown = flips.slice(0, limit);
+  const groups = [...byStrategy(shown)].map(([strategy, list]) => `<h4>${esc(strategy)} (${list.length})</h4>${list.map(flipBlock).join('')}`);
+  const more = flips.length - shown.length;
+  const rest = more > 0 ? `<p class="muted flips-more">${esc(`… and ${more} more not shown here; the Flipped probes table below lists every flip.`)}</p>` : '';
+  return `<h3>${esc(title)} (${flips.length})</h3>${groups.join('')}${rest}`;
+}
+
+/** Flips by direction, then strategy: the question, both answers and causes, and the context each side sent. */
+export function flipsSection(diff: RunDiff, limit = FLIP_LIST_LIMIT): string {
+  return `<section id="flips"><h2>Flips: what each side sent</h2>${flipDirection(diff.flips, 'pass→fail', 'Passed in base, failed in candidate', limit)}${flipDirection(diff.flips, 'fail→pass', 'Failed in base, passed in candidate', limit)}</section>`;
+}
+
+export function diffHtml(diff: RunDiff, options: { flipLimit?: number } = {}): string {
   const blocks = diff.strategies.map((s) => {
     const verdict = s.significant
       ? `<span class="${s.passToFail > s.failToPass ? 'bad' : 'ok'}">significant change</span>`
@@ -585,6 +844,9 @@ export function diffHtml(diff: RunDiff): string {
   const promptTable = prompts.length ? `<h2>Summary prompts that changed</h2><table><tr><th>strategy</th><th>base</th><th>candidate</th></tr>${prompts.join('')}</table>` : '';
   const family = `<p class="muted">Significance: exact McNemar per strategy, Holm-adjusted over the ${diff.strategies.filter((s) => s.sharedProbes > 0).length} strategies with shared probes; a change is significant when the adjusted p is below ${SIGNIFICANCE_LEVEL}.</p>`;
   const body = `<h1>memeval diff</h1><p>base <b>${esc(diff.base.runId)}</b> → candidate <b>${esc(diff.cand.runId)}</b></p>
+${warningsHtml(diff)}
+${diffVerdictSection(diff)}
+${flipsSection(diff, options.flipLimit)}
 ${changesHtml(diff)}
 ${family}
 ${promptTable}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunResult, StrategyFingerprint } from '../../core/types.js';
-import { diffCsv, diffHtml, diffRuns } from '../../reports/diff.js';
+import { FLIP_LIST_LIMIT, diffCsv, diffHeadline, diffHtml, diffRuns } from '../../reports/diff.js';
 import { diffMarkdown } from '../../reports/markdown.js';
 import { bulkRun, sampleRun } from '../helpers/sample-run.js';
 
@@ -358,5 +358,114 @@ describe('protocol comparison', () => {
     expect(old.comparable).toBe(true);
     expect(old.warnings[0]).toContain('the base run recorded no protocol manifest');
     expect(diffRuns(withProtocol('base', undefined), withProtocol('cand', undefined)).warnings).toEqual([]);
+  });
+});
+
+describe('diff.html verdict', () => {
+  // Strategy s loses two of four probes on 8 of 10 transcripts in the candidate; t is untouched.
+  const allPass = (runId: string) => bulkRun({ runId, strategies: ['s', 't'], transcripts: 10, probesPer: 4, passes: () => true });
+  const worse = (runId: string) => bulkRun({ runId, strategies: ['s', 't'], transcripts: 10, probesPer: 4, passes: (s, t, p) => !(s === 's' && p < 2 && t < 8) });
+  const verdictOf = (html: string) => html.slice(html.indexOf('<section class="verdict"'), html.indexOf('</section>', html.indexOf('<section class="verdict"')));
+  const rowOf = (html: string, strategy: string) => verdictOf(html).split('<tr>').find((r) => r.startsWith(`<td>${strategy}</td>`)) ?? '';
+
+  it('heads a significantly worse candidate with the strategy, points, Holm p and the token change', () => {
+    const cand = worse('c');
+    // 12% fewer context tokens at every turn of every strategy.
+    for (const t of cand.turns) t.contextTokens *= 0.88;
+    const diff = diffRuns(allPass('b'), cand);
+    const holmP = diff.strategies.find((s) => s.strategy === 's')!.mcnemarPHolm;
+    expect(holmP).toBeLessThan(0.05);
+    expect(diffHeadline(diff)).toBe(
+      `Candidate is significantly less accurate on <strong>s</strong> (−40.0 pts, Holm p = ${holmP.toPrecision(3)}) and no different elsewhere; it uses 12% fewer mean context tokens.`,
+    );
+    expect(diffHtml(diff)).toContain(`<p class="verdict-headline" id="verdict-headline">${diffHeadline(diff)}</p>`);
+  });
+
+  it('says so when nothing changed significantly, and says "more accurate" the other way round', () => {
+    expect(diffHeadline(diffRuns(sampleRun({ runId: 'base' }), sampleRun({ runId: 'cand' })))).toBe(
+      'Candidate is not significantly different in accuracy from base on any of the 3 shared strategies; it uses about as many mean context tokens.',
+    );
+    expect(diffHeadline(diffRuns(worse('b'), allPass('c')))).toMatch(/^Candidate is significantly more accurate on <strong>s<\/strong> \(\+40\.0 pts, Holm p = [0-9.e-]+\) and no different elsewhere; /);
+  });
+
+  it('gives no verdict when a run did not complete, saying why', () => {
+    const cand = worse('c');
+    cand.info.status = 'failed';
+    cand.info.failure = 'answer: 401 <invalid> key';
+    const headline = diffHeadline(diffRuns(allPass('b'), cand));
+    expect(headline).toBe(
+      '<strong>The comparison cannot be trusted:</strong> the candidate run did not complete (status failed: &quot;answer: 401 &lt;invalid&gt; key&quot;), so its numbers do not cover every item.',
+    );
+    expect(headline).not.toMatch(/accurate/);
+  });
+
+  it('keeps the "not comparable" warning above the verdict, and the verdict above the existing sections', () => {
+    const base = allPass('b');
+    const cand = worse('c');
+    base.info.protocol = protocol();
+    cand.info.protocol = protocol({ judge: 'openai:gpt-5' });
+    const diff = diffRuns(base, cand);
+    expect(diffHeadline(diff)).toContain('cannot be trusted:</strong> the runs were not measured the same way');
+    const html = diffHtml(diff);
+    const at = (needle: string) => html.indexOf(needle);
+    expect(at('not comparable: answer judge model openai:gpt-4.1 → openai:gpt-5')).toBeGreaterThan(0);
+    expect(at('not comparable:')).toBeLessThan(at('id="verdict"'));
+    expect(at('id="verdict"')).toBeLessThan(at('id="flips"'));
+    expect(at('id="flips"')).toBeLessThan(at('<h2>s</h2>'));
+    expect(at('<h2>s</h2>')).toBeLessThan(at('<h2>Flipped probes'));
+  });
+
+  it('marks each strategy ▼, ▲ or ≈ with accuracy, delta and tokens base → candidate', () => {
+    const down = diffHtml(diffRuns(allPass('b'), worse('c')));
+    const s = rowOf(down, 's');
+    expect(s).toContain('<td class="n nw">100.0% → 60.0%</td>');
+    expect(s).toMatch(/<span class="sig bad" title="exact McNemar on 40 shared probes: p = [^"]+, Holm-adjusted p = [^"]+">▼<\/span>/);
+    expect(s).toMatch(/−40\.0 pts <span class="muted">\[−\d+\.\d pts, −\d+\.\d pts\]<\/span>/);
+    expect(s).toContain('<td class="n nw">125 → 125');
+    expect(rowOf(down, 't')).toContain('<span class="sig muted"');
+    expect(rowOf(down, 't')).toContain('>≈</span>');
+    expect(rowOf(diffHtml(diffRuns(worse('b'), allPass('c'))), 's')).toContain('">▲</span>');
+    // One probe lost is a direction, not a significant change: ≈, and the headline says no difference.
+    const wobble = diffRuns(allPass('b'), bulkRun({ runId: 'w', strategies: ['s', 't'], transcripts: 10, probesPer: 4, passes: (s, t, p) => !(s === 's' && t === 0 && p === 0) }));
+    expect(rowOf(diffHtml(wobble), 's')).toMatch(/<span class="sig muted" title="[^"]+">≈<\/span>/);
+    expect(diffHeadline(wobble)).toMatch(/^Candidate is not significantly different in accuracy from base on any of the 2 shared strategies;/);
+  });
+});
+
+describe('diff.html flips', () => {
+  it('lists each flip under its direction and strategy with the question, both answers, the attribution and both contexts, escaped', () => {
+    const text = { t1: '<script>alert("x")</script> order A-1042' };
+    const cand = sampleRun({ runId: 'cand', outcomes: { full: [...CAND_OUTCOMES.full], summ: [...CAND_OUTCOMES.summ] }, transcriptText: text });
+    const base = sampleRun({ runId: 'base', transcriptText: text });
+    // The candidate's context differs from the base's, so each side's must be shown, not one of them twice.
+    for (const p of cand.probes) if (p.strategy === 'full' && p.probe === 'p1') p.context = [{ role: 'system', text: 'Cut <b>short</b>' }];
+    const html = diffHtml(diffRuns(base, cand));
+    const section = html.slice(html.indexOf('<section id="flips">'), html.indexOf('</section>', html.indexOf('<section id="flips">')));
+    const passToFail = section.slice(0, section.indexOf('Failed in base, passed in candidate'));
+    expect(passToFail).toContain('<h3>Passed in base, failed in candidate (1)</h3><h4>full (1)</h4>');
+    expect(passToFail).toContain('<b>t1 / p1</b> — What is the order number?');
+    expect(passToFail).toContain('<td>answer</td><td>A-1042</td><td>I am not sure, maybe &quot;B-7&quot;?</td>');
+    expect(passToFail).toContain('<summary>context the base sent (2 messages, 400 tokens)</summary><pre>[system]\nYou are a support agent.\n\n[user]\n&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; order A-1042</pre>');
+    expect(passToFail).toContain('<summary>context the candidate sent (1 message, 400 tokens)</summary><pre>[system]\nCut &lt;b&gt;short&lt;/b&gt;</pre>');
+    expect(section).toContain('<h3>Failed in base, passed in candidate (3)</h3>');
+    expect(section).toMatch(/<h4>summ \(2\)<\/h4>/);
+    // The base failed summ/q1 with the facts in view: its attribution is shown beside the candidate's pass.
+    expect(section).toContain('<td>attribution</td><td>present-but-missed</td><td>–</td>');
+    expect(html).not.toContain('<script>alert');
+  });
+
+  it('caps each direction, saying how many more there are', () => {
+    const base = bulkRun({ runId: 'b', strategies: ['s'], transcripts: 60, probesPer: 4, passes: () => true });
+    const cand = bulkRun({ runId: 'c', strategies: ['s'], transcripts: 60, probesPer: 4, passes: () => false });
+    const diff = diffRuns(base, cand);
+    expect(diff.flips).toHaveLength(240);
+    const html = diffHtml(diff);
+    expect(FLIP_LIST_LIMIT).toBe(200);
+    expect(html.split('<div class="flip">')).toHaveLength(FLIP_LIST_LIMIT + 1);
+    expect(html).toContain('<h3>Passed in base, failed in candidate (240)</h3>');
+    expect(html).toContain('… and 40 more not shown here; the Flipped probes table below lists every flip.');
+    expect(diffHtml(diff, { flipLimit: 5 }).split('<div class="flip">')).toHaveLength(6);
+    // The full table below still lists every flip.
+    expect(html).toContain('<h2>Flipped probes (240)</h2>');
   });
 });
