@@ -1,23 +1,17 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DRILLDOWN_SCRIPT_CSP, drilldownSection } from '../../reports/drilldown.js';
 import { page as htmlPage } from '../../reports/html.js';
 import { sampleRun } from '../helpers/sample-run.js';
+import { useChromium } from '../helpers/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCRIPT = '<script>window.__pwned=1</script>';
 const IMG = '<img src=x onerror="window.__pwned=1">';
 
-const haveChromium = existsSync(CHROMIUM);
-const NO_CHROMIUM = `${CHROMIUM} not found: install Debian's chromium package (apt-get install chromium)`;
-// CI must exercise the section in a real browser, so there a missing browser fails the run;
-// a developer without it gets a skip that says why.
-const requireChromium = Boolean(process.env.CI);
-if (!haveChromium && !requireChromium) console.warn(`reports-drilldown: skipping the browser test: ${NO_CHROMIUM}`);
 
 /**
  * sampleRun with markup in the contexts and in t1's questions and failed answers, and summ
@@ -77,27 +71,20 @@ const violations = (page: Page) => page.evaluate(() => (window as unknown as { _
 const pwned = (page: Page) => page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned);
 
 describe('failures drilldown in headless Chromium', () => {
-  let browser: Browser;
+  const browser = useChromium('reports-drilldown');
   const dir = mkdtempSync(join(tmpdir(), 'memeval-drilldown-'));
   const allowed = join(dir, 'allowed.html');
   const blocked = join(dir, 'blocked.html');
-  beforeAll(async () => {
+  beforeAll(() => {
     writeFileSync(allowed, reportPage(true));
     writeFileSync(blocked, reportPage(false));
-    if (haveChromium) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   });
-  afterAll(async () => {
-    await browser?.close();
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
-  });
-  beforeEach((ctx) => {
-    if (haveChromium) return;
-    if (requireChromium) throw new Error(NO_CHROMIUM);
-    ctx.skip(NO_CHROMIUM);
   });
 
   it('filters by strategy, cause, kind and transcript and searches questions and answers, with no error or CSP violation', async () => {
-    const { page, watch } = await open(browser, allowed);
+    const { page, watch } = await open(browser(), allowed);
     await expect(page.locator('#dd .dd-bar').isVisible()).resolves.toBe(true);
     expect(await visibleRows(page)).toBe(7);
     await expect(page.locator('#dd .dd-count').innerText()).resolves.toBe('7 of 7 rows shown');
@@ -135,7 +122,7 @@ describe('failures drilldown in headless Chromium', () => {
   });
 
   it('opens a context under its row with its messages, hostile text staying text', async () => {
-    const { page, watch } = await open(browser, allowed);
+    const { page, watch } = await open(browser(), allowed);
     const row = page.locator('#dd .dd-rows > details').first();
     await row.locator('summary').click();
     await row.locator('a[href="#dc1"]').click();
@@ -153,14 +140,14 @@ describe('failures drilldown in headless Chromium', () => {
   });
 
   it('reads top to bottom without scripts: filters hidden, every row there', async () => {
-    const { page } = await open(browser, allowed, { javaScriptEnabled: false });
+    const { page } = await open(browser(), allowed, { javaScriptEnabled: false });
     expect(await page.locator('#dd .dd-bar').isVisible()).toBe(false);
     expect(await visibleRows(page)).toBe(7);
     await page.context().close();
   });
 
   it('reports the violation when the policy does not allow the script (the checks above can fail)', async () => {
-    const { page, watch } = await open(browser, blocked);
+    const { page, watch } = await open(browser(), blocked);
     expect(await violations(page)).toContain('script-src-elem');
     expect(watch.problems.join('\n')).toContain('Content Security Policy');
     expect(await page.locator('#dd .dd-bar').isVisible()).toBe(false);

@@ -1,16 +1,15 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { mergeIdentical, placeLabels, readableOn, styleFor, textWidth, type Series } from '../../reports/charts.js';
 import { htmlReporter, paretoFrontier, renderReport } from '../../reports/html.js';
 import { esc } from '../../reports/format.js';
 import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
 import { DRILLDOWN_SCRIPT, DRILLDOWN_SCRIPT_CSP } from '../../reports/drilldown.js';
+import { useChromium } from '../helpers/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCRIPT = '<script>window.__pwned=1</script>';
 const IMG = '<img src=x onerror="window.__pwned=1">';
 const ATTR = `" onmouseover="window.__pwned=1" x='`;
@@ -281,33 +280,17 @@ describe('report.html charts', () => {
   });
 });
 
-const haveChromium = existsSync(CHROMIUM);
-const NO_CHROMIUM = `${CHROMIUM} not found: install Debian's chromium package (apt-get install chromium)`;
-// CI must exercise the report in a real browser, so there a missing browser fails the run;
-// a developer without it gets a skip that says why.
-const requireChromium = Boolean(process.env.CI);
-if (!haveChromium && !requireChromium) console.warn(`reports-html: skipping the browser test: ${NO_CHROMIUM}`);
-
 describe('report.html in headless Chromium', () => {
-  let browser: Browser;
+  const browser = useChromium('reports-html');
   const dir = mkdtempSync(join(tmpdir(), 'memeval-html-'));
-  beforeAll(async () => {
-    if (haveChromium) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  });
-  afterAll(async () => {
-    await browser?.close();
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
-  });
-  beforeEach((ctx) => {
-    if (haveChromium) return;
-    if (requireChromium) throw new Error(NO_CHROMIUM);
-    ctx.skip(NO_CHROMIUM);
   });
 
   it('renders charts with data points, keeps hostile text as text, logs no errors', async () => {
     const [path] = await htmlReporter.write(evilRun(), dir);
     expect(readFileSync(path, 'utf8').length).toBeGreaterThan(1000);
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     const problems: string[] = [];
     page.on('console', (m) => {
       if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
@@ -360,7 +343,7 @@ describe('report.html in headless Chromium', () => {
   it('places the crowded scatter labels without overlaps and keeps a strategy id with markup as text', async () => {
     const sub = mkdtempSync(join(dir, 'crowded-'));
     const [path] = await htmlReporter.write(crowdedRun(), sub);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
     const problems: string[] = [];
     page.on('console', (m) => {
       if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());

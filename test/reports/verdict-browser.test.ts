@@ -1,19 +1,11 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../core/types.js';
 import { summarize } from '../../reports/aggregate.js';
 import { page } from '../../reports/html.js';
 import { verdictSection } from '../../reports/verdict.js';
 import { bulkRun } from '../helpers/sample-run.js';
+import { useChromium } from '../helpers/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const NO_CHROMIUM = `${CHROMIUM} not found: install Debian's chromium package (apt-get install chromium)`;
-// CI must check the verdict in a real browser, so there a missing browser fails the run;
-// a developer without it gets a skip that says why.
-const haveChromium = existsSync(CHROMIUM);
-const requireChromium = Boolean(process.env.CI);
-if (!haveChromium && !requireChromium) console.warn(`verdict-browser: skipping the browser test: ${NO_CHROMIUM}`);
 
 const SCREEN = { width: 1400, height: 900 };
 
@@ -28,22 +20,11 @@ function crowdedRun(): RunResult {
 }
 
 describe('verdict section in headless Chromium', () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    if (haveChromium) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  beforeEach((ctx) => {
-    if (haveChromium) return;
-    if (requireChromium) throw new Error(NO_CHROMIUM);
-    ctx.skip(NO_CHROMIUM);
-  });
+  const browser = useChromium('verdict-browser');
 
   it('shows the recommendation sentence and the whole section on the first 1,400 × 900 screen, with no console errors', async () => {
     const run = crowdedRun();
-    const tab = await browser.newPage({ viewport: SCREEN });
+    const tab = await browser().newPage({ viewport: SCREEN });
     const problems: string[] = [];
     tab.on('console', (m) => {
       if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
