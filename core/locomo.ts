@@ -26,17 +26,14 @@
 // LoCoMo comparisons use categories 1–4 (1,540 questions of locomo10.json),
 // so `overall` here is 1–4 and `overallAll` (1–5) is kept beside it.
 //
-// This module is in core/ because reports/ may import only core/. Its token F1
-// is built from the same pieces as graders/exact.ts `officialF1`
-// (normalizeAnswer + porterStem); test/graders/locomo.test.ts checks the two
-// agree, and graders/locomo.ts scores with `officialF1` itself.
+// This module is in core/ because reports/ may import only core/; the token F1
+// is core/text.ts `officialF1`, the one every LoCoMo figure in memeval uses.
 //
 // Stemming: evaluation.py stems with NLTK's `PorterStemmer()`, whose default
 // mode is NLTK_EXTENSIONS, and core/porter.ts implements that mode (checked
 // against NLTK's output in test/core/porter.test.ts): pairs such as ties/tie,
 // cried/cry or proceeded/proceed stem alike here as they do there.
-import { porterStem } from './porter.js';
-import { normalizeAnswer } from './text.js';
+import { officialF1 } from './text.js';
 import type { ProbeRecord, RunResult } from './types.js';
 
 export type LocomoCategory = 1 | 2 | 3 | 4 | 5;
@@ -64,38 +61,11 @@ export const LOCOMO_ADVERSARIAL_PHRASES: readonly string[] = ['no information av
 /** The transcript tag the LoCoMo importer sets (`tags: ['locomo']`, with `meta.source: locomo`). */
 export const LOCOMO_TAG = 'locomo';
 
-/** F1 of one prediction against one gold string. */
-export type PairF1 = (prediction: string, gold: string) => number;
-
-function stems(text: string): string[] {
-  const normalized = normalizeAnswer(text);
-  return normalized.length === 0 ? [] : normalized.split(' ').map(porterStem);
-}
-
-function counts(tokens: string[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const t of tokens) out.set(t, (out.get(t) ?? 0) + 1);
-  return out;
-}
-
-/** evaluation.py `f1_score`: stemmed token F1 with each token matched at most as often as both sides have it. */
-export function locomoTokenF1(prediction: string, gold: string): number {
-  const predicted = stems(prediction);
-  const reference = stems(gold);
-  const available = counts(reference);
-  let same = 0;
-  for (const [token, n] of counts(predicted)) same += Math.min(n, available.get(token) ?? 0);
-  if (same === 0) return 0;
-  const precision = same / predicted.length;
-  const recall = same / reference.length;
-  return (2 * precision * recall) / (precision + recall);
-}
-
 /** evaluation.py `f1` (multi-answer): mean over the gold's comma parts of the best F1 against any prediction part. */
-export function locomoMultiAnswerF1(prediction: string, gold: string, pairF1: PairF1 = locomoTokenF1): number {
+export function locomoMultiAnswerF1(prediction: string, gold: string): number {
   const predictions = prediction.split(',').map((p) => p.trim());
   const golds = gold.split(',').map((g) => g.trim());
-  const best = golds.map((g) => Math.max(...predictions.map((p) => pairF1(p, g))));
+  const best = golds.map((g) => Math.max(...predictions.map((p) => officialF1(p, g))));
   return best.reduce((a, b) => a + b, 0) / best.length;
 }
 
@@ -112,18 +82,17 @@ export function locomoAdversarialScore(prediction: string): 0 | 1 {
 
 /**
  * The score evaluation.py gives `prediction` for a question of `category` whose
- * gold answer is `gold`. `pairF1` is the per-pair F1; graders/locomo.ts passes
- * graders/exact.ts `officialF1`, which this module's default equals.
+ * gold answer is `gold`, with `officialF1` (evaluation.py `f1_score`) per pair.
  */
-export function locomoScore(prediction: string, gold: string, category: LocomoCategory, pairF1: PairF1 = locomoTokenF1): number {
+export function locomoScore(prediction: string, gold: string, category: LocomoCategory): number {
   switch (category) {
     case 1:
-      return locomoMultiAnswerF1(prediction, gold, pairF1);
+      return locomoMultiAnswerF1(prediction, gold);
     case 2:
     case 4:
-      return pairF1(prediction, gold);
+      return officialF1(prediction, gold);
     case 3:
-      return pairF1(prediction, locomoOpenDomainGold(gold));
+      return officialF1(prediction, locomoOpenDomainGold(gold));
     case 5:
       return locomoAdversarialScore(prediction);
   }
@@ -244,10 +213,9 @@ function strategyOrder(run: RunPart): string[] {
  * LoCoMo scores per strategy, over the run's LoCoMo probe records (see
  * `fromLocomo`); strategies without any are left out, so a run without
  * LoCoMo probes gives []. An answer is scored whenever it exists: a failed
- * judge call does not touch it (evaluation.py needs no judge). `score` is
- * the per-answer rule; graders/locomo.ts passes one built on `officialF1`.
+ * judge call does not touch it (evaluation.py needs no judge).
  */
-export function locomoScores(run: RunPart, score: (prediction: string, gold: string, category: LocomoCategory) => number = locomoScore): LocomoStrategyScores[] {
+export function locomoScores(run: RunPart): LocomoStrategyScores[] {
   const listed = listedTranscripts(run);
   const scored = new Map<string, Scored[]>();
   const unscored = new Map<string, number>();
@@ -259,7 +227,7 @@ export function locomoScores(run: RunPart, score: (prediction: string, gold: str
       continue;
     }
     const item: Scored = { transcript: record.transcript, probe: record.probe, category };
-    if (record.answer !== undefined) item.score = score(record.answer, record.reference, category);
+    if (record.answer !== undefined) item.score = locomoScore(record.answer, record.reference, category);
     const list = scored.get(record.strategy);
     if (list) list.push(item);
     else scored.set(record.strategy, [item]);

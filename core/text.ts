@@ -2,6 +2,7 @@
 // surrounding punctuation and repeated white space are ignored. Answers are graded with
 // `normalizeAnswer`, the official scorers' normalisation, which is deliberately stricter.
 // Also the reader's stemmer and the one word counter (its callers' rules are named modes).
+import { porterStem } from './porter.js';
 import type { Fact } from './types.js';
 
 /** Lower-cases, turns punctuation runs into single spaces and trims. Keeps inner `.`/`-`/`:`
@@ -382,4 +383,38 @@ export type WordRule = 'runs' | 'words';
 export function countWords(text: string, rule: WordRule): number {
   const runs = text.split(/\s+/).filter((w) => w.length > 0);
   return rule === 'runs' ? runs.length : runs.filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+}
+
+/**
+ * Tokens as the LoCoMo scorer counts them: `normalizeAnswer`, then the Porter stem (NLTK's default `PorterStemmer()` mode) of
+ * every token, so "running"/"runs" and "connection"/"connected" count as the same word.
+ */
+export function answerTokens(text: string): string[] {
+  const normalized = normalizeAnswer(text);
+  return normalized.length === 0 ? [] : normalized.split(' ').map(porterStem);
+}
+
+/**
+ * Token F1 as LoCoMo's evaluation computes it (SQuAD normalisation, Porter stems, each gold
+ * token matched at most as often as it occurs); 0 when either side has no tokens. It differs
+ * only where `normalizeAnswer` writes numbers one way (`1200.0` = `1200`, signs kept).
+ */
+export function officialF1(prediction: string, gold: string): number {
+  const predicted = answerTokens(prediction);
+  const reference = answerTokens(gold);
+  if (predicted.length === 0 || reference.length === 0) return 0;
+  const remaining = new Map<string, number>();
+  for (const t of reference) remaining.set(t, (remaining.get(t) ?? 0) + 1);
+  let common = 0;
+  for (const t of predicted) {
+    const left = remaining.get(t) ?? 0;
+    if (left > 0) {
+      common++;
+      remaining.set(t, left - 1);
+    }
+  }
+  if (common === 0) return 0;
+  const precision = common / predicted.length;
+  const recall = common / reference.length;
+  return (2 * precision * recall) / (precision + recall);
 }

@@ -5,8 +5,10 @@
 // Every check reads the answer without the harness's own scaffolding (`withoutScaffolding`):
 // a session header or timestamp the reader copied from the context is not an answer.
 import { withoutScaffolding } from '../core/items.js';
-import { porterStem } from '../core/porter.js';
-import { containsNormalized, normalizeAnswer, normalizeText, occurrencesNormalized } from '../core/text.js';
+import { containsNormalized, normalizeAnswer, normalizeText, occurrencesNormalized, officialF1 } from '../core/text.js';
+
+// LoCoMo's token F1 lives in core (reports render the official scores too); graders use it from there.
+export { answerTokens, officialF1 } from '../core/text.js';
 
 /**
  * What the answer says once the scaffolding memeval and its importers add to a
@@ -147,40 +149,6 @@ function negatedAt(text: string, phrase: string, at: number): boolean {
   const { before, after } = around(text, phrase, at);
   const negatedBefore = negatingWord(before) >= 0;
   return negatedBefore || after.some((w) => NEGATIONS.has(w));
-}
-
-/**
- * Tokens as the LoCoMo scorer counts them: `normalizeAnswer`, then the Porter stem (NLTK's default `PorterStemmer()` mode) of
- * every token, so "running"/"runs" and "connection"/"connected" count as the same word.
- */
-export function answerTokens(text: string): string[] {
-  const normalized = normalizeAnswer(text);
-  return normalized.length === 0 ? [] : normalized.split(' ').map(porterStem);
-}
-
-/**
- * Token F1 as LoCoMo's evaluation computes it (SQuAD normalisation, Porter stems, each gold
- * token matched at most as often as it occurs); 0 when either side has no tokens. It differs
- * only where `normalizeAnswer` writes numbers one way (`1200.0` = `1200`, signs kept).
- */
-export function officialF1(prediction: string, gold: string): number {
-  const predicted = answerTokens(prediction);
-  const reference = answerTokens(gold);
-  if (predicted.length === 0 || reference.length === 0) return 0;
-  const remaining = new Map<string, number>();
-  for (const t of reference) remaining.set(t, (remaining.get(t) ?? 0) + 1);
-  let common = 0;
-  for (const t of predicted) {
-    const left = remaining.get(t) ?? 0;
-    if (left > 0) {
-      common++;
-      remaining.set(t, left - 1);
-    }
-  }
-  if (common === 0) return 0;
-  const precision = common / predicted.length;
-  const recall = common / reference.length;
-  return (2 * precision * recall) / (precision + recall);
 }
 
 /** The F1 a probe record and the offline judge report: the official one, so it compares with published LoCoMo F1. */
