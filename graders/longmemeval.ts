@@ -12,19 +12,6 @@ import type { Model } from '../core/model.js';
 import { answerContent } from './exact.js';
 import type { AnswerInput, JudgeVerdict } from './types.js';
 
-export {
-  LONGMEMEVAL_NOT_SCORED,
-  LONGMEMEVAL_PROTOCOL,
-  LONGMEMEVAL_TYPES,
-  hasLongMemEvalProbes,
-  longMemEvalNotScored,
-  longMemEvalScores,
-  type LongMemEvalCell,
-  type LongMemEvalStrategyScores,
-  type LongMemEvalType,
-  type LongMemEvalTypeCell,
-} from '../core/longmemeval.js';
-
 // ---------- the prompts: evaluate_qa.py get_anscheck_prompt, verbatim ----------
 
 /** evaluate_qa.py `get_anscheck_prompt`: single-session-user, single-session-assistant, multi-session. */
