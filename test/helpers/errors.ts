@@ -12,3 +12,14 @@ export function thrown(load: () => unknown): string[] {
   }
   throw new Error('expected an InputError');
 }
+
+/** The message of the InputError `run` rejects with (any other error is rethrown). */
+export async function inputErrorOf(run: () => Promise<unknown>): Promise<string> {
+  try {
+    await run();
+  } catch (e) {
+    if (isInputError(e)) return e.message;
+    throw e;
+  }
+  throw new Error('expected an InputError');
+}

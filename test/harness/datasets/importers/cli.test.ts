@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isInputError } from '../../../../core/errors.js';
 import { importBenchmark, jsonArrayElements } from '../../../../harness/datasets/importers/index.js';
 import { importCommand } from '../../../../harness/commands/import.js';
+import { inputErrorOf } from '../../../helpers/errors.js';
 
 const FIXTURES = join(import.meta.dirname, '../../../fixtures/importers');
 let dir: string;
@@ -24,16 +24,6 @@ async function collect(path: string, chunk?: number): Promise<unknown[]> {
   const out: unknown[] = [];
   for await (const el of jsonArrayElements(path, chunk)) out.push(el.value);
   return out;
-}
-
-async function inputErrorOf(run: () => Promise<unknown>): Promise<string> {
-  try {
-    await run();
-  } catch (e) {
-    if (isInputError(e)) return e.message;
-    throw e;
-  }
-  throw new Error('expected an InputError');
 }
 
 describe('jsonArrayElements', () => {

@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isInputError } from '../../../../core/errors.js';
 import { importBenchmark, locomoSampleToTranscript, parseErrata, readErrataFiles } from '../../../../harness/datasets/importers/index.js';
 import { allocate, stratifiedSample } from '../../../../harness/datasets/importers/select.js';
 import { importCommand, summaryLines } from '../../../../harness/commands/import.js';
 import { loadTranscriptFile } from '../../../../harness/datasets/transcript.js';
 import { protocolManifest } from '../../../../harness/run/run-info.js';
+import { inputErrorOf } from '../../../helpers/errors.js';
 
 const FIXTURES = join(import.meta.dirname, '../../../fixtures/importers');
 const LOCOMO = join(FIXTURES, 'locomo-mini.json');
@@ -28,16 +28,6 @@ function json(name: string, value: unknown): string {
   const path = join(dir, name);
   writeFileSync(path, JSON.stringify(value));
   return path;
-}
-
-async function inputErrorOf(run: () => Promise<unknown>): Promise<string> {
-  try {
-    await run();
-  } catch (e) {
-    if (isInputError(e)) return e.message;
-    throw e;
-  }
-  throw new Error('expected an InputError');
 }
 
 function probeIds(path: string): string[] {

@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isInputError } from '../../../../core/errors.js';
 import { ImportInterrupted, importBenchmark } from '../../../../harness/datasets/importers/index.js';
 import { looksLikeTranscript } from '../../../../harness/datasets/importers/output.js';
 import { runCli } from '../../../helpers/cli.js';
+import { inputErrorOf } from '../../../helpers/errors.js';
 
 const LME = join(import.meta.dirname, '../../../fixtures/importers/longmemeval-mini.json');
 const ALL = ['lme-a1b2c3.yaml', 'lme-ku-0007.yaml', 'lme-ms-0100.yaml', 'lme-pref-9.yaml', 'lme-tr-0042_abs.yaml'];
@@ -15,16 +15,6 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'memeval-import-out-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function inputErrorOf(run: () => Promise<unknown>): Promise<string> {
-  try {
-    await run();
-  } catch (e) {
-    if (isInputError(e)) return e.message;
-    throw e;
-  }
-  throw new Error('expected an InputError');
-}
 
 /** Every file of `folder` with its bytes, to show an import left it exactly as it was. */
 function snapshot(folder: string): Record<string, string> {
