@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { porterStem } from '../../core/porter.js';
 import { LOCOMO_ADVERSARIAL_PHRASES, hasLocomoProbes, locomoScore, locomoScores, type LocomoCategory } from '../../core/locomo.js';
 import type { ProbeRecord, RunResult } from '../../core/types.js';
-import { probeOnlyRun } from '../helpers/sample-run.js';
+import { bareProbeRecord, probeOnlyRun } from '../helpers/sample-run.js';
 
 // A straightforward port of snap-research/locomo task_eval/evaluation.py
 // (normalize_answer, f1_score, f1 and the category branches of
@@ -207,23 +207,13 @@ interface Spec {
 }
 
 function record(s: Spec): ProbeRecord {
-  const base: ProbeRecord = {
+  const base = bareProbeRecord({
     strategy: s.strategy,
     transcript: s.transcript,
     probe: s.probe,
-    kind: 'recall',
-    afterTurn: 3,
-    repeat: 1,
-    question: `question ${s.probe}`,
     reference: s.reference,
-    contextTokens: 100,
-    contextItems: 4,
-    factsNeeded: [],
-    factsPresent: [],
-    factsMissing: [],
-    answerable: null,
     meta: { category: s.category, category_name: s.categoryName ?? 'x' },
-  };
+  });
   if (s.answer === undefined) return { ...base, error: 'HTTP 500', errorStage: 'answer', passed: false, attribution: 'error' };
   if (s.judgeError) {
     return { ...base, answer: s.answer, judge: { verdict: 'error', reason: 'no JSON', model: 'j' }, passed: false, error: 'judge: no JSON', errorStage: 'judge' };

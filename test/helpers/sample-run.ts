@@ -355,3 +355,20 @@ export function probeOnlyRun(opts: {
     summaries: [],
   });
 }
+
+/** A probe record with neutral defaults (recall, after turn 3, no facts) and the given fields, for scorer tests. */
+export function bareProbeRecord(fields: Pick<ProbeRecord, 'strategy' | 'transcript' | 'probe' | 'reference'> & Partial<ProbeRecord>): ProbeRecord {
+  return {
+    kind: 'recall',
+    afterTurn: 3,
+    repeat: 1,
+    question: `question ${fields.probe}`,
+    contextTokens: 100,
+    contextItems: 4,
+    factsNeeded: [],
+    factsPresent: [],
+    factsMissing: [],
+    answerable: null,
+    ...fields,
+  };
+}

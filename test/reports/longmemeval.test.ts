@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { LONGMEMEVAL_NOT_SCORED, LONGMEMEVAL_PROTOCOL, longMemEvalNotScored, longMemEvalScores } from '../../core/longmemeval.js';
 import type { ProbeKind, ProbeRecord, RunResult } from '../../core/types.js';
 import { LONGMEMEVAL_TITLE, longMemEvalLines, longMemEvalNavLink, longMemEvalSection, longMemEvalSummaryColumns } from '../../reports/longmemeval.js';
-import { probeOnlyRun } from '../helpers/sample-run.js';
+import { bareProbeRecord, probeOnlyRun } from '../helpers/sample-run.js';
 
 type Outcome = 'yes' | 'no' | 'judge-error' | 'answer-error' | 'other-rule';
 
@@ -22,23 +22,15 @@ const protocol = (prompt: string) => `${LONGMEMEVAL_PROTOCOL} ${prompt} prompt`;
 function record(s: Spec): ProbeRecord {
   const transcript = s.transcript ?? `lme-${s.id}`;
   const kind: ProbeKind = s.id.endsWith('_abs') ? 'abstention' : 'recall';
-  const base: ProbeRecord = {
+  const base = bareProbeRecord({
     strategy: s.strategy,
     transcript,
     probe: 'q1',
     kind,
-    afterTurn: 3,
-    repeat: 1,
     question: `question ${s.id}`,
     reference: 'gold',
-    contextTokens: 100,
-    contextItems: 4,
-    factsNeeded: [],
-    factsPresent: [],
-    factsMissing: [],
-    answerable: null,
     meta: { question_type: s.type, question: `question ${s.id}` },
-  };
+  });
   const judged = (verdict: 'pass' | 'fail' | 'error', reason: string, model = 'openai:judge'): ProbeRecord => ({
     ...base,
     answer: 'an answer',

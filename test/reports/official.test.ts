@@ -3,7 +3,7 @@ import type { ProbeRecord, RunResult } from '../../core/types.js';
 import { renderReport } from '../../reports/html.js';
 import { OFFICIAL_TITLE, officialLines, officialNavLink, officialSections, officialSummaryColumns } from '../../reports/official.js';
 import { formatTable } from '../../reports/table.js';
-import { probeOnlyRun } from '../helpers/sample-run.js';
+import { bareProbeRecord, probeOnlyRun } from '../helpers/sample-run.js';
 
 // A small run builder of its own: LoCoMo probe records with a category, an answer or an error.
 interface Spec {
@@ -18,23 +18,14 @@ interface Spec {
 }
 
 function record(s: Spec): ProbeRecord {
-  const base: ProbeRecord = {
+  const base = bareProbeRecord({
     strategy: s.strategy,
     transcript: s.transcript,
     probe: s.probe,
-    kind: 'recall',
-    afterTurn: 3,
     repeat: s.repeat ?? 1,
-    question: `question ${s.probe}`,
     reference: s.reference,
-    contextTokens: 100,
-    contextItems: 4,
-    factsNeeded: [],
-    factsPresent: [],
-    factsMissing: [],
-    answerable: null,
     meta: { category: s.category, category_name: 'x' },
-  };
+  });
   if (s.answer === undefined) return { ...base, error: 'HTTP 500', errorStage: 'answer', passed: false, attribution: 'error' };
   return { ...base, answer: s.answer, exact: true, f1: 1, judge: { verdict: 'pass', reason: '', model: 'offline' }, passed: true };
 }
