@@ -139,8 +139,17 @@ function columnName(type: string): string {
  * graded with the official prompts. Accuracies are fractions 0–1; errors count
  * as not correct and are in each `lme_n_*`.
  */
+// summary.csv asks once per strategy; the scores of a run are computed once, not once per row.
+const scoresOfRun = new WeakMap<RunResult, LongMemEvalStrategyScores[]>();
+
+function scoresOnce(run: RunResult): LongMemEvalStrategyScores[] {
+  let scores = scoresOfRun.get(run);
+  if (!scores) scoresOfRun.set(run, (scores = longMemEvalScores(run)));
+  return scores;
+}
+
 export function longMemEvalSummaryColumns(run: RunResult, strategyId: string): LongMemEvalColumns {
-  const all = longMemEvalScores(run);
+  const all = scoresOnce(run);
   if (all.length === 0) return {};
   const notScored = longMemEvalNotScored(run, all);
   const own = notScored ? undefined : all.find((r) => r.strategy === strategyId);

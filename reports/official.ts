@@ -143,9 +143,19 @@ function cellColumns(prefix: string, c: LocomoCell): OfficialColumns {
  * strategy without LoCoMo answers. `locomo_f1_overall` is categories 1–4,
  * errors as 0; `locomo_n`/`locomo_errors` are its denominator and errors.
  */
+// summary.csv asks once per strategy; the scores of a run are computed once, not once per row.
+const scoresOfRun = new WeakMap<RunResult, LocomoStrategyScores[]>();
+
+function scoresOnce(run: RunResult): LocomoStrategyScores[] {
+  let scores = scoresOfRun.get(run);
+  if (!scores) scoresOfRun.set(run, (scores = locomoScores(run)));
+  return scores;
+}
+
 export function officialSummaryColumns(run: RunResult, strategyId: string): OfficialColumns {
-  if (!hasLocomoProbes(run)) return {};
-  const own = locomoScores({ info: run.info, probes: run.probes.filter((p) => p.strategy === strategyId) })[0];
+  const scores = scoresOnce(run);
+  if (!scores.length) return {};
+  const own = scores.find((r) => r.strategy === strategyId);
   const empty: LocomoCell = { n: 0, answered: 0, errors: 0, questions: 0, sum: 0 };
   const overall = own?.overall ?? empty;
   const out: OfficialColumns = {
