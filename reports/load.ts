@@ -1,9 +1,11 @@
 // Reading run directories (run.json is checked against its schema) and
-// writing report files atomically.
+// writing report files atomically. run.json is read a line at a time: a large
+// run's file is longer than the longest string V8 can hold.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { z } from 'zod';
 import { InputError, positionOf, type Problem } from '../core/errors.js';
+import { LineError, readLines } from '../core/lines.js';
 import { runInfoSchema, runResultSchema } from '../core/schema/run.js';
 import type { RunInfo, RunResult } from '../core/types.js';
 
@@ -24,14 +26,40 @@ function runFilePath(pathOrDir: string): string {
   return pathOrDir;
 }
 
+/** JSON.parse's complaint and, when it names one, the offset it points at. */
+function syntaxError(err: unknown): { message: string; offset?: number } {
+  const msg = err instanceof Error ? err.message : String(err);
+  const pos = /position (\d+)/.exec(msg);
+  return { message: `invalid JSON (${msg})`, offset: pos ? Number(pos[1]) : undefined };
+}
+
 function parseJson(file: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
-    const pos = /position (\d+)/.exec(msg);
-    const at = pos ? positionOf(text, Number(pos[1])) : { line: 0, col: 0 };
-    throw inputError(file, `invalid JSON (${msg})`, at.line, at.col);
+    const { message, offset } = syntaxError(err);
+    const at = offset === undefined ? { line: 0, col: 0 } : positionOf(text, offset);
+    throw inputError(file, message, at.line, at.col);
+  }
+}
+
+/** A line reader's complaint (invalid UTF-8) as bad input at that line; any other error as it is. */
+function lineProblem(file: string, err: unknown): unknown {
+  return err instanceof LineError ? inputError(file, err.message, err.line, 1) : err;
+}
+
+/** The whole file as one string: only for files under WHOLE_FILE_LIMIT. Invalid UTF-8 is bad input at its line. */
+function readWholeText(file: string): string {
+  const bytes = readFileSync(file);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    try {
+      for (const _ of readLines(file)); // throws at the first line that is not UTF-8
+    } catch (err) {
+      throw lineProblem(file, err);
+    }
+    throw inputError(file, 'not valid UTF-8');
   }
 }
 
@@ -58,7 +86,7 @@ function shapeMessage(issue: z.core.$ZodIssue): string {
   }
 }
 
-/** Problems with the shape of a run (whole-file problems: JSON has no positions worth showing per field). */
+/** Problems with the shape of a run read whole (whole-file problems: JSON.parse keeps no positions). */
 function shapeProblems(file: string, data: unknown): { run?: RunResult; problems: Problem[] } {
   const parsed = runResultSchema.safeParse(data);
   if (parsed.success) return { run: parsed.data, problems: [] };
@@ -68,26 +96,251 @@ function shapeProblems(file: string, data: unknown): { run?: RunResult; problems
   return { problems: messages.map((message) => ({ file, line: 0, col: 0, message })) };
 }
 
-/** Loads a run from its directory or its run.json; bad or missing files are an input error. */
-export function loadRun(pathOrDir: string): RunResult {
-  const file = runFilePath(pathOrDir);
-  const { run, problems } = shapeProblems(file, parseJson(file, readFileSync(file, 'utf8')));
+/** The old way, for run.json files in another layout (pretty-printed by a tool, or as a run starts): small enough to be one string. */
+function loadWhole(file: string): RunResult {
+  const { run, problems } = shapeProblems(file, parseJson(file, readWholeText(file)));
   if (!run) throw new InputError(problems);
   return run;
 }
 
-/**
- * The `info` of a run directory's run.json, checked against its schema
- * without validating every record (resuming needs only the info, and a large
- * run's records take seconds to check).
- */
-export function loadRunInfo(pathOrDir: string): RunInfo {
-  const file = runFilePath(pathOrDir);
-  const data = parseJson(file, readFileSync(file, 'utf8'));
+function loadWholeInfo(file: string): RunInfo {
+  const data = parseJson(file, readWholeText(file));
   const parsed = runInfoSchema.safeParse((data as { info?: unknown } | null)?.info);
   if (parsed.success) return parsed.data;
   const messages = parsed.error.issues.slice(0, MAX_SHAPE_PROBLEMS).map((issue) => shapeMessage({ ...issue, path: ['info', ...issue.path] }));
   throw new InputError(messages.map((message) => ({ file, line: 0, col: 0, message })));
+}
+
+// run.json as harness/run/run.ts writeRunJson writes it, one record per line:
+//
+//   {"info":{                 the info, pretty-printed over several lines
+//    ...
+//   },
+//   "turns":[                 a section; an empty one is `"turns":[],`
+//   {...},                    a record
+//   {...}],                   the section's last record
+//   "probes":[
+//   ...
+//   {...}]}                   the last record of the last section
+//
+// Such a file is read a line at a time, whatever its size; any other layout
+// is read whole, which JSON.parse can do only below V8's longest string.
+
+/** Larger run.json files are read only in the layout above. */
+const WHOLE_FILE_LIMIT = 256 * 1024 * 1024;
+/** An info larger than this is not the one a run writes (a one-line JSON run.json reads as one long "info" line). */
+const MAX_INFO_CHARS = 64 * 1024 * 1024;
+const INFO_START = '{"info":';
+const SECTION_LINE = /^"(turns|probes|summaries)":\[(|\],|\]\})$/;
+
+type Section = 'turns' | 'probes' | 'summaries';
+type Records = Pick<RunResult, Section>;
+
+const RECORD_SCHEMAS = {
+  turns: runResultSchema.shape.turns.element,
+  probes: runResultSchema.shape.probes.element,
+  summaries: runResultSchema.shape.summaries.element,
+} as const;
+
+/** The file is not in the layout (`line`: where that shows). */
+class OtherLayout {
+  constructor(
+    readonly line: number,
+    readonly reason: string,
+  ) {}
+}
+
+/** The first MAX_SHAPE_PROBLEMS problems in file order, and how many more there were. */
+class Problems {
+  readonly shown: Problem[] = [];
+  private hidden = 0;
+  private firstHidden: Problem | undefined;
+  /** Some line is not valid JSON (not just a record of the wrong shape). */
+  syntax = false;
+
+  constructor(private readonly file: string) {}
+
+  add(line: number, col: number, message: string): void {
+    const problem = { file: this.file, line, col, message };
+    if (this.shown.length < MAX_SHAPE_PROBLEMS) this.shown.push(problem);
+    else if (this.hidden++ === 0) this.firstHidden = problem;
+  }
+
+  shape(line: number, prefix: PropertyKey[], issues: readonly z.core.$ZodIssue[]): void {
+    for (const issue of issues) this.add(line, line > 0 ? 1 : 0, shapeMessage({ ...issue, path: [...prefix, ...issue.path] }));
+  }
+
+  get count(): number {
+    return this.shown.length + this.hidden;
+  }
+
+  /** The problems to report; the count of the rest is placed where they start, so it sorts after the ones shown. */
+  list(): Problem[] {
+    if (!this.firstHidden) return this.shown;
+    return [...this.shown, { ...this.firstHidden, message: `${this.hidden} more problems not shown` }];
+  }
+}
+
+
+interface LayoutRead {
+  /** Checked against its schema; undefined when there are problems. */
+  info?: RunInfo;
+  records: Records;
+  problems: Problems;
+}
+
+/** Parses the info once its lines are read (`text`: what follows `{"info":` up to the section line). */
+function readInfo(text: string, problems: Problems): RunInfo | undefined {
+  const body = text.trimEnd().slice(0, -1); // the `,` before the first section
+  let data: unknown;
+  try {
+    data = JSON.parse(body);
+  } catch (err) {
+    const { message, offset } = syntaxError(err);
+    const at = offset === undefined ? { line: 1, col: 1 } : positionOf(body, offset);
+    problems.add(at.line, at.line === 1 ? at.col + INFO_START.length : at.col, message);
+    problems.syntax = true;
+    return undefined;
+  }
+  const parsed = runResultSchema.shape.info.safeParse(data);
+  if (parsed.success) return parsed.data;
+  problems.shape(0, ['info'], parsed.error.issues);
+  return undefined;
+}
+
+/**
+ * Reads run.json in the layout writeRunJson writes, a line at a time;
+ * `withRecords: false` stops at the end of the info. OtherLayout when the file
+ * is not in that layout: nothing is then reported, it may be valid JSON.
+ */
+function readLayout(file: string, withRecords: boolean): LayoutRead | OtherLayout {
+  const problems = new Problems(file);
+  const records: Records = { turns: [], probes: [], summaries: [] };
+  let info: RunInfo | undefined;
+  let infoText = '';
+  let state: 'info' | 'section' | 'record' | 'end' = 'info';
+  let section: Section = 'turns';
+  const counts: Record<Section, number> = { turns: 0, probes: 0, summaries: 0 };
+  const seen = new Set<Section>();
+  let last = 0;
+  try {
+    for (const { text, line } of readLines(file)) {
+      last = line;
+      if (state === 'info') {
+        if (line === 1) {
+          if (!text.startsWith(INFO_START)) return new OtherLayout(1, `the first line does not start with ${INFO_START}`);
+          infoText = text.slice(INFO_START.length);
+          continue;
+        }
+        if (!SECTION_LINE.test(text)) {
+          infoText += `\n${text}`;
+          if (infoText.length > MAX_INFO_CHARS) return new OtherLayout(line, 'no "turns":[ line after the info');
+          continue;
+        }
+        if (!infoText.trimEnd().endsWith(',')) return new OtherLayout(line - 1, 'no "," before the "turns":[ line');
+        info = readInfo(infoText, problems);
+        infoText = '';
+        state = 'section';
+        if (!withRecords) break;
+      }
+      if (state === 'section') {
+        const match = SECTION_LINE.exec(text);
+        const key = match?.[1] as Section | undefined;
+        if (!match || !key || seen.has(key)) return new OtherLayout(line, 'a "turns":[, "probes":[ or "summaries":[ line was expected');
+        seen.add(key);
+        section = key;
+        state = match[2] === '' ? 'record' : match[2] === '],' ? 'section' : 'end';
+        continue;
+      }
+      if (state === 'end') {
+        if (text.trim() === '') continue;
+        return new OtherLayout(line, 'there is more after the closing "]}"');
+      }
+      // A record: `{...}` and `,` (more follow), `],` (last of its section) or `]}` (last of the file).
+      if (!text.startsWith('{')) return new OtherLayout(line, 'a record line was expected');
+      const end = text.endsWith('],') ? '],' : text.endsWith(']}') ? ']}' : text.endsWith(',') ? ',' : '';
+      const index = counts[section]++;
+      let data: unknown;
+      try {
+        data = JSON.parse(end === '' ? text : text.slice(0, -end.length));
+      } catch (err) {
+        const { message, offset } = syntaxError(err);
+        problems.add(line, offset === undefined ? 1 : offset + 1, message);
+        problems.syntax = true;
+        if (end === ']}') state = 'end';
+        else if (end === '],') state = 'section';
+        continue;
+      }
+      if (end === '') return new OtherLayout(line, 'a record line does not end with "," or "]"');
+      state = end === ',' ? 'record' : end === '],' ? 'section' : 'end';
+      const parsed = RECORD_SCHEMAS[section].safeParse(data);
+      if (parsed.success) (records[section] as unknown[]).push(parsed.data);
+      else problems.shape(line, [section, index], parsed.error.issues);
+    }
+  } catch (err) {
+    if (err instanceof LineError && err.kind === 'too-long') return new OtherLayout(err.line, err.message);
+    throw lineProblem(file, err);
+  }
+  if (state === 'info') return new OtherLayout(last, 'no "turns":[ line after the info');
+  if (withRecords && (state !== 'end' || seen.size < 3)) {
+    if (problems.count === 0) return new OtherLayout(last, 'the file ends before "turns", "probes" and "summaries" are closed');
+    problems.add(last, 1, 'the file ends before "turns", "probes" and "summaries" are closed (a torn file?)');
+  }
+  return { info, records, problems };
+}
+
+/**
+ * run.json read a line at a time, or undefined when it is in another layout
+ * and small enough to read whole (then it may be any valid JSON).
+ */
+function readStreamed(file: string, withRecords: boolean): LayoutRead | undefined {
+  const size = statSync(file).size;
+  const small = size <= WHOLE_FILE_LIMIT;
+  const read = readLayout(file, withRecords);
+  if (read instanceof OtherLayout) {
+    if (small) return undefined;
+    const mib = (n: number) => `${Math.round(n / (1024 * 1024))} MiB`;
+    throw inputError(
+      file,
+      `not in the layout memeval writes run.json in (one record per line: ${read.reason}), and at ${mib(size)} too large to read as one JSON text (the limit is ${mib(WHOLE_FILE_LIMIT)})`,
+      read.line,
+      1,
+    );
+  }
+  // Lines that are not JSON on their own may still be valid JSON together, in a layout that only looks like ours.
+  if (read.problems.syntax && small && parsesWhole(file)) return undefined;
+  return read;
+}
+
+function parsesWhole(file: string): boolean {
+  try {
+    JSON.parse(readWholeText(file));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Loads a run from its directory or its run.json; bad or missing files are an input error. */
+export function loadRun(pathOrDir: string): RunResult {
+  const file = runFilePath(pathOrDir);
+  const read = readStreamed(file, true);
+  if (!read) return loadWhole(file);
+  if (read.problems.count > 0 || !read.info) throw new InputError(read.problems.list());
+  return { info: read.info, ...read.records };
+}
+
+/**
+ * The `info` of a run directory's run.json, checked against its schema
+ * without reading its records (resuming needs only the info, and a large
+ * run's records take seconds to read and check).
+ */
+export function loadRunInfo(pathOrDir: string): RunInfo {
+  const file = runFilePath(pathOrDir);
+  const read = readStreamed(file, false);
+  if (!read) return loadWholeInfo(file);
+  if (read.problems.count > 0 || !read.info) throw new InputError(read.problems.list());
+  return read.info;
 }
 
 /** The directory a run lives in, given its directory or its run.json. */

@@ -1,7 +1,8 @@
 // Append-only JSONL journal of finished work. Each entry is written with one
 // write(2) call, so a killed process leaves whole lines (plus at most one torn
 // last line, which reading skips); fsync runs every few seconds and on close.
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { readLines } from '../../core/lines.js';
 import type { ProbeRecord, SummaryRecord, TurnRecord } from '../../core/types.js';
 import { answerableOf } from '../../graders/attribution.js';
 
@@ -74,10 +75,12 @@ function endsTorn(path: string): boolean {
 export function readJournal(path: string): JournalEntry[] {
   if (!existsSync(path)) return [];
   const entries: JournalEntry[] = [];
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
+  // Line by line: a large run's journal is longer than any string V8 can hold. A torn
+  // last line may end inside a character, so invalid UTF-8 reads as U+FFFD (as readFileSync did).
+  for (const { text } of readLines(path, { invalidUtf8: 'replace' })) {
+    if (!text.trim()) continue;
     try {
-      entries.push(JSON.parse(line) as JournalEntry);
+      entries.push(JSON.parse(text) as JournalEntry);
     } catch {
       // Only the last line can be torn; anything unparseable is unfinished work.
     }

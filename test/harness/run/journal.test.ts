@@ -29,6 +29,18 @@ it('appends after a torn last line without gluing the new entry to it', () => {
   expect([...finishedWork(readJournal(path)).jobsDone]).toEqual(['a::t1', 'b::t2']);
 });
 
+it('reads a journal line by line: blank and CRLF lines, and a torn last line cut inside a character', () => {
+  dir = mkdtempSync(join(tmpdir(), 'memeval-journal-'));
+  const path = join(dir, 'journal.jsonl');
+  const torn = Buffer.from('{"type":"job-done","job":"café').subarray(0, -1); // half of the é
+  writeFileSync(path, Buffer.concat([Buffer.from('{"type":"job-done","job":"a"}\r\n\n{"type":"job-done","job":"ü"}\n'), torn]));
+  expect(readJournal(path)).toEqual([
+    { type: 'job-done', job: 'a' },
+    { type: 'job-done', job: 'ü' },
+  ]);
+  expect(readJournal(join(dir, 'missing.jsonl'))).toEqual([]);
+});
+
 it('adds nothing to a journal that ends cleanly or does not exist yet', () => {
   dir = mkdtempSync(join(tmpdir(), 'memeval-journal-'));
   const path = join(dir, 'journal.jsonl');

@@ -1,0 +1,149 @@
+// run.json is read a line at a time in the layout a run writes (a large run's
+// file is longer than any string V8 holds), and whole in any other layout.
+import { appendFileSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runResultSchema } from '../../core/schema/run.js';
+import type { RunResult } from '../../core/types.js';
+import { loadRun, loadRunInfo } from '../../reports/load.js';
+import { sampleRun } from '../helpers/sample-run.js';
+
+/** A loaded run (compared with JSON.parse's result). */
+function records(file: string): unknown {
+  return loadRun(file);
+}
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+function runFile(text: string | Buffer): string {
+  dir ??= mkdtempSync(join(tmpdir(), 'memeval-load-'));
+  const path = join(dir, 'run.json');
+  writeFileSync(path, text);
+  return path;
+}
+
+/** run.json as harness/run/run.ts writeRunJson writes it (kept in step with it by hand). */
+function written(run: RunResult): string {
+  let text = `{"info":${JSON.stringify(run.info, null, 1)}`;
+  for (const key of ['turns', 'probes', 'summaries'] as const) {
+    text += `,\n"${key}":[`;
+    run[key].forEach((record, i) => (text += `${i === 0 ? '\n' : ',\n'}${JSON.stringify(record)}`));
+    text += ']';
+  }
+  return `${text}}\n`;
+}
+
+/** The 1-based line of `text` that starts with `start`. */
+function lineOf(text: string, start: string): number {
+  return text.split('\n').findIndex((l) => l.startsWith(start)) + 1;
+}
+
+function errorOf(fn: () => unknown): Error {
+  try {
+    fn();
+  } catch (error) {
+    expect((error as Error).name).toBe('InputError');
+    return error as Error;
+  }
+  throw new Error('expected an input error');
+}
+
+describe('loadRun', () => {
+  it('reads the layout a run writes as JSON.parse reads it, empty sections and CRLF included', () => {
+    const run = sampleRun();
+    const text = written(run);
+    const expected = runResultSchema.parse(JSON.parse(text));
+    expect(records(runFile(text))).toEqual(expected);
+    expect(records(runFile(text.replaceAll('\n', '\r\n')))).toEqual(expected);
+    const sparse = { ...run, turns: [], summaries: [] };
+    expect(records(runFile(written(sparse)))).toEqual(runResultSchema.parse(JSON.parse(written(sparse))));
+  });
+
+  it('reads a run.json in another layout (pretty-printed, one line, as a run starts) whole', () => {
+    const run = sampleRun();
+    const expected = runResultSchema.parse(JSON.parse(JSON.stringify(run)));
+    expect(records(runFile(JSON.stringify(run, null, 2)))).toEqual(expected);
+    expect(records(runFile(JSON.stringify(run)))).toEqual(expected);
+    expect(loadRun(runFile(JSON.stringify({ info: run.info, turns: [], probes: [], summaries: [] }, null, 1))).probes).toEqual([]);
+  });
+
+  it('reads lines that are not JSON on their own whole when the file is valid JSON', () => {
+    const run = sampleRun();
+    // Our layout up to a record split over two lines.
+    const text = written(run).replace(/^(\{"strategy":"full","transcript":"t1","turn":1,)/m, '$1\n');
+    expect(records(runFile(text))).toEqual(runResultSchema.parse(JSON.parse(text)));
+  });
+
+  it('names the line and column of every damaged record line', () => {
+    const text = written(sampleRun());
+    const turn = '{"strategy":"full","transcript":"t1","turn":2,';
+    const probe = '{"strategy":"summ","transcript":"t2","probe":"q2"';
+    const damaged = text.replace(turn, turn.replace('"turn":2,', '"turn" 2,')).replace(probe, probe.replace('"probe":', '"probe"'));
+    const message = errorOf(() => loadRun(runFile(damaged))).message.split('\n');
+    // `"turn" 2`: the colon is missing before offset 44 of the line, column 45.
+    expect(message).toEqual([
+      expect.stringMatching(new RegExp(`run\\.json:${lineOf(text, turn)}:45: invalid JSON \\(Unexpected number in JSON at position 44`)),
+      expect.stringMatching(new RegExp(`run\\.json:${lineOf(text, probe)}:\\d+: invalid JSON`)),
+    ]);
+  });
+
+  it('names the line of each record of the wrong shape, and shows the first 20 problems', () => {
+    const run = sampleRun();
+    const text = written(run);
+    const bad = written({ ...run, probes: run.probes.map((p) => ({ ...p, repeat: 'twice' as unknown as number })) });
+    const lines = errorOf(() => loadRun(runFile(bad))).message.split('\n');
+    const first = lineOf(text, '{"strategy":"full","transcript":"t1","probe":"p1"');
+    expect(lines[0]).toBe(`${join(dir!, 'run.json')}:${first}:1: "probes[0].repeat" must be a number`);
+    expect(lines[19]).toContain(`:${first + 19}:1: "probes[19].repeat" must be a number`);
+    expect(lines.slice(20)).toEqual([`${join(dir!, 'run.json')}:${first + 20}:1: 10 more problems not shown`]);
+  });
+
+  it('says so when a record line is not UTF-8, with its line', () => {
+    const text = written(sampleRun());
+    const line = lineOf(text, '{"strategy":"trim-2"');
+    const [before, after] = [text.slice(0, text.indexOf('{"strategy":"trim-2"')), text.slice(text.indexOf('{"strategy":"trim-2"'))];
+    const file = runFile(Buffer.concat([Buffer.from(before), Buffer.from([0xc3, 0x28]), Buffer.from(after)]));
+    expect(errorOf(() => loadRun(file)).message).toBe(`${file}:${line}:1: line ${line} is not valid UTF-8`);
+    // Read whole too: a pretty-printed file with the same bytes.
+    const pretty = runFile(Buffer.concat([Buffer.from('{\n "info": "'), Buffer.from([0xff]), Buffer.from('"\n}\n')]));
+    expect(errorOf(() => loadRun(pretty)).message).toBe(`${pretty}:2:1: line 2 is not valid UTF-8`);
+  });
+
+  it('refuses a large run.json in another layout with a reason, not a V8 string error', () => {
+    const file = runFile(JSON.stringify(sampleRun(), null, 1));
+    truncateSync(file, 300 * 1024 * 1024); // sparse: no disk, no time
+    expect(errorOf(() => loadRun(file)).message).toMatch(/run\.json:1:1: not in the layout memeval writes run\.json in .*300 MiB too large to read as one JSON text/);
+    expect(() => loadRunInfo(file)).toThrow(/not in the layout/);
+  });
+});
+
+describe('loadRunInfo', () => {
+  it('reads only as far as the info', () => {
+    const run = sampleRun();
+    const text = written(run);
+    const head = text.slice(0, text.indexOf('"turns":[') + '"turns":[\n'.length);
+    const file = runFile(head);
+    appendFileSync(file, Buffer.from([0xff, 0xfe, 0x0a])); // not UTF-8, not JSON: never read
+    appendFileSync(file, 'garbage\n');
+    expect(loadRunInfo(file)).toEqual(runResultSchema.shape.info.parse(run.info));
+    expect(() => loadRun(file)).toThrow(/not valid UTF-8/);
+  });
+
+  it('reads the info of any other layout whole, and names the field of a bad info', () => {
+    const run = sampleRun();
+    expect(loadRunInfo(runFile(JSON.stringify(run, null, 1)))).toEqual(runResultSchema.shape.info.parse(run.info));
+    const bad = written({ ...run, info: { ...run.info, runId: 7 as unknown as string } });
+    expect(errorOf(() => loadRunInfo(runFile(bad))).message).toMatch(/run\.json: "info\.runId" must be text$/);
+    expect(errorOf(() => loadRun(runFile(bad))).message).toMatch(/run\.json: "info\.runId" must be text$/);
+  });
+
+  it('names the place of a syntax error in the info', () => {
+    const text = written(sampleRun()).replace('"runId":', '"runId"');
+    expect(errorOf(() => loadRunInfo(runFile(text))).message).toMatch(new RegExp(`run\\.json:${lineOf(text, ' "runId"')}:\\d+: invalid JSON`));
+  });
+});
