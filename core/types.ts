@@ -7,6 +7,7 @@ import type { maxErrorsSchema } from './schema/max-errors.js';
 import { ATTRIBUTIONS, ERROR_STAGES, PROBE_KINDS } from './schema/run.js';
 import type * as run from './schema/run.js';
 import type * as transcript from './schema/transcript.js';
+import type { ContextLookup } from './contexts.js';
 
 export { ATTRIBUTIONS, ERROR_STAGES, PROBE_KINDS };
 
@@ -55,7 +56,11 @@ export type Provenance = z.output<typeof run.provenanceSchema>;
 /** Everything needed to reproduce and label a run. */
 export type RunInfo = z.output<typeof run.runInfoSchema>;
 export type JudgeCalibration = z.output<typeof run.judgeCalibrationSchema>;
-export type RunResult = z.output<typeof run.runResultSchema>;
+/**
+ * A run as the reports read it: run.json's records, and the contexts its probe
+ * records name by `contextRef` (contexts.jsonl), when they were read.
+ */
+export type RunResult = z.output<typeof run.runResultSchema> & { contexts?: ContextLookup };
 
 /** A quality gate of the suite config (`gates:`), as the config loader checked it. */
 export type GateConfig = z.output<typeof gateSchema>;

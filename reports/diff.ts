@@ -9,6 +9,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { createTwoFilesPatch } from 'diff';
 import type { Attribution, ProbeRecord, RunInfo, RunResult, StrategyFingerprint, StrategyInfo, SummaryRecord } from '../core/types.js';
+import { contextOf } from '../core/contexts.js';
 import { METRIC_NAMES, compareProbes, metricDef, strategyIds, summarizeStrategy } from './aggregate.js';
 import { esc, num, pct } from './format.js';
 import { page } from './html.js';
@@ -177,14 +178,15 @@ function byProbe(records: ProbeRecord[]): Map<string, ProbeRecord[]> {
  * outcome is the side's majority, so the answer and context shown are the
  * ones that made the probe count as passed (or failed) in that run.
  */
-function flipSide(records: Map<string, ProbeRecord[]>, transcript: string, probe: string, passed: boolean): { question: string; side: FlipSide } | undefined {
+function flipSide(run: RunResult, records: Map<string, ProbeRecord[]>, transcript: string, probe: string, passed: boolean): { question: string; side: FlipSide } | undefined {
   const mine = records.get(probeKey(transcript, probe)) ?? [];
   const r = mine.find((x) => x.error === undefined && (x.passed === true) === passed) ?? mine[0];
   if (!r) return undefined;
   const side: FlipSide = { contextTokens: r.contextTokens };
   if (r.answer !== undefined) side.answer = r.answer;
   if (r.attribution !== undefined) side.attribution = r.attribution;
-  if (r.context !== undefined) side.context = r.context;
+  const context = contextOf(r, run.contexts);
+  if (context !== undefined) side.context = context;
   return { question: r.question, side };
 }
 
@@ -204,8 +206,8 @@ function strategyDiff(base: RunResult, cand: RunResult, strategy: string): { dif
         baseRate: p.base.rate,
         candRate: p.cand.rate,
       };
-      const b = flipSide(baseBy, p.base.transcript, p.base.probe, p.base.passed);
-      const c = flipSide(candBy, p.cand.transcript, p.cand.probe, p.cand.passed);
+      const b = flipSide(base, baseBy, p.base.transcript, p.base.probe, p.base.passed);
+      const c = flipSide(cand, candBy, p.cand.transcript, p.cand.probe, p.cand.passed);
       if (b || c) flip.question = (b ?? c)?.question;
       if (b) flip.base = b.side;
       if (c) flip.cand = c.side;

@@ -10,6 +10,7 @@
 // filters stay hidden and a context names its messages by their number in the list.
 import { createHash } from 'node:crypto';
 import { PROBE_KINDS } from '../core/types.js';
+import { contextOf, toRanges, type ContextLookup, type ContextMessage } from '../core/contexts.js';
 import type { Attribution, ProbeKind, ProbeRecord, RunResult } from '../core/types.js';
 import { ATTRIBUTIONS, isProbeError, probeErrorStage, strategyIds } from './aggregate.js';
 import { esc, num } from './format.js';
@@ -96,24 +97,18 @@ interface ContextIndex {
   byRecord: Map<ProbeRecord, number>;
 }
 
-function contextKey(tokens: number, context: { role: string; text: string }[]): string {
-  // A digest rather than the JSON itself keeps the map small when contexts are long. The token
-  // count is part of the key because the context's heading states it; the messages are shared anyway.
-  return `${tokens} ${createHash('sha256').update(JSON.stringify(context)).digest('base64')}`;
+function contextKey(p: ProbeRecord, context: ContextMessage[]): string {
+  // A stored context's ref is already a digest of its messages; a copy (older runs) is digested here.
+  // The token count is part of the key because the context's heading states it; the messages are shared anyway.
+  return `${p.contextTokens} ${p.contextRef ?? createHash('sha256').update(JSON.stringify(context)).digest('base64')}`;
 }
 
-/** Consecutive message numbers folded into ranges: 3,4,5,9 → [3,5],[9,9]. */
-export function toRanges(ids: number[]): [number, number][] {
-  const ranges: [number, number][] = [];
-  for (const id of ids) {
-    const last = ranges[ranges.length - 1];
-    if (last && id === last[1] + 1) last[1] = id;
-    else ranges.push([id, id]);
-  }
-  return ranges;
-}
-
-function indexContexts(groups: FailureGroup[]): ContextIndex {
+/**
+ * The contexts of the failed and errored records. A run stores every probe's
+ * context, but the passing ones would add a third to report.html at the
+ * default suite's size; diff.html shows both sides of a flip instead.
+ */
+function indexContexts(groups: FailureGroup[], lookup: ContextLookup | undefined): ContextIndex {
   const index: ContextIndex = { messages: [], contexts: [], byRecord: new Map() };
   const messageIds = new Map<string, number>();
   const contextIds = new Map<string, number>();
@@ -127,11 +122,12 @@ function indexContexts(groups: FailureGroup[]): ContextIndex {
     return id;
   };
   for (const p of groups.flatMap((g) => g.records)) {
-    if (!p.context?.length) continue;
-    const key = contextKey(p.contextTokens, p.context);
+    const context = p.passed === true ? undefined : contextOf(p, lookup);
+    if (!context?.length) continue;
+    const key = contextKey(p, context);
     let id = contextIds.get(key);
     if (id === undefined) {
-      index.contexts.push({ ranges: toRanges(p.context.map(messageId)), messages: p.context.length, tokens: p.contextTokens });
+      index.contexts.push({ ranges: toRanges(context.map(messageId)), messages: context.length, tokens: p.contextTokens });
       contextIds.set(key, (id = index.contexts.length));
     }
     index.byRecord.set(p, id);
@@ -435,7 +431,7 @@ export function drilldownSection(run: RunResult, options: DrilldownOptions = {})
     ids: strategyIds(run).filter((id) => run.probes.some((p) => p.strategy === id)),
     causes: [...ATTRIBUTIONS, 'unattributed'],
     transcripts: [...new Set([...run.info.transcripts.map((t) => t.id), ...shown.map((g) => g.transcript)])],
-    index: indexContexts(shown),
+    index: indexContexts(shown, run.contexts),
     repeats: shown.some((g) => g.repeat > 1),
   };
   const rows = shown.map((g) => groupRow(g, frame)).join('\n');

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { z } from 'zod';
+import { readContexts } from '../core/contexts.js';
 import { InputError, positionOf, type Problem } from '../core/errors.js';
 import { LineError, readLines } from '../core/lines.js';
 import { runInfoSchema, runResultSchema } from '../core/schema/run.js';
@@ -324,6 +325,11 @@ function parsesWhole(file: string): boolean {
 /** Loads a run from its directory or its run.json; bad or missing files are an input error. */
 export function loadRun(pathOrDir: string): RunResult {
   const file = runFilePath(pathOrDir);
+  // The contexts its probe records name, read only if a report needs them.
+  return { ...loadRecords(file), contexts: readContexts(dirname(file)) };
+}
+
+function loadRecords(file: string): RunResult {
   const read = readStreamed(file, true);
   if (!read) return loadWhole(file);
   if (read.problems.count > 0 || !read.info) throw new InputError(read.problems.list());

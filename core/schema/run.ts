@@ -170,8 +170,10 @@ export const probeRecordSchema = z.object({
   error: z.string().optional(),
   /** Which call failed when `error` is set: the answering model, or the judge grading the answer. */
   errorStage: z.enum(['answer', 'judge']).optional(),
-  /** The exact context sent with the question (instructions and messages as text), for the failures view. */
+  /** The exact context sent with the question (instructions and messages as text): the copy runs recorded on failed probes before contexts were stored once each. */
   context: z.array(z.object({ role: z.string(), text: z.string() })).optional(),
+  /** The exact context sent with the question, by reference: its messages are in the run directory's contexts.jsonl (core/contexts.ts). */
+  contextRef: z.string().optional(),
   /** The probe's `meta:` as the transcript gives it (an importer's category, question type, evidence), for grouping and official scorers. */
   meta: z.record(z.string(), z.unknown()).optional(),
 });

@@ -42,12 +42,13 @@ export class Journal {
   private syncedAt = performance.now();
 
   /**
-   * Forces finished work to disk at most every CHECKPOINT_MS. A killed process
-   * loses nothing either way (its writes are in the OS already); fsync guards
-   * against a machine crash, and one per job was 8% of a large offline run.
+   * Whether finished work is due to be forced to disk: every CHECKPOINT_MS. A
+   * killed process loses nothing either way (its writes are in the OS
+   * already); fsync guards against a machine crash, and one per job was 8% of
+   * a large offline run.
    */
-  checkpoint(): void {
-    if (performance.now() - this.syncedAt >= CHECKPOINT_MS) this.sync();
+  checkpointDue(): boolean {
+    return performance.now() - this.syncedAt >= CHECKPOINT_MS;
   }
 
   close(): void {

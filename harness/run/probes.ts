@@ -2,6 +2,7 @@
 // probe never enters the strategy's session.
 import type { Graders } from './grading.js';
 import { itemLabel, itemText, userMessage } from '../../core/items.js';
+import type { ContextMessage } from '../../core/contexts.js';
 import type { ModelResult } from '../../core/model.js';
 import { modelForRepeat } from '../models/create.js';
 import type { ProbeContext } from './replay.js';
@@ -16,6 +17,8 @@ export interface ProbeTask {
   context: ProbeContext;
   /** 1-based repeat index (`repeat: N` asks every probe N times). */
   repeat: number;
+  /** Stores the context sent (once per distinct context) and returns its ref for the record. */
+  keepContext: (context: ContextMessage[]) => string;
 }
 
 function request(task: ProbeTask): { system: string | undefined; input: AgentInputItem[] } {
@@ -28,8 +31,8 @@ async function ask(req: ReturnType<typeof request>, repeat: number, graders: Gra
   return model.complete({ ...req, purpose: 'answer' });
 }
 
-/** The exact context that was sent, as role/text pairs, for the failures view. */
-function sentContext(task: ProbeTask): { role: string; text: string }[] {
+/** The exact context that was sent, as role/text pairs, for the failures view and diffs. */
+function sentContext(task: ProbeTask): ContextMessage[] {
   const lines = task.context.items.map((item) => ({ role: itemLabel(item).toLowerCase(), text: itemText(item) }));
   if (task.transcript.system) lines.unshift({ role: 'system', text: task.transcript.system });
   return lines;
@@ -62,6 +65,8 @@ function baseRecord(task: ProbeTask, model: string): ProbeRecord {
     // Set before the model is asked: it depends on the context alone, so an errored answer still has it.
     answerable: answerableOf({ kind: probe.kind, factsNeeded: probe.facts, factsMissing: task.context.factsMissing }),
     model,
+    // Every probe's context, passed or not: a diff shows what each side sent.
+    contextRef: task.keepContext(sentContext(task)),
     ...(probe.meta && Object.keys(probe.meta).length ? { meta: probe.meta } : {}),
   };
 }
@@ -82,7 +87,7 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
   const result = await ask(req, task.repeat, graders);
   Object.assign(record, { usage: result.usage, cost: result.cost, latencyMs: result.latencyMs, cached: result.cached });
   if (result.error) {
-    Object.assign(record, { error: result.error, errorStage: 'answer', passed: false, attribution: 'error', context: sentContext(task) });
+    Object.assign(record, { error: result.error, errorStage: 'answer', passed: false, attribution: 'error' });
     return record;
   }
   record.answer = result.output;
@@ -107,7 +112,6 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
     evidenceTurns: record.evidenceTurns,
     view: task.context,
   });
-  if (!record.passed) record.context = sentContext(task);
   return record;
 }
 

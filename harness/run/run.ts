@@ -13,6 +13,8 @@ import { yieldToEvents } from './yield.js';
 import { RUN_FILE, loadRunInfo } from '../../reports/load.js';
 import { JournaledSummaries, type FreshFrom } from './journaled-summaries.js';
 import { TokenCounter } from '../../core/tokens.js';
+import { readContexts } from '../../core/contexts.js';
+import { ContextStore } from './context-store.js';
 import { Progress } from './progress.js';
 import type { StrategyRegistry } from '../../strategies/registry.js';
 import { STRATEGIES } from '../../strategies/index.js';
@@ -63,6 +65,8 @@ interface RunContext {
   registry: StrategyRegistry;
   counter: TokenCounter;
   journal: Journal;
+  /** contexts.jsonl: each context a probe was sent, stored once. */
+  contexts: ContextStore;
   done: FinishedWork;
   progress: Progress;
   /** Fires on Ctrl-C and when an error retries cannot fix stops the run. */
@@ -151,7 +155,10 @@ async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext, fresh:
         (async () => {
           await yieldToEvents();
           if (ctx.signal.aborted) return undefined;
-          const answered = await answerProbe({ transcript: job.transcript, strategy: job.strategy.id, context: probeCtx, repeat: r }, ctx.graders);
+          const answered = await answerProbe(
+            { transcript: job.transcript, strategy: job.strategy.id, context: probeCtx, repeat: r, keepContext: (c) => ctx.contexts.keep(c) },
+            ctx.graders,
+          );
           // Graded on the real text, stored redacted: transcripts and answers can quote API keys.
           const record = redactDeep(answered);
           // A call cut short by Ctrl-C is not an answer; it is asked again on resume.
@@ -217,9 +224,19 @@ async function runJob(job: Job, ctx: RunContext): Promise<JobResult> {
   const expected = replay.probes.length * ctx.config.repeat;
   const complete = probes.length === expected && !ctx.signal.aborted;
   if (complete) ctx.journal.append({ type: 'job-done', job: job.key });
-  ctx.journal.checkpoint();
+  checkpoint(ctx);
   const turns = previous && !fresh ? previous.turns : replay.turns;
   return { turns, summaries, probes, complete };
+}
+
+/**
+ * Forces finished work to disk every few seconds, the contexts first: a
+ * journaled record must never name a context a machine crash lost.
+ */
+function checkpoint(ctx: RunContext): void {
+  if (!ctx.journal.checkpointDue()) return;
+  ctx.contexts.sync();
+  ctx.journal.sync();
 }
 
 function buildJobs(transcripts: Transcript[], strategies: StrategyConfig[]): Job[] {
@@ -410,6 +427,8 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   const done = finishedWork(readJournal(journalPath));
   const journal = new Journal(journalPath);
   journal.open();
+  const contexts = ContextStore.inRunDir(dir);
+  contexts.open();
   const jobs = buildJobs(transcripts, strategies);
   const errors = Object.fromEntries(ERROR_STAGES.map((stage) => [stage, 0])) as Record<ErrorStage, number>;
   const progress = new Progress(workUnits(jobs, config.repeat), () => ({ ...graders.counts(), stages: errors }));
@@ -417,7 +436,7 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   if (done.probes.size) log(`resuming: ${done.probes.size} probe answers already journaled`);
 
   const { signal, stop } = stopSignal(opts.signal);
-  const ctx: RunContext = { config, graders, registry, counter: graders.counter, journal, done, progress, signal, stop, errors };
+  const ctx: RunContext = { config, graders, registry, counter: graders.counter, journal, contexts, done, progress, signal, stop, errors };
   const jobLimit = pLimit(Math.max(2, config.concurrency));
   const results: (JobResult | undefined)[] = new Array(jobs.length);
   const work = Promise.all(
@@ -433,8 +452,11 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   } finally {
     progress.finish();
     // Abandoned work may still finish and journal an answer: the journal stays open for it until the process exits.
-    if (ended === 'done') journal.close();
-    else {
+    if (ended === 'done') {
+      contexts.close();
+      journal.close();
+    } else {
+      contexts.sync();
       journal.sync();
       work.catch(() => undefined);
     }
@@ -460,6 +482,7 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   run.info.redactions = redactionsOf(p.previousRedactions);
   writeRunJson(join(dir, RUN_FILE), run);
   // An incomplete or failed run still gets every report, marked as such at the top.
+  run.contexts = readContexts(dir);
   if (!interrupted) await writeReports(run, dir);
   return { dir, run, interrupted };
 }

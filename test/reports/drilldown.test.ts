@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DRILLDOWN_SCRIPT, DRILLDOWN_SCRIPT_CSP, drilldownSection, drilldownSidecar, failureGroups, mergeCells, toRanges } from '../../reports/drilldown.js';
+import { DRILLDOWN_SCRIPT, DRILLDOWN_SCRIPT_CSP, drilldownSection, drilldownSidecar, failureGroups, mergeCells } from '../../reports/drilldown.js';
 import { bulkRun, sampleRun } from '../helpers/sample-run.js';
+import { ContextLookup, contextRef, messageDigest, toRanges } from '../../core/contexts.js';
 
 const SCRIPT = '<script>window.__pwned=1</script>';
 const IMG = '<img src=x onerror="window.__pwned=1">';
@@ -40,12 +41,12 @@ describe('drilldownSection rows', () => {
     expect(list).toHaveLength(7);
     expect(list[0]).toContain('<span class="ok">full, summ passed</span>; <span class="bad">trim-2 failed: trimmed</span>');
     expect(list[0]).toContain('<q>What is the order number?</q><span class="dd-ref">reference: A-1042</span>');
-    expect(list[0]).toContain('<th>full</th><th class="bad">trim-2</th><th>summ</th>');
-    // Strategies that did the same, with the same context, share a column.
+    // Strategies that did the same share a column; a passing strategy's context is not shown (only failures are explained).
+    expect(list[0]).toContain('<th></th><th>full, summ</th><th class="bad">trim-2</th>');
     expect(list[4]).toContain('<th>full, trim-2</th><th class="bad">summ</th>');
-    expect(list[4]).toContain('<tr><th>context sent</th><td colspan="2"><a href="#dc4">150 tokens</a></td></tr>');
-    expect(list[0]).toContain('<tr class="dd-a"><th>answer</th><td>A-1042</td><td>I am not sure, maybe "B-7"?</td><td>A-1042</td></tr>');
-    expect(list[0]).toContain('<tr><th>answerable</th><td>yes</td><td>no: missing f1</td><td>yes</td></tr>');
+    expect(list[4]).toContain('<tr><th>context sent</th><td>–</td><td><a href="#dc3">150 tokens</a></td></tr>');
+    expect(list[0]).toContain('<tr class="dd-a"><th>answer</th><td>A-1042</td><td>I am not sure, maybe "B-7"?</td></tr>');
+    expect(list[0]).toContain('<tr><th>answerable</th><td>yes</td><td>no: missing f1</td></tr>');
     expect(list[2]).not.toContain('answerable'); // every context held what the probe needs
     expect(list[2]).toContain('<span class="bad">summ failed: lost-in-summary</span>');
     expect(list[3]).toContain('<span class="warn">trim-2 error (answer)</span>');
@@ -83,21 +84,41 @@ describe('drilldownSection contexts', () => {
   it('renders each distinct context once and every distinct message once, rows linking to them', () => {
     const run = sampleRun({ transcriptText: { t1: 'the refund conversation', t2: 'the laptop conversation' } });
     const html = drilldownSection(run);
-    // On t1 each strategy sent [system, t1 text] at its own token count, on t2 all sent [system, t2 text] at 150:
-    // four contexts over three distinct messages, each message rendered once.
-    expect(html.match(/<details id="dc\d+">/g)).toEqual(['<details id="dc1">', '<details id="dc2">', '<details id="dc3">', '<details id="dc4">']);
+    // Every record carries its context, but only the failing ones are shown. On t1 trim-2 failed at 200
+    // tokens and summ at 160, each sending [system, t1 text]; on t2 the failures sent [system, t2 text] at 150:
+    // three contexts over three distinct messages, each message rendered once.
+    expect(html.match(/<details id="dc\d+">/g)).toEqual(['<details id="dc1">', '<details id="dc2">', '<details id="dc3">']);
     expect(html.match(/<pre data-r=/g)).toHaveLength(3);
     expect(html.split('the refund conversation')).toHaveLength(2);
-    expect(html).toContain('<summary>context #2: 2 messages, 200 tokens</summary><p>messages #1–#2</p>');
-    expect(html).toContain('<summary>context #4: 2 messages, 150 tokens</summary><p>messages #1, #3</p>');
-    // t1's four rows link each strategy's own context; on t2 all sent context #4, one cell spanning them.
-    expect(html.match(/href="#dc\d"/g)).toHaveLength(4 * 3 + 3);
+    expect(html).toContain('<summary>context #1: 2 messages, 200 tokens</summary><p>messages #1–#2</p>');
+    expect(html).toContain('<summary>context #2: 2 messages, 160 tokens</summary><p>messages #1–#2</p>');
+    expect(html).toContain('<summary>context #3: 2 messages, 150 tokens</summary><p>messages #1, #3</p>');
+    // One link per failed or errored record: seven rows, one failing strategy each.
+    expect(html.match(/href="#dc\d"/g)).toHaveLength(7);
     for (const row of rows(html)) expect(row).toMatch(/href="#dc\d"/);
+    expect(html).not.toContain('context #4');
   });
 
-  it('folds message numbers into ranges', () => {
-    expect(toRanges([1, 2, 3, 7, 9, 10])).toEqual([[1, 3], [7, 7], [9, 10]]);
-    expect(toRanges([])).toEqual([]);
+  it('renders contexts stored once in the run (contexts.jsonl) as it renders copies on the records', () => {
+    const copies = sampleRun({ transcriptText: { t1: 'the refund conversation', t2: 'the laptop conversation' } });
+    const stored = sampleRun({ transcriptText: { t1: 'the refund conversation', t2: 'the laptop conversation' } });
+    const lookup = new ContextLookup();
+    const numbers = new Map<string, number>();
+    for (const p of stored.probes) {
+      const ids = (p.context ?? []).map((m) => {
+        const key = `${m.role} ${m.text}`;
+        if (!numbers.has(key)) {
+          numbers.set(key, numbers.size);
+          lookup.add({ m: numbers.size - 1, ...m });
+        }
+        return numbers.get(key) ?? -1;
+      });
+      p.contextRef = contextRef((p.context ?? []).map(messageDigest));
+      lookup.add({ c: p.contextRef, r: toRanges(ids) });
+      delete p.context;
+    }
+    stored.contexts = lookup;
+    expect(drilldownSection(stored)).toBe(drilldownSection(copies));
   });
 
   it('says so when a failure has no recorded context', () => {

@@ -163,7 +163,7 @@ describe('report.html answerable and reader gap', () => {
     // recall, update, temporal, multi-hop, abstention: trim-2 lost both recall probes, so none was answerable.
     expect(trim).toBe('<td>trim-2</td><td class="n">–</td><td class="n">0.0% <span class="muted">(0/2)</span></td><td class="n">50.0% <span class="muted">(1/2)</span></td><td class="n">0.0% <span class="muted">(0/2)</span></td><td class="n">0.0% <span class="muted">(0/2)</span></td></tr>');
     // Each failure shows, per strategy, whether its context held every fact the probe needs.
-    expect(html).toContain('<tr><th>answerable</th><td>yes</td><td>no: missing f1</td><td>yes</td></tr>');
+    expect(html).toContain('<tr><th>answerable</th><td>yes</td><td>no: missing f1</td></tr>');
   });
 });
 

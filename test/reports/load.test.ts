@@ -9,9 +9,11 @@ import type { RunResult } from '../../core/types.js';
 import { loadRun, loadRunInfo } from '../../reports/load.js';
 import { sampleRun } from '../helpers/sample-run.js';
 
-/** A loaded run (compared with JSON.parse's result). */
+/** A loaded run's records and info, without the lazy contexts lookup (compared with JSON.parse's result). */
 function records(file: string): unknown {
-  return loadRun(file);
+  const { contexts, ...rest } = loadRun(file);
+  expect(contexts).toBeDefined();
+  return rest;
 }
 
 let dir: string | undefined;

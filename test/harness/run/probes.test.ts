@@ -11,6 +11,7 @@ import { replayTranscript } from '../../../harness/run/replay.js';
 import type { MemoryStrategy } from '../../../strategies/base.js';
 import { Everything, LastTurnOnly } from '../../helpers/strategies.js';
 import type { StrategyDefinition } from '../../../strategies/registry.js';
+import { contextRef, messageDigest } from '../../../core/contexts.js';
 
 const def = (use: string, make: () => MemoryStrategy): StrategyDefinition => ({ use, doc: use, options: {}, create: make });
 
@@ -83,7 +84,7 @@ async function records(strategy: () => MemoryStrategy, g: Graders, t: Transcript
       throw new Error('unused');
     },
   });
-  const out = await Promise.all(replay.probes.map((context) => answerProbe({ transcript: t, strategy: 's', context, repeat: 1 }, g)));
+  const out = await Promise.all(replay.probes.map((context) => answerProbe({ transcript: t, strategy: 's', context, repeat: 1, keepContext: (c) => contextRef(c.map(messageDigest)) }, g)));
   return Object.fromEntries(out.map((r) => [r.probe, r]));
 }
 

@@ -17,6 +17,7 @@ import {
   type Workspace,
 } from '../../helpers/cli.js';
 import type { ProbeRecord } from '../../../core/types.js';
+import { readContexts, type ContextMessage } from '../../../core/contexts.js';
 
 const KEY_ENV = { FAKE_API_KEY: 'local-test-key-123456' };
 const DELAY_MS = 120;
@@ -76,6 +77,17 @@ function expectSameReports(runDir: string): void {
   // Read raw, not through the schema (which would default a missing field to null): every record carries it.
   const raw = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { probes: Record<string, unknown>[] };
   expect(raw.probes.map((p) => typeof p.answerable)).toEqual(raw.probes.map(() => 'boolean'));
+  // Every probe names the exact context it was sent, and the resumed store holds the same ones.
+  expect(sentContexts(runDir)).toEqual(sentContexts(baseline.runDir));
+  expect(sentContexts(runDir).every((c) => c !== undefined && c.length > 1)).toBe(true);
+}
+
+/** The context each probe record of a run names, read back from its contexts.jsonl. */
+function sentContexts(runDir: string): (ContextMessage[] | undefined)[] {
+  const lookup = readContexts(runDir);
+  // Records are in the same order in every run of a config (run.ts collect()).
+  const raw = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { probes: { contextRef?: string }[] };
+  return raw.probes.map((p) => (p.contextRef ? lookup.get(p.contextRef) : undefined));
 }
 
 /** What a journal written before `answerable` was recorded looks like. */

@@ -1,0 +1,145 @@
+// The contexts a run sent, stored once each (contexts.jsonl in the run
+// directory). A probe record names its context by `contextRef` instead of
+// carrying a copy: at benchmark scale the copies were 80% of every record and
+// run.json grew with (probes × context length). Consecutive contexts of a
+// strategy share most of their messages (a full-history context at turn 20
+// holds the one at turn 10), so each distinct message is one line, numbered
+// once per run, and a context is a list of ranges over those numbers.
+//
+//   {"m":7,"role":"user","text":"…"}          message 7
+//   {"c":"3fa9…","r":[[0,5],[9,12]]}          context: messages 0–5 and 9–12
+//
+// A context's ref is a digest of its messages, so equal contexts get equal
+// refs in every run; message numbers are local to the file.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { readLines } from './lines.js';
+import { isRecord } from './record.js';
+
+export const CONTEXTS_FILE = 'contexts.jsonl';
+
+export interface ContextMessage {
+  role: string;
+  text: string;
+}
+
+/** Inclusive ranges of message numbers. */
+export type Ranges = [number, number][];
+
+/** Consecutive numbers folded into ranges: 3,4,5,9 → [3,5],[9,9]. */
+export function toRanges(ids: readonly number[]): Ranges {
+  const ranges: Ranges = [];
+  for (const id of ids) {
+    const last = ranges[ranges.length - 1];
+    if (last && id === last[1] + 1) last[1] = id;
+    else ranges.push([id, id]);
+  }
+  return ranges;
+}
+
+/** A message's identity: its role and its exact text. */
+export function messageDigest(m: ContextMessage): string {
+  return createHash('sha256').update(m.role).update('\u0000').update(m.text).digest('base64url').slice(0, 22);
+}
+
+/** A context's ref, from its messages' digests in order. */
+export function contextRef(digests: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const d of digests) hash.update(d).update('\n');
+  return hash.digest('hex').slice(0, 20);
+}
+
+export type ContextLine = { m: number; role: string; text: string } | { c: string; r: Ranges };
+
+export function messageLine(m: number, message: ContextMessage): string {
+  return JSON.stringify({ m, role: message.role, text: message.text });
+}
+
+export function contextLine(ref: string, ranges: Ranges): string {
+  return JSON.stringify({ c: ref, r: ranges });
+}
+
+const isRanges = (value: unknown): value is Ranges =>
+  Array.isArray(value) && value.every((r) => Array.isArray(r) && r.length === 2 && Number.isInteger(r[0]) && Number.isInteger(r[1]) && r[0] <= r[1]);
+
+/** One line of contexts.jsonl, or undefined for a line that is not one (a torn last line). */
+export function parseContextLine(text: string): ContextLine | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value)) return undefined;
+  if (Number.isInteger(value.m) && typeof value.role === 'string' && typeof value.text === 'string') {
+    return { m: value.m as number, role: value.role, text: value.text };
+  }
+  if (typeof value.c === 'string' && isRanges(value.r)) return { c: value.c, r: value.r };
+  return undefined;
+}
+
+/**
+ * The contexts of one run, read back: a ref gives its messages. Built from
+ * lines, or from a file read on first use (a gate or a CSV never needs it).
+ */
+export class ContextLookup {
+  private readonly messages: ContextMessage[] = [];
+  private readonly contexts = new Map<string, Ranges>();
+
+  constructor(private pending?: () => Iterable<ContextLine>) {}
+
+  add(line: ContextLine): void {
+    if ('m' in line) this.messages[line.m] = { role: line.role, text: line.text };
+    else this.contexts.set(line.c, line.r);
+  }
+
+  private load(): void {
+    const pending = this.pending;
+    this.pending = undefined;
+    if (pending) for (const line of pending()) this.add(line);
+  }
+
+  /** The messages of a context, or undefined when the ref is unknown or names a message the file lacks. */
+  get(ref: string): ContextMessage[] | undefined {
+    this.load();
+    const ranges = this.contexts.get(ref);
+    if (!ranges) return undefined;
+    const out: ContextMessage[] = [];
+    for (const [from, to] of ranges) {
+      for (let m = from; m <= to; m++) {
+        const message = this.messages[m];
+        if (!message) return undefined;
+        out.push(message);
+      }
+    }
+    return out;
+  }
+
+  get size(): number {
+    this.load();
+    return this.contexts.size;
+  }
+}
+
+/** The context a probe record was sent: its own copy (runs before the store), or the stored one. */
+export function contextOf(
+  record: { context?: ContextMessage[]; contextRef?: string },
+  lookup: ContextLookup | undefined,
+): ContextMessage[] | undefined {
+  if (record.context) return record.context;
+  return record.contextRef === undefined ? undefined : lookup?.get(record.contextRef);
+}
+
+/** A run directory's contexts.jsonl, streamed on first use; none (a run from before the store) gives no contexts. */
+export function readContexts(dir: string): ContextLookup {
+  const path = join(dir, CONTEXTS_FILE);
+  return new ContextLookup(function* () {
+    if (!existsSync(path)) return;
+    // A line torn by a kill (even inside a character) is skipped, as the journal's is.
+    for (const { text } of readLines(path, { invalidUtf8: 'replace' })) {
+      const line = parseContextLine(text);
+      if (line) yield line;
+    }
+  });
+}

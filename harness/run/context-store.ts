@@ -1,0 +1,83 @@
+// Writes contexts.jsonl (format in core/contexts.ts): each distinct message
+// and each distinct context of a run once, appended as probes are answered.
+// Lines are written before the journal entry that names them, each with one
+// write(2), so a killed run leaves whole lines and at most one torn last line;
+// a resumed run reads the file back and goes on numbering after it.
+import { closeSync, existsSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { CONTEXTS_FILE, contextLine, contextRef, messageDigest, messageLine, parseContextLine, toRanges, type ContextMessage } from '../../core/contexts.js';
+import { readLines } from '../../core/lines.js';
+import { redact } from '../../core/secrets.js';
+
+export class ContextStore {
+  private fd: number | undefined;
+  /** Message digest → its number in the file. Digests, not texts: memory stays small. */
+  private readonly numbers = new Map<string, number>();
+  private readonly refs = new Set<string>();
+  private next = 0;
+
+  constructor(readonly path: string) {}
+
+  static inRunDir(dir: string): ContextStore {
+    return new ContextStore(join(dir, CONTEXTS_FILE));
+  }
+
+  open(): void {
+    const torn = existsSync(this.path) && this.readBack();
+    this.fd = openSync(this.path, 'a');
+    // A torn last line would swallow the next one; start afresh on a new line.
+    if (torn) writeSync(this.fd, '\n');
+  }
+
+  /** A resumed run's contexts: numbers and refs already written stay valid. Says whether the last line is torn. */
+  private readBack(): boolean {
+    let torn = false;
+    for (const { text } of readLines(this.path, { invalidUtf8: 'replace' })) {
+      const line = parseContextLine(text);
+      torn = line === undefined && text.trim() !== '';
+      if (!line) continue;
+      if ('m' in line) {
+        this.numbers.set(messageDigest(line), line.m);
+        this.next = Math.max(this.next, line.m + 1);
+      } else this.refs.add(line.c);
+    }
+    return torn;
+  }
+
+  /**
+   * Stores a context (exact texts, as sent) and returns its ref. Texts are
+   * redacted as they are written; the digest is of the text as sent, so a
+   * context is recognised whatever secrets it quotes.
+   */
+  keep(context: readonly ContextMessage[]): string {
+    if (this.fd === undefined) throw new Error('context store is not open');
+    const digests = context.map(messageDigest);
+    const ref = contextRef(digests);
+    if (this.refs.has(ref)) return ref;
+    const lines: string[] = [];
+    const ids = context.map((message, i) => {
+      let id = this.numbers.get(digests[i]);
+      if (id === undefined) {
+        id = this.next++;
+        this.numbers.set(digests[i], id);
+        lines.push(messageLine(id, { role: message.role, text: redact(message.text) }));
+      }
+      return id;
+    });
+    lines.push(contextLine(ref, toRanges(ids)));
+    writeSync(this.fd, `${lines.join('\n')}\n`);
+    this.refs.add(ref);
+    return ref;
+  }
+
+  sync(): void {
+    if (this.fd !== undefined) fsyncSync(this.fd);
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    this.fd = undefined;
+  }
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { ContextLookup, contextOf, contextRef, messageDigest, parseContextLine, toRanges } from '../../core/contexts.js';
+
+describe('contexts.jsonl lines', () => {
+  it('folds message numbers into ranges', () => {
+    expect(toRanges([1, 2, 3, 7, 9, 10])).toEqual([[1, 3], [7, 7], [9, 10]]);
+    expect(toRanges([])).toEqual([]);
+  });
+
+  it('gives equal contexts equal refs and tells role and text apart', () => {
+    const a = [{ role: 'user', text: 'hi' }, { role: 'assistant', text: 'hello' }];
+    expect(contextRef(a.map(messageDigest))).toBe(contextRef(a.map((m) => messageDigest({ ...m }))));
+    expect(messageDigest({ role: 'user', text: 'hi' })).not.toBe(messageDigest({ role: 'assistant', text: 'hi' }));
+    // Order matters: the same messages in another order are another context.
+    expect(contextRef([...a].reverse().map(messageDigest))).not.toBe(contextRef(a.map(messageDigest)));
+  });
+
+  it('reads message and context lines, and nothing else', () => {
+    expect(parseContextLine('{"m":3,"role":"user","text":"x"}')).toEqual({ m: 3, role: 'user', text: 'x' });
+    expect(parseContextLine('{"c":"ab","r":[[0,2],[5,5]]}')).toEqual({ c: 'ab', r: [[0, 2], [5, 5]] });
+    expect(parseContextLine('{"c":"ab","r":[[3,1]]}')).toBeUndefined();
+    expect(parseContextLine('{"m":1.5,"role":"user","text":"x"}')).toBeUndefined();
+    expect(parseContextLine('{"m":3,"role":"us')).toBeUndefined();
+  });
+});
+
+describe('ContextLookup', () => {
+  const lookup = new ContextLookup();
+  lookup.add({ m: 0, role: 'system', text: 'be brief' });
+  lookup.add({ m: 1, role: 'user', text: 'a' });
+  lookup.add({ m: 2, role: 'assistant', text: 'b' });
+  lookup.add({ c: 'full', r: [[0, 2]] });
+  lookup.add({ c: 'trimmed', r: [[0, 0], [2, 2]] });
+  lookup.add({ c: 'broken', r: [[0, 4]] });
+
+  it('gives a context its messages in order', () => {
+    expect(lookup.get('trimmed')).toEqual([{ role: 'system', text: 'be brief' }, { role: 'assistant', text: 'b' }]);
+    expect(lookup.get('full')?.map((m) => m.text)).toEqual(['be brief', 'a', 'b']);
+  });
+
+  it('knows no context whose ref or messages are missing', () => {
+    expect(lookup.get('nope')).toBeUndefined();
+    expect(lookup.get('broken')).toBeUndefined();
+  });
+
+  it('prefers a record’s own copy (older runs) to the store', () => {
+    const own = [{ role: 'user', text: 'copy' }];
+    expect(contextOf({ context: own, contextRef: 'full' }, lookup)).toBe(own);
+    expect(contextOf({ contextRef: 'full' }, lookup)?.length).toBe(3);
+    expect(contextOf({ contextRef: 'full' }, undefined)).toBeUndefined();
+    expect(contextOf({}, lookup)).toBeUndefined();
+  });
+});

@@ -1,0 +1,89 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CONTEXTS_FILE, readContexts } from '../../../core/contexts.js';
+import { ContextStore } from '../../../harness/run/context-store.js';
+
+const dirs: string[] = [];
+function runDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'memeval-contexts-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const msg = (role: string, text: string) => ({ role, text });
+const history = (n: number) => [msg('system', 'You are helpful.'), ...Array.from({ length: n }, (_, i) => msg(i % 2 ? 'assistant' : 'user', `turn ${i}`))];
+
+function open(dir: string): ContextStore {
+  const store = ContextStore.inRunDir(dir);
+  store.open();
+  return store;
+}
+
+describe('ContextStore', () => {
+  it('stores each distinct message once however many contexts hold it', () => {
+    const dir = runDir();
+    const store = open(dir);
+    // A growing full history: 20 contexts of 1..20 turns.
+    const refs = Array.from({ length: 20 }, (_, i) => store.keep(history(i + 1)));
+    store.close();
+    const lines = readFileSync(join(dir, CONTEXTS_FILE), 'utf8').trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('{"m"'))).toHaveLength(21);
+    expect(lines.filter((l) => l.startsWith('{"c"'))).toHaveLength(20);
+    // Each context is one range: the history grows by appending.
+    expect(lines.at(-1)).toMatch(/"r":\[\[0,20\]\]/);
+    const lookup = readContexts(dir);
+    refs.forEach((ref, i) => expect(lookup.get(ref)).toEqual(history(i + 1)));
+  });
+
+  it('writes a context seen before not again, and equal contexts get equal refs', () => {
+    const dir = runDir();
+    const store = open(dir);
+    const a = store.keep(history(3));
+    const size = readFileSync(join(dir, CONTEXTS_FILE), 'utf8').length;
+    expect(store.keep(history(3))).toBe(a);
+    store.close();
+    expect(readFileSync(join(dir, CONTEXTS_FILE), 'utf8').length).toBe(size);
+    const other = open(runDir());
+    expect(other.keep(history(3))).toBe(a);
+    other.close();
+  });
+
+  it('redacts what it writes, and still tells contexts apart by the text sent', () => {
+    const dir = runDir();
+    const store = open(dir);
+    const key = 'sk-proj-' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6';
+    const ref = store.keep([msg('user', `my key is ${key}`)]);
+    store.close();
+    const text = readFileSync(join(dir, CONTEXTS_FILE), 'utf8');
+    expect(text).not.toContain(key);
+    expect(readContexts(dir).get(ref)).toEqual([msg('user', 'my key is [REDACTED]')]);
+  });
+
+  it('goes on after a resumed run’s lines, past a torn last line', () => {
+    const dir = runDir();
+    const first = open(dir);
+    const a = first.keep(history(2));
+    first.close();
+    // Killed mid-write: half a message line.
+    appendFileSync(join(dir, CONTEXTS_FILE), '{"m":3,"role":"user","te');
+    const second = open(dir);
+    const b = second.keep(history(4));
+    expect(second.keep(history(2))).toBe(a);
+    second.close();
+    const lines = readFileSync(join(dir, CONTEXTS_FILE), 'utf8').trim().split('\n');
+    // Only the two new turns were written; the old ones kept their numbers.
+    expect(lines.filter((l) => l.startsWith('{"m"') && l.endsWith('}'))).toHaveLength(3 + 2);
+    const lookup = readContexts(dir);
+    expect(lookup.get(a)).toEqual(history(2));
+    expect(lookup.get(b)).toEqual(history(4));
+  });
+
+  it('reads no store (a run from before it) as no contexts', () => {
+    expect(readContexts(runDir()).size).toBe(0);
+  });
+});
