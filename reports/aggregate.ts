@@ -185,8 +185,8 @@ function sum(values: number[]): number {
 }
 
 function retentionOf(t: TurnRecord): number | undefined {
-  const total = t.factsPresent.length + t.factsMissing.length;
-  return total === 0 ? undefined : t.factsPresent.length / total;
+  const total = t.factsPresentCount + t.factsMissingCount;
+  return total === 0 ? undefined : t.factsPresentCount / total;
 }
 
 function turnMetrics(turns: TurnRecord[]) {
@@ -195,7 +195,8 @@ function turnMetrics(turns: TurnRecord[]) {
   const meanContextTokens = mean(context);
   const meanFullTokens = mean(full);
   const dropped = new Set<string>();
-  for (const t of turns) for (const f of t.criticalDropped) dropped.add(`${t.transcript}\u0000${f}`);
+  // Every critical fact ever missing was lost at some turn: the union of the losses is the set dropped.
+  for (const t of turns) for (const f of t.criticalLost) dropped.add(`${t.transcript}\u0000${f}`);
   return {
     turns: turns.length,
     meanContextTokens,
@@ -205,7 +206,7 @@ function turnMetrics(turns: TurnRecord[]) {
     compression: meanContextTokens !== undefined && meanFullTokens ? meanContextTokens / meanFullTokens : undefined,
     factRetention: mean(turns.map(retentionOf).filter((v): v is number => v !== undefined)),
     criticalDrops: dropped.size,
-    turnsWithCriticalDrop: turns.filter((t) => t.criticalDropped.length > 0).length,
+    turnsWithCriticalDrop: turns.filter((t) => t.criticalMissingCount > 0).length,
   };
 }
 

@@ -38,14 +38,31 @@ function turnRow(t: TurnRecord): Row {
     full_tokens: t.fullTokens,
     context_tokens: t.contextTokens,
     items: t.items,
-    facts_present: list(t.factsPresent),
-    facts_missing: list(t.factsMissing),
-    critical_dropped: list(t.criticalDropped),
+    facts_present_count: t.factsPresentCount,
+    facts_missing_count: t.factsMissingCount,
+    critical_missing_count: t.criticalMissingCount,
+    facts_lost: list(t.factsLost),
+    facts_regained: list(t.factsRegained),
+    critical_lost: list(t.criticalLost),
     summaries: t.summaries,
   };
 }
 
-export const TURN_COLUMNS = ['strategy', 'transcript', 'turn', 'full_tokens', 'context_tokens', 'items', 'facts_present', 'facts_missing', 'critical_dropped', 'summaries'];
+export const TURN_COLUMNS = [
+  'strategy',
+  'transcript',
+  'turn',
+  'full_tokens',
+  'context_tokens',
+  'items',
+  'facts_present_count',
+  'facts_missing_count',
+  'critical_missing_count',
+  'facts_lost',
+  'facts_regained',
+  'critical_lost',
+  'summaries',
+];
 
 /** A meta value that is one word or number (LoCoMo's `category`, LongMemEval's `question_type`); empty otherwise. */
 function metaCell(p: ProbeRecord, key: string): Cell {

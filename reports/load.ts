@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { readContexts } from '../core/contexts.js';
 import { InputError, positionOf, type Problem } from '../core/errors.js';
 import { LineError, readLines } from '../core/lines.js';
-import { runInfoSchema, runResultSchema } from '../core/schema/run.js';
+import { migrateTurns, runInfoSchema, runResultSchema, turnRecordInputSchema } from '../core/schema/run.js';
 import type { RunInfo, RunResult } from '../core/types.js';
 
 export const RUN_FILE = 'run.json';
@@ -112,7 +112,22 @@ function loadWholeInfo(file: string): RunInfo {
   throw new InputError(messages.map((message) => ({ file, line: 0, col: 0, message })));
 }
 
-// run.json as harness/run/run.ts writeRunJson writes it, one record per line:
+/** run.json in the layout below, piece by piece: a large run never builds it as one string. */
+export function* runJsonChunks(run: RunResult): Generator<string> {
+  yield `{"info":${JSON.stringify(run.info, null, 1)}`;
+  for (const key of ['turns', 'probes', 'summaries'] as const) {
+    yield `,\n"${key}":[`;
+    let first = true;
+    for (const record of run[key]) {
+      yield `${first ? '\n' : ',\n'}${JSON.stringify(record)}`;
+      first = false;
+    }
+    yield ']';
+  }
+  yield '}\n';
+}
+
+// run.json as runJsonChunks writes it, one record per line:
 //
 //   {"info":{                 the info, pretty-printed over several lines
 //    ...
@@ -138,7 +153,8 @@ type Section = 'turns' | 'probes' | 'summaries';
 type Records = Pick<RunResult, Section>;
 
 const RECORD_SCHEMAS = {
-  turns: runResultSchema.shape.turns.element,
+  // Either shape of turn record; migrateTurns makes them one once all are read.
+  turns: turnRecordInputSchema,
   probes: runResultSchema.shape.probes.element,
   summaries: runResultSchema.shape.summaries.element,
 } as const;
@@ -333,7 +349,7 @@ function loadRecords(file: string): RunResult {
   const read = readStreamed(file, true);
   if (!read) return loadWhole(file);
   if (read.problems.count > 0 || !read.info) throw new InputError(read.problems.list());
-  return { info: read.info, ...read.records };
+  return { info: read.info, ...read.records, turns: migrateTurns(read.records.turns) };
 }
 
 /**

@@ -21,7 +21,12 @@ export const ERROR_STAGES = ['answer', 'answer-judge', 'summarizer', 'summary-ju
 /** Token usage as reported by a provider (or counted, for the offline model). */
 export const usageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
 
-/** One record per strategy × transcript × turn. */
+/**
+ * One record per strategy × transcript × turn. Which facts the context holds
+ * is recorded as counts and as what changed since the job's previous turn:
+ * the full lists at every turn grow with turns × facts (most of a long
+ * benchmark run's records), while the changes add up to the lists at any turn.
+ */
 export const turnRecordSchema = z.object({
   strategy: z.string(),
   transcript: z.string(),
@@ -31,13 +36,60 @@ export const turnRecordSchema = z.object({
   /** Tokens of what the strategy would send at this turn. */
   contextTokens: z.number(),
   items: z.number(),
-  factsPresent: names,
-  factsMissing: names,
-  /** Critical facts stated by now that are absent from the context. */
-  criticalDropped: names,
+  /** Facts stated by now that the context holds. */
+  factsPresentCount: z.number(),
+  /** Facts stated by now that the context lacks. */
+  factsMissingCount: z.number(),
+  /** Critical facts stated by now that the context lacks. */
+  criticalMissingCount: z.number(),
+  /** Facts missing now that were not missing at the previous turn (dropped, or stated but never kept). */
+  factsLost: names,
+  /** Facts present now that were missing at the previous turn. */
+  factsRegained: names,
+  /** The critical facts among `factsLost`. */
+  criticalLost: names,
   /** Summarisation events that happened while this turn was added. */
   summaries: z.number(),
 });
+
+/** A turn record as runs before the counts wrote it: every present, missing and critical missing fact at every turn. */
+const listedTurnRecordSchema = turnRecordSchema
+  .omit({ factsPresentCount: true, factsMissingCount: true, criticalMissingCount: true, factsLost: true, factsRegained: true, criticalLost: true })
+  .extend({ factsPresent: names, factsMissing: names, criticalDropped: names });
+
+/** A turn record of either shape; `migrateTurns` turns a run's records into the current one. */
+export const turnRecordInputSchema = z.union([turnRecordSchema, listedTurnRecordSchema]);
+
+type TurnRecordOut = z.output<typeof turnRecordSchema>;
+type TurnRecordIn = z.output<typeof turnRecordInputSchema>;
+
+/**
+ * Records of the listed shape become counts and changes, each compared with
+ * the previous turn of its strategy × transcript, in file order (a run writes
+ * each job's turns in order).
+ */
+export function migrateTurns(turns: TurnRecordIn[]): TurnRecordOut[] {
+  const previous = new Map<string, Set<string>>();
+  return turns.map((t) => {
+    if (!('factsPresent' in t)) return t;
+    const { factsPresent, factsMissing, criticalDropped, ...rest } = t;
+    const key = `${t.strategy}\u0000${t.transcript}`;
+    const before = previous.get(key) ?? new Set<string>();
+    const now = new Set(factsMissing);
+    previous.set(key, now);
+    const critical = new Set(criticalDropped);
+    const lost = factsMissing.filter((f) => !before.has(f));
+    return {
+      ...rest,
+      factsPresentCount: factsPresent.length,
+      factsMissingCount: factsMissing.length,
+      criticalMissingCount: criticalDropped.length,
+      factsLost: lost,
+      factsRegained: factsPresent.filter((f) => before.has(f)),
+      criticalLost: lost.filter((f) => critical.has(f)),
+    };
+  });
+}
 
 /** Deterministic checks every summary gets (no model needed). */
 export const summaryChecksSchema = z.object({
@@ -384,7 +436,7 @@ export const runInfoSchema = z.object({
 
 export const runResultSchema = z.object({
   info: runInfoSchema,
-  turns: z.array(turnRecordSchema),
+  turns: z.array(turnRecordInputSchema).transform(migrateTurns),
   probes: z.array(probeRecordSchema),
   summaries: z.array(summaryRecordSchema),
 });

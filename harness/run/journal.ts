@@ -4,6 +4,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { readLines } from '../../core/lines.js';
 import type { ProbeRecord, SummaryRecord, TurnRecord } from '../../core/types.js';
+import { migrateTurns } from '../../core/schema/run.js';
 import { answerableOf } from '../../graders/attribution.js';
 
 export type JournalEntry =
@@ -100,7 +101,8 @@ export interface FinishedWork {
 export function finishedWork(entries: JournalEntry[]): FinishedWork {
   const work: FinishedWork = { replays: new Map(), probes: new Map(), summaryGrades: new Map(), jobsDone: new Set() };
   for (const entry of entries) {
-    if (entry.type === 'replay') work.replays.set(entry.job, { turns: entry.turns, summaries: entry.summaries });
+    // A journal written before turn records held counts lists every fact at every turn.
+    if (entry.type === 'replay') work.replays.set(entry.job, { turns: migrateTurns(entry.turns), summaries: entry.summaries });
     else if (entry.type === 'probe') work.probes.set(entry.key, withAnswerable(entry.record));
     else if (entry.type === 'summary-grade') work.summaryGrades.set(entry.key, entry.record);
     else if (entry.type === 'job-done') work.jobsDone.add(entry.job);

@@ -130,6 +130,48 @@ function splitPresence(facts: Fact[], all: Fact[], bits: Uint8Array): { present:
   return { present, missing };
 }
 
+/**
+ * Which facts a view holds, turn after turn: counts, and what changed since
+ * the previous turn (the whole lists at every turn grow with turns × facts).
+ */
+class FactTracker {
+  private missing = new Set<string>();
+  private readonly critical: Set<string>;
+  private readonly position: Map<Fact, number>;
+
+  constructor(facts: Fact[]) {
+    this.critical = new Set(facts.filter((f) => f.critical).map((f) => f.id));
+    this.position = new Map(facts.map((f, i) => [f, i]));
+  }
+
+  turn(due: Fact[], bits: Uint8Array): Pick<TurnRecord, 'factsPresentCount' | 'factsMissingCount' | 'criticalMissingCount' | 'factsLost' | 'factsRegained' | 'criticalLost'> {
+    const missing = new Set<string>();
+    const lost: string[] = [];
+    const regained: string[] = [];
+    let criticalMissing = 0;
+    for (const fact of due) {
+      const held = Boolean(bits[this.position.get(fact) ?? -1]);
+      const was = this.missing.has(fact.id);
+      if (held) {
+        if (was) regained.push(fact.id);
+        continue;
+      }
+      missing.add(fact.id);
+      if (this.critical.has(fact.id)) criticalMissing++;
+      if (!was) lost.push(fact.id);
+    }
+    this.missing = missing;
+    return {
+      factsPresentCount: due.length - missing.size,
+      factsMissingCount: missing.size,
+      criticalMissingCount: criticalMissing,
+      factsLost: lost,
+      factsRegained: regained,
+      criticalLost: lost.filter((id) => this.critical.has(id)),
+    };
+  }
+}
+
 /** Items stating a critical fact must survive budget trimming. */
 function protectCritical(index: FactIndex, facts: Fact[]): ProtectPredicate | undefined {
   const critical = facts.map((f, i) => (f.critical ? i : -1)).filter((i) => i >= 0);
@@ -222,6 +264,7 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
   const meter = new ViewMeter(counter, index, transcript.system, systemBits);
   const result: ReplayResult = { turns: [], summaries: [], probes: [] };
   let fullTokens = counter.request(transcript.system, []);
+  const tracker = new FactTracker(facts);
 
   for (let n = 1; n <= transcript.turns.length; n++) {
     await yieldToEvents();
@@ -234,8 +277,7 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
 
     const view = await strategy.getItems();
     const { tokens: contextTokens, bits } = meter.measure(view);
-    const due = dueFacts(facts, n);
-    const { present, missing } = splitPresence(due, facts, bits);
+    const presence = tracker.turn(dueFacts(facts, n), bits);
     const newEvents = strategy.events.slice(eventsBefore);
     newEvents.forEach((event, i) => {
       result.summaries.push(summaryRecord(input, event, eventsBefore + i + 1, n, turnMap));
@@ -247,9 +289,7 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
       fullTokens,
       contextTokens,
       items: view.length,
-      factsPresent: present,
-      factsMissing: missing,
-      criticalDropped: missing.filter((id) => facts.find((f) => f.id === id)?.critical),
+      ...presence,
       summaries: newEvents.length,
     });
 

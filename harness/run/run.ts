@@ -10,7 +10,7 @@ import { writeChunksAtomic, writeFileAtomic } from '../../core/atomic.js';
 import { replayTranscript, type ReplayResult } from './replay.js';
 import { createRunDir, lockRunDir, removeStalePartials, removeStaleTemps } from './run-dir.js';
 import { yieldToEvents } from './yield.js';
-import { RUN_FILE, loadRunInfo } from '../../reports/load.js';
+import { RUN_FILE, loadRunInfo, runJsonChunks } from '../../reports/load.js';
 import { JournaledSummaries, type FreshFrom } from './journaled-summaries.js';
 import { TokenCounter } from '../../core/tokens.js';
 import { readContexts } from '../../core/contexts.js';
@@ -330,20 +330,7 @@ function startingRunJson(info: RunInfo): string {
 
 /** run.json, one record per line, written piece by piece: a large run never builds it as one string. */
 function writeRunJson(path: string, run: RunResult): void {
-  function* chunks(): Generator<string> {
-    yield `{"info":${JSON.stringify(run.info, null, 1)}`;
-    for (const key of ['turns', 'probes', 'summaries'] as const) {
-      yield `,\n"${key}":[`;
-      let first = true;
-      for (const record of run[key]) {
-        yield `${first ? '\n' : ',\n'}${JSON.stringify(record)}`;
-        first = false;
-      }
-      yield ']';
-    }
-    yield '}\n';
-  }
-  writeChunksAtomic(path, chunks());
+  writeChunksAtomic(path, runJsonChunks(run));
 }
 
 /** Models are built (keys, providers, base URLs checked) before any run directory exists: bad setup is bad input. */

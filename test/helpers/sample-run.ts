@@ -1,7 +1,7 @@
 // Hand-built RunResults for report tests. Every number here is chosen so the
 // expected aggregates can be worked out on paper (see test/reports-aggregate.test.ts).
 import type { Attribution, ProbeKind, ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../../core/types.js';
-import { runResultSchema } from '../../core/schema/run.js';
+import { migrateTurns, runResultSchema } from '../../core/schema/run.js';
 
 /** `error` is a failed answer call; `judge-error` an answer the judge failed to grade. */
 export type Outcome = 'pass' | 'fail' | 'error' | 'judge-error';
@@ -15,8 +15,9 @@ interface TurnRow {
   summaries?: number;
 }
 
+/** Rows list every present and missing fact, as runs once recorded them; migrateTurns makes them counts and changes. */
 function turns(strategy: string, transcript: string, rows: TurnRow[]): TurnRecord[] {
-  return rows.map((r, i) => ({
+  return migrateTurns(rows.map((r, i) => ({
     strategy,
     transcript,
     turn: i + 1,
@@ -27,7 +28,7 @@ function turns(strategy: string, transcript: string, rows: TurnRow[]): TurnRecor
     factsMissing: r.missing,
     criticalDropped: r.critical ?? [],
     summaries: r.summaries ?? 0,
-  }));
+  })));
 }
 
 export const PROBES: { transcript: string; probe: string; kind: ProbeKind; afterTurn: number; question: string; reference: string; facts: string[] }[] = [

@@ -45,8 +45,10 @@ describe('CSV reports', () => {
   it('turns.csv has one row per turn record', () => {
     const rows = records(join(dir, 'turns.csv'));
     expect(rows).toHaveLength(run.turns.length);
-    const r = rows.find((x) => x.strategy === 'trim-2' && x.transcript === 't1' && x.turn === '4')!;
-    expect(r).toMatchObject({ full_tokens: '400', context_tokens: '200', facts_missing: 'f1;f2', critical_dropped: 'f1' });
+    const at = (turn: string) => rows.find((x) => x.strategy === 'trim-2' && x.transcript === 't1' && x.turn === turn)!;
+    // trim-2 drops f1 (critical) at turn 3 and f2 at turn 4: each named once, where it was lost.
+    expect(at('3')).toMatchObject({ facts_present_count: '2', facts_missing_count: '1', critical_missing_count: '1', facts_lost: 'f1', critical_lost: 'f1' });
+    expect(at('4')).toMatchObject({ full_tokens: '400', context_tokens: '200', facts_missing_count: '2', critical_missing_count: '1', facts_lost: 'f2', facts_regained: '', critical_lost: '' });
   });
 
   it('probes.csv flattens every record field, quotes survive the round trip', () => {

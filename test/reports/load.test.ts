@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runResultSchema } from '../../core/schema/run.js';
 import type { RunResult } from '../../core/types.js';
-import { loadRun, loadRunInfo } from '../../reports/load.js';
+import { loadRun, loadRunInfo, runJsonChunks } from '../../reports/load.js';
 import { sampleRun } from '../helpers/sample-run.js';
 
 /** A loaded run's records and info, without the lazy contexts lookup (compared with JSON.parse's result). */
@@ -29,15 +29,9 @@ function runFile(text: string | Buffer): string {
   return path;
 }
 
-/** run.json as harness/run/run.ts writeRunJson writes it (kept in step with it by hand). */
+/** run.json as a run writes it. */
 function written(run: RunResult): string {
-  let text = `{"info":${JSON.stringify(run.info, null, 1)}`;
-  for (const key of ['turns', 'probes', 'summaries'] as const) {
-    text += `,\n"${key}":[`;
-    run[key].forEach((record, i) => (text += `${i === 0 ? '\n' : ',\n'}${JSON.stringify(record)}`));
-    text += ']';
-  }
-  return `${text}}\n`;
+  return [...runJsonChunks(run)].join('');
 }
 
 /** The 1-based line of `text` that starts with `start`. */
@@ -64,6 +58,32 @@ describe('loadRun', () => {
     expect(records(runFile(text.replaceAll('\n', '\r\n')))).toEqual(expected);
     const sparse = { ...run, turns: [], summaries: [] };
     expect(records(runFile(written(sparse)))).toEqual(runResultSchema.parse(JSON.parse(written(sparse))));
+  });
+
+  it('reads turn records that list every fact at every turn (older runs) as counts and changes, in either layout', () => {
+    const { info } = sampleRun();
+    const turn = (n: number, present: string[], missing: string[], critical: string[]) => ({
+      strategy: 'trim-2',
+      transcript: 't1',
+      turn: n,
+      fullTokens: 100 * n,
+      contextTokens: 100,
+      items: 2,
+      factsPresent: present,
+      factsMissing: missing,
+      criticalDropped: critical,
+      summaries: 0,
+    });
+    const old = { info, turns: [turn(1, ['f1'], [], []), turn(2, ['f2'], ['f1'], ['f1']), turn(3, ['f2', 'f3'], ['f1'], ['f1'])], probes: [], summaries: [] };
+    const expected = [
+      { factsPresentCount: 1, factsMissingCount: 0, criticalMissingCount: 0, factsLost: [], factsRegained: [], criticalLost: [] },
+      { factsPresentCount: 1, factsMissingCount: 1, criticalMissingCount: 1, factsLost: ['f1'], factsRegained: [], criticalLost: ['f1'] },
+      { factsPresentCount: 2, factsMissingCount: 1, criticalMissingCount: 1, factsLost: [], factsRegained: [], criticalLost: [] },
+    ];
+    const streamed = loadRun(runFile(written(old as unknown as RunResult)));
+    expect(streamed.turns).toMatchObject(expected);
+    expect(streamed.turns[0]).not.toHaveProperty('factsPresent');
+    expect(loadRun(runFile(JSON.stringify(old, null, 2))).turns).toMatchObject(expected);
   });
 
   it('reads a run.json in another layout (pretty-printed, one line, as a run starts) whole', () => {

@@ -6,6 +6,7 @@ import type { Transcript } from '../../../core/types.js';
 import type { MemoryStrategy } from '../../../strategies/base.js';
 import { Everything, LastTurnOnly } from '../../helpers/strategies.js';
 import type { StrategyDefinition } from '../../../strategies/registry.js';
+import { migrateTurns } from '../../../core/schema/run.js';
 
 const def = (use: string, make: () => MemoryStrategy): StrategyDefinition => ({
   use,
@@ -59,14 +60,17 @@ describe('replay', () => {
     expect(res.turns.map((t) => t.contextTokens)).toEqual([3 + system + turn1, 3 + system + turn1 + turn2]);
     expect(res.turns.map((t) => t.fullTokens)).toEqual(res.turns.map((t) => t.contextTokens));
     expect(res.turns.map((t) => t.items)).toEqual([2, 6]);
-    expect(res.turns[1].factsPresent).toEqual(['order', 'city']);
+    expect(res.turns.map((t) => [t.factsPresentCount, t.factsMissingCount, t.factsLost, t.factsRegained])).toEqual([
+      [1, 0, [], []],
+      [2, 0, [], []],
+    ]);
   });
 
   it('flags a critical fact the strategy dropped and records the probe context without adding it', async () => {
     const res = await replayTranscript({ transcript, strategyId: 'last', definition: def('last', () => new LastTurnOnly()), options: {}, ...ctx() });
     const t2 = res.turns[1];
     expect(t2.contextTokens).toBeLessThan(t2.fullTokens);
-    expect(t2.factsPresent).toEqual(['order', 'city']); // A-17 is still in the tool call arguments
+    expect([t2.factsPresentCount, t2.factsMissingCount]).toEqual([2, 0]); // A-17 is still in the tool call arguments
     const probe = res.probes[0];
     expect(probe.items).toHaveLength(4);
     expect(probe.cutTurns).toEqual([1]);
@@ -76,8 +80,57 @@ describe('replay', () => {
   it('reports critical drops when nothing in the view states the fact', async () => {
     const t: Transcript = { ...transcript, turns: [transcript.turns[0], { kind: 'message', user: 'Ship it to Oslo.', toolCalls: [] }] };
     const res = await replayTranscript({ transcript: t, strategyId: 'last', definition: def('last', () => new LastTurnOnly()), options: {}, ...ctx() });
-    expect(res.turns[1].criticalDropped).toEqual(['order']);
-    expect(res.turns[1].factsMissing).toEqual(['order']);
+    expect(res.turns[1]).toMatchObject({ factsLost: ['order'], criticalLost: ['order'], criticalMissingCount: 1, factsMissingCount: 1, factsPresentCount: 1 });
     expect(res.probes[0].factsMissing).toEqual(['order']);
+  });
+
+  it('records what changed at each turn: a fact lost once is not lost again, and one back in view is regained', async () => {
+    const t: Transcript = {
+      ...transcript,
+      turns: [
+        transcript.turns[0],
+        { kind: 'message', user: 'Ship it to Oslo.', toolCalls: [] },
+        { kind: 'message', user: 'Thanks.', toolCalls: [] },
+        { kind: 'message', user: 'Is A-17 on its way?', toolCalls: [] },
+      ],
+    };
+    const res = await replayTranscript({ transcript: t, strategyId: 'last', definition: def('last', () => new LastTurnOnly()), options: {}, ...ctx() });
+    expect(res.turns.map((r) => [r.factsLost, r.factsRegained, r.factsMissingCount, r.criticalMissingCount])).toEqual([
+      [[], [], 0, 0],
+      [['order'], [], 1, 1],
+      [['city'], [], 2, 1],
+      [[], ['order'], 1, 0],
+    ]);
+  });
+});
+
+describe('migrateTurns', () => {
+  it('turns records that list every fact at every turn into counts and changes per strategy × transcript', () => {
+    const listed = (strategy: string, turn: number, present: string[], missing: string[], critical: string[] = []) => ({
+      strategy,
+      transcript: 't',
+      turn,
+      fullTokens: 1,
+      contextTokens: 1,
+      items: 1,
+      factsPresent: present,
+      factsMissing: missing,
+      criticalDropped: critical,
+      summaries: 0,
+    });
+    const out = migrateTurns([
+      listed('a', 1, ['x'], []),
+      listed('b', 1, [], ['x'], ['x']),
+      listed('a', 2, ['y'], ['x'], ['x']),
+      listed('b', 2, ['x'], ['y']),
+      listed('a', 3, ['x'], ['y']),
+    ]);
+    expect(out.map((r) => [r.strategy, r.factsPresentCount, r.factsMissingCount, r.criticalMissingCount, r.factsLost, r.factsRegained, r.criticalLost])).toEqual([
+      ['a', 1, 0, 0, [], [], []],
+      ['b', 0, 1, 1, ['x'], [], ['x']],
+      ['a', 1, 1, 1, ['x'], [], ['x']],
+      ['b', 1, 1, 0, ['y'], ['x'], []],
+      ['a', 1, 1, 0, ['y'], ['x'], []],
+    ]);
   });
 });
