@@ -1,140 +1,83 @@
-// memeval's own speed, measured in one run (`npm run bench`): offline replay
-// throughput against the tokenizer's limit at three transcript lengths,
-// model-bound throughput against a local server with fixed latency, the calls
-// a cold run, a warm run and in-flight deduplication make, and the peak memory
-// of a 1,000-transcript suite. Writes bench.json and prints a table.
+// memeval's own speed (`npm run bench`). Every figure is printed next to its
+// limit measured in the same run, as a ratio:
+//   replay       the six strategies of memeval.config.yaml replayed offline with
+//                one shared token counter, vs raw tiktoken on the same unique text,
+//                at 1×, 10× and 100× the transcript length
+//   online       a 400-request run of the built CLI against a local server with
+//                fixed latency, vs a bare `openai` + `p-limit` client sending the
+//                same bodies (both separate processes, alternated in pairs)
+//   startup      `memeval --help` / `--version` vs `node -e 0`
+//   rss          peak RSS of whole offline CLI runs at 100, 1,000 and 3,000 transcripts
+//   longmemeval  a LongMemEval-sized conversation (~100k tokens) and 10× that,
+//                through the compacting strategies: µs per turn, 10× over 1×
+//   calls        the calls a cold run, a warm run and in-flight dedup make
+// Writes bench.json and prints a table.
+//
+//   npm run bench -- [--only replay,online,startup,rss,longmemeval,calls] [--reps N] [--rss 100,1000,3000]
+//
+// With --only, the sections run replace theirs in an existing bench.json and
+// the others are kept (each section records when it was measured).
 // `npm run bench -- --summary-checks [--reps N] [--turns 40,400,4000]` times
 // only the summary grading (checks, offline judge, drift) of the summarizing
 // strategy at a fixed total of turns split into fewer, longer transcripts.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pLimit from 'p-limit';
-import { get_encoding } from 'tiktoken';
 import { generateSuite, generateTranscript } from './generate.js';
 import { writeTranscriptFile } from '../harness/datasets/yaml-write.js';
-import { parseConfig } from '../harness/config.js';
+import { parseConfig, type StrategyConfig } from '../harness/config.js';
 import { runSuite } from '../harness/run/run.js';
 import { replayTranscript } from '../harness/run/replay.js';
 import { TokenCounter } from '../core/tokens.js';
-import { itemText, turnItems } from '../core/items.js';
-import { createModel } from '../harness/models/create.js';
-import { ModelStats } from '../harness/models/cache.js';
-import { userMessage } from '../core/items.js';
-import { DEFAULT_SUMMARIZER, type StrategyOptions } from '../strategies/registry.js';
 import { STRATEGIES } from '../strategies/index.js';
 import { OfflineSummarizer } from '../strategies/offline-summarizer.js';
 import { gradeSummary, OfflineSummaryJudge } from '../graders/summary-judge.js';
 import { summarizerOptionsOf } from '../strategies/summary-input.js';
 import { startFakeOpenAI, responsesBody } from './lib/fake-openai.js';
+import { median } from './lib/bench-process.js';
+import { benchReplay, benchLongMemEval, bundledStrategies, timed, LME_SESSIONS, LME_TURNS_PER_SESSION, type LongMemEvalFigures, type ReplayFigures } from './lib/bench-replay.js';
+import { benchOnline, ONLINE_LATENCY_MS, ONLINE_REQUESTS, type OnlineFigures } from './lib/bench-online.js';
+import { benchRss, benchStartup, mbPerTranscript, type RssFigures, type StartupFigures } from './lib/bench-cli.js';
 import type { SummaryRecord, Transcript } from '../core/types.js';
 
 const REPS = 3;
-const BASE_TURNS = 40;
-const LATENCY_MS = 50;
+const STARTUP_REPS = 5;
+const ONLINE_CONCURRENCY = [8, 32];
+const RSS_SIZES = [100, 1000, 3000];
+const SECTIONS = ['replay', 'online', 'startup', 'rss', 'longmemeval', 'calls'] as const;
+type Section = (typeof SECTIONS)[number];
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+function flagValue(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
 }
 
-async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {
-  const start = performance.now();
-  await fn();
-  return performance.now() - start;
+/** A comma-separated list of whole numbers ≥ 1; a typo must stop the bench, not run a different one. */
+function numberList(name: string, fallback: number[]): number[] {
+  const raw = flagValue(name);
+  if (raw === undefined) return fallback;
+  const list = raw.split(',').map(Number);
+  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1)) throw new RangeError(`${name} wants whole numbers ≥ 1, comma-separated (got "${raw}")`);
+  return list;
 }
 
-async function medianMs(fn: () => Promise<unknown> | unknown, reps = REPS): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < reps; i++) times.push(await timed(fn));
-  return median(times);
+function repsFlag(): number {
+  return numberList('--reps', [REPS])[0];
 }
 
-// ---------------------------------------------------------------- offline replay
-
-/** The strategies of the bundled suite that need no model. */
-const REPLAY_STRATEGIES: { use: string; options: StrategyOptions }[] = [
-  { use: 'full-history', options: {} },
-  { use: 'trimming', options: { max_turns: 6 } },
-  { use: 'token-budget', options: { max_tokens: 2000 } },
-  { use: 'summarizing', options: { context_limit: 8, keep_last_n_turns: 4, summarizer: { ...DEFAULT_SUMMARIZER, model: 'offline' } } },
-];
-
-/** Replays every transcript through every strategy with one shared counter, as a run does. */
-async function replayAll(transcripts: Transcript[]): Promise<void> {
-  const counter = new TokenCounter('gpt-4.1-mini');
-  for (const transcript of transcripts) {
-    for (const s of REPLAY_STRATEGIES) {
-      const definition = STRATEGIES.get(s.use);
-      if (!definition) throw new Error(`strategy ${s.use} is not registered`);
-      await replayTranscript({
-        transcript,
-        strategyId: s.use,
-        definition,
-        options: s.options,
-        counter,
-        makeSummarizer: (options) => new OfflineSummarizer(options),
-      });
-    }
-  }
+function onlyFlag(): Section[] {
+  const raw = flagValue('--only');
+  if (raw === undefined) return [...SECTIONS];
+  const names = raw.split(',').map((s) => s.trim());
+  const unknown = names.filter((n) => !(SECTIONS as readonly string[]).includes(n));
+  if (unknown.length) throw new RangeError(`--only: unknown section ${unknown.join(', ')} (sections: ${SECTIONS.join(', ')})`);
+  return names as Section[];
 }
 
-function uniqueTexts(transcripts: Transcript[]): string[] {
-  const texts = new Set<string>();
-  for (const t of transcripts) {
-    if (t.system) texts.add(t.system);
-    t.turns.forEach((turn, i) => turnItems(turn, i + 1).forEach((item) => texts.add(itemText(item))));
-  }
-  return [...texts];
-}
-
-interface ReplayFigures {
-  scale: number;
-  transcripts: number;
-  turnsPerTranscript: number;
-  strategies: number;
-  uniqueMB: number;
-  replayMs: number;
-  tokenizerMs: number;
-  turnsPerSec: number;
-  mbPerSec: number;
-  tokenizerMbPerSec: number;
-  /** Replay speed as a fraction of the tokenizer's (the limit: every unique text must be encoded once). */
-  ratioToTokenizer: number;
-  usPerTurn: number;
-}
-
-async function benchReplay(scale: number, count: number): Promise<ReplayFigures> {
-  const turns = BASE_TURNS * scale;
-  const transcripts = Array.from({ length: count }, (_, i) => generateTranscript({ turns, seed: 100 + i }));
-  const texts = uniqueTexts(transcripts);
-  const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
-  const enc = get_encoding('o200k_base');
-  const tokenizerMs = await medianMs(() => {
-    for (const t of texts) enc.encode_ordinary(t);
-  });
-  enc.free();
-  const replayMs = await medianMs(() => replayAll(transcripts));
-  const replayedTurns = turns * count * REPLAY_STRATEGIES.length;
-  const mb = bytes / 1e6;
-  return {
-    scale,
-    transcripts: count,
-    turnsPerTranscript: turns,
-    strategies: REPLAY_STRATEGIES.length,
-    uniqueMB: mb,
-    replayMs,
-    tokenizerMs,
-    turnsPerSec: replayedTurns / (replayMs / 1000),
-    mbPerSec: mb / (replayMs / 1000),
-    tokenizerMbPerSec: mb / (tokenizerMs / 1000),
-    ratioToTokenizer: tokenizerMs / replayMs,
-    usPerTurn: (1000 * replayMs) / replayedTurns,
-  };
-}
+const f = (x: number, digits = 1): string => x.toFixed(digits);
+const int = (x: number): string => Math.round(x).toLocaleString('en-US');
+const ratio = (x: number): string => `${x.toFixed(2)}×`;
+const print = (lines: string[]): boolean => process.stdout.write(`${lines.join('\n')}\n`);
 
 // ---------------------------------------------------------------- summary checks
 
@@ -147,22 +90,27 @@ interface SummaryCheckFigures {
   usPerSummary: number;
 }
 
-const SUMMARIZING = REPLAY_STRATEGIES[3];
+/** The bundled config's summarizing strategy. */
+function summarizingStrategy(): StrategyConfig {
+  const s = bundledStrategies().find((x) => x.use === 'summarizing');
+  if (!s) throw new Error('memeval.config.yaml has no summarizing strategy');
+  return s;
+}
 
 /** The summaries the summarizing strategy makes of each transcript (replay is not timed here). */
-async function summariesOf(transcripts: Transcript[]): Promise<SummaryRecord[][]> {
+async function summariesOf(strategy: StrategyConfig, transcripts: Transcript[]): Promise<SummaryRecord[][]> {
   const counter = new TokenCounter('gpt-4.1-mini');
-  const definition = STRATEGIES.get(SUMMARIZING.use);
-  if (!definition) throw new Error(`strategy ${SUMMARIZING.use} is not registered`);
+  const definition = STRATEGIES.get(strategy.use);
+  if (!definition) throw new Error(`strategy ${strategy.use} is not registered`);
   const out: SummaryRecord[][] = [];
   for (const transcript of transcripts) {
     const result = await replayTranscript({
       transcript,
-      strategyId: SUMMARIZING.use,
+      strategyId: strategy.id,
       definition,
-      options: SUMMARIZING.options,
+      options: strategy.options,
       counter,
-      makeSummarizer: (options) => new OfflineSummarizer(options),
+      makeSummarizer: (options) => new OfflineSummarizer({ ...options, model: 'offline' }),
     });
     out.push(result.summaries);
   }
@@ -170,8 +118,8 @@ async function summariesOf(transcripts: Transcript[]): Promise<SummaryRecord[][]
 }
 
 /** Grades every summary as a run does: checks, the offline judge and drift against the previous summary. */
-async function gradeAll(transcripts: Transcript[], summaries: SummaryRecord[][]): Promise<void> {
-  const wordLimit = summarizerOptionsOf(SUMMARIZING.options).word_limit;
+async function gradeAll(strategy: StrategyConfig, transcripts: Transcript[], summaries: SummaryRecord[][]): Promise<void> {
+  const wordLimit = summarizerOptionsOf(strategy.options).word_limit;
   const judge = new OfflineSummaryJudge({ wordLimit });
   for (let i = 0; i < transcripts.length; i++) {
     let previous: SummaryRecord | undefined;
@@ -186,7 +134,7 @@ async function gradeAll(transcripts: Transcript[], summaries: SummaryRecord[][])
  * Fresh transcript objects for every repetition: graders may remember work per
  * transcript, and a bench that reuses them would time only the first pass.
  */
-async function benchSummaryChecks(turns: number, count: number, reps: number): Promise<SummaryCheckFigures> {
+async function benchSummaryChecks(strategy: StrategyConfig, turns: number, count: number, reps: number): Promise<SummaryCheckFigures> {
   const make = () => Array.from({ length: count }, (_, i) => generateTranscript({ turns, seed: 100 + i }));
   let summaries = 0;
   const replayTimes: number[] = [];
@@ -194,79 +142,35 @@ async function benchSummaryChecks(turns: number, count: number, reps: number): P
   for (let r = 0; r < reps; r++) {
     const transcripts = make();
     let made: SummaryRecord[][] = [];
-    replayTimes.push(await timed(async () => (made = await summariesOf(transcripts))));
+    replayTimes.push(await timed(async () => (made = await summariesOf(strategy, transcripts))));
     summaries = made.reduce((n, s) => n + s.length, 0);
-    gradeTimes.push(await timed(() => gradeAll(transcripts, made)));
+    gradeTimes.push(await timed(() => gradeAll(strategy, transcripts, made)));
   }
   const gradeMs = median(gradeTimes);
   return { transcripts: count, turnsPerTranscript: turns, summaries, replayMs: median(replayTimes), gradeMs, usPerSummary: (1000 * gradeMs) / summaries };
 }
 
-function flagValue(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? process.argv[at + 1] : undefined;
-}
-
 /** 800 turns as 20 × 40 and 2 × 400, then 4,000 turns in one transcript (or the `--turns` list, 800 turns per length below 4,000). */
 async function summaryChecksMain(): Promise<void> {
-  const reps = Number(flagValue('--reps') ?? REPS);
-  const lengths = (flagValue('--turns') ?? '40,400,4000').split(',').map(Number);
-  const print = (line: string): boolean => process.stdout.write(`${line}\n`);
-  print(`summary grading of ${SUMMARIZING.use} (offline summarizer; checks + offline judge + drift; median of ${reps})`);
-  print('  transcripts × turns  summaries  replay ms  grade ms  µs/summary');
+  const reps = repsFlag();
+  const lengths = numberList('--turns', [40, 400, 4000]);
+  const strategy = summarizingStrategy();
+  print([`summary grading of ${strategy.id} (offline summarizer; checks + offline judge + drift; median of ${reps})`, '  transcripts × turns  summaries  replay ms  grade ms  µs/summary']);
   const figures: SummaryCheckFigures[] = [];
   for (const turns of lengths) {
     // Lines appear as they finish: the longest transcript is the slow one.
-    const r = await benchSummaryChecks(turns, Math.max(1, Math.round(800 / turns)), reps);
+    const r = await benchSummaryChecks(strategy, turns, Math.max(1, Math.round(800 / turns)), reps);
     figures.push(r);
-    print(
+    print([
       `  ${`${r.transcripts} × ${r.turnsPerTranscript}`.padStart(19)}  ${String(r.summaries).padStart(9)}  ${f(r.replayMs, 0).padStart(9)}  ${f(r.gradeMs, 0).padStart(8)}  ${f(r.usPerSummary, 0).padStart(10)}`,
-    );
+    ]);
   }
-  print(JSON.stringify(figures));
-}
-
-// ---------------------------------------------------------------- model-bound throughput
-
-interface ModelFigures {
-  concurrency: number;
-  requests: number;
-  latencyMs: number;
-  achievedRps: number;
-  idealRps: number;
-  efficiency: number;
-}
-
-async function benchModel(concurrency: number): Promise<ModelFigures> {
-  const server = await startFakeOpenAI(() => ({ json: responsesBody('ok'), delayMs: LATENCY_MS }));
-  const requests = concurrency * 10;
-  let round = 0;
-  try {
-    const ms = await medianMs(async () => {
-      round++;
-      const model = createModel('bench:m', {
-        providers: { bench: { base_url: server.baseURL, api_key_env: 'BENCH_KEY' } },
-        prices: {},
-        cacheDir: false,
-        limit: pLimit(concurrency),
-        stats: new ModelStats(),
-        env: { BENCH_KEY: 'bench-local-key' },
-      });
-      const results = await Promise.all(
-        Array.from({ length: requests }, (_, i) => model.complete({ input: [userMessage(`question ${round}-${i}`)], purpose: 'answer' })),
-      );
-      const failed = results.filter((r) => r.error);
-      if (failed.length) throw new Error(`model bench: ${failed.length} calls failed: ${failed[0].error}`);
-    });
-    const achievedRps = requests / (ms / 1000);
-    const idealRps = concurrency / (LATENCY_MS / 1000);
-    return { concurrency, requests, latencyMs: LATENCY_MS, achievedRps, idealRps, efficiency: achievedRps / idealRps };
-  } finally {
-    await server.close();
-  }
+  print([JSON.stringify(figures)]);
 }
 
 // ---------------------------------------------------------------- calls: cold, warm, dedup
+
+const CALLS_LATENCY_MS = 50;
 
 interface CallFigures {
   probeRequests: number;
@@ -298,7 +202,7 @@ strategies:
 
 async function benchCalls(): Promise<CallFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'memeval-bench-'));
-  const server = await startFakeOpenAI(() => ({ json: responsesBody('ok'), delayMs: LATENCY_MS }));
+  const server = await startFakeOpenAI(() => ({ json: responsesBody('ok'), delayMs: CALLS_LATENCY_MS }));
   process.env.BENCH_KEY = 'bench-local-key';
   const quiet = () => undefined;
   try {
@@ -331,117 +235,173 @@ async function benchCalls(): Promise<CallFigures> {
   }
 }
 
-// ---------------------------------------------------------------- peak memory (child process)
+// ---------------------------------------------------------------- tables
 
-interface MemoryFigures {
-  transcripts: number;
-  turnsPerTranscript: number;
-  strategies: number;
-  probes: number;
-  peakRssMB: number;
-  runMs: number;
-}
-
-const RSS_TRANSCRIPTS = 1000;
-const RSS_TURNS = 12;
-
-function vmHwmMB(): number {
-  const line = readFileSync('/proc/self/status', 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
-  if (line) return Number(line.replace(/\D+/g, '')) / 1024;
-  return process.memoryUsage().rss / 1e6;
-}
-
-/** Runs inside the child: a whole offline run of a generated 1,000-transcript suite. */
-async function memoryChild(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'memeval-bench-rss-'));
-  try {
-    for (const t of generateSuite({ count: RSS_TRANSCRIPTS, turns: RSS_TURNS, seed: 11, facts: 3, updates: 1, distractors: 1 })) {
-      await writeTranscriptFile(join(dir, 'data', `${t.id}.yaml`), t);
-    }
-    const file = join(dir, 'memeval.yaml');
-    writeFileSync(
-      file,
-      `datasets: [data/*.yaml]\nout: runs\nmodel: offline\njudge: offline\ncache: false\nstrategies:\n  - { id: full, use: full-history }\n  - { id: trim-4, use: trimming, max_turns: 4 }\n`,
-    );
-    const started = performance.now();
-    const outcome = await runSuite({ config: parseConfig(readFileSync(file, 'utf8'), file), log: () => undefined });
-    const figures: MemoryFigures = {
-      transcripts: RSS_TRANSCRIPTS,
-      turnsPerTranscript: RSS_TURNS,
-      strategies: 2,
-      probes: outcome.run.probes.length,
-      peakRssMB: vmHwmMB(),
-      runMs: performance.now() - started,
-    };
-    process.stdout.write(`${JSON.stringify(figures)}\n`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function benchMemory(): Promise<MemoryFigures> {
-  const script = fileURLToPath(import.meta.url);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, '--memory-child'], { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, CI: 'true' } });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`memory bench child exited with ${code}`));
-      else resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as MemoryFigures);
-    });
-  });
-}
-
-// ---------------------------------------------------------------- output
-
-const f = (x: number, digits = 1): string => x.toFixed(digits);
-
-function printTable(replay: ReplayFigures[], model: ModelFigures[], calls: CallFigures, memory: MemoryFigures): void {
-  const out: string[] = [];
-  out.push(`offline replay (${REPLAY_STRATEGIES.length} strategies, shared token counter; median of ${REPS})`);
-  out.push('  scale  turns/transcript  transcripts  unique MB  turns/s   MB/s  tokenizer MB/s  vs tokenizer  µs/turn');
+function replayTable(replay: ReplayFigures[]): string[] {
+  const first = replay[0];
+  const out = [
+    `offline replay: ${first.strategies.length} strategies of memeval.config.yaml (${first.strategies.join(', ')}), one shared token counter, offline summarizer;`,
+    `  vs raw tiktoken (o200k_base encode_ordinary) on the same unique texts, timed back to back; median of ${first.reps}`,
+    '  scale  turns × transcripts  unique MB  strategy-turns/s  µs/turn  µs/turn vs 1×  replay MB/s  tiktoken MB/s  replay/tiktoken',
+  ];
+  const base = replay.find((r) => r.scale === 1) ?? first;
   for (const r of replay) {
     out.push(
-      `  ${`${r.scale}×`.padStart(5)}  ${String(r.turnsPerTranscript).padStart(16)}  ${String(r.transcripts).padStart(11)}  ${f(r.uniqueMB, 2).padStart(9)}  ${f(r.turnsPerSec, 0).padStart(7)}  ${f(r.mbPerSec, 2).padStart(5)}  ${f(r.tokenizerMbPerSec, 2).padStart(14)}  ${f(100 * r.ratioToTokenizer, 0).padStart(11)}%  ${f(r.usPerTurn, 0).padStart(7)}`,
+      `  ${`${r.scale}×`.padStart(5)}  ${`${r.turnsPerTranscript} × ${r.transcripts}`.padStart(19)}  ${f(r.uniqueMB, 2).padStart(9)}  ${int(r.turnsPerSec).padStart(16)}  ${f(r.usPerTurn, 0).padStart(7)}  ${ratio(r.usPerTurn / base.usPerTurn).padStart(13)}  ${f(r.mbPerSec, 2).padStart(11)}  ${f(r.tokenizerMbPerSec, 2).padStart(13)}  ${`${f(100 * r.ratioToTokenizer, 1)}%`.padStart(15)}`,
     );
   }
-  out.push(`model-bound (local server, ${LATENCY_MS} ms per request)`);
-  for (const m of model) {
-    out.push(`  concurrency ${String(m.concurrency).padStart(2)}: ${f(m.achievedRps, 0)} req/s of ideal ${f(m.idealRps, 0)} (${f(100 * m.efficiency, 0)}%)`);
+  return out;
+}
+
+function onlineTable(online: OnlineFigures[]): string[] {
+  const out = [
+    `online: ${ONLINE_REQUESTS} requests to a local server (${ONLINE_LATENCY_MS} ms per request); memeval = built CLI run (full-history, offline judge, no cache),`,
+    `  bare = openai client + p-limit sending the same bodies (plain node); separate processes, medians of ${online[0]?.pairs ?? 0} alternated pairs`,
+    '  concurrency  figure                 memeval       bare  memeval/bare',
+  ];
+  for (const o of online) {
+    const row = (label: string, m: string, b: string, r: number) => `  ${String(o.concurrency).padStart(11)}  ${label.padEnd(19)}  ${m.padStart(9)}  ${b.padStart(9)}  ${ratio(r).padStart(12)}`;
+    out.push(row('whole process ms', int(o.memeval.wallMs), int(o.bare.wallMs), o.ratios.wall));
+    out.push(row('request phase ms', int(o.memeval.requestMs), int(o.bare.requestMs), o.ratios.request));
+    out.push(row('CPU ms per request', f(o.memeval.cpuMsPerRequest, 2), f(o.bare.cpuMsPerRequest, 2), o.ratios.cpuPerRequest));
+    out.push(row('peak RSS MB', f(o.memeval.peakRssMB, 0), f(o.bare.peakRssMB, 0), o.memeval.peakRssMB / o.bare.peakRssMB));
+    out.push(
+      `  ${''.padStart(11)}  ideal request phase ${int(o.idealRequestMs)} ms (⌈${o.requests}/${o.concurrency}⌉ × ${o.latencyMs} ms): memeval ${ratio(o.memeval.requestMs / o.idealRequestMs)}, bare ${ratio(o.bare.requestMs / o.idealRequestMs)} of it`,
+    );
   }
+  out.push('  (memeval request phase: run.json info.startedAt → info.finishedAt; bare: first request → last reply)');
+  return out;
+}
+
+function startupTable(s: StartupFigures): string[] {
+  return [
+    `start-up: spawn to exit, median of ${s.reps} (ratios: median of per-round ratios to node -e 0 started just before)`,
+    `  node -e 0           ${f(s.bareNodeMs, 0).padStart(5)} ms  1.00×`,
+    `  memeval --help      ${f(s.helpMs, 0).padStart(5)} ms  ${ratio(s.helpRatio)}`,
+    `  memeval --version   ${f(s.versionMs, 0).padStart(5)} ms  ${ratio(s.versionRatio)}`,
+  ];
+}
+
+function rssTable(rss: RssFigures[]): string[] {
+  const first = rss[0];
+  const out = [
+    `peak RSS (VmHWM) of the built CLI, offline run, ${first.turnsPerTranscript} turns × ${first.strategies} strategies (full-history, trimming 4) per transcript`,
+    '  transcripts  probes  peak RSS MB  MB per extra transcript  vs previous size  wall s  run s  CPU s',
+  ];
+  rss.forEach((r, i) => {
+    const slope = mbPerTranscript(rss, i);
+    const prev = i > 0 ? `${ratio(r.peakRssMB / rss[i - 1].peakRssMB)} (${f(r.transcripts / rss[i - 1].transcripts, 0)}× size)` : '';
+    out.push(
+      `  ${int(r.transcripts).padStart(11)}  ${int(r.probes).padStart(6)}  ${f(r.peakRssMB, 0).padStart(11)}  ${(slope === undefined ? '' : f(slope, 3)).padStart(23)}  ${prev.padStart(16)}  ${f(r.wallMs / 1000, 1).padStart(6)}  ${f(r.runMs / 1000, 1).padStart(5)}  ${f(r.cpuMs / 1000, 1).padStart(5)}`,
+    );
+  });
+  const at = (n: number) => rss.find((r) => r.transcripts === n);
+  const a = at(1000);
+  const b = at(3000);
+  if (a && b) out.push(`  3,000 / 1,000 transcripts: ${f(b.peakRssMB, 0)} / ${f(a.peakRssMB, 0)} MB = ${ratio(b.peakRssMB / a.peakRssMB)} (3.00× would be proportional)`);
+  return out;
+}
+
+function longMemEvalTable(lme: LongMemEvalFigures[]): string[] {
+  const out = [
+    `LongMemEval-sized conversation (${LME_SESSIONS} sessions × ${LME_TURNS_PER_SESSION} turns), offline summarizer; median of ${lme[0]?.reps ?? 0}, 1× and 10× replayed back to back`,
+    '  strategy          1×: turns   tokens      ms  µs/turn   10×: turns     tokens      ms  µs/turn  10×/1× µs per turn',
+  ];
+  for (const s of lme) {
+    const [a, b] = s.lengths;
+    out.push(
+      `  ${s.strategy.padEnd(16)}  ${int(a.turns).padStart(9)}  ${int(a.tokens).padStart(7)}  ${int(a.ms).padStart(6)}  ${f(a.usPerTurn, 0).padStart(7)}  ${int(b.turns).padStart(10)}  ${int(b.tokens).padStart(9)}  ${int(b.ms).padStart(6)}  ${f(b.usPerTurn, 0).padStart(7)}  ${ratio(s.linearity).padStart(19)}`,
+    );
+  }
+  return out;
+}
+
+function callsTable(calls: CallFigures): string[] {
   const repeats = calls.cold.cacheHits + calls.cold.dedupHits;
-  out.push(`calls for ${calls.probeRequests} probe answers by 4 strategies; ${repeats} repeat another strategy's request (identical views)`);
-  out.push(`  cold run:        ${calls.cold.calls} calls, ${calls.cold.dedupHits} joined in flight, ${calls.cold.cacheHits} cache hits (server saw ${calls.serverRequests.cold})`);
-  out.push(`  warm run:        ${calls.warm.calls} calls, ${calls.warm.cacheHits} cache hits (server saw ${calls.serverRequests.warm})`);
-  out.push(`  no cache, dedup: ${calls.dedupOnly.calls} calls, ${calls.dedupOnly.dedupHits} joined in flight (server saw ${calls.serverRequests.dedupOnly})`);
-  out.push(
-    `peak RSS: ${f(memory.peakRssMB, 0)} MB for ${memory.transcripts} transcripts × ${memory.turnsPerTranscript} turns × ${memory.strategies} strategies (${memory.probes} probes, offline, ${f(memory.runMs / 1000, 1)} s)`,
-  );
-  process.stdout.write(`${out.join('\n')}\n`);
+  const share = (n: number) => `${f((100 * n) / calls.probeRequests, 0)}% of probe answers`;
+  return [
+    `calls for ${calls.probeRequests} probe answers by 4 strategies; ${repeats} repeat another strategy's request (identical views)`,
+    `  cold run:        ${calls.cold.calls} calls (${share(calls.cold.calls)}), ${calls.cold.dedupHits} joined in flight, ${calls.cold.cacheHits} cache hits (server saw ${calls.serverRequests.cold})`,
+    `  warm run:        ${calls.warm.calls} calls (${share(calls.warm.calls)}), ${calls.warm.cacheHits} cache hits (server saw ${calls.serverRequests.warm})`,
+    `  no cache, dedup: ${calls.dedupOnly.calls} calls (${share(calls.dedupOnly.calls)}), ${calls.dedupOnly.dedupHits} joined in flight (server saw ${calls.serverRequests.dedupOnly})`,
+  ];
+}
+
+// ---------------------------------------------------------------- main
+
+interface SectionResult {
+  measuredAt: string;
+  seconds: number;
+  figures: unknown;
+}
+
+interface BenchFile {
+  date: string;
+  node: string;
+  cpus: number;
+  sections: Partial<Record<Section, SectionResult>>;
+}
+
+/** The sections of an existing bench.json in this format; anything else is not kept. */
+function previousSections(): BenchFile['sections'] {
+  if (!existsSync('bench.json')) return {};
+  try {
+    const old = JSON.parse(readFileSync('bench.json', 'utf8')) as Partial<BenchFile>;
+    return typeof old.sections === 'object' && old.sections !== null ? old.sections : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Runs one section and returns its figures with the lines of its table. */
+async function runSection(section: Section, reps: number): Promise<{ figures: unknown; lines: string[] }> {
+  switch (section) {
+    case 'replay': {
+      const strategies = bundledStrategies();
+      // Untimed: the first pass also compiles the code, which would count against 1× only.
+      await benchReplay(1, 2, strategies, 1);
+      const figures = [await benchReplay(1, 20, strategies, reps), await benchReplay(10, 2, strategies, reps), await benchReplay(100, 1, strategies, reps)];
+      return { figures, lines: replayTable(figures) };
+    }
+    case 'online': {
+      const figures = await benchOnline(ONLINE_CONCURRENCY, reps);
+      return { figures, lines: onlineTable(figures) };
+    }
+    case 'startup': {
+      const figures = await benchStartup(STARTUP_REPS);
+      return { figures, lines: startupTable(figures) };
+    }
+    case 'rss': {
+      const figures = await benchRss(numberList('--rss', RSS_SIZES));
+      return { figures, lines: rssTable(figures) };
+    }
+    case 'longmemeval': {
+      const figures = await benchLongMemEval(bundledStrategies(), reps);
+      return { figures, lines: longMemEvalTable(figures) };
+    }
+    case 'calls': {
+      const figures = await benchCalls();
+      return { figures, lines: callsTable(figures) };
+    }
+  }
 }
 
 async function main(): Promise<void> {
+  const sections = onlyFlag();
+  const reps = repsFlag();
+  const only = process.argv.includes('--only');
+  const file: BenchFile = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, sections: only ? previousSections() : {} };
   const started = performance.now();
-  const replay = [await benchReplay(1, 20), await benchReplay(10, 2), await benchReplay(100, 1)];
-  const model = [await benchModel(8), await benchModel(32)];
-  const calls = await benchCalls();
-  const memory = await benchMemory();
-  const result = {
-    date: new Date().toISOString(),
-    node: process.version,
-    cpus: (await import('node:os')).cpus().length,
-    totalSeconds: (performance.now() - started) / 1000,
-    replay,
-    model,
-    calls,
-    memory,
-  };
-  writeFileSync('bench.json', `${JSON.stringify(result, null, 2)}\n`);
-  printTable(replay, model, calls, memory);
-  process.stdout.write(`bench.json written (${f(result.totalSeconds, 0)} s)\n`);
+  for (const section of sections) {
+    const t0 = performance.now();
+    const { figures, lines } = await runSection(section, reps);
+    file.sections[section] = { measuredAt: new Date().toISOString(), seconds: (performance.now() - t0) / 1000, figures };
+    // Written after every section: a later one failing keeps what was measured.
+    writeFileSync('bench.json', `${JSON.stringify(file, null, 2)}\n`);
+    print([...lines, '']);
+  }
+  print([`bench.json written (${f((performance.now() - started) / 1000, 0)} s)`]);
 }
 
-if (process.argv.includes('--memory-child')) await memoryChild();
-else if (process.argv.includes('--summary-checks')) await summaryChecksMain();
+if (process.argv.includes('--summary-checks')) await summaryChecksMain();
 else await main();
