@@ -3,13 +3,16 @@
 // last line, which reading skips); fsync runs every few seconds and on close.
 import { closeSync, existsSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { readLines } from '../../core/lines.js';
-import type { ProbeRecord, SummaryRecord, TurnRecord } from '../../core/types.js';
+import type { ProbeRecord, SummaryGrades, SummaryRecord, TurnRecord } from '../../core/types.js';
 import { migrateTurns } from '../../core/schema/run.js';
 import { answerableOf } from '../../graders/attribution.js';
 
 export type JournalEntry =
   | { type: 'replay'; job: string; turns: TurnRecord[]; summaries: SummaryRecord[] }
   | { type: 'probe'; key: string; record: ProbeRecord }
+  // A summary's grades; the summary itself is in its replay entry. Journals written
+  // before carry the whole graded record.
+  | { type: 'summary-grade'; key: string; grades: SummaryGrades }
   | { type: 'summary-grade'; key: string; record: SummaryRecord }
   | { type: 'job-done'; job: string };
 
@@ -94,7 +97,7 @@ export function readJournal(path: string): JournalEntry[] {
 export interface FinishedWork {
   replays: Map<string, { turns: TurnRecord[]; summaries: SummaryRecord[] }>;
   probes: Map<string, ProbeRecord>;
-  summaryGrades: Map<string, SummaryRecord>;
+  summaryGrades: Map<string, SummaryGrades>;
   jobsDone: Set<string>;
 }
 
@@ -104,7 +107,10 @@ export function finishedWork(entries: JournalEntry[]): FinishedWork {
     // A journal written before turn records held counts lists every fact at every turn.
     if (entry.type === 'replay') work.replays.set(entry.job, { turns: migrateTurns(entry.turns), summaries: entry.summaries });
     else if (entry.type === 'probe') work.probes.set(entry.key, withAnswerable(entry.record));
-    else if (entry.type === 'summary-grade') work.summaryGrades.set(entry.key, entry.record);
+    else if (entry.type === 'summary-grade') {
+      const grades = 'grades' in entry ? entry.grades : entry.record.grades;
+      if (grades) work.summaryGrades.set(entry.key, grades);
+    }
     else if (entry.type === 'job-done') work.jobsDone.add(entry.job);
   }
   return work;

@@ -119,7 +119,9 @@ async function gradeSummaries(job: Job, summaries: SummaryRecord[], ctx: RunCont
   const graded: SummaryRecord[] = [];
   for (const summary of summaries) {
     const key = summaryKey(job.key, summary.index);
-    let record = fresh && summary.index >= fresh.index ? undefined : ctx.done.summaryGrades.get(key);
+    const journaled = fresh && summary.index >= fresh.index ? undefined : ctx.done.summaryGrades.get(key);
+    // Stored redacted, as a fresh grade is: the summary's request and text quote the transcript.
+    let record: SummaryRecord | undefined = journaled && redactDeep({ ...summary, grades: journaled });
     if (!record || gradeErrored(record)) {
       await yieldToEvents();
       if (ctx.signal.aborted) {
@@ -128,7 +130,8 @@ async function gradeSummaries(job: Job, summaries: SummaryRecord[], ctx: RunCont
         continue;
       }
       record = redactDeep(await ctx.graders.gradeSummary(job.transcript, summary, graded.at(-1), job.strategy));
-      ctx.journal.append({ type: 'summary-grade', key, record });
+      // The grades only: the summary is journaled with its replay.
+      if (record.grades) ctx.journal.append({ type: 'summary-grade', key, grades: record.grades });
       // Counted as the reports count it; a summarizer failure was counted with its replay.
       afterItem(ctx, summaryErrorStage(record) === 'summary-judge' ? 'summary-judge' : undefined);
     }
@@ -198,7 +201,10 @@ function journaledJob(job: Job, ctx: RunContext): JobResult | undefined {
       probes.push(record);
     }
   }
-  const summaries = replay.summaries.map((s) => ctx.done.summaryGrades.get(summaryKey(job.key, s.index)) ?? s);
+  const summaries = replay.summaries.map((s) => {
+    const grades = ctx.done.summaryGrades.get(summaryKey(job.key, s.index));
+    return grades ? { ...s, grades } : s;
+  });
   if (summaries.some(gradeErrored)) return undefined;
   ctx.progress.tick(probes.length);
   return { turns: replay.turns, summaries, probes, complete: true };

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { Journal, finishedWork, readJournal } from '../../../harness/run/journal.js';
+import type { SummaryGrades, SummaryRecord } from '../../../core/types.js';
 
 let dir: string | undefined;
 afterEach(() => {
@@ -72,4 +73,15 @@ it('gives a probe journaled before `answerable` existed the value its facts impl
   writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   const probes = finishedWork(readJournal(path)).probes;
   expect(['kept', 'lost', 'unknown', 'abstain', 'recorded'].map((k) => probes.get(k)?.answerable)).toEqual([true, false, null, true, null]);
+});
+
+it('keeps a summary’s grades, journaled alone or (older journals) with the whole graded record', () => {
+  const grades = { checks: { factCoverage: 1 } } as unknown as SummaryGrades;
+  const older = { strategy: 's', transcript: 't', index: 2, grades } as unknown as SummaryRecord;
+  const work = finishedWork([
+    { type: 'summary-grade', key: 's::t::summary::1', grades },
+    { type: 'summary-grade', key: 's::t::summary::2', record: older },
+  ]);
+  expect(work.summaryGrades.get('s::t::summary::1')).toBe(grades);
+  expect(work.summaryGrades.get('s::t::summary::2')).toBe(grades);
 });
