@@ -7,7 +7,7 @@ import { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
 import type { SummarizerOptions } from './registry.js';
-import { buildSummaryInput, loadSummaryPrompt, SUMMARY_SHADOW } from './summary-input.js';
+import { joinedLinesTokens, loadSummaryPrompt, summaryInputLines, SUMMARY_SHADOW } from './summary-input.js';
 
 /** The cookbook prompt's section headings, in its order. */
 export const SUMMARY_HEADINGS = [
@@ -131,10 +131,13 @@ function asHeading(line: string): SummaryHeading | undefined {
   return SUMMARY_HEADINGS.find((h) => h === name);
 }
 
+/** A statement before it is placed in a conversation: everything but its `order`. */
+type StatementTemplate = Omit<Statement, 'order'> & { key: string };
+
 /** Statements of one item; an earlier structured summary keeps its own sections. */
-function itemStatements(role: string, text: string, next: () => number): Statement[] {
+function itemStatements(role: string, text: string): StatementTemplate[] {
   if (role === 'USER' && text.trim() === SUMMARY_SHADOW) return [];
-  const out: Statement[] = [];
+  const out: StatementTemplate[] = [];
   const lines = text.split('\n');
   const structured = lines.some((l) => asHeading(l) !== undefined);
   let section: SummaryHeading | undefined;
@@ -148,29 +151,52 @@ function itemStatements(role: string, text: string, next: () => number): Stateme
       if (structured && /^(none|unverified)\.?$/i.test(sentence)) continue;
       const who = structured && section ? 'SUMMARY' : role;
       const cleaned = role === 'TOOL' ? sentence.replace(/[{}"]/g, '').replace(/,(?=\S)/g, ', ').replace(/(?<=\p{L}):(?=\S)/gu, ': ') : sentence;
+      const capped = capWords(cleaned);
       out.push({
-        text: capWords(cleaned),
+        text: capped,
         role: who,
-        order: next(),
         score: scoreSentence(cleaned, who),
         section: structured && section ? section : sectionFor(cleaned, role),
+        key: normalizeText(capped),
       });
     }
   }
   return out;
 }
 
+/**
+ * Statement templates per summary-input line, per session. A conversation's
+ * items are summarised again and again (by each summarizing strategy, and an
+ * earlier summary by the next one), and a line's statements depend on the
+ * line alone. The session is the token counter the summarizer shares with the
+ * replay (one run, or one benchmark repetition). A run's counter lives as long
+ * as the run, so a cache starts afresh past MAX_TEMPLATE_LINES: the lines that
+ * come round again are those of the transcript being replayed.
+ */
+const templateCaches = new WeakMap<object, Map<string, StatementTemplate[]>>();
+const MAX_TEMPLATE_LINES = 20_000;
+
+/** `normalizeText(statement.text)` of the statements made from templates, so it is not computed again. */
+const statementKeys = new WeakMap<Statement, string>();
+
 /** Splits the summarizer's own input lines (`ROLE: text`) into statements, oldest first. */
-function statementsOf(items: AgentInputItem[], toolTrimLimit: number): Statement[] {
+function statementsOf(lines: readonly string[], cache: Map<string, StatementTemplate[]>): Statement[] {
   let order = 0;
-  const next = (): number => order++;
   const out: Statement[] = [];
-  for (const item of items) {
+  for (const line of lines) {
     // Each item is read from exactly the line the request carries, trims included.
-    const line = buildSummaryInput([item], toolTrimLimit);
-    const colon = line.indexOf(': ');
-    if (colon < 0) continue;
-    out.push(...itemStatements(line.slice(0, colon), line.slice(colon + 2), next));
+    let templates = cache.get(line);
+    if (!templates) {
+      const colon = line.indexOf(': ');
+      templates = colon < 0 ? [] : itemStatements(line.slice(0, colon), line.slice(colon + 2));
+      if (cache.size >= MAX_TEMPLATE_LINES) cache.clear();
+      cache.set(line, templates);
+    }
+    for (const t of templates) {
+      const statement: Statement = { text: t.text, role: t.role, order: order++, score: t.score, section: t.section };
+      statementKeys.set(statement, t.key);
+      out.push(statement);
+    }
   }
   return out;
 }
@@ -180,7 +206,7 @@ function latestCopies(statements: Statement[]): Statement[] {
   const seen = new Set<string>();
   const kept: Statement[] = [];
   for (let i = statements.length - 1; i >= 0; i--) {
-    const key = normalizeText(statements[i].text);
+    const key = statementKeys.get(statements[i]) ?? normalizeText(statements[i].text);
     if (seen.has(key)) continue;
     seen.add(key);
     kept.push(statements[i]);
@@ -243,25 +269,47 @@ export function extractiveSummary(statements: Statement[], wordLimit: number): s
 export class OfflineSummarizer implements Summarizer {
   readonly label = 'offline-extractive';
   private readonly options: SummarizerOptions;
-  private readonly counter: TokenCounter;
+  private counter: TokenCounter;
+  /** The counter was chosen by the caller: never swapped for a shared one. */
+  private readonly ownCounter: boolean;
 
-  constructor(options: SummarizerOptions, counter: TokenCounter = new TokenCounter()) {
+  constructor(options: SummarizerOptions, counter?: TokenCounter) {
     this.options = options;
+    this.counter = counter ?? new TokenCounter();
+    this.ownCounter = counter !== undefined;
+  }
+
+  /**
+   * Counts with the strategy's counter instead of a private one when both
+   * encode alike, so a text the replay also counts (the summary, the prompt,
+   * the lines of items that several strategies summarise) is encoded once.
+   * The counts are the same either way.
+   */
+  shareCounter(counter: TokenCounter): void {
+    if (this.ownCounter || counter.encoding !== this.counter.encoding) return;
     this.counter = counter;
   }
 
   async summarize(items: AgentInputItem[]): Promise<SummaryOutput> {
     const started = performance.now();
     const prompt = loadSummaryPrompt(this.options.prompt);
-    const user = buildSummaryInput(items, this.options.tool_trim_limit);
-    const summary = extractiveSummary(statementsOf(items, this.options.tool_trim_limit), this.options.word_limit);
+    const lines = summaryInputLines(items, this.options.tool_trim_limit);
+    const user = lines.join('\n');
+    let cache = templateCaches.get(this.counter);
+    if (!cache) {
+      cache = new Map();
+      templateCaches.set(this.counter, cache);
+    }
+    const summary = extractiveSummary(statementsOf(lines, cache), this.options.word_limit);
     return {
       userShadow: SUMMARY_SHADOW,
       summary,
       request: { system: prompt.text, user },
-      // Counted as a model would bill the same request and reply.
+      // Counted as a model would bill the same request and reply: the request
+      // with an empty user message, plus the user text (counted line by line,
+      // which gives exactly its tokens; see joinedLinesTokens).
       usage: {
-        inputTokens: this.counter.request(prompt.text, [userMessage(user)]),
+        inputTokens: this.counter.request(prompt.text, [userMessage('')]) + joinedLinesTokens(lines, this.counter),
         outputTokens: this.counter.text(summary),
       },
       durationMs: performance.now() - started,

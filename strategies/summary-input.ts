@@ -7,7 +7,9 @@ import { basename, isAbsolute, relative } from 'node:path';
 import { fileProblem, InputError } from '../core/errors.js';
 import { itemLabel, itemText } from '../core/items.js';
 import { packagePath } from '../core/package-root.js';
+import type { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
+import type { Summarizer } from './base.js';
 import { DEFAULT_SUMMARIZER, type StrategyOptions, type SummarizerOptions } from './registry.js';
 
 /** The synthetic user line that precedes a summary (the cookbook's shadow prompt). */
@@ -78,14 +80,69 @@ function snippet(item: AgentInputItem, toolTrimLimit: number): string | undefine
   return `${label}: ${text}`;
 }
 
-/** The summarizer's user content: one `ROLE: text` line per item with text. */
-export function buildSummaryInput(items: AgentInputItem[], toolTrimLimit: number): string {
+/** The lines of `buildSummaryInput`, one per item with text. */
+export function summaryInputLines(items: AgentInputItem[], toolTrimLimit: number): string[] {
   const lines: string[] = [];
   for (const item of items) {
     const line = snippet(item, toolTrimLimit);
     if (line !== undefined) lines.push(line);
   }
-  return lines.join('\n');
+  return lines;
+}
+
+/** The summarizer's user content: one `ROLE: text` line per item with text. */
+export function buildSummaryInput(items: AgentInputItem[], toolTrimLimit: number): string {
+  return summaryInputLines(items, toolTrimLimit).join('\n');
+}
+
+const ASCII_CAPITAL = /^[A-Z]/;
+
+/**
+ * Exactly `counter.text(lines.join('\n'))`, counted in pieces the counter
+ * remembers: each line with its newline, where the next line starts with an
+ * ASCII capital (a `ROLE:` label). The same items are summarised by several
+ * strategies and over and over, so their lines are encoded once rather than
+ * inside every request that carries them.
+ *
+ * Why the sum is exact: tiktoken encodes each piece of its pre-tokenising
+ * regex on its own, so a text's count is the sum over any split that falls
+ * between two of those pieces. In the o200k_base and cl100k_base patterns a
+ * newline is only ever taken by a piece that ends in newlines (a punctuation
+ * run with its trailing newlines, or a white-space run ending in one), and a
+ * letter never joins a piece that holds a newline (the optional prefix before
+ * letters excludes \r and \n). So a newline followed by a letter always ends
+ * a piece, and the pieces before it are the same whatever follows. Other
+ * encodings are counted whole.
+ */
+export function joinedLinesTokens(lines: readonly string[], counter: TokenCounter): number {
+  if (counter.encoding !== 'o200k_base' && counter.encoding !== 'cl100k_base') return counter.text(lines.join('\n'));
+  let total = 0;
+  let piece = '';
+  for (let i = 0; i < lines.length; i++) {
+    piece += lines[i];
+    if (i === lines.length - 1) break;
+    piece += '\n';
+    if (ASCII_CAPITAL.test(lines[i + 1])) {
+      total += counter.text(piece);
+      piece = '';
+    }
+  }
+  return total + counter.text(piece);
+}
+
+/** A summarizer that can count with the strategy's token counter (the offline one). */
+interface CounterSharing {
+  shareCounter(counter: TokenCounter): void;
+}
+
+/**
+ * Lets a summarizer count with the counter its strategy (and the replay) uses,
+ * so the texts both count are encoded once; a no-op for summarizers that
+ * count otherwise (a model reports its own usage).
+ */
+export function shareSummarizerCounter(summarizer: Summarizer, counter: TokenCounter): Summarizer {
+  (summarizer as Summarizer & Partial<CounterSharing>).shareCounter?.(counter);
+  return summarizer;
 }
 
 /** The `summarizer:` option of a strategy, or the defaults when it was not given. */

@@ -43,13 +43,36 @@ export interface ReplayInput {
   stop?: AbortSignal;
 }
 
+/**
+ * Which facts a text states, per text, shared by the replays of one transcript
+ * (its `facts`) under one counter (one run, or one benchmark repetition): every
+ * strategy replays the same turns, as fresh item objects holding the same texts.
+ */
+const scanCaches = new WeakMap<TokenCounter, WeakMap<Fact[], Map<string, Uint8Array>>>();
+
+function scanCacheFor(counter: TokenCounter, facts: Fact[]): Map<string, Uint8Array> {
+  let byFacts = scanCaches.get(counter);
+  if (!byFacts) {
+    byFacts = new WeakMap();
+    scanCaches.set(counter, byFacts);
+  }
+  let cache = byFacts.get(facts);
+  if (!cache) {
+    cache = new Map();
+    byFacts.set(facts, cache);
+  }
+  return cache;
+}
+
 /** Remembers, per item object, which facts its text states (computed once per item). */
 class FactIndex {
   private readonly phrases: string[][];
   private readonly cache = new WeakMap<object, Uint8Array>();
+  private readonly byText: Map<string, Uint8Array>;
 
-  constructor(facts: Fact[]) {
+  constructor(facts: Fact[], byText: Map<string, Uint8Array> = new Map()) {
     this.phrases = facts.map((f) => factPhrases(f).map(normalizeText).filter((p) => p.length > 0));
+    this.byText = byText;
   }
 
   of(item: AgentInputItem): Uint8Array {
@@ -62,9 +85,15 @@ class FactIndex {
     return hit;
   }
 
+  /** The facts `text` states (the returned array is shared: never modify it). */
   scan(text: string): Uint8Array {
-    const norm = normalizeText(text);
-    return Uint8Array.from(this.phrases, (ps) => (ps.some((p) => containsNormalized(norm, p)) ? 1 : 0));
+    let hit = this.byText.get(text);
+    if (!hit) {
+      const norm = normalizeText(text);
+      hit = Uint8Array.from(this.phrases, (ps) => (ps.some((p) => containsNormalized(norm, p)) ? 1 : 0));
+      this.byText.set(text, hit);
+    }
+    return hit;
   }
 
   /** Facts present anywhere in `items` or `extra` (the instructions). */
@@ -123,12 +152,6 @@ function dueFacts(facts: Fact[], turn: number): Fact[] {
   return facts.filter((f) => stated.has(f.id) && !(f.supersededBy && stated.has(f.supersededBy)));
 }
 
-function splitPresence(facts: Fact[], all: Fact[], bits: Uint8Array): { present: string[]; missing: string[] } {
-  const present: string[] = [];
-  const missing: string[] = [];
-  for (const fact of facts) (bits[all.indexOf(fact)] ? present : missing).push(fact.id);
-  return { present, missing };
-}
 
 /**
  * Which facts a view holds, turn after turn: counts, and what changed since
@@ -252,7 +275,7 @@ function cutAndSummarized(
 export async function replayTranscript(input: ReplayInput): Promise<ReplayResult> {
   const { transcript, counter } = input;
   const facts = transcript.facts;
-  const index = new FactIndex(facts);
+  const index = new FactIndex(facts, scanCacheFor(counter, facts));
   const systemBits = index.scan(transcript.system ?? '');
   const strategy: MemoryStrategy = input.definition.create(input.options, {
     counter,
@@ -302,7 +325,12 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
 }
 
 function probeFacts(probe: Probe, bits: Uint8Array, facts: Fact[]): { factsPresent: string[]; factsMissing: string[] } {
-  const needed = facts.filter((f) => probe.facts.includes(f.id));
-  const { present, missing } = splitPresence(needed, facts, bits);
-  return { factsPresent: present, factsMissing: missing };
+  const wanted = new Set(probe.facts);
+  const factsPresent: string[] = [];
+  const factsMissing: string[] = [];
+  // In the transcript's order of facts; a fact's bit is at its index.
+  facts.forEach((fact, i) => {
+    if (wanted.has(fact.id)) (bits[i] ? factsPresent : factsMissing).push(fact.id);
+  });
+  return { factsPresent, factsMissing };
 }
