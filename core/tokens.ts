@@ -33,6 +33,13 @@ function encoderFor(encoding: TiktokenEncoding): Tiktoken {
 
 const sharedCounters = new Map<TiktokenEncoding, TokenCounter>();
 
+/**
+ * Distinct texts remembered before the memo starts afresh. A run meets each
+ * transcript's texts while that transcript's strategies replay it side by side,
+ * so a bound keeps memory flat over a large suite and costs almost no hits.
+ */
+const MAX_TEXTS = 20_000;
+
 export class TokenCounter {
   /**
    * The process's counter for a model's encoding. Replay and the offline
@@ -66,6 +73,7 @@ export class TokenCounter {
     if (n === undefined) {
       // Special-token text in user data must count as ordinary text, never throw.
       n = this.enc.encode_ordinary(text).length;
+      if (this.textCache.size >= MAX_TEXTS) this.textCache.clear();
       this.textCache.set(text, n);
     }
     return n;
@@ -89,7 +97,7 @@ export class TokenCounter {
     return total;
   }
 
-  /** Number of distinct texts encoded so far (for tests and the benchmark). */
+  /** Number of distinct texts remembered (for tests and the benchmark). */
   get distinctTexts(): number {
     return this.textCache.size;
   }

@@ -1,7 +1,8 @@
 // CSV reports: one file per record kind plus a per-strategy summary.
 // Lists are joined with ";" and missing values are empty cells.
 import { stringify, type Options } from 'csv-stringify/sync';
-import { writeFilesAtomic } from '../core/atomic.js';
+import { join } from 'node:path';
+import { writeChunksAtomic, writeFilesAtomic } from '../core/atomic.js';
 import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../core/types.js';
 import { ATTRIBUTIONS, modelKind, modelLabel, probeErrorStage, summarize, summarizeStrategy, type StrategySummary } from './aggregate.js';
@@ -26,8 +27,30 @@ const CSV_OPTIONS: Options = {
   cast: { boolean: (v) => String(v), number: (v) => (Number.isNaN(v) ? '' : String(v)) },
 };
 
+/**
+ * A CSV a few rows at a time: the per-turn and per-probe files of a large run
+ * are written as they are made, never held as one string (nor as one array of
+ * rows). The text is the same as stringifying every row at once.
+ */
+function* csvChunks<T>(records: Iterable<T>, toRow: (record: T) => Row, columns: string[]): Generator<string> {
+  yield stringify([columns], CSV_OPTIONS);
+  let batch: Cell[][] = [];
+  for (const record of records) {
+    const row = toRow(record);
+    batch.push(columns.map((c) => row[c]));
+    if (batch.length === CSV_BATCH) {
+      yield stringify(batch, CSV_OPTIONS);
+      batch = [];
+    }
+  }
+  if (batch.length) yield stringify(batch, CSV_OPTIONS);
+}
+
+/** Rows stringified together: one call per row would cost more than the rows. */
+const CSV_BATCH = 500;
+
 function toCsv(rows: Row[], columns: string[]): string {
-  return stringify([columns, ...rows.map((r) => columns.map((c) => r[c]))], CSV_OPTIONS);
+  return [...csvChunks(rows, (r) => r, columns)].join('');
 }
 
 function turnRow(t: TurnRecord): Row {
@@ -266,13 +289,21 @@ export const SUMMARIES_COLUMNS = [
   'judge_error', 'drift_lost', 'drift_changed', 'drift_reverted', 'text',
 ];
 
+function turnsChunks(run: RunResult): Iterable<string> {
+  return csvChunks(run.turns, turnRow, TURN_COLUMNS);
+}
+
+function probesChunks(run: RunResult): Iterable<string> {
+  const tags = tagsByTranscript(run);
+  return csvChunks(run.probes, (p) => probeRow(p, run.info.model, tags), PROBE_COLUMNS);
+}
+
 export function turnsCsv(run: RunResult): string {
-  return toCsv(run.turns.map(turnRow), TURN_COLUMNS);
+  return [...turnsChunks(run)].join('');
 }
 
 export function probesCsv(run: RunResult): string {
-  const tags = tagsByTranscript(run);
-  return toCsv(run.probes.map((p) => probeRow(p, run.info.model, tags)), PROBE_COLUMNS);
+  return [...probesChunks(run)].join('');
 }
 
 export function summaryCsv(run: RunResult): string {
@@ -290,11 +321,21 @@ export function summariesCsv(run: RunResult): string {
 export const csvReporter: Reporter = {
   name: 'csv',
   async write(run: RunResult, dir: string): Promise<string[]> {
-    return writeFilesAtomic(dir, [
-      ['turns.csv', turnsCsv(run)],
-      ['probes.csv', probesCsv(run)],
-      ['summary.csv', summaryCsv(run)],
-      ['summaries.csv', summariesCsv(run)],
-    ]);
+    const streamed: [string, Iterable<string>][] = [
+      ['turns.csv', turnsChunks(run)],
+      ['probes.csv', probesChunks(run)],
+    ];
+    const paths = streamed.map(([name, chunks]) => {
+      const path = join(dir, name);
+      writeChunksAtomic(path, chunks);
+      return path;
+    });
+    return [
+      ...paths,
+      ...writeFilesAtomic(dir, [
+        ['summary.csv', summaryCsv(run)],
+        ['summaries.csv', summariesCsv(run)],
+      ]),
+    ];
   },
 };

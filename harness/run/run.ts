@@ -58,6 +58,51 @@ interface Job {
   strategy: StrategyConfig;
 }
 
+/**
+ * One transcript of the suite, shared by its strategies' jobs. The transcript
+ * is let go once the last of them has finished: records are what the reports
+ * need, and a large suite's transcripts would otherwise stay in memory beside
+ * them to the end of the run.
+ */
+class TranscriptSlot {
+  readonly id: string;
+  readonly probeCount: number;
+  /** Each probe's position in the transcript: records are put in this order. */
+  readonly probeOrder: Map<string, number>;
+  private pending = 0;
+
+  constructor(
+    private transcript: Transcript | undefined,
+    readonly index: number,
+  ) {
+    this.id = transcript?.id ?? '';
+    this.probeCount = transcript?.probes.length ?? 0;
+    this.probeOrder = new Map(transcript?.probes.map((p, i) => [p.id, i]));
+  }
+
+  /** One more job will take this transcript. */
+  expect(): void {
+    this.pending++;
+  }
+
+  take(): Transcript {
+    if (!this.transcript) throw new Error(`transcript ${this.id} was released before all its jobs ran`);
+    return this.transcript;
+  }
+
+  /** A job that took it is done with it. */
+  release(): void {
+    if (--this.pending === 0) this.transcript = undefined;
+  }
+}
+
+/** A job as scheduled: its transcript is taken when it starts. */
+interface PlannedJob {
+  key: string;
+  slot: TranscriptSlot;
+  strategy: StrategyConfig;
+}
+
 /** Everything a job needs, built once per run. */
 interface RunContext {
   config: SuiteConfig;
@@ -210,6 +255,14 @@ function journaledJob(job: Job, ctx: RunContext): JobResult | undefined {
   return { turns: replay.turns, summaries, probes, complete: true };
 }
 
+async function runPlannedJob(planned: PlannedJob, ctx: RunContext): Promise<JobResult> {
+  try {
+    return await runJob({ key: planned.key, transcript: planned.slot.take(), strategy: planned.strategy }, ctx);
+  } finally {
+    planned.slot.release();
+  }
+}
+
 async function runJob(job: Job, ctx: RunContext): Promise<JobResult> {
   const journaled = journaledJob(job, ctx);
   if (journaled) return journaled;
@@ -245,40 +298,41 @@ function checkpoint(ctx: RunContext): void {
   ctx.journal.sync();
 }
 
-function buildJobs(transcripts: Transcript[], strategies: StrategyConfig[]): Job[] {
-  const jobs: Job[] = [];
+function planJobs(slots: TranscriptSlot[], strategies: StrategyConfig[]): PlannedJob[] {
+  const jobs: PlannedJob[] = [];
   for (const strategy of strategies) {
-    for (const transcript of transcripts) jobs.push({ key: `${strategy.id}::${transcript.id}`, transcript, strategy });
+    for (const slot of slots) {
+      slot.expect();
+      jobs.push({ key: `${strategy.id}::${slot.id}`, slot, strategy });
+    }
   }
   return jobs;
 }
 
 /**
  * Runs the strategies of one transcript side by side: their early probes often
- * see the same view, so identical requests are in flight together and made once.
+ * see the same view, so identical requests are in flight together and made once
+ * (and the transcript is let go soon after it was first taken).
  */
-function scheduleOrder(jobs: Job[]): number[] {
-  const transcriptIndex = new Map<Transcript, number>();
-  jobs.forEach((job) => transcriptIndex.set(job.transcript, transcriptIndex.get(job.transcript) ?? transcriptIndex.size));
-  const at = (i: number) => transcriptIndex.get(jobs[i].transcript) ?? 0;
-  return jobs.map((_, i) => i).sort((a, b) => at(a) - at(b) || a - b);
+function scheduleOrder(jobs: PlannedJob[]): number[] {
+  return jobs.map((_, i) => i).sort((a, b) => jobs[a].slot.index - jobs[b].slot.index || a - b);
 }
 
-function workUnits(jobs: Job[], repeat: number): number {
-  return jobs.reduce((n, job) => n + job.transcript.probes.length * repeat, 0);
+function workUnits(jobs: PlannedJob[], repeat: number): number {
+  return jobs.reduce((n, job) => n + job.slot.probeCount * repeat, 0);
 }
 
 /** Orders records the same way whatever order the work finished in, so a resumed run's reports equal an uninterrupted run's. */
-function collect(jobs: Job[], results: JobResult[]): Pick<RunResult, 'turns' | 'probes' | 'summaries'> {
-  const order = (p: ProbeRecord, t: Transcript): number => t.probes.findIndex((q) => q.id === p.probe);
+function collect(jobs: PlannedJob[], results: JobResult[]): Pick<RunResult, 'turns' | 'probes' | 'summaries'> {
   const turns: TurnRecord[] = [];
   const probes: ProbeRecord[] = [];
   const summaries: SummaryRecord[] = [];
   results.forEach((res, i) => {
-    const t = jobs[i].transcript;
-    turns.push(...res.turns);
-    summaries.push(...res.summaries);
-    probes.push(...[...res.probes].sort((a, b) => order(a, t) - order(b, t) || a.repeat - b.repeat));
+    const order = jobs[i].slot.probeOrder;
+    const at = (p: ProbeRecord): number => order.get(p.probe) ?? -1;
+    for (const t of res.turns) turns.push(t);
+    for (const s of res.summaries) summaries.push(s);
+    for (const p of [...res.probes].sort((a, b) => at(a) - at(b) || a.repeat - b.repeat)) probes.push(p);
   });
   return { turns, probes, summaries };
 }
@@ -384,26 +438,40 @@ async function untilStopped(work: Promise<unknown>, stop: AbortSignal | undefine
 }
 
 export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
-  const { config } = opts;
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const transcripts = await loadSuite(config.datasets, config.baseDir, config.limits ?? DEFAULT_LIMITS);
+  const prepared = await setUp(opts);
+  try {
+    return await runInDir({ ...prepared, opts, log });
+  } finally {
+    prepared.release();
+  }
+}
+
+/**
+ * Reads and checks the suite, builds its models and its run directory. The
+ * transcripts are held only by their slots from here on (this function's
+ * frame is gone), so each is let go when its jobs are done.
+ */
+async function setUp(opts: RunOptions): Promise<Omit<Prepared, 'opts' | 'log'> & { release: () => void }> {
+  const { config } = opts;
+  const loaded = await loadSuite(config.datasets, config.baseDir, config.limits ?? DEFAULT_LIMITS);
+  // A copy whose strings are its own: values parsed from YAML are slices of the
+  // file's text, and one kept (an id in a record) would keep the whole file.
+  const transcripts = loaded.map((t) => structuredClone(t));
   const strategies = selectStrategies(config, opts.only);
   const registry = opts.registry ?? STRATEGIES;
   const graders = setUpGraders(config, strategies, registry);
   // Counted per run: what this run's files show as [REDACTED].
   resetRedactionCount();
-  const { dir, runId, info, release, previousRedactions } = prepareDir(config, opts, (id, at) => runInfo(id, at, config, strategies, transcripts, graders));
-  try {
-    return await runInDir({ opts, log, transcripts, strategies, registry, graders, dir, runId, info, previousRedactions });
-  } finally {
-    release();
-  }
+  const dir = prepareDir(config, opts, (id, at) => runInfo(id, at, config, strategies, transcripts, graders));
+  const slots = transcripts.map((t, i) => new TranscriptSlot(t, i));
+  return { ...dir, slots, strategies, registry, graders };
 }
 
 interface Prepared {
   opts: RunOptions;
   log: (line: string) => void;
-  transcripts: Transcript[];
+  slots: TranscriptSlot[];
   strategies: StrategyConfig[];
   registry: StrategyRegistry;
   graders: Graders;
@@ -414,7 +482,7 @@ interface Prepared {
 }
 
 async function runInDir(p: Prepared): Promise<RunOutcome> {
-  const { opts, log, transcripts, strategies, registry, graders, dir, info } = p;
+  const { opts, log, slots, strategies, registry, graders, dir, info } = p;
   const { config } = opts;
   const journalPath = join(dir, JOURNAL_FILE);
   const done = finishedWork(readJournal(journalPath));
@@ -422,10 +490,10 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   journal.open();
   const contexts = ContextStore.inRunDir(dir);
   contexts.open();
-  const jobs = buildJobs(transcripts, strategies);
+  const jobs = planJobs(slots, strategies);
   const errors = Object.fromEntries(ERROR_STAGES.map((stage) => [stage, 0])) as Record<ErrorStage, number>;
   const progress = new Progress(workUnits(jobs, config.repeat), () => ({ ...graders.counts(), stages: errors }));
-  log(`memeval: ${transcripts.length} transcripts × ${strategies.length} strategies, model ${config.model}, judge ${config.judge} → ${dir}`);
+  log(`memeval: ${slots.length} transcripts × ${strategies.length} strategies, model ${config.model}, judge ${config.judge} → ${dir}`);
   if (done.probes.size) log(`resuming: ${done.probes.size} probe answers already journaled`);
 
   const { signal, stop } = stopSignal(opts.signal);
@@ -435,7 +503,7 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   const work = Promise.all(
     scheduleOrder(jobs).map((i) =>
       jobLimit(async () => {
-        results[i] = await runJob(jobs[i], ctx);
+        results[i] = await runPlannedJob(jobs[i], ctx);
       }),
     ),
   );
