@@ -34,6 +34,25 @@ function encoderFor(encoding: TiktokenEncoding): Tiktoken {
 const sharedCounters = new Map<TiktokenEncoding, TokenCounter>();
 
 /**
+ * o200k_base's pre-tokenising pattern restricted to ASCII text, where its
+ * Unicode classes are exact: \p{L} is [A-Za-z] (upper [A-Z], lower [a-z], no
+ * marks), \p{N} is [0-9], \s is [\t\n\v\f\r ], and (?i:'s|'t|…) is spelled
+ * out. tiktoken encodes each piece the pattern matches on its own, so a text's
+ * count is the sum of its pieces' counts, and each piece, matched alone, is
+ * matched whole (alternatives without look-ahead that failed on the longer
+ * text fail on the piece too; the look-ahead one only gains at its end, where
+ * it takes the same run of spaces). Words recur across texts, so counting by
+ * piece encodes most of a new text (a summary, a compaction) not at all.
+ * Texts with any non-ASCII character are encoded whole.
+ */
+const O200K_ASCII_PIECES =
+  /[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?:'(?:[sStTmMdD]|[rR][eE]|[vV][eE]|[lL][lL]))?|[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?:'(?:[sStTmMdD]|[rR][eE]|[vV][eE]|[lL][lL]))?|[0-9]{1,3}| ?[^\t\n\v\f\r A-Za-z0-9]+[\r\n/]*|[\t\n\v\f\r ]*[\r\n]+|[\t\n\v\f\r ]+(?![^\t\n\v\f\r ])|[\t\n\v\f\r ]+/y;
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** Distinct pieces remembered before the memo starts afresh (a vocabulary, so it rarely does). */
+const MAX_PIECES = 200_000;
+
+/**
  * Distinct texts remembered before the memo starts afresh. A run meets each
  * transcript's texts while that transcript's strategies replay it side by side,
  * so a bound keeps memory flat over a large suite and costs almost no hits.
@@ -59,6 +78,7 @@ export class TokenCounter {
   readonly encoding: TiktokenEncoding;
   private readonly enc: Tiktoken;
   private readonly textCache = new Map<string, number>();
+  private readonly pieceCache = new Map<string, number>();
   private readonly itemCache = new WeakMap<object, number>();
 
   constructor(model?: string) {
@@ -71,12 +91,37 @@ export class TokenCounter {
     if (text.length === 0) return 0;
     let n = this.textCache.get(text);
     if (n === undefined) {
-      // Special-token text in user data must count as ordinary text, never throw.
-      n = this.enc.encode_ordinary(text).length;
+      n = this.encoding === 'o200k_base' && !NON_ASCII.test(text) ? this.byPieces(text) : this.encode(text);
       if (this.textCache.size >= MAX_TEXTS) this.textCache.clear();
       this.textCache.set(text, n);
     }
     return n;
+  }
+
+  private encode(text: string): number {
+    // Special-token text in user data must count as ordinary text, never throw.
+    return this.enc.encode_ordinary(text).length;
+  }
+
+  /** An ASCII text's count as the sum of its pieces' (see O200K_ASCII_PIECES). */
+  private byPieces(text: string): number {
+    let total = 0;
+    let at = 0;
+    while (at < text.length) {
+      O200K_ASCII_PIECES.lastIndex = at;
+      const piece = O200K_ASCII_PIECES.exec(text)?.[0];
+      // The pattern matches any ASCII text through to its end; should it ever not, count the text whole.
+      if (!piece) return this.encode(text);
+      let n = this.pieceCache.get(piece);
+      if (n === undefined) {
+        n = this.encode(piece);
+        if (this.pieceCache.size >= MAX_PIECES) this.pieceCache.clear();
+        this.pieceCache.set(piece, n);
+      }
+      total += n;
+      at += piece.length;
+    }
+    return total;
   }
 
   /** Tokens one item costs in a request: its role/name framing plus its text. */
