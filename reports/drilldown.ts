@@ -153,17 +153,20 @@ function contextBlock(id: number, c: ContextIndex['contexts'][number]): string {
   return `<details id="dc${id}"><summary>${esc(title)}</summary><p>messages ${c.ranges.map(rangeText).join(', ')}</p></details>`;
 }
 
-function messageList(messages: ContextIndex['messages']): string {
+function* messageList(messages: ContextIndex['messages']): Generator<string> {
+  yield `<details id="dd-msgs"><summary>${esc(`message list (${messages.length} distinct messages the contexts are made of)`)}</summary>`;
   // Number and role are shown by CSS (a counter and data-r), which saves an id and a wrapper element per message.
-  const items = messages.map((m) => `<pre data-r="${esc(m.role)}">${escText(m.text)}</pre>`);
-  return `<details id="dd-msgs"><summary>${esc(`message list (${messages.length} distinct messages the contexts are made of)`)}</summary>${items.join('')}</details>`;
+  for (const m of messages) yield `<pre data-r="${esc(m.role)}">${escText(m.text)}</pre>`;
+  yield '</details>';
 }
 
-function contextsPart(index: ContextIndex): string {
-  if (!index.contexts.length) return '';
-  const blocks = index.contexts.map((c, i) => contextBlock(i + 1, c)).join('');
+function* contextsPart(index: ContextIndex): Generator<string> {
+  if (!index.contexts.length) return;
   const note = 'Each distinct context is listed once and a row links to the one each strategy sent. A context names its messages by number in the message list below; with scripts on, opening it shows them in place.';
-  return `<h3 id="dd-contexts">Contexts sent (${index.contexts.length} distinct)</h3><p class="muted">${esc(note)}</p><div class="dd-ctxs">${blocks}</div>${messageList(index.messages)}`;
+  yield `<h3 id="dd-contexts">Contexts sent (${index.contexts.length} distinct)</h3><p class="muted">${esc(note)}</p><div class="dd-ctxs">`;
+  for (let i = 0; i < index.contexts.length; i++) yield contextBlock(i + 1, index.contexts[i]);
+  yield '</div>';
+  yield* messageList(index.messages);
 }
 
 // ---------- rows ----------
@@ -423,8 +426,28 @@ function heading(groups: FailureGroup[], shown: number, sidecar: string): string
 
 /** The failures section of report.html: rows grouped by probe, filters, the distinct contexts once, and its script. */
 export function drilldownSection(run: RunResult, options: DrilldownOptions = {}): string {
-  const groups = failureGroups(run);
-  if (!groups.length) return '<h2 id="failures">Failures and errors (0)</h2><p class="ok">Every probe passed.</p>';
+  return [...drilldownChunks(run, options)].join('');
+}
+
+/** Failure groups of a run, made once for report.html and its sidecar. */
+const groupsOfRun = new WeakMap<RunResult, FailureGroup[]>();
+
+function groupsOf(run: RunResult): FailureGroup[] {
+  let groups = groupsOfRun.get(run);
+  if (!groups) {
+    groups = failureGroups(run);
+    groupsOfRun.set(run, groups);
+  }
+  return groups;
+}
+
+/** The failures section a piece at a time: the sidecar of a large run is written as it is made, never held whole. */
+function* drilldownChunks(run: RunResult, options: DrilldownOptions): Generator<string> {
+  const groups = groupsOf(run);
+  if (!groups.length) {
+    yield '<h2 id="failures">Failures and errors (0)</h2><p class="ok">Every probe passed.</p>';
+    return;
+  }
   const shown = groups.slice(0, options.limit ?? DRILLDOWN_LIMIT);
   const frame: Frame = {
     // Strategies that answered no probe (a run stopped early) would be a column of `not run` on every row.
@@ -434,19 +457,28 @@ export function drilldownSection(run: RunResult, options: DrilldownOptions = {})
     index: indexContexts(shown, run.contexts),
     repeats: shown.some((g) => g.repeat > 1),
   };
-  const rows = shown.map((g) => groupRow(g, frame)).join('\n');
-  const body = `${heading(groups, shown.length, options.sidecar ?? DRILLDOWN_SIDECAR)}${filterBar(shown, frame)}<div class="dd-rows">${rows}</div>${contextsPart(frame.index)}`;
-  return `<section id="dd"><style>${CSS}</style>${body}<script>${DRILLDOWN_SCRIPT}</script></section>`;
+  yield `<section id="dd"><style>${CSS}</style>${heading(groups, shown.length, options.sidecar ?? DRILLDOWN_SIDECAR)}${filterBar(shown, frame)}<div class="dd-rows">`;
+  for (let i = 0; i < shown.length; i++) yield `${i > 0 ? '\n' : ''}${groupRow(shown[i], frame)}`;
+  yield '</div>';
+  yield* contextsPart(frame.index);
+  yield `<script>${DRILLDOWN_SCRIPT}</script></section>`;
 }
 
 /**
  * The sidecar page with every row, or undefined when report.html already shows
- * them all. `page` builds the document (reports/html.ts `page`, whose policy
+ * them all, in pieces. `page` builds the document (reports/html.ts `pageChunks`, whose policy
  * must allow DRILLDOWN_SCRIPT_CSP); it is passed in because html.ts imports this module.
  */
-export function drilldownSidecar(run: RunResult, page: (title: string, body: string) => string, limit = DRILLDOWN_LIMIT): string | undefined {
-  const groups = failureGroups(run);
-  if (groups.length <= limit) return undefined;
-  const back = '<p><a href="report.html">back to report.html</a></p>';
-  return page(`memeval ${run.info.runId}: every failure`, `${back}${drilldownSection(run, { limit: Number.POSITIVE_INFINITY })}`);
+export function drilldownSidecar(
+  run: RunResult,
+  page: (title: string, body: Iterable<string>) => Iterable<string>,
+  limit = DRILLDOWN_LIMIT,
+): Iterable<string> | undefined {
+  if (groupsOf(run).length <= limit) return undefined;
+  return page(`memeval ${run.info.runId}: every failure`, sidecarBody(run));
+}
+
+function* sidecarBody(run: RunResult): Generator<string> {
+  yield '<p><a href="report.html">back to report.html</a></p>';
+  yield* drilldownChunks(run, { limit: Number.POSITIVE_INFINITY });
 }

@@ -44,13 +44,20 @@ svg.chart{display:block;width:100%;height:auto;background:#fff;border:1px solid 
 `;
 
 export function page(title: string, body: string): string {
-  return `<!doctype html>
+  return [...pageChunks(title, [body])].join('');
+}
+
+/** A page around a body given in pieces (the failures sidecar of a large run is written as it is made). */
+export function* pageChunks(title: string, body: Iterable<string>): Generator<string> {
+  yield `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${DRILLDOWN_SCRIPT_CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)}</title><style>${BASE_CSS}</style></head>
 <body>
-${body}
+`;
+  yield* body;
+  yield `
 </body></html>
 `;
 }

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import type { RunResult } from '../core/types.js';
 import { csvReporter } from './csv.js';
 import { DRILLDOWN_SIDECAR, drilldownSidecar } from './drilldown.js';
-import { htmlReporter, page } from './html.js';
-import { writeFileAtomic } from './load.js';
+import { htmlReporter, pageChunks } from './html.js';
+import { writeChunksAtomic } from '../core/atomic.js';
 import type { Reporter } from './types.js';
 
 export const REPORTERS: readonly Reporter[] = [csvReporter, htmlReporter];
@@ -16,10 +16,10 @@ export async function writeReports(run: RunResult, dir: string): Promise<string[
   const written: string[] = [];
   for (const reporter of REPORTERS) written.push(...(await reporter.write(run, dir)));
   // A run with more failing probes than report.html shows gets every row in a file beside it.
-  const sidecar = drilldownSidecar(run, page);
+  const sidecar = drilldownSidecar(run, pageChunks);
   if (sidecar) {
     const path = join(dir, DRILLDOWN_SIDECAR);
-    writeFileAtomic(path, sidecar);
+    writeChunksAtomic(path, sidecar);
     written.push(path);
   }
   return written;
