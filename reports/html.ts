@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeKind, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
 import { ATTRIBUTIONS, accuracyByTag, judgeLabel, modelLabel, runNotice, stageErrors, strategyIds, summarize, type StrategySummary } from './aggregate.js';
-import { categoryKey, heatCell, legend, lineChart, mergeIdentical, scatterChart, scatterLegend, sharedTokenTicks, stackedBars, styleFor, type ScatterPoint, type Series } from './charts.js';
+import { categoryKey, heatCell, legend, lineChart, mergeIdentical, scatterChart, scatterLegend, sharedTokenTicks, stackedBars, styleFor, type ScatterPoint, type Series, type SeriesStyle } from './charts.js';
 import { esc, num, pct } from './format.js';
+import { quantileOfSorted } from '../core/stats.js';
 import { answerJudgeLine, judgeDisagreementSection } from './judge.js';
 import { writeFileAtomic } from './load.js';
 import { officialNavLink, officialSections } from './official.js';
@@ -22,7 +23,7 @@ export function usd(value: number | undefined): string {
 }
 
 // The charts live in charts.ts; these stay exported from here for existing callers.
-export { PALETTE, niceTicks, paretoFrontier, scatterChart, lineChart, type ScatterPoint, type Series } from './charts.js';
+export { PALETTE, niceTicks, paretoFrontier, scatterChart, lineChart, type ScatterPoint, type Series, type SeriesStyle } from './charts.js';
 
 export const BASE_CSS = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:16px 24px;color:#1b1f24}
@@ -302,6 +303,7 @@ function transcriptCharts(run: RunResult): string {
     ),
   }));
   if (!charts.length) return '<h2 id="transcripts">Context tokens per turn</h2><p class="muted">No turn records.</p>';
+  if (charts.length > MAX_SMALL_MULTIPLES) return medianChart(run, ids, styles, byTranscript.size);
   // One y scale for every transcript, so heights compare across the small multiples.
   const yTicks = sharedTokenTicks(charts.map((c) => c.series));
   const blocks = charts.map(({ tid, series }) => {
@@ -312,6 +314,39 @@ function transcriptCharts(run: RunResult): string {
   });
   const key = legend(ids.map((id) => ({ label: id, style: styles.get(id) ?? styleFor(0) })), '○ ring = summary made at that turn; lines identical across strategies are drawn once');
   return `<h2 id="transcripts">Context tokens per turn</h2><p class="muted">Every chart shares one y scale, so heights compare across transcripts.</p>${key}<div class="multiples">${blocks.join('\n')}</div>`;
+}
+
+/**
+ * Past this many transcripts one chart per transcript stops being readable
+ * (and a benchmark's thousands made report.html tens of megabytes): the
+ * section draws each strategy's median instead.
+ */
+export const MAX_SMALL_MULTIPLES = 48;
+
+/** A strategy's median context tokens at each turn, over the transcripts that reached it; `summarized` where most made a summary there. */
+export function medianPoints(turns: readonly TurnRecord[], strategy: string): Series['points'] {
+  const byTurn = new Map<number, { tokens: number[]; summarized: number }>();
+  for (const t of turns) {
+    if (t.strategy !== strategy) continue;
+    let at = byTurn.get(t.turn);
+    if (!at) byTurn.set(t.turn, (at = { tokens: [], summarized: 0 }));
+    at.tokens.push(t.contextTokens);
+    if (t.summaries > 0) at.summarized++;
+  }
+  return [...byTurn]
+    .sort((a, b) => a[0] - b[0])
+    .map(([turn, at]) => ({ turn, tokens: quantileOfSorted(at.tokens.sort((x, y) => x - y), 0.5, 'linear'), summarized: at.summarized * 2 > at.tokens.length }));
+}
+
+function medianChart(run: RunResult, ids: string[], styles: Map<string, SeriesStyle>, transcripts: number): string {
+  const series = mergeIdentical(
+    ids
+      .map((sid): Series => ({ label: sid, style: styles.get(sid) ?? styleFor(0), points: medianPoints(run.turns, sid) }))
+      .filter((s) => s.points.length > 0),
+  );
+  const key = legend(ids.map((id) => ({ label: id, style: styles.get(id) ?? styleFor(0) })), '○ ring = most transcripts made a summary at that turn');
+  const note = `${num(transcripts)} transcripts are too many to chart one by one: each line is a strategy's median context tokens at each turn, over the transcripts that reached it. turns.csv has every transcript's turns.`;
+  return `<h2 id="transcripts">Context tokens per turn</h2><p class="muted">${esc(note)}</p>${key}${lineChart('median context tokens per turn over all transcripts', series, sharedTokenTicks([series]))}`;
 }
 
 function toPoints(turns: TurnRecord[]): Series['points'] {

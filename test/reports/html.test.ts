@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mergeIdentical, placeLabels, readableOn, styleFor, textWidth, type Series } from '../../reports/charts.js';
-import { htmlReporter, paretoFrontier, renderReport } from '../../reports/html.js';
+import { htmlReporter, MAX_SMALL_MULTIPLES, medianPoints, paretoFrontier, renderReport } from '../../reports/html.js';
 import { esc } from '../../reports/format.js';
 import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
 import { DRILLDOWN_SCRIPT, DRILLDOWN_SCRIPT_CSP } from '../../reports/drilldown.js';
@@ -249,6 +249,23 @@ describe('report.html charts', () => {
     expect(charts[1].match(/<path class="series"/g)).toHaveLength(2);
     expect(charts[1]).toContain('<title>full, trim-2 (identical)</title>');
     expect(charts[0].match(/<path class="series"/g)).toHaveLength(3);
+  });
+
+  it('draws one chart of each strategy’s median per turn, not thousands of small multiples, past MAX_SMALL_MULTIPLES transcripts', () => {
+    const run = bulkRun({ runId: 'r', strategies: ['a', 'b'], transcripts: MAX_SMALL_MULTIPLES + 1, probesPer: 1, passes: () => true });
+    // Strategy b's context at turn 2 differs per transcript: 0, 10, 20, … tokens more than a's 150; its median is the middle one.
+    run.turns.filter((t) => t.strategy === 'b' && t.turn === 2).forEach((t, i) => (t.contextTokens = 150 + 10 * i));
+    const html = renderReport(run);
+    const section = html.slice(html.indexOf('<h2 id="transcripts">'), html.indexOf('<h2 id="failures">'));
+    expect(section).not.toContain('<div class="multiples">');
+    expect(section.split('<svg class="chart"')).toHaveLength(2);
+    expect(section).toContain(`${MAX_SMALL_MULTIPLES + 1} transcripts are too many to chart one by one`);
+    const few = renderReport(bulkRun({ runId: 'r', strategies: ['a', 'b'], transcripts: 3, probesPer: 1, passes: () => true }));
+    expect(few.slice(few.indexOf('<div class="multiples">')).split('<svg class="chart"')).toHaveLength(4);
+    // a's lines are 100 then 150 everywhere; b's turn 2 runs 150, 160, … over 49 transcripts: its median is the 25th, 390.
+    expect(medianPoints(run.turns, 'a').map((p) => [p.turn, p.tokens])).toEqual([[1, 100], [2, 150]]);
+    expect(medianPoints(run.turns, 'b').map((p) => [p.turn, p.tokens])).toEqual([[1, 100], [2, 390]]);
+    expect(medianPoints([...run.turns.slice(0, 2), { ...run.turns[1], contextTokens: 250 }], 'a').map((p) => p.tokens)).toEqual([100, 200]);
   });
 
   it('shows failure causes as stacked bars on one scale, beside the count table', () => {
