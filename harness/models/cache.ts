@@ -215,7 +215,9 @@ export class CachedModel implements Model {
 
   private completeSample(request: ModelRequest, sample: number): Promise<ModelResult> {
     const params = sample === 0 ? this.params : { ...this.params, sample };
-    const key = cacheKey(this.id, params, request);
+    // Without a store the key only finds identical calls in flight: the canonical JSON itself
+    // does that, and hashing every request body would cost more than the lookup.
+    const key = this.store ? cacheKey(this.id, params, request) : canonicalJson({ model: this.id, params, request });
     const inFlight = this.pending.get(key);
     if (inFlight) {
       this.stats.dedupHits++;

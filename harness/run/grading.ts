@@ -3,7 +3,6 @@
 import pLimit from 'p-limit';
 import type { SuiteConfig, StrategyConfig } from '../config.js';
 import type { LimitFunction } from 'p-limit';
-import { answerWithRunner } from '../models/agent-path.js';
 import { Breakers } from '../models/breaker.js';
 import { CachedModel, ModelStats } from '../models/cache.js';
 import { createModel, runnerTargetOf } from '../models/create.js';
@@ -56,6 +55,8 @@ class RunnerAnswerModel implements Model {
   async complete(request: ModelRequest): Promise<ModelResult> {
     const { question, context } = questionAndContext(request.input);
     const prepared = { instructions: request.system, items: context, question };
+    // Loaded with the first runner call: `@openai/agents` is a large package that a run on the direct path never needs.
+    const { answerWithRunner } = await import('../models/agent-path.js');
     const { output, usage, cost, cached, latencyMs, error } = await answerWithRunner({
       prepared,
       question,

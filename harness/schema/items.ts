@@ -3,7 +3,8 @@
 // `call_id` (as pasted from the Responses API) for `callId`, and no `status`
 // on an assistant message or a function_call_result (as the SDK's own
 // runner writes them in examples).
-import { protocol, type AgentInputItem } from '@openai/agents';
+import { createRequire } from 'node:module';
+import type { AgentInputItem } from '@openai/agents';
 import { z } from 'zod';
 import { isRecord } from '../../core/record.js';
 import { choiceTemplate, templateFor } from './issues.js';
@@ -15,16 +16,35 @@ const MESSAGE_ROLES = ['user', 'assistant', 'system'] as const;
 /** Items the SDK's schema requires a `status` for, which transcripts may leave out. */
 const STATUS_DEFAULTED = new Set(['message:assistant', 'function_call_result']);
 
-/** The SDK's schema for each item kind: `message:<role>` for messages, else the `type`. */
-const ITEM_SCHEMAS = new Map<string, z.ZodType>(
-  protocol.ModelItem.options.map((option) => {
-    const shape = option.shape as { type: z.ZodType; role?: z.ZodType };
-    const role = shape.role ? [...(shape.role._zod.values ?? [])][0] : undefined;
-    const type = role === undefined ? [...(shape.type._zod.values ?? [])][0] : undefined;
-    return [role !== undefined ? `message:${String(role)}` : String(type), option as z.ZodType];
-  }),
-);
-const ITEM_TYPES = [...ITEM_SCHEMAS.keys()].filter((kind) => !kind.startsWith('message:'));
+interface ItemKinds {
+  /** The SDK's schema for each item kind: `message:<role>` for messages, else the `type`. */
+  schemas: Map<string, z.ZodType>;
+  /** The kinds that are not messages, for "must be one of" messages. */
+  types: string[];
+}
+
+let itemKinds: ItemKinds | undefined;
+
+/**
+ * The SDK's item schemas, loaded on the first `items:` turn: `@openai/agents`
+ * (with its MCP, realtime and provider modules) takes longer to load than a
+ * whole run spends parsing, and most transcripts have no raw items. The schema
+ * checks synchronously, so the package is required (its CommonJS build), not imported.
+ */
+function kinds(): ItemKinds {
+  if (itemKinds) return itemKinds;
+  const { protocol } = createRequire(import.meta.url)('@openai/agents') as typeof import('@openai/agents');
+  const schemas = new Map<string, z.ZodType>(
+    protocol.ModelItem.options.map((option) => {
+      const shape = option.shape as { type: z.ZodType; role?: z.ZodType };
+      const role = shape.role ? [...(shape.role._zod.values ?? [])][0] : undefined;
+      const type = role === undefined ? [...(shape.type._zod.values ?? [])][0] : undefined;
+      return [role !== undefined ? `message:${String(role)}` : String(type), option as z.ZodType];
+    }),
+  );
+  itemKinds = { schemas, types: [...schemas.keys()].filter((kind) => !kind.startsWith('message:')) };
+  return itemKinds;
+}
 
 /** What a field must be, worded for the mistakes people make writing items by hand. */
 const FIELD_PHRASES: Record<string, string> = {
@@ -51,8 +71,9 @@ function kindOf(item: Record<string, unknown>, rctx: z.core.$RefinementCtx): str
     return undefined;
   }
   if (item.type !== undefined && item.type !== 'message') {
-    if (typeof item.type === 'string' && ITEM_SCHEMAS.has(item.type)) return item.type;
-    report(rctx, { path: ['type'], message: typeof item.type === 'string' ? choiceTemplate(ITEM_TYPES, item.type) : '{label} must be text, not {found}' });
+    const { schemas, types } = kinds();
+    if (typeof item.type === 'string' && schemas.has(item.type)) return item.type;
+    report(rctx, { path: ['type'], message: typeof item.type === 'string' ? choiceTemplate(types, item.type) : '{label} must be text, not {found}' });
     return undefined;
   }
   if (typeof item.role === 'string' && (MESSAGE_ROLES as readonly string[]).includes(item.role)) return `message:${item.role}`;
@@ -88,7 +109,7 @@ const itemSchema: z.ZodType<AgentInputItem, unknown> = z.unknown().transform((va
   const item = withCallId(value, rctx);
   if (kind === undefined || item === undefined) return z.NEVER;
   const checked = STATUS_DEFAULTED.has(kind) && item.status === undefined ? { ...item, status: 'completed' } : item;
-  const parsed = (ITEM_SCHEMAS.get(kind) as z.ZodType).safeParse(checked, { error: itemError(kind) });
+  const parsed = (kinds().schemas.get(kind) as z.ZodType).safeParse(checked, { error: itemError(kind) });
   if (parsed.success) return item as unknown as AgentInputItem;
   const renamed = item !== value;
   for (const issue of parsed.error.issues) {
