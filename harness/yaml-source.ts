@@ -6,6 +6,7 @@ import { LineCounter, isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { Alias, Document, Pair, ParsedNode, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import { placeText, positionOf, type Problem } from '../core/errors.js';
 import { DEFAULT_LIMITS } from './schema/limits.js';
+import { fastPlain } from './schema/yaml-fast.js';
 import { keyName, readDocument, type CollectionLimits } from './schema/yaml-document.js';
 
 export type YNode = ParsedNode;
@@ -38,6 +39,21 @@ export function describe(node: YNode | null | undefined): string {
  * inconsistently and `answer: 3.10` means "3.10", not 3.1.
  */
 const SPELLINGS = new WeakMap<object, Map<PropertyKey, string>>();
+
+function recordSpelling(container: object, key: PropertyKey, source: string): void {
+  const spellings = SPELLINGS.get(container) ?? new Map<PropertyKey, string>();
+  spellings.set(key, source);
+  SPELLINGS.set(container, spellings);
+}
+
+/**
+ * The data of a file in plain block style (schema/yaml-fast.ts), as `data()`
+ * would give it, without building the document; undefined when the file needs
+ * the full reader (anything else, and anything it might have to report).
+ */
+export function fastData(text: string, limits: CollectionLimits = DEFAULT_LIMITS): unknown {
+  return fastPlain(text, limits, recordSpelling);
+}
 
 /** How a number or boolean at `container[key]` was written, when the data came from a YAML file. */
 function spellingOf(container: object, key: PropertyKey): string | undefined {
@@ -244,8 +260,6 @@ export class YamlSource {
     const node = this.peek(raw);
     if (!node || !isScalar(node) || node.source === undefined) return;
     if (typeof node.value !== 'number' && typeof node.value !== 'boolean') return;
-    const spellings = SPELLINGS.get(container) ?? new Map<PropertyKey, string>();
-    spellings.set(key, node.source);
-    SPELLINGS.set(container, spellings);
+    recordSpelling(container, key, node.source);
   }
 }

@@ -16,7 +16,8 @@ import { conversationFacts, defaultTranscriptId, dropUndefined, factsOf } from '
 interface ReadResult {
   transcript?: Transcript;
   problems: Problem[];
-  idWhere: string;
+  /** `file:line:col` of the id; a function, since placing it needs the document, which only a duplicate id does. */
+  idWhere: () => string;
 }
 
 /**
@@ -42,11 +43,12 @@ function readTranscriptText(path: string, display: string, limits: Readonly<Limi
 }
 
 function readTranscript(text: string, file: string, limits: Readonly<Limits>): ReadResult {
-  const idWhere = `${file}:1:1`;
+  const idWhere = () => `${file}:1:1`;
   const result = readYaml(text, file, {
     format: TRANSCRIPT_FORMAT,
     schema: transcriptSchema,
     limits,
+    fast: true,
     reportEmpty: (src) => src.report(null, 'the file is empty; a transcript needs at least "turns:"'),
     facts: { scope: conversationFacts, of: (data) => factsOf(data, 'turns') },
   });
@@ -63,7 +65,7 @@ function readTranscript(text: string, file: string, limits: Readonly<Limits>): R
     system: t.system,
     meta: t.meta,
   });
-  return { transcript, problems: [], idWhere: t.id !== undefined ? result.where(['id']) : idWhere };
+  return { transcript, problems: [], idWhere: t.id !== undefined ? () => result.where(['id']) : idWhere };
 }
 
 // ---------------------------------------------------------------- suites
@@ -89,7 +91,7 @@ async function expandGlobs(globs: string[], baseDir: string, problems: Problem[]
 function readSuiteFile(abs: string, limits: Readonly<Limits>): ReadResult {
   const file = displayPath(abs);
   const read = readTranscriptText(abs, file, limits);
-  return read.ok ? readTranscript(read.text, file, limits) : { problems: [read.problem], idWhere: file };
+  return read.ok ? readTranscript(read.text, file, limits) : { problems: [read.problem], idWhere: () => file };
 }
 
 /**
@@ -104,13 +106,13 @@ export async function loadSuite(globs: string[], baseDir: string, limits: Readon
   // Read one by one: parsing is synchronous anyway, and only one file's text is held at a time.
   const results = files.map((file) => readSuiteFile(file, limits));
   const transcripts: Transcript[] = [];
-  const byId = new Map<string, string>();
+  const byId = new Map<string, () => string>();
   for (const result of results) {
     problems.push(...result.problems);
     if (!result.transcript || result.problems.length > 0) continue;
     const t = result.transcript;
     const other = byId.get(t.id);
-    if (other) problems.push(problemAtPlace(result.idWhere, `transcript id ${quote(t.id)} is also used by ${other}`));
+    if (other) problems.push(problemAtPlace(result.idWhere(), `transcript id ${quote(t.id)} is also used by ${other()}`));
     else byId.set(t.id, result.idWhere);
     transcripts.push(t);
   }

@@ -9,7 +9,7 @@
 import { isScalar } from 'yaml';
 import type { z } from 'zod';
 import { didYouMean, quote, type Problem } from '../../core/errors.js';
-import { YamlSource, describe, type Located, type Path, type YNode } from '../yaml-source.js';
+import { YamlSource, describe, fastData, type Located, type Path, type YNode } from '../yaml-source.js';
 import type { CollectionLimits } from './yaml-document.js';
 
 type RawIssue = z.core.$ZodRawIssue;
@@ -257,6 +257,12 @@ export interface YamlCheck<T, C> {
   facts?: { scope: { run<R>(context: C, parse: () => R): R }; of(data: unknown, where: (path: Path) => string): C };
   /** How big one mapping or list may be (default: DEFAULT_LIMITS). */
   limits?: CollectionLimits;
+  /**
+   * Try the fast reader first (schema/yaml-fast.ts): for a file it can read and
+   * the schema accepts, the document is built only if `where` is called. Only
+   * for formats whose checks call `where` just to word problems.
+   */
+  fast?: boolean;
 }
 
 /** A checked file; `where` names a place in it as a problem there would. */
@@ -264,6 +270,29 @@ export type YamlRead<T> = { ok: true; value: T; where: (path: Path) => string } 
 
 /** Reads YAML `text` and checks it against a schema: syntax problems, an empty file, or every problem the schema finds. */
 export function readYaml<T, C = never>(text: string, file: string, check: YamlCheck<T, C>): YamlRead<T> {
+  return (check.fast && readFast(text, file, check)) || readFull(text, file, check);
+}
+
+/**
+ * The fast path: plain data without a document, checked by the schema. Any
+ * problem (the reader gives up, or the schema finds one) sends the file down
+ * the full path, which finds and places every problem; so does a call of
+ * `where`, which builds the document once.
+ */
+function readFast<T, C>(text: string, file: string, check: YamlCheck<T, C>): YamlRead<T> | undefined {
+  const data = fastData(text, check.limits);
+  if (data === undefined) return undefined;
+  let mapper: IssueMapper | undefined;
+  const where = (path: Path): string => {
+    mapper ??= new IssueMapper(YamlSource.parse(text, file, check.limits), check.format);
+    return mapper.where(path);
+  };
+  const parse = () => check.schema.safeParse(data, { error: templateFor });
+  const parsed = check.facts ? check.facts.scope.run(check.facts.of(data, where), parse) : parse();
+  return parsed.success ? { ok: true, value: parsed.data, where } : undefined;
+}
+
+function readFull<T, C>(text: string, file: string, check: YamlCheck<T, C>): YamlRead<T> {
   const src = YamlSource.parse(text, file, check.limits);
   if (!src.ok) return { ok: false, problems: src.problems };
   if (src.root === null) {

@@ -1,0 +1,400 @@
+// A fast reader for the plain block YAML that datasets are written in (what
+// harness/datasets/yaml-write.ts writes, and most hand-written files): block
+// mappings with name keys, block lists, plain, single-line quoted and literal
+// block (`|`, `|-`) scalars, `[]` and `{}`. It builds only the plain data, in
+// one pass over the lines, without the `yaml` package's document, node ranges
+// or line counter, which valid input never needs.
+//
+// It gives up (returns undefined) on anything else, and on anything that could
+// be a problem to report: comments, anchors and aliases, tags, flow collections
+// with entries, multi-line plain or quoted scalars, escapes, tabs, control
+// characters, duplicate keys, keys that are not names, an empty file, and
+// collections near the `limits:` bounds. The caller then reads the text with
+// the full reader (yaml-source.ts), which reports every problem with its
+// position. So for any text it accepts, the data is the data the full reader
+// builds (values, key order, and numbers' spellings through `spell`).
+import type { CollectionLimits } from './yaml-document.js';
+
+/** Records how a number or boolean at `container[key]` was written. */
+export type Spell = (container: object, key: PropertyKey, source: string) => void;
+
+/** Thrown inside the reader to give up; never escapes `fastPlain`. */
+class GiveUp {}
+const GIVE_UP = new GiveUp();
+
+function giveUp(): never {
+  throw GIVE_UP;
+}
+
+/**
+ * Characters the fast reader leaves to the full one: tabs, carriage returns,
+ * other C0 and C1 controls, DEL, line and paragraph separators, the BOM, the
+ * non-characters U+FFFE/U+FFFF and unpaired surrogates.
+ */
+const UNUSUAL = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udfff]/u;
+/** `name:` then a space or the end of the line; the name is what a plain key reads as text. */
+const KEY = /([A-Za-z_][A-Za-z0-9_-]*):(?: +|$)/y;
+/** Names that the core schema reads as null or a boolean, not as text. */
+const NOT_TEXT_KEY = /^(?:~|[Nn]ull|NULL|[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
+/** First characters of a value that are YAML syntax rather than plain text (quotes, `[`, `{` and `|` are read separately). */
+const INDICATORS = new Set(['&', '*', '!', '>', '%', '@', '`', '{', '}', '[', ']', ',', '#']);
+// The core schema's plain scalars (yaml's schema/core and schema/common), in its order of tests.
+const NULL = /^(?:~|[Nn]ull|NULL)?$/;
+const BOOL = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
+const INT_OCT = /^0o[0-7]+$/;
+const INT = /^[-+]?[0-9]+$/;
+const INT_HEX = /^0x[0-9a-fA-F]+$/;
+const FLOAT_NAN = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
+const FLOAT_EXP = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/;
+const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;
+/** What a flow entry the fast reader takes may not hold: brackets, `:`, `#`, quotes, backslashes. */
+const FLOW_UNSAFE = /[[\]{}:#"'\\]/;
+/** ` name: value ` in a flow mapping. */
+const FLOW_PAIR = /^ *([A-Za-z_][A-Za-z0-9_-]*): +(.*)$/;
+/** Deeper than this is left to the full reader, which bounds nesting (MAX_DEPTH 64). */
+const MAX_FAST_DEPTH = 48;
+
+interface Read {
+  value: unknown;
+  /** The plain scalar's text, for numbers and booleans. */
+  source?: string;
+  /** The line after the value. */
+  next: number;
+}
+
+class FastReader {
+  private readonly lines: string[];
+  private values = 0;
+
+  constructor(
+    text: string,
+    private readonly limits: CollectionLimits,
+    private readonly spell: Spell,
+  ) {
+    this.lines = text.split('\n');
+  }
+
+  document(): unknown {
+    const first = this.nextContent(0);
+    if (first >= this.lines.length || this.indentOf(first) !== 0) giveUp();
+    const read = this.mapping(first, 0, 1);
+    if (this.nextContent(read.next) < this.lines.length) giveUp();
+    return read.value;
+  }
+
+  private indentOf(i: number): number {
+    const line = this.lines[i];
+    let n = 0;
+    while (n < line.length && line.charCodeAt(n) === 32) n++;
+    return n;
+  }
+
+  private blank(i: number): boolean {
+    return this.indentOf(i) === this.lines[i].length;
+  }
+
+  /** The first line at or after `i` that is not blank; `lines.length` when there is none. */
+  private nextContent(i: number): number {
+    while (i < this.lines.length && this.blank(i)) i++;
+    return i;
+  }
+
+  private dashAt(i: number, col: number): boolean {
+    const line = this.lines[i];
+    return line.charCodeAt(col) === 45 /* - */ && (col + 1 === line.length || line.charCodeAt(col + 1) === 32);
+  }
+
+  private keyAt(i: number, col: number): RegExpExecArray | null {
+    KEY.lastIndex = col;
+    return KEY.exec(this.lines[i]);
+  }
+
+  private countValue(): void {
+    if (++this.values >= this.limits.max_values) giveUp();
+  }
+
+  /** A block node starting at column `col` of line `i`: a list or a mapping. */
+  private block(i: number, col: number, depth: number): Read {
+    if (this.dashAt(i, col)) return this.list(i, col, depth);
+    if (this.keyAt(i, col)) return this.mapping(i, col, depth);
+    return giveUp();
+  }
+
+  /** A block list whose dashes are at column `col`; the first is on line `i`. */
+  private list(i: number, col: number, depth: number): Read {
+    if (depth > MAX_FAST_DEPTH) giveUp();
+    const out: unknown[] = [];
+    for (;;) {
+      const line = this.lines[i];
+      let j = col + 1;
+      while (j < line.length && line.charCodeAt(j) === 32) j++;
+      let read: Read;
+      if (j === line.length) {
+        const k = this.nextContent(i + 1);
+        read = k < this.lines.length && this.indentOf(k) > col ? this.block(k, this.indentOf(k), depth + 1) : this.empty(i);
+      } else {
+        read = this.inline(i, j, col, depth + 1, true);
+      }
+      out.push(read.value);
+      if (read.source !== undefined) this.spell(out, out.length - 1, read.source);
+      const k = this.nextContent(read.next);
+      if (k >= this.lines.length) return { value: out, next: k };
+      const indent = this.indentOf(k);
+      if (indent > col) giveUp();
+      if (indent < col || !this.dashAt(k, col)) return { value: out, next: k };
+      i = k;
+    }
+  }
+
+  /** A block mapping whose keys are at column `col`; the first is on line `i`. */
+  private mapping(i: number, col: number, depth: number): Read {
+    if (depth > MAX_FAST_DEPTH) giveUp();
+    const out: Record<string, unknown> = {};
+    const seen = new Set<string>();
+    for (;;) {
+      const key = this.keyAt(i, col);
+      if (!key) return giveUp();
+      const name = key[1];
+      if (seen.has(name) || NOT_TEXT_KEY.test(name) || name === '__proto__') giveUp();
+      seen.add(name);
+      if (seen.size >= this.limits.max_keys) giveUp();
+      this.countValue();
+      const j = KEY.lastIndex;
+      let read: Read;
+      if (j === this.lines[i].length) {
+        const k = this.nextContent(i + 1);
+        const indent = k < this.lines.length ? this.indentOf(k) : -1;
+        if (indent > col) read = this.block(k, indent, depth + 1);
+        else if (indent === col && this.dashAt(k, col)) read = this.list(k, col, depth + 1);
+        else read = this.empty(i);
+      } else {
+        read = this.inline(i, j, col, depth + 1, false);
+      }
+      out[name] = read.value;
+      if (read.source !== undefined) this.spell(out, name, read.source);
+      const k = this.nextContent(read.next);
+      if (k >= this.lines.length) return { value: out, next: k };
+      const indent = this.indentOf(k);
+      if (indent > col) giveUp();
+      if (indent < col || !this.keyAt(k, col)) return { value: out, next: k };
+      i = k;
+    }
+  }
+
+  /** A key or dash with nothing after it: null. */
+  private empty(i: number): Read {
+    return { value: null, next: i + 1 };
+  }
+
+  /**
+   * The value that starts at column `j` of line `i`, after `key: ` or `- `;
+   * `parent` is the column of that key or dash. Only after a dash may it be a
+   * mapping or another list (`- id: a`, `- - x`).
+   */
+  private inline(i: number, j: number, parent: number, depth: number, afterDash: boolean): Read {
+    const line = this.lines[i];
+    const ch = line[j];
+    if (afterDash && this.dashAt(i, j)) return this.list(i, j, depth);
+    if (afterDash && this.keyAt(i, j)) return this.mapping(i, j, depth);
+    if (ch === '|') return this.literal(i, j, parent);
+    let read: Read;
+    if (ch === '"' || ch === "'") read = this.quoted(i, j);
+    else if (ch === '[') read = this.flowList(i, j);
+    else if (ch === '{') read = this.flowMapping(i, j);
+    else read = this.plain(i, j);
+    // A more indented line after a scalar would continue it (or be an error): the full reader decides.
+    const k = this.nextContent(i + 1);
+    if (k < this.lines.length && this.indentOf(k) > parent) giveUp();
+    return read;
+  }
+
+  private plain(i: number, j: number): Read {
+    const line = this.lines[i];
+    const ch = line[j];
+    if (INDICATORS.has(ch)) giveUp();
+    if ((ch === '-' || ch === '?' || ch === ':') && (j + 1 === line.length || line.charCodeAt(j + 1) === 32)) giveUp();
+    let end = line.length;
+    while (end > j && line.charCodeAt(end - 1) === 32) end--;
+    const text = line.slice(j, end);
+    if (text.includes(': ') || text.includes(' #') || text.endsWith(':')) giveUp();
+    return this.scalar(text, i + 1);
+  }
+
+  /** A plain scalar's value by the core schema (numbers and booleans with their spelling). */
+  private scalar(text: string, next: number): Read {
+    this.countValue();
+    if (NULL.test(text)) return { value: null, next };
+    if (BOOL.test(text)) return { value: text[0] === 't' || text[0] === 'T', source: text, next };
+    if (INT_OCT.test(text)) giveUp();
+    if (INT.test(text)) {
+      if (text.length > 15) giveUp();
+      return { value: parseInt(text, 10), source: text, next };
+    }
+    if (INT_HEX.test(text) || FLOAT_NAN.test(text) || FLOAT_EXP.test(text)) giveUp();
+    if (FLOAT.test(text)) return { value: parseFloat(text), source: text, next };
+    return { value: text, next };
+  }
+
+  /** `"..."` or `'...'` closed on its own line, with no escapes but `''`. */
+  private quoted(i: number, j: number): Read {
+    const line = this.lines[i];
+    const { value, end } = readQuoted(line, j);
+    for (let k = end; k < line.length; k++) if (line.charCodeAt(k) !== 32) giveUp();
+    this.countValue();
+    return { value, next: i + 1 };
+  }
+
+  /** `[a, "b", 3]`: plain or quoted scalars (as `flowScalar` takes them) on the rest of one line; or `[]`. */
+  private flowList(i: number, j: number): Read {
+    const { entries, next } = this.flowEntries(i, j, ']');
+    if (entries === undefined) return this.emptyFlow(i, j);
+    const out: unknown[] = [];
+    for (const raw of entries) {
+      const read = this.flowScalar(raw, next);
+      out.push(read.value);
+      if (read.source !== undefined) this.spell(out, out.length - 1, read.source);
+    }
+    return { value: out, next };
+  }
+
+  /** `{ a: x, b: "y" }`: name keys and scalars as in `flowList`, on the rest of one line; or `{}`. */
+  private flowMapping(i: number, j: number): Read {
+    const { entries, next } = this.flowEntries(i, j, '}');
+    if (entries === undefined) return this.emptyFlow(i, j);
+    const out: Record<string, unknown> = {};
+    const seen = new Set<string>();
+    for (const entry of entries) {
+      const pair = FLOW_PAIR.exec(entry);
+      if (!pair) return giveUp();
+      const name = pair[1];
+      if (seen.has(name) || NOT_TEXT_KEY.test(name) || name === '__proto__') giveUp();
+      seen.add(name);
+      if (seen.size >= this.limits.max_keys) giveUp();
+      this.countValue();
+      const read = this.flowScalar(pair[2], next);
+      out[name] = read.value;
+      if (read.source !== undefined) this.spell(out, name, read.source);
+    }
+    return { value: out, next };
+  }
+
+  /**
+   * The entries between the bracket at column `j` of line `i` and its `close`,
+   * split at the commas outside quotes; undefined entries for `[]` or `{}`. The
+   * collection must end its line, and hold no nested brackets or `#`.
+   */
+  private flowEntries(i: number, j: number, close: string): { entries?: string[]; next: number } {
+    const line = this.lines[i];
+    const entries: string[] = [];
+    let start = j + 1;
+    let k = j + 1;
+    for (; k < line.length; k++) {
+      const ch = line[k];
+      if (ch === '"' || ch === "'") {
+        k = readQuoted(line, k).end - 1;
+      } else if (ch === ',') {
+        entries.push(line.slice(start, k));
+        start = k + 1;
+      } else if (ch === close) {
+        break;
+      } else if (ch === '[' || ch === ']' || ch === '{' || ch === '}' || ch === '#') {
+        giveUp();
+      }
+    }
+    if (k >= line.length) giveUp();
+    for (let rest = k + 1; rest < line.length; rest++) if (line.charCodeAt(rest) !== 32) giveUp();
+    const last = line.slice(start, k);
+    if (entries.length === 0 && /^ *$/.test(last)) return { next: i + 1 };
+    entries.push(last);
+    return { entries, next: i + 1 };
+  }
+
+  /** One entry of a flow collection, spaces around it dropped: a quoted scalar, or a plain one without `:`, quotes or backslashes. */
+  private flowScalar(raw: string, next: number): Read {
+    // Spaces only: YAML keeps other white space (a no-break space) as text.
+    const text = raw.replace(/^ +| +$/g, '');
+    if (text === '') giveUp();
+    const ch = text[0];
+    if (ch === '"' || ch === "'") {
+      const { value, end } = readQuoted(text, 0);
+      if (end !== text.length) giveUp();
+      this.countValue();
+      return { value, next };
+    }
+    if (FLOW_UNSAFE.test(text)) giveUp();
+    if (INDICATORS.has(ch) || ch === '|' || ch === '?' || (ch === '-' && (text.length === 1 || text[1] === ' '))) giveUp();
+    return this.scalar(text, next);
+  }
+
+  /** `[]` or `{}`, alone on the rest of the line. */
+  private emptyFlow(i: number, j: number): Read {
+    const line = this.lines[i];
+    const close = line[j] === '[' ? ']' : '}';
+    if (line[j + 1] !== close) giveUp();
+    for (let k = j + 2; k < line.length; k++) if (line.charCodeAt(k) !== 32) giveUp();
+    return { value: close === ']' ? [] : {}, next: i + 1 };
+  }
+
+  /** A `|` or `|-` block under a key or dash at column `parent`; its lines follow line `i`. */
+  private literal(i: number, j: number, parent: number): Read {
+    // The full reader refuses anything after the header, trailing spaces included.
+    const header = this.lines[i].slice(j);
+    if (header !== '|' && header !== '|-') giveUp();
+    const first = this.nextContent(i + 1);
+    if (first >= this.lines.length) giveUp();
+    const indent = this.indentOf(first);
+    if (indent <= parent) giveUp();
+    const parts: string[] = [];
+    let k = i + 1;
+    for (; k < this.lines.length; k++) {
+      const line = this.lines[k];
+      if (this.blank(k)) {
+        // A blank line longer than the indentation holds spaces of content; rare enough to leave.
+        if (line.length > indent) giveUp();
+        parts.push('');
+        continue;
+      }
+      if (this.indentOf(k) < indent) break;
+      parts.push(line.slice(indent));
+    }
+    while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
+    this.countValue();
+    const text = parts.join('\n');
+    return { value: header === '|' ? `${text}\n` : text, next: k };
+  }
+}
+
+/** The quoted scalar opening at `j` of `line` (no escapes but `''`, closed on the line), and the index after it. */
+function readQuoted(line: string, j: number): { value: string; end: number } {
+  const quote = line[j];
+  let value = '';
+  let at = j + 1;
+  for (;;) {
+    const close = line.indexOf(quote, at);
+    if (close < 0) giveUp();
+    const part = line.slice(at, close);
+    if (quote === '"' && part.includes('\\')) giveUp();
+    value += part;
+    if (quote === "'" && line[close + 1] === "'") {
+      value += "'";
+      at = close + 2;
+      continue;
+    }
+    return { value, end: close + 1 };
+  }
+}
+
+/**
+ * The plain data of `text` when it is written in the plain block style this
+ * reader knows and is surely valid YAML within `limits`; undefined otherwise,
+ * and the full reader must read it.
+ */
+export function fastPlain(text: string, limits: CollectionLimits, spell: Spell): unknown {
+  if (UNUSUAL.test(text)) return undefined;
+  try {
+    return new FastReader(text, limits, spell).document();
+  } catch (error) {
+    if (error === GIVE_UP) return undefined;
+    throw error;
+  }
+}
