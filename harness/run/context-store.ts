@@ -9,11 +9,16 @@ import { CONTEXTS_FILE, contextLine, contextRef, messageDigest, messageLine, par
 import { readLines } from '../../core/lines.js';
 import { redact } from '../../core/secrets.js';
 
+/** Texts whose digest is remembered, per role, before that memo starts afresh. */
+const MAX_REMEMBERED_DIGESTS = 20_000;
+
 export class ContextStore {
   private fd: number | undefined;
   /** Message digest → its number in the file. Digests, not texts: memory stays small. */
   private readonly numbers = new Map<string, number>();
   private readonly refs = new Set<string>();
+  /** Role → text → digest, for the texts met lately. */
+  private readonly digests = new Map<string, Map<string, string>>();
   private next = 0;
 
   constructor(readonly path: string) {}
@@ -51,7 +56,7 @@ export class ContextStore {
    */
   keep(context: readonly ContextMessage[]): string {
     if (this.fd === undefined) throw new Error('context store is not open');
-    const digests = context.map(messageDigest);
+    const digests = context.map((m) => this.digestOf(m));
     const ref = contextRef(digests);
     if (this.refs.has(ref)) return ref;
     const lines: string[] = [];
@@ -68,6 +73,23 @@ export class ContextStore {
     writeSync(this.fd, `${lines.join('\n')}\n`);
     this.refs.add(ref);
     return ref;
+  }
+
+  /**
+   * A message's digest, remembered by its text: a full-history context repeats
+   * every earlier message, and the texts are the same string objects each time
+   * (so the lookup is cheap where hashing the text again is not).
+   */
+  private digestOf(message: ContextMessage): string {
+    let byText = this.digests.get(message.role);
+    if (!byText) this.digests.set(message.role, (byText = new Map()));
+    let digest = byText.get(message.text);
+    if (digest === undefined) {
+      digest = messageDigest(message);
+      if (byText.size >= MAX_REMEMBERED_DIGESTS) byText.clear();
+      byText.set(message.text, digest);
+    }
+    return digest;
   }
 
   sync(): void {
