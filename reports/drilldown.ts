@@ -10,7 +10,7 @@
 // filters stay hidden and a context names its messages by their number in the list.
 import { createHash } from 'node:crypto';
 import { PROBE_KINDS } from '../core/types.js';
-import { contextOf, toRanges, type ContextLookup, type ContextMessage } from '../core/contexts.js';
+import { CONTEXTS_FILE, contextOf, toRanges, type ContextLookup, type ContextMessage } from '../core/contexts.js';
 import type { Attribution, ProbeKind, ProbeRecord, RunResult } from '../core/types.js';
 import { ATTRIBUTIONS, isProbeError, probeErrorStage, strategyIds } from './aggregate.js';
 import { esc, num } from './format.js';
@@ -95,6 +95,8 @@ interface ContextIndex {
   contexts: { ranges: [number, number][]; messages: number; tokens: number }[];
   /** Context number (from 1) of each record that has one. */
   byRecord: Map<ProbeRecord, number>;
+  /** Records that name a stored context the run directory lacks (contexts.jsonl missing or cut short). */
+  unresolved: number;
 }
 
 function contextKey(p: ProbeRecord, context: ContextMessage[]): string {
@@ -109,7 +111,7 @@ function contextKey(p: ProbeRecord, context: ContextMessage[]): string {
  * default suite's size; diff.html shows both sides of a flip instead.
  */
 function indexContexts(groups: FailureGroup[], lookup: ContextLookup | undefined): ContextIndex {
-  const index: ContextIndex = { messages: [], contexts: [], byRecord: new Map() };
+  const index: ContextIndex = { messages: [], contexts: [], byRecord: new Map(), unresolved: 0 };
   const messageIds = new Map<string, number>();
   const contextIds = new Map<string, number>();
   const messageId = (m: { role: string; text: string }): number => {
@@ -123,6 +125,7 @@ function indexContexts(groups: FailureGroup[], lookup: ContextLookup | undefined
   };
   for (const p of groups.flatMap((g) => g.records)) {
     const context = p.passed === true ? undefined : contextOf(p, lookup);
+    if (p.passed !== true && context === undefined && p.contextRef !== undefined) index.unresolved++;
     if (!context?.length) continue;
     const key = contextKey(p, context);
     let id = contextIds.get(key);
@@ -161,6 +164,8 @@ function* messageList(messages: ContextIndex['messages']): Generator<string> {
 }
 
 function* contextsPart(index: ContextIndex): Generator<string> {
+  // Said, not left as bare dashes: the reader should know the run directory lost them, not that none were sent.
+  if (index.unresolved > 0) yield `<p class="warn">${esc(`${index.unresolved} failed answers name a context that ${CONTEXTS_FILE} does not hold (the file is missing or was cut short); they show – under "context sent".`)}</p>`;
   if (!index.contexts.length) return;
   const note = 'Each distinct context is listed once and a row links to the one each strategy sent. A context names its messages by number in the message list below; with scripts on, opening it shows them in place.';
   yield `<h3 id="dd-contexts">Contexts sent (${index.contexts.length} distinct)</h3><p class="muted">${esc(note)}</p><div class="dd-ctxs">`;

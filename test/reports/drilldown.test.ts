@@ -121,6 +121,17 @@ describe('drilldownSection contexts', () => {
     expect(drilldownSection(stored)).toBe(drilldownSection(copies));
   });
 
+  it('says how many failures name a context the run directory no longer holds', () => {
+    const run = sampleRun();
+    for (const p of run.probes) {
+      delete p.context;
+      p.contextRef = 'gone';
+    }
+    run.contexts = new ContextLookup();
+    expect(drilldownSection(run)).toContain('<p class="warn">7 failed answers name a context that contexts.jsonl does not hold');
+    expect(drilldownSection(sampleRun())).not.toContain('does not hold');
+  });
+
   it('says so when a failure has no recorded context', () => {
     const run = sampleRun();
     for (const p of run.probes) delete p.context;
