@@ -122,6 +122,27 @@ export class ContextLookup {
   }
 }
 
+/** What a summarizer is sent (a summary record's `request`). */
+interface SummarizerRequest {
+  system: string;
+  user: string;
+}
+
+/**
+ * A summarizer's request stored as a context: its system prompt, then each
+ * line of its user content as a message of role `line`. A summary's request
+ * repeats most lines of the one before it, so each line is stored once.
+ */
+export function requestMessages(request: SummarizerRequest): ContextMessage[] {
+  return [{ role: 'system', text: request.system }, ...request.user.split('\n').map((text) => ({ role: 'line', text }))];
+}
+
+/** The request `requestMessages` stored, or undefined for a context that is not one. */
+export function requestFromMessages(messages: readonly ContextMessage[] | undefined): SummarizerRequest | undefined {
+  if (!messages?.length || messages[0].role !== 'system' || messages.slice(1).some((m) => m.role !== 'line')) return undefined;
+  return { system: messages[0].text, user: messages.slice(1).map((m) => m.text).join('\n') };
+}
+
 /** The context a probe record was sent: its own copy (runs before the store), or the stored one. */
 export function contextOf(
   record: { context?: ContextMessage[]; contextRef?: string },

@@ -34,6 +34,9 @@ export type Usage = z.output<typeof run.usageSchema>;
 export type TurnRecord = z.output<typeof run.turnRecordSchema>;
 /** One record per summary a strategy produced. */
 export type SummaryRecord = z.output<typeof run.summaryRecordSchema>;
+export type SummaryRequest = z.output<typeof run.summaryRequestSchema>;
+/** A summary as a replay made it (or a calibration set gives it): its request in hand, for the graders. */
+export type MadeSummary = SummaryRecord & { request: SummaryRequest };
 /** Deterministic checks every summary gets (no model needed). */
 export type SummaryChecks = z.output<typeof run.summaryChecksSchema>;
 /** One verdict of the summary judge (LLM or the documented offline rule). */

@@ -4,7 +4,7 @@
 // answer judge and report how often it accepts wrong answers and rejects right
 // ones. A judge metric is only as good as this.
 import { formatRate, wilson, type Rate } from '../core/stats.js';
-import type { Probe, SummaryJudgement, SummaryRecord, Transcript } from '../core/types.js';
+import type { MadeSummary, Probe, SummaryJudgement, Transcript } from '../core/types.js';
 import { accuracy, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, cohenKappa, kappaInterval } from './kappa.js';
 import type { AnswerInput, Grader, JudgeVerdict, SummaryInput } from './types.js';
 
@@ -27,7 +27,7 @@ export interface CalibrationItem {
   /** Free label of what the summary is meant to exemplify (e.g. good, vague, wrong). */
   category?: string;
   transcript: Transcript;
-  summary: SummaryRecord;
+  summary: MadeSummary;
   labels: CalibrationLabels;
 }
 

@@ -8,7 +8,7 @@ import {
   NormalizedSegments,
   normalizeText,
 } from '../core/text.js';
-import type { Fact, SummaryChecks, SummaryRecord, Transcript, Turn } from '../core/types.js';
+import type { Fact, MadeSummary, SummaryChecks, Transcript, Turn } from '../core/types.js';
 
 export interface SummaryCheckOptions {
   /** Word limit the summary is held to (the summarizer's `word_limit`). */
@@ -46,7 +46,7 @@ export function renderTurns(transcript: Transcript, range: [number, number]): st
 }
 
 /** What a summary may draw on: the covered turns in full plus the exact input the summarizer got. */
-export function summarySource(transcript: Transcript, summary: SummaryRecord): string {
+export function summarySource(transcript: Transcript, summary: MadeSummary): string {
   return [renderTurns(transcript, summary.coveredTurns), summary.request.user].filter(Boolean).join('\n');
 }
 
@@ -224,7 +224,7 @@ function normalizedUser(source: TranscriptSource, user: string): { norm: string;
 }
 
 /** `summarySource` as an index look-up: the covered turns from the transcript's index, then `request.user`. */
-function summaryLookup(transcript: Transcript, summary: SummaryRecord): SourceLookup {
+function summaryLookup(transcript: Transcript, summary: MadeSummary): SourceLookup {
   const source = transcriptSource(transcript);
   const [first, last] = turnSpan(summary.coveredTurns, source.turnCount);
   const from = first - 1;
@@ -241,12 +241,12 @@ function summaryLookup(transcript: Transcript, summary: SummaryRecord): SourceLo
  * for the summary and its `request.user` only: the covered turns come from an index
  * built once per transcript.
  */
-export function summaryIdentifiers(transcript: Transcript, summary: SummaryRecord): { checked: number; unsupported: string[] } {
+export function summaryIdentifiers(transcript: Transcript, summary: MadeSummary): { checked: number; unsupported: string[] } {
   return identifierCheck(summary.text, summaryLookup(transcript, summary));
 }
 
 /** All deterministic checks of one summary against its transcript. */
-export function checkSummary(transcript: Transcript, summary: SummaryRecord, options: SummaryCheckOptions): SummaryChecks {
+export function checkSummary(transcript: Transcript, summary: MadeSummary, options: SummaryCheckOptions): SummaryChecks {
   const range = summary.coveredTurns;
   const due = dueFacts(transcript.facts, range);
   const normText = normalizeText(summary.text);

@@ -1,6 +1,6 @@
 // Graders turn a model's output into a verdict. A grader that cannot decide
 // reports an error; an error is never a pass.
-import type { Probe, SummaryRecord, Transcript } from '../core/types.js';
+import type { MadeSummary, Probe, SummaryRecord, Transcript } from '../core/types.js';
 
 export interface Grader<Input, Output> {
   readonly name: string;
@@ -21,7 +21,7 @@ export interface JudgeVerdict {
 
 export interface SummaryInput {
   transcript: Transcript;
-  summary: SummaryRecord;
+  summary: MadeSummary;
   /** The summary made before this one for the same strategy and transcript, if any. */
   previous?: SummaryRecord;
 }

@@ -38,7 +38,7 @@ import { median } from './lib/bench-process.js';
 import { benchReplay, benchLongMemEval, bundledStrategies, timed, LME_SESSIONS, LME_TURNS_PER_SESSION, type LongMemEvalFigures, type ReplayFigures } from './lib/bench-replay.js';
 import { benchOnline, ONLINE_LATENCY_MS, ONLINE_REQUESTS, type OnlineFigures } from './lib/bench-online.js';
 import { benchRss, benchStartup, mbPerTranscript, type RssFigures, type StartupFigures } from './lib/bench-cli.js';
-import type { SummaryRecord, Transcript } from '../core/types.js';
+import type { MadeSummary, SummaryRecord, Transcript } from '../core/types.js';
 
 const REPS = 3;
 const STARTUP_REPS = 5;
@@ -98,11 +98,11 @@ function summarizingStrategy(): StrategyConfig {
 }
 
 /** The summaries the summarizing strategy makes of each transcript (replay is not timed here). */
-async function summariesOf(strategy: StrategyConfig, transcripts: Transcript[]): Promise<SummaryRecord[][]> {
+async function summariesOf(strategy: StrategyConfig, transcripts: Transcript[]): Promise<MadeSummary[][]> {
   const counter = new TokenCounter('gpt-4.1-mini');
   const definition = STRATEGIES.get(strategy.use);
   if (!definition) throw new Error(`strategy ${strategy.use} is not registered`);
-  const out: SummaryRecord[][] = [];
+  const out: MadeSummary[][] = [];
   for (const transcript of transcripts) {
     const result = await replayTranscript({
       transcript,
@@ -118,7 +118,7 @@ async function summariesOf(strategy: StrategyConfig, transcripts: Transcript[]):
 }
 
 /** Grades every summary as a run does: checks, the offline judge and drift against the previous summary. */
-async function gradeAll(strategy: StrategyConfig, transcripts: Transcript[], summaries: SummaryRecord[][]): Promise<void> {
+async function gradeAll(strategy: StrategyConfig, transcripts: Transcript[], summaries: MadeSummary[][]): Promise<void> {
   const wordLimit = summarizerOptionsOf(strategy.options).word_limit;
   const judge = new OfflineSummaryJudge({ wordLimit });
   for (let i = 0; i < transcripts.length; i++) {
@@ -141,7 +141,7 @@ async function benchSummaryChecks(strategy: StrategyConfig, turns: number, count
   const gradeTimes: number[] = [];
   for (let r = 0; r < reps; r++) {
     const transcripts = make();
-    let made: SummaryRecord[][] = [];
+    let made: MadeSummary[][] = [];
     replayTimes.push(await timed(async () => (made = await summariesOf(strategy, transcripts))));
     summaries = made.reduce((n, s) => n + s.length, 0);
     gradeTimes.push(await timed(() => gradeAll(strategy, transcripts, made)));

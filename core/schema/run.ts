@@ -143,6 +143,9 @@ export const summaryGradesSchema = z.object({
 });
 
 /** One record per summary a strategy produced. */
+/** What a summarizer was sent. */
+export const summaryRequestSchema = z.object({ system: z.string(), user: z.string() });
+
 export const summaryRecordSchema = z.object({
   strategy: z.string(),
   transcript: z.string(),
@@ -155,8 +158,14 @@ export const summaryRecordSchema = z.object({
   summarizer: z.string(),
   promptPath: z.string().optional(),
   promptHash: z.string().optional(),
-  /** Exact request the summarizer sent (system prompt and user content). */
-  request: z.object({ system: z.string(), user: z.string() }),
+  /**
+   * Exact request the summarizer sent (system prompt and user content), while
+   * the run grades the summary. Stored by `requestRef` in contexts.jsonl (a
+   * summary's request repeats most lines of the one before); runs made before
+   * that carry it here.
+   */
+  request: summaryRequestSchema.optional(),
+  requestRef: z.string().optional(),
   text: z.string(),
   usage: usageSchema,
   durationMs: measured,

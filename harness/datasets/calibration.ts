@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import { InputError, fileProblem, type Problem } from '../../core/errors.js';
 import { turnItems } from '../../core/items.js';
-import type { Probe, SummaryRecord, Transcript } from '../../core/types.js';
+import type { MadeSummary, Probe, Transcript } from '../../core/types.js';
 import type { AnswerCalibrationItem, CalibrationItem } from '../../graders/calibrate.js';
 import { DEFAULT_SUMMARIZER } from '../../strategies/registry.js';
 import { buildSummaryInput, loadSummaryPrompt } from '../../strategies/summary-input.js';
@@ -50,7 +50,7 @@ function calibrationItems(parsed: CalibrationFile, file: string): CalibrationIte
     DEFAULT_SUMMARIZER.tool_trim_limit,
   );
   return parsed.summaries.map((s) => {
-    const summary: SummaryRecord = {
+    const summary: MadeSummary = {
       strategy: 'calibration',
       transcript: id,
       turn: turns,

@@ -10,7 +10,7 @@ import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
 import { questionAndContext } from '../models/offline.js';
 import type { OpenAIRunnerTarget } from '../models/openai.js';
 import { TokenCounter } from '../../core/tokens.js';
-import type { SummaryRecord, Transcript } from '../../core/types.js';
+import type { MadeSummary, SummaryRecord, Transcript } from '../../core/types.js';
 import { createAnswerJudge, type AnswerJudge } from '../../graders/answer-judge.js';
 import { createSummaryJudge, gradeSummary, type SummaryJudge } from '../../graders/summary-judge.js';
 import type { Summarizer } from '../../strategies/base.js';
@@ -26,7 +26,7 @@ export interface Graders {
   answerModel: Model;
   answerJudge: AnswerJudge;
   makeSummarizer(options: SummarizerOptions): Summarizer;
-  gradeSummary(transcript: Transcript, summary: SummaryRecord, previous: SummaryRecord | undefined, strategy: StrategyConfig): Promise<SummaryRecord>;
+  gradeSummary(transcript: Transcript, summary: MadeSummary, previous: SummaryRecord | undefined, strategy: StrategyConfig): Promise<MadeSummary>;
   counts(): { calls: number; cacheHits: number; dedupHits: number; errors: number };
   /** Why an endpoint cannot be used (bad key, unknown model, nothing listening), once a circuit breaker tripped. */
   fatal(): string | undefined;

@@ -3,7 +3,7 @@
 // last line, which reading skips); fsync runs every few seconds and on close.
 import { closeSync, existsSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { readLines } from '../../core/lines.js';
-import type { ProbeRecord, SummaryGrades, SummaryRecord, TurnRecord } from '../../core/types.js';
+import type { ProbeRecord, SummaryGrades, SummaryRecord, SummaryRequest, TurnRecord } from '../../core/types.js';
 import { migrateTurns } from '../../core/schema/run.js';
 import { answerableOf } from '../../graders/attribution.js';
 
@@ -101,11 +101,15 @@ export interface FinishedWork {
   jobsDone: Set<string>;
 }
 
-export function finishedWork(entries: JournalEntry[]): FinishedWork {
+/**
+ * `requestOf` reads back a summary's request stored by `requestRef`
+ * (contexts.jsonl); a summary whose request cannot be read is made again.
+ */
+export function finishedWork(entries: JournalEntry[], requestOf: (ref: string) => SummaryRequest | undefined = () => undefined): FinishedWork {
   const work: FinishedWork = { replays: new Map(), probes: new Map(), summaryGrades: new Map(), jobsDone: new Set() };
   for (const entry of entries) {
     // A journal written before turn records held counts lists every fact at every turn.
-    if (entry.type === 'replay') work.replays.set(entry.job, { turns: migrateTurns(entry.turns), summaries: entry.summaries });
+    if (entry.type === 'replay') work.replays.set(entry.job, { turns: migrateTurns(entry.turns), summaries: entry.summaries.map((s) => withRequest(s, requestOf)) });
     else if (entry.type === 'probe') work.probes.set(entry.key, withAnswerable(entry.record));
     else if (entry.type === 'summary-grade') {
       const grades = 'grades' in entry ? entry.grades : entry.record.grades;
@@ -114,6 +118,12 @@ export function finishedWork(entries: JournalEntry[]): FinishedWork {
     else if (entry.type === 'job-done') work.jobsDone.add(entry.job);
   }
   return work;
+}
+
+function withRequest(summary: SummaryRecord, requestOf: (ref: string) => SummaryRequest | undefined): SummaryRecord {
+  if (summary.request || summary.requestRef === undefined) return summary;
+  const request = requestOf(summary.requestRef);
+  return request ? { ...summary, request } : summary;
 }
 
 /**

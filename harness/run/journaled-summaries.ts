@@ -4,7 +4,7 @@
 // summaries of a resumed run are those of the replay that was journaled, even
 // when the summarizer is not deterministic (and with the cache off, no call is
 // paid twice).
-import type { AgentInputItem, SummaryRecord } from '../../core/types.js';
+import type { AgentInputItem, MadeSummary, SummaryRecord } from '../../core/types.js';
 import type { Summarizer, SummaryOutput } from '../../strategies/base.js';
 import { SUMMARY_SHADOW } from '../../strategies/summary-input.js';
 
@@ -36,7 +36,8 @@ export class JournaledSummaries {
 
   private async next(summarizer: Summarizer, items: AgentInputItem[]): Promise<SummaryOutput> {
     const record = this.live ? undefined : this.journaled[this.served];
-    if (!record || record.error) {
+    // A summary whose request could not be read back (contexts.jsonl damaged) is made again, as a failed one is.
+    if (!record || record.error || !hasRequest(record)) {
       this.live = true;
       return summarizer.summarize(items);
     }
@@ -59,7 +60,11 @@ export class JournaledSummaries {
  * The built-in summarizers all lead with SUMMARY_SHADOW; the record keeps
  * everything else a summary event carries.
  */
-function outputOf(record: SummaryRecord): SummaryOutput {
+function hasRequest(record: SummaryRecord): record is MadeSummary {
+  return record.request !== undefined;
+}
+
+function outputOf(record: MadeSummary): SummaryOutput {
   const output: SummaryOutput = {
     userShadow: SUMMARY_SHADOW,
     summary: record.text,

@@ -8,7 +8,7 @@ import { itemText, turnItems } from '../../core/items.js';
 import { containsNormalized, factPhrases, normalizeText } from '../../core/text.js';
 import type { TokenCounter } from '../../core/tokens.js';
 import { yieldToEvents } from './yield.js';
-import type { AgentInputItem, Fact, Probe, SummaryRecord, Transcript, TurnRecord } from '../../core/types.js';
+import type { AgentInputItem, Fact, MadeSummary, Probe, Transcript, TurnRecord } from '../../core/types.js';
 
 /** What the model would be sent for one probe, and what that context holds. */
 export interface ProbeContext {
@@ -26,7 +26,7 @@ export interface ProbeContext {
 
 export interface ReplayResult {
   turns: TurnRecord[];
-  summaries: SummaryRecord[];
+  summaries: MadeSummary[];
   probes: ProbeContext[];
   /** The replay was stopped (`stop` fired) before its last turn: its records are partial. */
   stopped?: boolean;
@@ -222,7 +222,7 @@ function summaryRecord(
   index: number,
   turn: number,
   turns: TurnMap,
-): SummaryRecord {
+): MadeSummary {
   const out = event.output;
   return {
     strategy: input.strategyId,

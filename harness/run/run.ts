@@ -13,7 +13,7 @@ import { yieldToEvents } from './yield.js';
 import { RUN_FILE, loadRunInfo, runJsonChunks } from '../../reports/load.js';
 import { JournaledSummaries, type FreshFrom } from './journaled-summaries.js';
 import { TokenCounter } from '../../core/tokens.js';
-import { readContexts } from '../../core/contexts.js';
+import { readContexts, requestFromMessages, requestMessages } from '../../core/contexts.js';
 import { ContextStore } from './context-store.js';
 import { Progress } from './progress.js';
 import type { StrategyRegistry } from '../../strategies/registry.js';
@@ -27,7 +27,7 @@ import { redactDeep, redactionCounts, resetRedactionCount, type RedactionCounts 
 import { InputError, UsageError, fileProblem } from '../../core/errors.js';
 import { judgeRun } from './verdict.js';
 import { isProbeError, probeErrorStage, stageErrors, summaryErrorStage, summaryErrored, summaryJudgeErrored as gradeErrored } from '../../reports/aggregate.js';
-import { ERROR_STAGES, type ErrorStage, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type Transcript, type TurnRecord } from '../../core/types.js';
+import { ERROR_STAGES, type ErrorStage, type MadeSummary, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type Transcript, type TurnRecord } from '../../core/types.js';
 import { DEFAULT_LIMITS } from '../schema/limits.js';
 
 export interface RunOptions {
@@ -159,14 +159,26 @@ async function replayJob(job: Job, ctx: RunContext, journaled: JournaledSummarie
   });
 }
 
+/** What a resumed run's journal holds; summaries get their requests back from contexts.jsonl (read only here). */
+function journaledWork(dir: string, journalPath: string): FinishedWork {
+  const stored = readContexts(dir);
+  return finishedWork(readJournal(journalPath), (ref) => requestFromMessages(stored.get(ref)));
+}
+
+/** A summary record naming its request by reference instead of carrying it. */
+function byReference(summary: SummaryRecord, requestRef: string | undefined): SummaryRecord {
+  const { request, ...rest } = summary;
+  return requestRef === undefined ? summary : { ...rest, requestRef };
+}
+
 /** Journaled grades are reused for the summaries before `fresh`: those after it are new summaries under old indexes. */
-async function gradeSummaries(job: Job, summaries: SummaryRecord[], ctx: RunContext, fresh: FreshFrom | undefined): Promise<SummaryRecord[]> {
-  const graded: SummaryRecord[] = [];
+async function gradeSummaries(job: Job, summaries: MadeSummary[], ctx: RunContext, fresh: FreshFrom | undefined): Promise<MadeSummary[]> {
+  const graded: MadeSummary[] = [];
   for (const summary of summaries) {
     const key = summaryKey(job.key, summary.index);
     const journaled = fresh && summary.index >= fresh.index ? undefined : ctx.done.summaryGrades.get(key);
     // Stored redacted, as a fresh grade is: the summary's request and text quote the transcript.
-    let record: SummaryRecord | undefined = journaled && redactDeep({ ...summary, grades: journaled });
+    let record: MadeSummary | undefined = journaled && redactDeep({ ...summary, grades: journaled });
     if (!record || gradeErrored(record)) {
       await yieldToEvents();
       if (ctx.signal.aborted) {
@@ -248,7 +260,8 @@ function journaledJob(job: Job, ctx: RunContext): JobResult | undefined {
   }
   const summaries = replay.summaries.map((s) => {
     const grades = ctx.done.summaryGrades.get(summaryKey(job.key, s.index));
-    return grades ? { ...s, grades } : s;
+    // The request read back for the replay is not kept: the record names it.
+    return byReference(grades ? { ...s, grades } : s, s.requestRef);
   });
   if (summaries.some(gradeErrored)) return undefined;
   ctx.progress.tick(probes.length);
@@ -274,11 +287,14 @@ async function runJob(job: Job, ctx: RunContext): Promise<JobResult> {
   const replay = await replayJob(job, ctx, served);
   if (replay.stopped) return { turns: [], summaries: [], probes: [], complete: false };
   const fresh = served.freshFrom(replay.summaries);
+  // Requests are stored once each in contexts.jsonl; records name them. Redacted
+  // whole before they are cut into lines: a secret can span lines (a PEM block).
+  const refs = replay.summaries.map((s) => ctx.contexts.keep(requestMessages(redactDeep(s.request))));
   if (!previous || fresh) {
-    ctx.journal.append({ type: 'replay', job: job.key, turns: replay.turns, summaries: redactDeep(replay.summaries) });
+    ctx.journal.append({ type: 'replay', job: job.key, turns: replay.turns, summaries: replay.summaries.map((s, i) => redactDeep(byReference(s, refs[i]))) });
     ctx.errors.summarizer += replay.summaries.filter(summaryErrored).length;
   }
-  const summaries = await gradeSummaries(job, replay.summaries, ctx, fresh);
+  const summaries = (await gradeSummaries(job, replay.summaries, ctx, fresh)).map((s, i) => byReference(s, refs[i]));
   const probes = await runProbes(job, replay, ctx, fresh);
   const expected = replay.probes.length * ctx.config.repeat;
   const complete = probes.length === expected && !ctx.signal.aborted;
@@ -485,7 +501,7 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   const { opts, log, slots, strategies, registry, graders, dir, info } = p;
   const { config } = opts;
   const journalPath = join(dir, JOURNAL_FILE);
-  const done = finishedWork(readJournal(journalPath));
+  const done = journaledWork(dir, journalPath);
   const journal = new Journal(journalPath);
   journal.open();
   const contexts = ContextStore.inRunDir(dir);

@@ -12,7 +12,7 @@ import {
 } from '../../graders/calibrate.js';
 import type { JudgeVerdict } from '../../graders/types.js';
 import { accuracy, cohenKappa, kappaInterval } from '../../graders/kappa.js';
-import type { Probe, SummaryJudgement, SummaryRecord, Transcript } from '../../core/types.js';
+import type { MadeSummary, Probe, SummaryJudgement, SummaryRecord, Transcript } from '../../core/types.js';
 
 describe('cohenKappa', () => {
   it('binary: po 0.8, pe 0.5 → 0.6', () => {
@@ -41,7 +41,7 @@ describe('cohenKappa', () => {
 
 const transcript: Transcript = { id: 't', tags: [], turns: [], facts: [], probes: [], file: 'mem.yaml' };
 function item(i: number, labels: CalibrationItem['labels']): CalibrationItem {
-  const summary: SummaryRecord = {
+  const summary: MadeSummary = {
     strategy: 'calibration',
     transcript: 't',
     turn: 1,

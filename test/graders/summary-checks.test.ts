@@ -14,7 +14,7 @@ import { containsNormalized, countWords, factPresentIn, NormalizedSegments, norm
 import { itemLabel, itemText, turnItems } from '../../core/items.js';
 import { seededRandom, type Random } from '../../core/random.js';
 import { SUMMARY_HEADINGS } from '../../strategies/offline-summarizer.js';
-import type { Fact, SummaryChecks, SummaryRecord, Transcript, Turn } from '../../core/types.js';
+import type { Fact, SummaryChecks, MadeSummary, Transcript, Turn } from '../../core/types.js';
 
 // normalizeText still does its work; the spy only records what it was given, so
 // the tests below can tell how much text the checks normalised.
@@ -53,7 +53,7 @@ const transcript: Transcript = {
   ],
 };
 
-function summary(text: string, system = cookbookPrompt): SummaryRecord {
+function summary(text: string, system = cookbookPrompt): MadeSummary {
   return {
     strategy: 's',
     transcript: 'router',
@@ -261,7 +261,7 @@ function referenceStale(facts: Fact[], range: [number, number], text: string): s
     .map((f) => f.id);
 }
 
-function referenceChecks(transcript: Transcript, summary: SummaryRecord, wordLimit: number): SummaryChecks {
+function referenceChecks(transcript: Transcript, summary: MadeSummary, wordLimit: number): SummaryChecks {
   const range = summary.coveredTurns;
   const due = dueFacts(transcript.facts, range);
   const kept = due.filter((f) => factPresentIn(summary.text, f)).map((f) => f.id);
@@ -299,7 +299,7 @@ function randomTranscript(rnd: Random, turns: number): Transcript {
 }
 
 /** A summary quoting, gluing and mangling pieces of the transcript, as summarizers (and hallucinations) do. */
-function randomSummary(rnd: Random, t: Transcript, index: number): SummaryRecord {
+function randomSummary(rnd: Random, t: Transcript, index: number): MadeSummary {
   const n = t.turns.length;
   const first = rnd() < 0.7 ? 1 : 1 + Math.floor(rnd() * n);
   const last = Math.min(n + 1, first + Math.floor(rnd() * n));
@@ -356,7 +356,7 @@ describe('summary checks against the covered turns (indexed once per transcript)
     };
   }
 
-  function prefixSummaries(t: Transcript, count: number, every: number): SummaryRecord[] {
+  function prefixSummaries(t: Transcript, count: number, every: number): MadeSummary[] {
     return Array.from({ length: count }, (_, k) => ({
       ...summary(`Router RX-${1000 + k} error ${k}, firmware v1.0.${k}, ticket #9${k}.`),
       index: k + 1,

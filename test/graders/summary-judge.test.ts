@@ -11,7 +11,7 @@ import {
   SUMMARY_VERDICT_FORMAT,
 } from '../../graders/summary-judge.js';
 import { OpenAIModel } from '../../harness/models/openai.js';
-import type { SummaryRecord, Transcript } from '../../core/types.js';
+import type { MadeSummary, Transcript } from '../../core/types.js';
 import { responsesBody, startFakeOpenAI, type FakeServer } from '../../scripts/lib/fake-openai.js';
 
 const cookbookPrompt = readFileSync(new URL('../../strategies/prompts/cookbook-summary.md', import.meta.url), 'utf8');
@@ -35,7 +35,7 @@ const transcript: Transcript = {
   ],
 };
 
-const summary: SummaryRecord = {
+const summary: MadeSummary = {
   strategy: 's',
   transcript: 'router',
   turn: 4,

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { Journal, finishedWork, readJournal } from '../../../harness/run/journal.js';
 import type { SummaryGrades, SummaryRecord } from '../../../core/types.js';
+import { requestFromMessages, requestMessages } from '../../../core/contexts.js';
+import { JournaledSummaries } from '../../../harness/run/journaled-summaries.js';
 
 let dir: string | undefined;
 afterEach(() => {
@@ -84,4 +86,25 @@ it('keeps a summary’s grades, journaled alone or (older journals) with the who
   ]);
   expect(work.summaryGrades.get('s::t::summary::1')).toBe(grades);
   expect(work.summaryGrades.get('s::t::summary::2')).toBe(grades);
+});
+
+it('gives journaled summaries their requests back from the store, and serves none it cannot read back', async () => {
+  const request = { system: 'Summarise.', user: 'USER: my order is A-17\nASSISTANT: noted' };
+  const stored = requestMessages(request);
+  expect(requestFromMessages(stored)).toEqual(request);
+  const base = { strategy: 's', transcript: 't', turn: 2, coveredTurns: [1, 1], summarizer: 'x', text: 'A-17', usage: { inputTokens: 1, outputTokens: 1 }, durationMs: 1 };
+  const work = finishedWork(
+    [{ type: 'replay', job: 's::t', turns: [], summaries: [{ ...base, index: 1, requestRef: 'kept' }, { ...base, index: 2, requestRef: 'lost' }] as SummaryRecord[] }],
+    (ref) => (ref === 'kept' ? requestFromMessages(stored) : undefined),
+  );
+  const [kept, lost] = work.replays.get('s::t')?.summaries ?? [];
+  expect(kept.request).toEqual(request);
+  expect(lost.request).toBeUndefined();
+  // The first is served back; the second, whose request is gone, is made again by the live summarizer.
+  let asked = 0;
+  const live = { label: 'live', summarize: async () => ((asked += 1), { userShadow: '', summary: 'new', request, usage: { inputTokens: 1, outputTokens: 1 }, durationMs: 1 }) };
+  const served = new JournaledSummaries([kept, lost]).wrap(live);
+  expect((await served.summarize([])).summary).toBe('A-17');
+  expect((await served.summarize([])).summary).toBe('new');
+  expect(asked).toBe(1);
 });

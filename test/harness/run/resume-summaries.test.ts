@@ -93,6 +93,8 @@ function killedCopy(ws: Workspace, from: string, lines: string[], name: string):
   const dir = ws.path(`killed/${name}`);
   mkdirSync(dir, { recursive: true });
   copyFileSync(join(from, 'run.json'), join(dir, 'run.json'));
+  // Written before the journal lines that name what it holds, so a kill leaves it at least this whole.
+  copyFileSync(join(from, 'contexts.jsonl'), join(dir, 'contexts.jsonl'));
   writeFileSync(join(dir, 'journal.jsonl'), lines.map((l) => `${l}\n`).join(''));
   const started = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunResult;
   writeFileSync(join(dir, 'run.json'), JSON.stringify({ info: { ...started.info, status: 'running' }, turns: [], probes: [], summaries: [] }));
