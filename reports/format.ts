@@ -12,6 +12,13 @@ export function esc(value: unknown): string {
     .replace(/'/g, '&#39;');
 }
 
+const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' };
+
+/** The text of a fragment this module's templates built (tags dropped, `esc` undone), for the terminal and Markdown. */
+export function textOf(html: string): string {
+  return html.replace(/<[^>]*>/g, '').replace(/&(?:lt|gt|quot|#39|amp);/g, (e) => ENTITIES[e] ?? e);
+}
+
 // toLocaleString builds a new Intl.NumberFormat on every call, a measurable
 // share of rendering a large report; one formatter per digit count is reused.
 const formatters = new Map<number, Intl.NumberFormat>();

@@ -2,7 +2,8 @@
 import type { RunResult } from '../core/types.js';
 import { judgeLabel, modelLabel, strategyIds, summarizeStrategy, type StrategySummary } from './aggregate.js';
 import { SIGNIFICANCE_LEVEL, type PairedResult } from '../core/stats.js';
-import { unrecordedNote, type FieldChange, type RunDiff } from './diff.js';
+import { diffHeadline, unrecordedNote, type FieldChange, type RunDiff } from './diff.js';
+import { textOf } from './format.js';
 import type { GateResult } from './gate.js';
 
 /** Makes text safe inside a Markdown table cell: no pipes, no line breaks, no raw HTML. */
@@ -151,6 +152,8 @@ export function diffMarkdown(diff: RunDiff): string {
     '',
   ];
   for (const w of diff.warnings) lines.push(`> ⚠️ **${mdCell(w)}**`, '');
+  // The sentence diff.html opens with, so the terminal and a PR comment lead with it too.
+  lines.push(`**Verdict:** ${mdCell(textOf(diffHeadline(diff)))}`, '');
   lines.push(...addedRemovedLines(diff), ...strategyChangeLines(diff));
   if (diff.promptChanges.length) {
     const promptRows = diff.promptChanges.map((c) => [mdCell(c.strategy), mdCell(c.base.join(', ') || '–'), mdCell(c.cand.join(', ') || '–')]);

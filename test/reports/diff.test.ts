@@ -379,6 +379,10 @@ describe('diff.html verdict', () => {
       `Candidate is significantly less accurate on <strong>s</strong> (−40.0 pts, Holm p = ${holmP.toPrecision(3)}) and no different elsewhere; it uses 12% fewer mean context tokens.`,
     );
     expect(diffHtml(diff)).toContain(`<p class="verdict-headline" id="verdict-headline">${diffHeadline(diff)}</p>`);
+    // diff.md (what the terminal prints) leads with the same sentence, as text.
+    expect(diffMarkdown(diff)).toContain(
+      `**Verdict:** Candidate is significantly less accurate on s (−40.0 pts, Holm p = ${holmP.toPrecision(3)}) and no different elsewhere; it uses 12% fewer mean context tokens.`,
+    );
   });
 
   it('says so when nothing changed significantly, and says "more accurate" the other way round', () => {
