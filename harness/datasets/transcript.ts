@@ -103,18 +103,22 @@ export async function loadSuite(globs: string[], baseDir: string, limits: Readon
   const problems: Problem[] = [];
   if (globs.length === 0) problems.push(fileProblem(baseDir, 'no dataset globs given, so the suite is empty'));
   const files = await expandGlobs(globs, baseDir, problems);
-  // Read one by one: parsing is synchronous anyway, and only one file's text is held at a time.
-  const results = files.map((file) => readSuiteFile(file, limits));
   const transcripts: Transcript[] = [];
-  const byId = new Map<string, () => string>();
-  for (const result of results) {
+  /** The file that first used each id; it is read again only to place a duplicate. */
+  const firstFile = new Map<string, string>();
+  // One file at a time, each let go before the next is read: a large suite's
+  // texts are never all in memory at once.
+  for (const file of files) {
+    const result = readSuiteFile(file, limits);
     problems.push(...result.problems);
     if (!result.transcript || result.problems.length > 0) continue;
     const t = result.transcript;
-    const other = byId.get(t.id);
-    if (other) problems.push(problemAtPlace(result.idWhere(), `transcript id ${quote(t.id)} is also used by ${other()}`));
-    else byId.set(t.id, result.idWhere);
-    transcripts.push(t);
+    const first = firstFile.get(t.id);
+    if (first) problems.push(problemAtPlace(result.idWhere(), `transcript id ${quote(t.id)} is also used by ${readSuiteFile(first, limits).idWhere()}`));
+    else firstFile.set(t.id, file);
+    // A copy whose strings are its own: values parsed from YAML are slices of
+    // the file's text, and one kept (an id in a record) would keep the whole file.
+    transcripts.push(structuredClone(t));
   }
   if (problems.length === 0 && transcripts.length === 0) problems.push(fileProblem(baseDir, 'the suite has no transcripts'));
   if (problems.length > 0) throw new InputError(problems);

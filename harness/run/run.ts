@@ -470,10 +470,7 @@ export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
  */
 async function setUp(opts: RunOptions): Promise<Omit<Prepared, 'opts' | 'log'> & { release: () => void }> {
   const { config } = opts;
-  const loaded = await loadSuite(config.datasets, config.baseDir, config.limits ?? DEFAULT_LIMITS);
-  // A copy whose strings are its own: values parsed from YAML are slices of the
-  // file's text, and one kept (an id in a record) would keep the whole file.
-  const transcripts = loaded.map((t) => structuredClone(t));
+  const transcripts = await loadSuite(config.datasets, config.baseDir, config.limits ?? DEFAULT_LIMITS);
   const strategies = selectStrategies(config, opts.only);
   const registry = opts.registry ?? STRATEGIES;
   const graders = setUpGraders(config, strategies, registry);
