@@ -218,7 +218,7 @@ function makeAgent(probe: PreparedProbe, model: string | SdkModel, opts: AnswerW
 
 async function answerViaOpenAI(probe: PreparedProbe, target: OpenAIRunnerTarget, opts: AnswerWithRunnerOptions): Promise<RunnerAnswer> {
   const runner = new Runner({
-    modelProvider: new OpenAIProvider({ openAIClient: target.client, useResponses: target.api === 'responses' }),
+    modelProvider: new OpenAIProvider({ openAIClient: await target.client(), useResponses: target.api === 'responses' }),
     tracingDisabled: true,
   });
   const agent = makeAgent(probe, target.name, opts);

@@ -3,7 +3,8 @@
 // Completions with `api: 'chat'`. Retries are ours (harness/retry.ts), so the
 // client is built with `maxRetries: 0`; a circuit breaker (harness/breaker.ts)
 // stops calls that no retry can fix.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import { DEFAULT_OPENAI_BASE_URL, publicBaseURL } from './endpoint.js';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
 import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from 'openai/resources/responses/responses';
 import { itemRole, itemText, itemType } from '../../core/items.js';
@@ -49,7 +50,8 @@ export interface OpenAIModelOptions {
 export interface OpenAIRunnerTarget extends RetryOptions {
   kind: 'openai';
   id: string;
-  client: OpenAI;
+  /** Built on first use (see OpenAIModel). */
+  client: () => Promise<OpenAI>;
   name: string;
   api: OpenAIApi;
   price?: Price;
@@ -64,21 +66,7 @@ export const DEFAULT_MAX_ATTEMPTS = 6;
 const DEFAULT_BASE_DELAY_MS = 1_000;
 const DEFAULT_MAX_DELAY_MS = 30_000;
 
-/** Where the client's default base URL points; the breaker key when none is configured. */
-export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
-
 type AnyRecord = Record<string, unknown>;
-
-/** The base URL without credentials, query or fragment (safe for ids, cache keys and reports). */
-export function publicBaseURL(baseURL: string | undefined): string | undefined {
-  if (!baseURL) return undefined;
-  try {
-    const url = new URL(baseURL);
-    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return undefined;
-  }
-}
 
 function systemText(item: AgentInputItem): boolean {
   const role = itemRole(item);
@@ -283,10 +271,9 @@ export class OpenAIModel implements Model {
   readonly params: Record<string, unknown>;
   readonly api: OpenAIApi;
   readonly name: string;
-  /** Direct calls: `call` reads and checks the body itself. */
-  private readonly client: OpenAI;
-  /** The runner's calls: the SDK parses the body inside the client, so checkedFetch checks it first. */
-  private readonly runnerClient: OpenAI;
+  /** Direct calls (`call` reads and checks the body itself), and the runner's (the SDK parses the body inside the client, so checkedFetch checks it first). */
+  private clients?: Promise<{ direct: OpenAI; runner: OpenAI }>;
+  private readonly clientOptions: { apiKey: string; baseURL: string | undefined; maxRetries: number; timeout: number };
   private readonly opts: OpenAIModelOptions;
   /** One policy, guard included, for the direct path and the runner path. */
   private readonly retry: RetryOptions & { guard: RetryGuard };
@@ -303,9 +290,7 @@ export class OpenAIModel implements Model {
     const apiKey = opts.apiKey ?? (isOpenAI ? process.env.OPENAI_API_KEY : undefined);
     registerSecret(apiKey);
     // A local server (Ollama, vLLM) needs no key, but the client insists on one.
-    const clientOptions = { apiKey: apiKey || 'no-key', baseURL, maxRetries: 0, timeout: timeoutMs };
-    this.client = new OpenAI(clientOptions);
-    this.runnerClient = new OpenAI({ ...clientOptions, fetch: checkedFetch });
+    this.clientOptions = { apiKey: apiKey || 'no-key', baseURL, maxRetries: 0, timeout: timeoutMs };
     // Where the answer comes from matters (a local `llama3` is not Azure's); the key never does.
     const server = publicBaseURL(baseURL);
     this.params = { api: this.api, ...(server ? { baseURL: server } : {}), ...(this.api === 'chat' ? { maxTokensField: this.maxTokensField } : {}) };
@@ -321,6 +306,18 @@ export class OpenAIModel implements Model {
     };
   }
 
+  /**
+   * The clients, built on the first call: the \`openai\` package is hundreds of
+   * modules that an offline run, or a run answered from the cache, never needs.
+   */
+  private clientsFor(): Promise<{ direct: OpenAI; runner: OpenAI }> {
+    this.clients ??= import('openai').then(({ default: Client }) => ({
+      direct: new Client(this.clientOptions),
+      runner: new Client({ ...this.clientOptions, fetch: checkedFetch }),
+    }));
+    return this.clients;
+  }
+
   private get maxTokensField(): 'max_completion_tokens' | 'max_tokens' {
     return this.opts.chatMaxTokensField ?? 'max_completion_tokens';
   }
@@ -330,7 +327,7 @@ export class OpenAIModel implements Model {
     return {
       kind: 'openai',
       id: this.id,
-      client: this.runnerClient,
+      client: async () => (await this.clientsFor()).runner,
       name: this.name,
       api: this.api,
       price: this.opts.price,
@@ -340,12 +337,13 @@ export class OpenAIModel implements Model {
 
   // The raw body is read here, once, so a non-JSON reply becomes a retried TransientError, not a client TypeError.
   private async call(request: ModelRequest, signal: AbortSignal): Promise<{ output: string; usage: Usage }> {
+    const { direct } = await this.clientsFor();
     if (this.api === 'chat') {
       const body = chatBody(this.name, request, this.maxTokensField);
-      return parseChatReply(await readJson(await this.client.chat.completions.create(body, { signal }).asResponse()));
+      return parseChatReply(await readJson(await direct.chat.completions.create(body, { signal }).asResponse()));
     }
     const body = responsesBody(this.name, request);
-    return parseResponsesReply(await readJson(await this.client.responses.create(body, { signal }).asResponse()));
+    return parseResponsesReply(await readJson(await direct.responses.create(body, { signal }).asResponse()));
   }
 
   async complete(request: ModelRequest): Promise<ModelResult> {

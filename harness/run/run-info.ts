@@ -12,7 +12,7 @@ import type { StrategyOptions, SummarizerOptions } from '../../strategies/regist
 import { loadSummaryPrompt, promptLabel } from '../../strategies/summary-input.js';
 import type { GateConfig, ProviderConfig, SuiteConfig, StrategyConfig } from '../config.js';
 import { parseModelSpec } from '../models/create.js';
-import { DEFAULT_OPENAI_BASE_URL, publicBaseURL } from '../models/openai.js';
+import { DEFAULT_OPENAI_BASE_URL, publicBaseURL } from '../models/endpoint.js';
 import { memevalVersion, packagePath } from '../../core/package-root.js';
 import type { JudgeCalibration, Provenance, RunInfo, StrategyFingerprint, Transcript } from '../../core/types.js';
 import type { Model, ModelRequest } from '../../core/model.js';

@@ -6,7 +6,7 @@ import { defaultConfig, loadConfig, type SuiteConfig } from '../../../harness/co
 import { judgeCalibration, newRunId, protocolManifest, recordedConfig, runInfo, scorersFor, sha256 } from '../../../harness/run/run-info.js';
 import { RUBRIC } from '../../../graders/answer-judge.js';
 import { runInfoSchema } from '../../../core/schema/run.js';
-import { DEFAULT_OPENAI_BASE_URL as OPENAI_DEFAULT_BASE_URL } from '../../../harness/models/openai.js';
+import { DEFAULT_OPENAI_BASE_URL as OPENAI_DEFAULT_BASE_URL } from '../../../harness/models/endpoint.js';
 import { loadSuite } from '../../../harness/datasets/transcript.js';
 import type { Probe, RunInfo, Transcript } from '../../../core/types.js';
 import { BUILTIN_PROMPT_LABEL } from '../../../strategies/summary-input.js';
