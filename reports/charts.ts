@@ -338,6 +338,19 @@ export function sharedTokenTicks(series: Series[][]): number[] {
 }
 
 /** One small multiple: context tokens per turn, a line per (merged) series; rings mark turns where a summary was made. */
+/**
+ * Point markers drawn per line at most (besides every summary ring): a 600-turn
+ * benchmark conversation drew 600 per strategy, most of report.html, where the
+ * line alone shows the shape at this size. Each marker carries its value on hover.
+ */
+export const MAX_MARKERS = 60;
+
+/** Whether the point at `i` of `n` gets a marker: all of a short line, every k-th and the last of a long one. */
+export function markedPoint(i: number, n: number): boolean {
+  if (n <= MAX_MARKERS) return true;
+  return i === n - 1 || i % Math.ceil(n / MAX_MARKERS) === 0;
+}
+
 export function lineChart(title: string, series: Series[], yTicks: number[]): string {
   const f = SMALL;
   const maxTurn = series.flatMap((s) => s.points).reduce((m, p) => Math.max(m, p.turn), 2);
@@ -347,12 +360,12 @@ export function lineChart(title: string, series: Series[], yTicks: number[]): st
   for (const s of series) {
     const dash = s.style.dash ? ` stroke-dasharray="${s.style.dash}"` : '';
     parts.push(`<path class="series" d="${pathD(s.points.map((p) => [x(p.turn), y(p.tokens)]))}" fill="none" stroke="${s.style.color}" stroke-width="2"${dash}><title>${esc(s.label)}</title></path>`);
-    for (const p of s.points) {
+    s.points.forEach((p, i) => {
       const cx = x(p.turn);
       const cy = y(p.tokens);
-      parts.push(marker(s.style, cx, cy, 3, 'class="pt"', `${s.label}, turn ${p.turn}: ${num(p.tokens)} tokens`));
+      if (markedPoint(i, s.points.length)) parts.push(marker(s.style, cx, cy, 3, 'class="pt"', `${s.label}, turn ${p.turn}: ${num(p.tokens)} tokens`));
       if (p.summarized) parts.push(`<circle class="summary-event" cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="7" fill="none" stroke="${s.style.color}" stroke-width="1.5"><title>${esc(`${s.label}: summary made at turn ${p.turn}`)}</title></circle>`);
-    }
+    });
   }
   return svg(f, title, parts.join('\n'));
 }

@@ -388,9 +388,33 @@ function summaryVerdict(s: SummaryRecord): string {
   return judge ? `judge ${judge.overall}/5` : 'not judged';
 }
 
+/**
+ * Summaries shown in report.html at most. A benchmark run makes hundreds per
+ * strategy; the report shows those most worth reading and summaries.csv has all.
+ */
+export const MAX_SUMMARY_BLOCKS = 120;
+
+/** Lower is shown first: failed summaries, then judge errors, then by judge score and fact coverage, worst first. */
+function summaryConcern(s: SummaryRecord): number {
+  if (s.error) return -3;
+  if (s.grades?.judge?.error) return -2;
+  const score = s.grades?.judge?.score ?? 1;
+  const coverage = s.grades?.checks?.factCoverage ?? 1;
+  return Math.min(Number.isNaN(score) ? 1 : score, Number.isNaN(coverage) ? 1 : coverage);
+}
+
 function summariesSection(run: RunResult): string {
-  const blocks = run.summaries.map(summaryBlock);
-  return `<h2 id="summaries">Summaries (${run.summaries.length})</h2>${blocks.join('\n') || '<p class="muted">No strategy made a summary.</p>'}`;
+  const all = run.summaries;
+  if (all.length === 0) return `<h2 id="summaries">Summaries (0)</h2><p class="muted">No strategy made a summary.</p>`;
+  if (all.length <= MAX_SUMMARY_BLOCKS) return `<h2 id="summaries">Summaries (${all.length})</h2>${all.map(summaryBlock).join('\n')}`;
+  // The most concerning first; ties keep the run's order.
+  const shown = all
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => summaryConcern(a.s) - summaryConcern(b.s) || a.i - b.i)
+    .slice(0, MAX_SUMMARY_BLOCKS)
+    .map(({ s }) => s);
+  const note = `Showing the ${MAX_SUMMARY_BLOCKS} of ${all.length} summaries most worth a look: failed ones, judge errors, then the lowest judge score or fact coverage first. summaries.csv has every summary, its grades and its text.`;
+  return `<h2 id="summaries">Summaries (${all.length})</h2><p class="warn">${esc(note)}</p>${shown.map(summaryBlock).join('\n')}`;
 }
 
 export function renderReport(run: RunResult): string {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { mergeIdentical, placeLabels, readableOn, styleFor, textWidth, type Series } from '../../reports/charts.js';
-import { htmlReporter, MAX_SMALL_MULTIPLES, medianPoints, paretoFrontier, renderReport } from '../../reports/html.js';
+import { lineChart, MAX_MARKERS, mergeIdentical, placeLabels, readableOn, styleFor, textWidth, type Series } from '../../reports/charts.js';
+import { htmlReporter, MAX_SMALL_MULTIPLES, MAX_SUMMARY_BLOCKS, medianPoints, paretoFrontier, renderReport } from '../../reports/html.js';
 import { esc } from '../../reports/format.js';
 import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
 import { DRILLDOWN_SCRIPT, DRILLDOWN_SCRIPT_CSP } from '../../reports/drilldown.js';
@@ -266,6 +266,32 @@ describe('report.html charts', () => {
     expect(medianPoints(run.turns, 'a').map((p) => [p.turn, p.tokens])).toEqual([[1, 100], [2, 150]]);
     expect(medianPoints(run.turns, 'b').map((p) => [p.turn, p.tokens])).toEqual([[1, 100], [2, 390]]);
     expect(medianPoints([...run.turns.slice(0, 2), { ...run.turns[1], contextTokens: 250 }], 'a').map((p) => p.tokens)).toEqual([100, 200]);
+  });
+
+  it('thins the point markers of a long line, keeping its last point and every summary ring', () => {
+    const points = Array.from({ length: 600 }, (_, i) => ({ turn: i + 1, tokens: 100 + i, summarized: i % 97 === 0 }));
+    const chart = lineChart('long', [{ label: 'a', style: styleFor(0), points }], [0, 500, 1000]);
+    const markers = chart.match(/class="pt"/g) ?? [];
+    expect(markers.length).toBeLessThanOrEqual(MAX_MARKERS + 1);
+    expect(markers.length).toBeGreaterThan(MAX_MARKERS / 2);
+    expect(chart).toContain('a, turn 600: 699 tokens');
+    expect(chart.match(/class="summary-event"/g)).toHaveLength(points.filter((p) => p.summarized).length);
+    // A short line keeps every marker.
+    expect(lineChart('short', [{ label: 'a', style: styleFor(0), points: points.slice(0, 20) }], [0, 500]).match(/class="pt"/g)).toHaveLength(20);
+  });
+
+  it('shows at most MAX_SUMMARY_BLOCKS summaries, the worst graded first, and says where the rest are', () => {
+    const transcripts = MAX_SUMMARY_BLOCKS + 30;
+    // Judge overall 5 everywhere but transcript 7 (overall 1): that summary must be shown first.
+    const run = bulkRun({ runId: 'r', strategies: ['a'], transcripts, probesPer: 1, passes: () => true, summaryOverall: (_s, t) => (t === 7 ? 1 : 5) });
+    const html = renderReport(run);
+    const section = html.slice(html.indexOf('<h2 id="summaries">'));
+    expect(section).toContain(`Summaries (${transcripts})`);
+    expect(section.match(/<details class="summary-rec">/g)).toHaveLength(MAX_SUMMARY_BLOCKS);
+    expect(section).toContain(`Showing the ${MAX_SUMMARY_BLOCKS} of ${transcripts} summaries most worth a look`);
+    expect(section.indexOf('a · bt7 · summary 1')).toBeLessThan(section.indexOf('a · bt0 · summary 1'));
+    const few = renderReport(bulkRun({ runId: 'r', strategies: ['a'], transcripts: 3, probesPer: 1, passes: () => true, summaryOverall: () => 5 }));
+    expect(few).not.toContain('most worth a look');
   });
 
   it('shows failure causes as stacked bars on one scale, beside the count table', () => {
