@@ -76,14 +76,14 @@ export class TokenCounter {
   }
 
   readonly encoding: TiktokenEncoding;
-  private readonly enc: Tiktoken;
+  /** Built on the first text to encode: its tables take a third of a second, which a run's first line need not wait for. */
+  private enc: Tiktoken | undefined;
   private readonly textCache = new Map<string, number>();
   private readonly pieceCache = new Map<string, number>();
   private readonly itemCache = new WeakMap<object, number>();
 
   constructor(model?: string) {
     this.encoding = encodingForModel(model);
-    this.enc = encoderFor(this.encoding);
   }
 
   /** Tokens of a plain string. */
@@ -100,6 +100,7 @@ export class TokenCounter {
 
   private encode(text: string): number {
     // Special-token text in user data must count as ordinary text, never throw.
+    this.enc ??= encoderFor(this.encoding);
     return this.enc.encode_ordinary(text).length;
   }
 
