@@ -103,6 +103,11 @@ export function quantileOfSorted(sorted: number[], q: number, method: QuantileMe
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
 }
 
+/** The median of unsorted values (the mean of the two middle ones for an even count); NaN for an empty list. */
+export function median(values: readonly number[]): number {
+  return quantileOfSorted([...values].sort((a, b) => a - b), 0.5, 'linear');
+}
+
 /** Nearest-rank percentile (q in 0–1) of unsorted values; undefined for an empty list. */
 export function percentile(values: number[], q: number): number | undefined {
   if (values.length === 0) return undefined;

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { userMessage } from '../core/items.js';
 import { modelForRepeat, type JsonSchemaFormat, type Model } from '../core/model.js';
 import type { Fact, SummaryGrades, SummaryJudgement } from '../core/types.js';
+import { median } from '../core/stats.js';
 import { parseJsonReply, strictJsonSchema } from './answer-judge.js';
 import { summaryDrift } from './drift.js';
 import {
@@ -193,12 +194,6 @@ export function judgementError(model: string, error: string): SummaryJudgement {
 
 function majority(votes: boolean[]): boolean {
   return votes.filter(Boolean).length * 2 > votes.length;
-}
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 // A summary that makes no claim carries nothing forward; scoring it 1 would

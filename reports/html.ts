@@ -8,7 +8,7 @@ import type { ProbeKind, RunResult, StageErrors, SummaryRecord, TurnRecord } fro
 import { ATTRIBUTIONS, accuracyByTag, judgeLabel, modelLabel, runNotice, stageErrors, strategyIds, summarize, type StrategySummary } from './aggregate.js';
 import { categoryKey, heatCell, legend, lineChart, mergeIdentical, scatterChart, scatterLegend, sharedTokenTicks, stackedBars, styleFor, type ScatterPoint, type Series, type SeriesStyle } from './charts.js';
 import { esc, num, pct } from './format.js';
-import { quantileOfSorted } from '../core/stats.js';
+import { median } from '../core/stats.js';
 import { answerJudgeLine, judgeDisagreementSection } from './judge.js';
 import { writeFileAtomic } from './load.js';
 import { officialNavLink, officialSections } from './official.js';
@@ -335,7 +335,7 @@ export function medianPoints(turns: readonly TurnRecord[], strategy: string): Se
   }
   return [...byTurn]
     .sort((a, b) => a[0] - b[0])
-    .map(([turn, at]) => ({ turn, tokens: quantileOfSorted(at.tokens.sort((x, y) => x - y), 0.5, 'linear'), summarized: at.summarized * 2 > at.tokens.length }));
+    .map(([turn, at]) => ({ turn, tokens: median(at.tokens), summarized: at.summarized * 2 > at.tokens.length }));
 }
 
 function medianChart(run: RunResult, ids: string[], styles: Map<string, SeriesStyle>, transcripts: number): string {

@@ -34,7 +34,7 @@ import { OfflineSummarizer } from '../strategies/offline-summarizer.js';
 import { gradeSummary, OfflineSummaryJudge } from '../graders/summary-judge.js';
 import { summarizerOptionsOf } from '../strategies/summary-input.js';
 import { startFakeOpenAI, responsesBody } from './lib/fake-openai.js';
-import { median } from './lib/bench-process.js';
+import { median } from '../core/stats.js';
 import { benchReplay, benchLongMemEval, bundledStrategies, timed, LME_SESSIONS, LME_TURNS_PER_SESSION, type LongMemEvalFigures, type ReplayFigures } from './lib/bench-replay.js';
 import { benchOnline, ONLINE_LATENCY_MS, ONLINE_REQUESTS, type OnlineFigures } from './lib/bench-online.js';
 import { benchRss, benchStartup, mbPerTranscript, type RssFigures, type StartupFigures } from './lib/bench-cli.js';

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateSuite } from '../generate.js';
 import { writeTranscriptFile } from '../../harness/datasets/yaml-write.js';
-import { cpuOf, expectOk, MEMEVAL_BIN, measureNode, median, medianRatio, readRunJson, runPhaseMs } from './bench-process.js';
+import { cpuOf, expectOk, MEMEVAL_BIN, measureNode, medianRatio, readRunJson, runPhaseMs } from './bench-process.js';
+import { median } from '../../core/stats.js';
 
 // ---------------------------------------------------------------- start-up
 

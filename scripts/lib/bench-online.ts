@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { generateSuite } from '../generate.js';
 import { writeTranscriptFile } from '../../harness/datasets/yaml-write.js';
 import { startFakeOpenAI, responsesBody, type FakeServer } from './fake-openai.js';
-import { cpuOf, expectOk, MEMEVAL_BIN, measureNode, median, medianRatio, readRunJson, ROOT, runPhaseMs } from './bench-process.js';
+import { cpuOf, expectOk, MEMEVAL_BIN, measureNode, medianRatio, readRunJson, ROOT, runPhaseMs } from './bench-process.js';
+import { median } from '../../core/stats.js';
 
 export const ONLINE_REQUESTS = 400;
 export const ONLINE_LATENCY_MS = 100;

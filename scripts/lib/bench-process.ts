@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../core/types.js';
+import { median } from '../../core/stats.js';
 
 /** The repository root (scripts/lib/ is two levels down). */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -14,12 +15,6 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const MEMEVAL_BIN = join(ROOT, 'bin', 'memeval.js');
 /** Preloaded with `--require`; the process writes its own CPU and peak RSS at exit. */
 const USAGE_PRELOAD = join(ROOT, 'scripts', 'lib', 'bench-usage.cjs');
-
-export function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
 
 /** The median of a[i] / b[i]: each pair ran back to back, so machine drift cancels within it. */
 export function medianRatio(a: number[], b: number[]): number {

@@ -10,7 +10,8 @@ import { TokenCounter } from '../../core/tokens.js';
 import { itemText, turnItems } from '../../core/items.js';
 import { STRATEGIES } from '../../strategies/index.js';
 import { OfflineSummarizer } from '../../strategies/offline-summarizer.js';
-import { median, medianRatio, ROOT } from './bench-process.js';
+import { medianRatio, ROOT } from './bench-process.js';
+import { median } from '../../core/stats.js';
 import type { Transcript } from '../../core/types.js';
 
 /** The bundled suite's config; its `strategies:` are the defaults a user runs. */

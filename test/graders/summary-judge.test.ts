@@ -6,11 +6,11 @@ import {
   createSummaryJudge,
   gradeSummary,
   LlmSummaryJudge,
-  median,
   OfflineSummaryJudge,
   SUMMARY_VERDICT_FORMAT,
 } from '../../graders/summary-judge.js';
 import { OpenAIModel } from '../../harness/models/openai.js';
+import { median } from '../../core/stats.js';
 import type { MadeSummary, Transcript } from '../../core/types.js';
 import { responsesBody, startFakeOpenAI, type FakeServer } from '../../scripts/lib/fake-openai.js';
 
