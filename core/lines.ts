@@ -2,7 +2,7 @@
 // a time. A large run's run.json (hundreds of MB) and journal.jsonl outgrow
 // V8's longest string (~512 MiB), so readFileSync(file, 'utf8') fails on them
 // ("Cannot create a string longer than 0x1fffffe8 characters").
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 
 export interface Line {
   /** The line without its `\n` (or `\r\n`). */
@@ -83,6 +83,24 @@ export function* readLines(path: string, options: ReadLinesOptions = {}): Genera
       if (start < read) keep(data.subarray(start));
     }
     if (pending.length > 0) yield decode(take(Buffer.alloc(0)));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Whether a non-empty file does not end with a newline: its last line was torn
+ * by a kill mid-write, and anything appended must start on a new line or it is
+ * glued to the torn one (and both are lost).
+ */
+export function endsWithoutNewline(path: string): boolean {
+  const size = statSync(path).size;
+  if (size === 0) return false;
+  const fd = openSync(path, 'r');
+  try {
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
   } finally {
     closeSync(fd);
   }

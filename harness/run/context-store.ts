@@ -6,7 +6,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONTEXTS_FILE, contextLine, contextRef, messageDigest, messageLine, parseContextLine, toRanges, type ContextMessage } from '../../core/contexts.js';
-import { readLines } from '../../core/lines.js';
+import { endsWithoutNewline, readLines } from '../../core/lines.js';
 import { redact } from '../../core/secrets.js';
 
 /** Texts whose digest is remembered, per role, before that memo starts afresh. */
@@ -28,25 +28,23 @@ export class ContextStore {
   }
 
   open(): void {
-    const torn = existsSync(this.path) && this.readBack();
+    const torn = existsSync(this.path) && endsWithoutNewline(this.path);
+    if (existsSync(this.path)) this.readBack();
     this.fd = openSync(this.path, 'a');
     // A torn last line would swallow the next one; start afresh on a new line.
     if (torn) writeSync(this.fd, '\n');
   }
 
-  /** A resumed run's contexts: numbers and refs already written stay valid. Says whether the last line is torn. */
-  private readBack(): boolean {
-    let torn = false;
+  /** A resumed run's contexts: numbers and refs already written stay valid. */
+  private readBack(): void {
     for (const { text } of readLines(this.path, { invalidUtf8: 'replace' })) {
       const line = parseContextLine(text);
-      torn = line === undefined && text.trim() !== '';
       if (!line) continue;
       if ('m' in line) {
         this.numbers.set(messageDigest(line), line.m);
         this.next = Math.max(this.next, line.m + 1);
       } else this.refs.add(line.c);
     }
-    return torn;
   }
 
   /**

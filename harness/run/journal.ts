@@ -1,8 +1,8 @@
 // Append-only JSONL journal of finished work. Each entry is written with one
 // write(2) call, so a killed process leaves whole lines (plus at most one torn
 // last line, which reading skips); fsync runs every few seconds and on close.
-import { closeSync, existsSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
-import { readLines } from '../../core/lines.js';
+import { closeSync, existsSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { endsWithoutNewline, readLines } from '../../core/lines.js';
 import type { ProbeRecord, SummaryGrades, SummaryRecord, SummaryRequest, TurnRecord } from '../../core/types.js';
 import { migrateTurns } from '../../core/schema/run.js';
 import { answerableOf } from '../../graders/attribution.js';
@@ -29,7 +29,7 @@ export class Journal {
   open(): void {
     this.fd = openSync(this.path, 'a');
     // A kill mid-write can leave a torn last line; without a newline the next entry would be glued to it and lost.
-    if (endsTorn(this.path)) writeSync(this.fd, '\n');
+    if (endsWithoutNewline(this.path)) writeSync(this.fd, '\n');
   }
 
   append(entry: JournalEntry): void {
@@ -60,19 +60,6 @@ export class Journal {
     fsyncSync(this.fd);
     closeSync(this.fd);
     this.fd = undefined;
-  }
-}
-
-function endsTorn(path: string): boolean {
-  const size = statSync(path).size;
-  if (size === 0) return false;
-  const fd = openSync(path, 'r');
-  try {
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    return last[0] !== 0x0a;
-  } finally {
-    closeSync(fd);
   }
 }
 

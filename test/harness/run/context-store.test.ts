@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -81,6 +81,21 @@ describe('ContextStore', () => {
     const lookup = readContexts(dir);
     expect(lookup.get(a)).toEqual(history(2));
     expect(lookup.get(b)).toEqual(history(4));
+  });
+
+  it('starts a new line after a whole last line whose newline a kill cut off', () => {
+    const dir = runDir();
+    const first = open(dir);
+    const a = first.keep(history(2));
+    first.close();
+    const path = join(dir, CONTEXTS_FILE);
+    writeFileSync(path, readFileSync(path, 'utf8').replace(/\n$/, ''));
+    const second = open(dir);
+    const b = second.keep(history(3));
+    second.close();
+    const lookup = readContexts(dir);
+    expect(lookup.get(a)).toEqual(history(2));
+    expect(lookup.get(b)).toEqual(history(3));
   });
 
   it('reads no store (a run from before it) as no contexts', () => {
