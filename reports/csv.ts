@@ -2,7 +2,7 @@
 // Lists are joined with ";" and missing values are empty cells.
 import { stringify, type Options } from 'csv-stringify/sync';
 import { join } from 'node:path';
-import { writeChunksAtomic, writeFilesAtomic } from '../core/atomic.js';
+import { writeChunksAtomic } from '../core/atomic.js';
 import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../core/types.js';
 import { ATTRIBUTIONS, modelKind, modelLabel, probeErrorStage, summarize, summarizeStrategy, type StrategySummary } from './aggregate.js';
@@ -321,21 +321,16 @@ export function summariesCsv(run: RunResult): string {
 export const csvReporter: Reporter = {
   name: 'csv',
   async write(run: RunResult, dir: string): Promise<string[]> {
-    const streamed: [string, Iterable<string>][] = [
+    const files: [string, Iterable<string>][] = [
       ['turns.csv', turnsChunks(run)],
       ['probes.csv', probesChunks(run)],
+      ['summary.csv', [summaryCsv(run)]],
+      ['summaries.csv', [summariesCsv(run)]],
     ];
-    const paths = streamed.map(([name, chunks]) => {
+    return files.map(([name, chunks]) => {
       const path = join(dir, name);
       writeChunksAtomic(path, chunks);
       return path;
     });
-    return [
-      ...paths,
-      ...writeFilesAtomic(dir, [
-        ['summary.csv', summaryCsv(run)],
-        ['summaries.csv', summariesCsv(run)],
-      ]),
-    ];
   },
 };
