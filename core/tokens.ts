@@ -34,20 +34,75 @@ function encoderFor(encoding: TiktokenEncoding): Tiktoken {
 const sharedCounters = new Map<TiktokenEncoding, TokenCounter>();
 
 /**
- * o200k_base's pre-tokenising pattern restricted to ASCII text, where its
- * Unicode classes are exact: \p{L} is [A-Za-z] (upper [A-Z], lower [a-z], no
- * marks), \p{N} is [0-9], \s is [\t\n\v\f\r ], and (?i:'s|'t|…) is spelled
- * out. tiktoken encodes each piece the pattern matches on its own, so a text's
- * count is the sum of its pieces' counts, and each piece, matched alone, is
- * matched whole (alternatives without look-ahead that failed on the longer
- * text fail on the piece too; the look-ahead one only gains at its end, where
- * it takes the same run of spaces). Words recur across texts, so counting by
- * piece encodes most of a new text (a summary, a compaction) not at all.
- * Texts with any non-ASCII character are encoded whole.
+ * o200k_base's pre-tokenising pattern. tiktoken encodes each piece the pattern
+ * matches on its own, so a text's count is the sum of its pieces' counts, and
+ * each piece, matched alone, is matched whole (alternatives without look-ahead
+ * that failed on the longer text fail on the piece too; the look-ahead one only
+ * gains at its end, where it takes the same run of spaces). Words and
+ * punctuation recur across texts, so counting by piece encodes most of a new
+ * text (a summary, a compaction) not at all.
+ *
+ * Written for JavaScript's regex engine, it must split exactly as tiktoken's
+ * Rust one does: \s is spelled out as Unicode's White_Space (JavaScript's \s
+ * also takes U+FEFF and misses U+0085), and the case-insensitive contractions
+ * (?i:'s|'t|…) are spelled out with every case fold, long s (U+017F) included.
+ * The tests check it against tiktoken on the bundled datasets and on random
+ * text from letters, marks, digits, spaces and symbols of many scripts.
+ */
+const WS = String.raw`\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000`;
+const CONTRACTION = String.raw`(?:'[sS\u017f]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?`;
+const UPPER = String.raw`[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]`;
+const LOWER = String.raw`[\p{Ll}\p{Lm}\p{Lo}\p{M}]`;
+const O200K_PIECES = new RegExp(
+  [
+    String.raw`[^\r\n\p{L}\p{N}]?${UPPER}*${LOWER}+${CONTRACTION}`,
+    String.raw`[^\r\n\p{L}\p{N}]?${UPPER}+${LOWER}*${CONTRACTION}`,
+    String.raw`\p{N}{1,3}`,
+    String.raw` ?[^${WS}\p{L}\p{N}]+[\r\n/]*`,
+    String.raw`[${WS}]*[\r\n]+`,
+    String.raw`[${WS}]+(?![^${WS}])`,
+    String.raw`[${WS}]+`,
+  ].join('|'),
+  'uy',
+);
+
+/**
+ * The same pattern restricted to ASCII text, where its classes are exact: \p{L}
+ * is [A-Za-z] (upper [A-Z], lower [a-z], no marks), \p{N} is [0-9], white
+ * space is [\t\n\v\f\r ]. Most text is ASCII, and this form runs faster.
  */
 const O200K_ASCII_PIECES =
   /[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?:'(?:[sStTmMdD]|[rR][eE]|[vV][eE]|[lL][lL]))?|[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?:'(?:[sStTmMdD]|[rR][eE]|[vV][eE]|[lL][lL]))?|[0-9]{1,3}| ?[^\t\n\v\f\r A-Za-z0-9]+[\r\n/]*|[\t\n\v\f\r ]*[\r\n]+|[\t\n\v\f\r ]+(?![^\t\n\v\f\r ])|[\t\n\v\f\r ]+/y;
 const NON_ASCII = /[^\x00-\x7f]/;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Texts at least this long are counted line by line. */
+const LINES_FROM = 256;
+
+function isSpace(c: number): boolean {
+  return (c >= 9 && c <= 13) || c === 32 || c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+}
+
+/**
+ * Whether a piece of the o200k_base and cl100k_base patterns must end at `at`,
+ * just after a newline, whatever came before it, so that the text on each side
+ * splits into the same pieces alone as together. In both patterns a newline is
+ * only ever taken by a piece that ends in newlines (a white-space run ending in
+ * one, or a punctuation run with the newlines, or in o200k the slashes, right
+ * after it), and a letter or digit never joins a piece that holds a newline.
+ * So the piece ends at `at` when what follows is neither a slash nor white
+ * space, or is spaces and tabs up to something that is not white space (the
+ * run ending in the newline is then matched whole by `\s*[\r\n]+`, and the
+ * spaces start a piece of their own).
+ */
+function pieceEndsAt(text: string, at: number): boolean {
+  if (at >= text.length) return false;
+  const first = text.charCodeAt(at);
+  if (!isSpace(first)) return first !== 0x2f;
+  let i = at;
+  while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+  return i < text.length && !isSpace(text.charCodeAt(i));
+}
 
 /** Distinct pieces remembered before the memo starts afresh (a vocabulary, so it rarely does). */
 const MAX_PIECES = 200_000;
@@ -89,13 +144,40 @@ export class TokenCounter {
   /** Tokens of a plain string. */
   text(text: string): number {
     if (text.length === 0) return 0;
-    let n = this.textCache.get(text);
-    if (n === undefined) {
-      n = this.encoding === 'o200k_base' && !NON_ASCII.test(text) ? this.byPieces(text) : this.encode(text);
-      if (this.textCache.size >= MAX_TEXTS) this.textCache.clear();
-      this.textCache.set(text, n);
-    }
+    const hit = this.textCache.get(text);
+    if (hit !== undefined) return hit;
+    return this.remember(text, text.length >= LINES_FROM ? this.byLines(text) : this.count(text));
+  }
+
+  private remember(text: string, n: number): number {
+    if (this.textCache.size >= MAX_TEXTS) this.textCache.clear();
+    this.textCache.set(text, n);
     return n;
+  }
+
+  private count(text: string): number {
+    return this.encoding === 'o200k_base' ? this.byPieces(text) : this.encode(text);
+  }
+
+  /**
+   * A long text's count as the sum of its lines', each remembered: summaries
+   * and compactions repeat most lines of the one before. Lines are cut only
+   * where a piece of the pre-tokenising pattern must end (see pieceEndsAt).
+   */
+  private byLines(text: string): number {
+    let total = 0;
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', nl + 1)) {
+      if (!pieceEndsAt(text, nl + 1)) continue;
+      total += this.line(text.slice(start, nl + 1));
+      start = nl + 1;
+    }
+    return start === 0 ? this.count(text) : total + this.line(text.slice(start));
+  }
+
+  private line(line: string): number {
+    const hit = this.textCache.get(line);
+    return hit !== undefined ? hit : this.remember(line, this.count(line));
   }
 
   private encode(text: string): number {
@@ -104,14 +186,18 @@ export class TokenCounter {
     return this.enc.encode_ordinary(text).length;
   }
 
-  /** An ASCII text's count as the sum of its pieces' (see O200K_ASCII_PIECES). */
+  /** A text's count as the sum of its pieces' (see O200K_PIECES). */
   private byPieces(text: string): number {
+    const ascii = !NON_ASCII.test(text);
+    // tiktoken sees a lone surrogate as U+FFFD, which the pattern would class differently.
+    if (!ascii && LONE_SURROGATE.test(text)) return this.encode(text);
+    const pattern = ascii ? O200K_ASCII_PIECES : O200K_PIECES;
     let total = 0;
     let at = 0;
     while (at < text.length) {
-      O200K_ASCII_PIECES.lastIndex = at;
-      const piece = O200K_ASCII_PIECES.exec(text)?.[0];
-      // The pattern matches any ASCII text through to its end; should it ever not, count the text whole.
+      pattern.lastIndex = at;
+      const piece = pattern.exec(text)?.[0];
+      // The pattern matches any text through to its end; should it ever not, count the text whole.
       if (!piece) return this.encode(text);
       let n = this.pieceCache.get(piece);
       if (n === undefined) {

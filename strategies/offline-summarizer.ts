@@ -7,7 +7,7 @@ import { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
 import type { SummarizerOptions } from './registry.js';
-import { joinedLinesTokens, loadSummaryPrompt, summaryInputLines, SUMMARY_SHADOW } from './summary-input.js';
+import { loadSummaryPrompt, summaryInputLines, SUMMARY_SHADOW } from './summary-input.js';
 
 /** The cookbook prompt's section headings, in its order. */
 export const SUMMARY_HEADINGS = [
@@ -306,10 +306,9 @@ export class OfflineSummarizer implements Summarizer {
       summary,
       request: { system: prompt.text, user },
       // Counted as a model would bill the same request and reply: the request
-      // with an empty user message, plus the user text (counted line by line,
-      // which gives exactly its tokens; see joinedLinesTokens).
+      // with an empty user message, plus the user text.
       usage: {
-        inputTokens: this.counter.request(prompt.text, [userMessage('')]) + joinedLinesTokens(lines, this.counter),
+        inputTokens: this.counter.request(prompt.text, [userMessage('')]) + this.counter.text(user),
         outputTokens: this.counter.text(summary),
       },
       durationMs: performance.now() - started,

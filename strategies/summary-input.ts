@@ -95,41 +95,6 @@ export function buildSummaryInput(items: AgentInputItem[], toolTrimLimit: number
   return summaryInputLines(items, toolTrimLimit).join('\n');
 }
 
-const ASCII_CAPITAL = /^[A-Z]/;
-
-/**
- * Exactly `counter.text(lines.join('\n'))`, counted in pieces the counter
- * remembers: each line with its newline, where the next line starts with an
- * ASCII capital (a `ROLE:` label). The same items are summarised by several
- * strategies and over and over, so their lines are encoded once rather than
- * inside every request that carries them.
- *
- * Why the sum is exact: tiktoken encodes each piece of its pre-tokenising
- * regex on its own, so a text's count is the sum over any split that falls
- * between two of those pieces. In the o200k_base and cl100k_base patterns a
- * newline is only ever taken by a piece that ends in newlines (a punctuation
- * run with its trailing newlines, or a white-space run ending in one), and a
- * letter never joins a piece that holds a newline (the optional prefix before
- * letters excludes \r and \n). So a newline followed by a letter always ends
- * a piece, and the pieces before it are the same whatever follows. Other
- * encodings are counted whole.
- */
-export function joinedLinesTokens(lines: readonly string[], counter: TokenCounter): number {
-  if (counter.encoding !== 'o200k_base' && counter.encoding !== 'cl100k_base') return counter.text(lines.join('\n'));
-  let total = 0;
-  let piece = '';
-  for (let i = 0; i < lines.length; i++) {
-    piece += lines[i];
-    if (i === lines.length - 1) break;
-    piece += '\n';
-    if (ASCII_CAPITAL.test(lines[i + 1])) {
-      total += counter.text(piece);
-      piece = '';
-    }
-  }
-  return total + counter.text(piece);
-}
-
 /** A summarizer that can count with the strategy's token counter (the offline one). */
 interface CounterSharing {
   shareCounter(counter: TokenCounter): void;

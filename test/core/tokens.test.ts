@@ -22,7 +22,7 @@ describe('TokenCounter', () => {
   });
 });
 
-describe('TokenCounter counting ASCII text piece by piece', () => {
+describe('TokenCounter counting text piece by piece', () => {
   const enc = get_encoding('o200k_base');
   const exact = (text: string) => enc.encode_ordinary(text).length;
 
@@ -54,12 +54,50 @@ describe('TokenCounter counting ASCII text piece by piece', () => {
     }
   });
 
-  it('counts text with any non-ASCII character whole, and a cl100k counter whole', () => {
-    for (const text of ['café au lait', 'naïve résumé — “quoted”', 'emoji 🙂 here', 'non\u00a0breaking', 'line\u0085next']) {
-      expect(new TokenCounter('gpt-4.1-mini').text(text)).toBe(exact(text));
+  it('gives tiktoken’s count on random text from many scripts, marks, digits, spaces and symbols', () => {
+    const counter = new TokenCounter('gpt-4.1-mini');
+    const random = seededRandom(11);
+    // Each atom probes a class of the pattern: cased and uncased letters, titlecase and modifier letters, combining
+    // marks, non-ASCII digits and numbers, Unicode spaces (U+0085 is White_Space, U+FEFF and U+200B are not),
+    // contractions with long s, symbols, emoji sequences, private use and astral letters.
+    const atoms = ['a', 'Z', 'Hello', 'hELLO', '7', '12345', "'s", "'S", "'\u017f", "'ll", "'Re", "'d", "'", ' ', '  ', '\t', '\n', '\r\n', '\v', '\r', '.', '...', ',', '-', '/', '?!', '"', '(', '#', '_', '\u0000', '\u007f',
+      'é', 'É', 'café', 'naïve', 'ß', 'ẞ', 'ǅ', 'ʰ', 'ª', '\u0301', 'e\u0301', '\u0903', 'ـ', '中文', '日本語', '한국어', 'ไทย', 'ก\u0e31', 'ع', 'שָׁ', 'Ω', 'ω', 'ΣΑ', 'Привет', 'ПРИВЕТ',
+      '٣', '²', '½', 'Ⅻ', 'ⅻ', '①', '𝟘', '१२', '•', '—', '–', '…', '“', '”', '’', '«', '€', '©', '™', '→', '✓', '🙂', '👍🏽', '👨‍👩‍👧', '🇫🇷',
+      '\u00a0', '\u0085', '\u1680', '\u2003', '\u2028', '\u2029', '\u202f', '\u3000', '\ufeff', '\u200b', '\u200d', '\u00ad', '\ue000', '𐍈', '𝔸', 'K', 'ﬁ', 'İ', 'ı', '\u0345', '\ud800', '\udfff'];
+    for (let i = 0; i < 6000; i++) {
+      let text = '';
+      const length = 1 + Math.floor(random() * 20);
+      for (let j = 0; j < length; j++) text += atoms[Math.floor(random() * atoms.length)];
+      expect(counter.text(text), JSON.stringify(text)).toBe(exact(text));
     }
+  });
+
+  it('gives tiktoken’s count for long texts counted line by line, for both encodings', () => {
     const cl = get_encoding('cl100k_base');
-    const text = "It's 12:30 -- the order A-1042's ETA is 3 days.\n\n  Done.";
+    const random = seededRandom(13);
+    // Line starts and ends that decide whether a piece may end after the newline: slashes, spaces before
+    // newlines, tabs, Unicode spaces, punctuation runs, letters, digits.
+    const starts = ['', ' ', '  ', '\t', '  - ', '/', ' /', '//x', '\n', ' \n', '\u00a0', '\u3000x', '• ', '1. ', 'A', 'é', '中', '(', '\r\n'];
+    const bodies = ['Order A-1042 ships', 'café — “ok”', 'x', '12:30', '...', ':', 'done.', '', 'ROLE: text', '\t', ' ', 'a/b/'];
+    const ends = ['', ' ', '.', ':', '/', ' /', '\r', '...', '  '];
+    for (const [encoding, enc2] of [['gpt-4.1-mini', enc], ['gpt-4', cl]] as const) {
+      const counter = new TokenCounter(encoding);
+      for (let i = 0; i < 600; i++) {
+        const lines: string[] = [];
+        while (lines.join('\n').length < 300) {
+          const pick = (a: string[]) => a[Math.floor(random() * a.length)];
+          lines.push(pick(starts) + pick(bodies) + pick(ends));
+        }
+        const text = lines.join('\n');
+        expect(counter.text(text), JSON.stringify(text)).toBe(enc2.encode_ordinary(text).length);
+      }
+    }
+    cl.free();
+  });
+
+  it('counts with a cl100k counter whole', () => {
+    const cl = get_encoding('cl100k_base');
+    const text = "It's 12:30 -- the order A-1042's ETA is 3 days.\n\n  Done — “quoted” café.";
     expect(new TokenCounter('gpt-4').text(text)).toBe(cl.encode_ordinary(text).length);
     cl.free();
   });
