@@ -2,6 +2,7 @@
 // memoised, so replaying a transcript costs time linear in its length.
 import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
 import { itemLabel, itemText } from './items.js';
+import { BoundedMemo } from './memo.js';
 import type { AgentInputItem } from './types.js';
 
 /**
@@ -104,13 +105,14 @@ function pieceEndsAt(text: string, at: number): boolean {
   return i < text.length && !isSpace(text.charCodeAt(i));
 }
 
-/** Distinct pieces remembered before the memo starts afresh (a vocabulary, so it rarely does). */
-const MAX_PIECES = 200_000;
+/** Distinct pieces remembered per memo generation (a vocabulary, so it rarely fills). */
+const MAX_PIECES = 100_000;
 
 /**
- * Distinct texts remembered before the memo starts afresh. A run meets each
- * transcript's texts while that transcript's strategies replay it side by side,
- * so a bound keeps memory flat over a large suite and costs almost no hits.
+ * Distinct texts (and lines of long texts) remembered per memo generation. A
+ * run meets each transcript's texts while that transcript's strategies replay
+ * it side by side, so a bound keeps memory flat over a large suite and costs
+ * almost no hits.
  */
 const MAX_TEXTS = 20_000;
 
@@ -133,8 +135,8 @@ export class TokenCounter {
   readonly encoding: TiktokenEncoding;
   /** Built on the first text to encode: its tables take a third of a second, which a run's first line need not wait for. */
   private enc: Tiktoken | undefined;
-  private readonly textCache = new Map<string, number>();
-  private readonly pieceCache = new Map<string, number>();
+  private readonly textCache = new BoundedMemo<string, number>(MAX_TEXTS);
+  private readonly pieceCache = new BoundedMemo<string, number>(MAX_PIECES);
   private readonly itemCache = new WeakMap<object, number>();
 
   constructor(model?: string) {
@@ -150,7 +152,6 @@ export class TokenCounter {
   }
 
   private remember(text: string, n: number): number {
-    if (this.textCache.size >= MAX_TEXTS) this.textCache.clear();
     this.textCache.set(text, n);
     return n;
   }
@@ -202,7 +203,6 @@ export class TokenCounter {
       let n = this.pieceCache.get(piece);
       if (n === undefined) {
         n = this.encode(piece);
-        if (this.pieceCache.size >= MAX_PIECES) this.pieceCache.clear();
         this.pieceCache.set(piece, n);
       }
       total += n;

@@ -3,6 +3,7 @@
 // headings. It is a documented algorithm, not a language model.
 import { userMessage } from '../core/items.js';
 import { countWords, normalizeText } from '../core/text.js';
+import { BoundedMemo } from '../core/memo.js';
 import { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
@@ -170,28 +171,25 @@ function itemStatements(role: string, text: string): StatementTemplate[] {
  * earlier summary by the next one), and a line's statements depend on the
  * line alone. The session is the token counter the summarizer shares with the
  * replay (one run, or one benchmark repetition). A run's counter lives as long
- * as the run, so a cache starts afresh past MAX_TEMPLATE_LINES: the lines that
- * come round again are those of the transcript being replayed.
+ * as the run, so the cache is bounded (MAX_TEMPLATE_LINES per generation): the
+ * lines that come round again are those of the transcript being replayed.
  */
-const templateCaches = new WeakMap<object, Map<string, StatementTemplate[]>>();
+const templateCaches = new WeakMap<object, BoundedMemo<string, StatementTemplate[]>>();
 const MAX_TEMPLATE_LINES = 20_000;
 
 /** `normalizeText(statement.text)` of the statements made from templates, so it is not computed again. */
 const statementKeys = new WeakMap<Statement, string>();
 
 /** Splits the summarizer's own input lines (`ROLE: text`) into statements, oldest first. */
-function statementsOf(lines: readonly string[], cache: Map<string, StatementTemplate[]>): Statement[] {
+function statementsOf(lines: readonly string[], cache: BoundedMemo<string, StatementTemplate[]>): Statement[] {
   let order = 0;
   const out: Statement[] = [];
   for (const line of lines) {
     // Each item is read from exactly the line the request carries, trims included.
-    let templates = cache.get(line);
-    if (!templates) {
+    const templates = cache.through(line, () => {
       const colon = line.indexOf(': ');
-      templates = colon < 0 ? [] : itemStatements(line.slice(0, colon), line.slice(colon + 2));
-      if (cache.size >= MAX_TEMPLATE_LINES) cache.clear();
-      cache.set(line, templates);
-    }
+      return colon < 0 ? [] : itemStatements(line.slice(0, colon), line.slice(colon + 2));
+    });
     for (const t of templates) {
       const statement: Statement = { text: t.text, role: t.role, order: order++, score: t.score, section: t.section };
       statementKeys.set(statement, t.key);
@@ -297,7 +295,7 @@ export class OfflineSummarizer implements Summarizer {
     const user = lines.join('\n');
     let cache = templateCaches.get(this.counter);
     if (!cache) {
-      cache = new Map();
+      cache = new BoundedMemo(MAX_TEMPLATE_LINES);
       templateCaches.set(this.counter, cache);
     }
     const summary = extractiveSummary(statementsOf(lines, cache), this.options.word_limit);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { countWords, stem } from '../../core/text.js';
+import { countWords, normalizeText, normalizeUnicode, stem } from '../../core/text.js';
+import { seededRandom } from '../../core/random.js';
 
 describe('stem', () => {
   it('gives inflections of one verb one stem', () => {
@@ -54,5 +55,23 @@ describe('countWords', () => {
       expect(countWords('', rule)).toBe(0);
       expect(countWords(' \n\t ', rule)).toBe(0);
     }
+  });
+});
+
+describe('normalizeText', () => {
+  it('gives ASCII text the same form as the general Unicode path', () => {
+    const random = seededRandom(5);
+    const atoms = ['a', 'Z', 'Order', 'A-1042', 'v1.0.3', '10:32', '7', ' ', '  ', '\t', '\n', '\r\n', '\v', '\f', '.', '...', ',', '-', '/', "'", '"', '(', ')', '#', '_', '@', '\u0000', '\u007f', '$5', 'e.g.', 'x-', '-y'];
+    for (let i = 0; i < 5000; i++) {
+      let text = '';
+      const length = 1 + Math.floor(random() * 16);
+      for (let j = 0; j < length; j++) text += atoms[Math.floor(random() * atoms.length)];
+      expect(normalizeText(text), JSON.stringify(text)).toBe(normalizeUnicode(text));
+    }
+  });
+
+  it('keeps inner punctuation between letters and digits, drops the rest, folds case and quotes', () => {
+    expect(normalizeText('  Firmware v1.0.3; still FAILING!  ')).toBe('firmware v1.0.3 still failing');
+    expect(normalizeText('“Host” db-prod-7’s at 10:32 — ok…')).toBe('host db-prod-7\'s at 10:32 ok');
   });
 });
