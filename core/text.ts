@@ -2,13 +2,39 @@
 // surrounding punctuation and repeated white space are ignored. Answers are graded with
 // `normalizeAnswer`, the official scorers' normalisation, which is deliberately stricter.
 // Also the reader's stemmer and the one word counter (its callers' rules are named modes).
+import { BoundedMemo } from './memo.js';
 import { porterStem } from './porter.js';
 import type { Fact } from './types.js';
 
 /** Lower-cases, turns punctuation runs into single spaces and trims. Keeps inner `.`/`-`/`:`
  * between alphanumerics, so `v1.0.3`, `RX-88812` and `10:32` survive intact. */
 export function normalizeText(text: string): string {
+  return text.length >= LINES_FROM && text.includes('\n') ? normalizeByLines(text) : normalizeLine(text);
+}
+
+function normalizeLine(text: string): string {
   return NON_ASCII.test(text) ? normalizeUnicode(text) : normalizeAscii(text);
+}
+
+/** Texts at least this long are normalised line by line. */
+const LINES_FROM = 256;
+const lineForms = new BoundedMemo<string, string>(20_000);
+
+/**
+ * A long text's form from its lines' forms, each remembered: summaries and
+ * compactions repeat most lines of the one before. The same form as the whole
+ * text's: no step of normalisation reaches across a newline (NFKC composes
+ * nothing over it, lower-casing's final-sigma context stops at it, and it is
+ * neither letter nor digit to the punctuation rule), and it becomes the single
+ * space that joins the lines' forms.
+ */
+function normalizeByLines(text: string): string {
+  let out = '';
+  for (const line of text.split('\n')) {
+    const form = lineForms.through(line, () => normalizeLine(line));
+    if (form) out = out ? `${out} ${form}` : form;
+  }
+  return out;
 }
 
 const NON_ASCII = /[^\x00-\x7f]/;

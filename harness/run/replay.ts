@@ -67,11 +67,14 @@ function scanCacheFor(counter: TokenCounter, facts: Fact[]): Map<string, Uint8Ar
 /** Remembers, per item object, which facts its text states (computed once per item). */
 class FactIndex {
   private readonly phrases: string[][];
+  /** Each phrase's longest word (see `mayState`). */
+  private readonly keys: string[][];
   private readonly cache = new WeakMap<object, Uint8Array>();
   private readonly byText: Map<string, Uint8Array>;
 
   constructor(facts: Fact[], byText: Map<string, Uint8Array> = new Map()) {
     this.phrases = facts.map((f) => factPhrases(f).map(normalizeText).filter((p) => p.length > 0));
+    this.keys = this.phrases.map((ps) => ps.map(longestWord));
     this.byText = byText;
   }
 
@@ -89,8 +92,13 @@ class FactIndex {
   scan(text: string): Uint8Array {
     let hit = this.byText.get(text);
     if (!hit) {
-      const norm = normalizeText(text);
-      hit = Uint8Array.from(this.phrases, (ps) => (ps.some((p) => containsNormalized(norm, p)) ? 1 : 0));
+      // Most texts state no fact; an ASCII one whose lower-case form lacks every phrase's
+      // longest word is never normalised (normalising keeps each word's characters as they
+      // are and only turns what lies between words into single spaces).
+      const lower = NON_ASCII.test(text) ? undefined : text.toLowerCase();
+      let norm: string | undefined;
+      const states = (p: string, key: string) => (lower === undefined || lower.includes(key)) && containsNormalized((norm ??= normalizeText(text)), p);
+      hit = Uint8Array.from(this.phrases, (ps, i) => (ps.some((p, j) => states(p, this.keys[i][j])) ? 1 : 0));
       this.byText.set(text, hit);
     }
     return hit;
@@ -105,6 +113,12 @@ class FactIndex {
     }
     return out;
   }
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+function longestWord(normalized: string): string {
+  return normalized.split(' ').reduce((a, b) => (b.length > a.length ? b : a), '');
 }
 
 /**

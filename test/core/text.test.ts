@@ -70,6 +70,16 @@ describe('normalizeText', () => {
     }
   });
 
+  it('gives long texts, normalised line by line, the form of the whole', () => {
+    const random = seededRandom(6);
+    const parts = ['Order A-1042', 'café', 'ΟΔΟΣ', 'Σ', 'ς', 'e\u0301', '\u0301', 'ﬁ', '“x”', ' ', '  ', '\t', '\r', '.', '...', '-', ':', '•', '—', 'ok', '10:32', 'İ', '①', '\u00a0', '\u2028', '\n', '\n\n', '\r\n'];
+    for (let i = 0; i < 1500; i++) {
+      let text = '';
+      while (text.length < 300) text += parts[Math.floor(random() * parts.length)];
+      expect(normalizeText(text), JSON.stringify(text)).toBe(normalizeUnicode(text));
+    }
+  });
+
   it('keeps inner punctuation between letters and digits, drops the rest, folds case and quotes', () => {
     expect(normalizeText('  Firmware v1.0.3; still FAILING!  ')).toBe('firmware v1.0.3 still failing');
     expect(normalizeText('“Host” db-prod-7’s at 10:32 — ok…')).toBe('host db-prod-7\'s at 10:32 ok');
