@@ -50,11 +50,22 @@ const STATUS = /\b(still|now|pending|blocked|blockers?|resolved|fixed|works|work
 const ISSUE = /\b(errors?|fail\w*|won't|can't|cannot|not|issues?|problems?|broken|crash\w*|blink\w*|overheat\w*)\b/i;
 const HEADING_LINE = /^[•*#\s]*([A-Z][A-Za-z &]+):\s*$/;
 
+const ALNUM_EDGES = /^[A-Za-z0-9#].*[A-Za-z0-9]$|^[A-Za-z0-9]$/s;
+
 function tokens(text: string): string[] {
   return text
     .split(/\s+/)
-    .map((t) => t.replace(/^[^\p{L}\p{N}#]+|[^\p{L}\p{N}]+$/gu, ''))
+    .map((t) => (ALNUM_EDGES.test(t) ? t : t.replace(/^[^\p{L}\p{N}#]+|[^\p{L}\p{N}]+$/gu, '')))
     .filter((t) => t.length > 0);
+}
+
+/** The pattern's test, skipped when the text lacks a character every match holds (most sentences). */
+function hasEmail(text: string): boolean {
+  return text.includes('@') && EMAIL.test(text);
+}
+
+function hasUrl(text: string): boolean {
+  return text.includes('://') && URL_RE.test(text);
 }
 
 function isIdentifier(token: string): boolean {
@@ -78,8 +89,7 @@ function isCode(token: string): boolean {
  * - said by the user, a tool or an earlier summary: +1 (that is where facts come from)
  * - an assistant question: −3 (it asks for facts, it states none)
  */
-export function scoreSentence(text: string, role: string): number {
-  const words = tokens(text);
+export function scoreSentence(text: string, role: string, words: string[] = tokens(text)): number {
   let ids = 0;
   let numbers = 0;
   let names = 0;
@@ -88,7 +98,7 @@ export function scoreSentence(text: string, role: string): number {
     else if (/^\d+([.,:]\d+)*$/.test(w) || VERSION.test(w)) numbers += 1;
     else if (i > 0 && w !== 'I' && /^\p{Lu}/u.test(w)) names += 1;
   });
-  if (EMAIL.test(text) || URL_RE.test(text)) ids += 1;
+  if (hasEmail(text) || hasUrl(text)) ids += 1;
   let score = Math.min(ids * 3, 6) + Math.min(numbers * 2, 4) + Math.min(names, 3);
   if (DATE_TIME.test(text)) score += 2;
   if (DECISION.test(text)) score += 2;
@@ -99,11 +109,10 @@ export function scoreSentence(text: string, role: string): number {
 }
 
 /** Files a sentence under one heading: the first rule that matches wins. */
-export function sectionFor(text: string, role: string): SummaryHeading {
-  const words = tokens(text);
+export function sectionFor(text: string, role: string, words: string[] = tokens(text)): SummaryHeading {
   if (role === 'TOOL' || role === 'TOOL_CALL') return 'Tool Performance Insights';
   if (DATE_TIME.test(text) && /\d/.test(text)) return 'Timeline Milestones';
-  if (EMAIL.test(text) || words.some((w) => isCode(w) || w.startsWith('#')) || (ID_KEYWORD.test(text) && /\d/.test(text))) {
+  if (hasEmail(text) || words.some((w) => isCode(w) || w.startsWith('#')) || (ID_KEYWORD.test(text) && /\d/.test(text))) {
     return 'Identifiers';
   }
   if (words.some((w) => VERSION.test(w))) return 'Product & Environment';
@@ -153,11 +162,12 @@ function itemStatements(role: string, text: string): StatementTemplate[] {
       const who = structured && section ? 'SUMMARY' : role;
       const cleaned = role === 'TOOL' ? sentence.replace(/[{}"]/g, '').replace(/,(?=\S)/g, ', ').replace(/(?<=\p{L}):(?=\S)/gu, ': ') : sentence;
       const capped = capWords(cleaned);
+      const words = tokens(cleaned);
       out.push({
         text: capped,
         role: who,
-        score: scoreSentence(cleaned, who),
-        section: structured && section ? section : sectionFor(cleaned, role),
+        score: scoreSentence(cleaned, who, words),
+        section: structured && section ? section : sectionFor(cleaned, role, words),
         key: normalizeText(capped),
       });
     }
