@@ -197,16 +197,17 @@ export class TokenCounter {
     let at = 0;
     while (at < text.length) {
       pattern.lastIndex = at;
-      const piece = pattern.exec(text)?.[0];
+      // test() rather than exec(): a sticky match leaves its end in lastIndex, and no match array is made per piece.
       // The pattern matches any text through to its end; should it ever not, count the text whole.
-      if (!piece) return this.encode(text);
+      if (!pattern.test(text) || pattern.lastIndex === at) return this.encode(text);
+      const piece = text.slice(at, pattern.lastIndex);
       let n = this.pieceCache.get(piece);
       if (n === undefined) {
         n = this.encode(piece);
         this.pieceCache.set(piece, n);
       }
       total += n;
-      at += piece.length;
+      at = pattern.lastIndex;
     }
     return total;
   }
