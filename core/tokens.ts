@@ -3,6 +3,7 @@
 import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
 import { itemLabel, itemText } from './items.js';
 import { BoundedMemo } from './memo.js';
+import { countPiece, loadRankTable, type RankTable } from './rank-table.js';
 import type { AgentInputItem } from './types.js';
 
 /**
@@ -33,6 +34,16 @@ function encoderFor(encoding: TiktokenEncoding): Tiktoken {
 }
 
 const sharedCounters = new Map<TiktokenEncoding, TokenCounter>();
+
+/** null once the table was found missing or stale (see core/rank-table.ts). */
+let o200kRanks: RankTable | null | undefined;
+
+/**
+ * Pieces up to this many UTF-8 bytes are counted from the rank table, whose
+ * merge grows with the square of a piece's length; longer pieces (a huge hash
+ * or base64 blob) are rare and go to tiktoken.
+ */
+const TABLE_PIECE_MAX = 4096;
 
 /**
  * o200k_base's pre-tokenising pattern. tiktoken encodes each piece the pattern
@@ -187,6 +198,15 @@ export class TokenCounter {
     return this.enc.encode_ordinary(text).length;
   }
 
+  /** One o200k piece's count: from the rank table when there is one, else from tiktoken. */
+  private encodePiece(piece: string): number {
+    if (piece.length <= TABLE_PIECE_MAX) {
+      if (o200kRanks === undefined) o200kRanks = loadRankTable() ?? null;
+      if (o200kRanks && Buffer.byteLength(piece) <= TABLE_PIECE_MAX) return countPiece(o200kRanks, piece);
+    }
+    return this.encode(piece);
+  }
+
   /** A text's count as the sum of its pieces' (see O200K_PIECES). */
   private byPieces(text: string): number {
     const ascii = !NON_ASCII.test(text);
@@ -203,7 +223,7 @@ export class TokenCounter {
       const piece = text.slice(at, pattern.lastIndex);
       let n = this.pieceCache.get(piece);
       if (n === undefined) {
-        n = this.encode(piece);
+        n = this.encodePiece(piece);
         this.pieceCache.set(piece, n);
       }
       total += n;
