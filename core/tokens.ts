@@ -1,6 +1,7 @@
 // Exact token counts with tiktoken. Every distinct item text is encoded once and
 // memoised, so replaying a transcript costs time linear in its length.
-import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
+import { createRequire } from 'node:module';
+import type { Tiktoken, TiktokenEncoding } from 'tiktoken';
 import { itemLabel, itemText } from './items.js';
 import { BoundedMemo } from './memo.js';
 import { countPiece, loadRankTable, type RankTable } from './rank-table.js';
@@ -24,9 +25,15 @@ export function encodingForModel(model: string | undefined): TiktokenEncoding {
 
 const encoders = new Map<TiktokenEncoding, Tiktoken>();
 
+/**
+ * tiktoken is loaded on the first text the rank table cannot count (a cl100k
+ * model, a huge piece): loading it costs 20 ms and 20 MB that most runs never
+ * need. Counting is synchronous, so it is required (its CommonJS build).
+ */
 function encoderFor(encoding: TiktokenEncoding): Tiktoken {
   let enc = encoders.get(encoding);
   if (!enc) {
+    const { get_encoding } = createRequire(import.meta.url)('tiktoken') as typeof import('tiktoken');
     enc = get_encoding(encoding);
     encoders.set(encoding, enc);
   }
