@@ -1,6 +1,6 @@
 // Runs a suite: transcripts × strategies replayed, probes answered and graded,
 // summaries graded, everything journaled as it finishes, reports written at the end.
-import { existsSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pLimit from 'p-limit';
 import type { SuiteConfig, StrategyConfig } from '../config.js';
@@ -356,7 +356,27 @@ function collect(jobs: PlannedJob[], results: JobResult[]): Pick<RunResult, 'tur
 /** The `info` of a run directory's run.json: what resuming it needs. A missing or damaged run.json is bad input, located. */
 export function resumableRun(resumeDir: string): RunInfo {
   if (!existsSync(join(resolve(resumeDir), RUN_FILE))) throw new UsageError(`${resumeDir}: not a run directory (no ${RUN_FILE})`);
-  return loadRunInfo(resumeDir);
+  const info = loadRunInfo(resumeDir);
+  // A complete run's journal is removed once run.json holds every record: there is nothing left to resume.
+  if (info.status === 'complete' && !existsSync(join(resolve(resumeDir), JOURNAL_FILE))) {
+    throw new UsageError(`${resumeDir}: the run is complete, nothing to resume (memeval report ${resumeDir} re-renders its reports)`);
+  }
+  return info;
+}
+
+/**
+ * A complete run's journal only repeats run.json (which was just written and
+ * forced to disk): it is removed, after the directory entry of run.json is
+ * forced to disk too, so a machine crash leaves one or the other.
+ */
+function retireJournal(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  rmSync(join(dir, JOURNAL_FILE), { force: true });
 }
 
 interface PreparedDir {
@@ -555,6 +575,7 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   run.info = redactDeep(info);
   run.info.redactions = redactionsOf(p.previousRedactions);
   writeRunJson(join(dir, RUN_FILE), run);
+  if (run.info.status === 'complete') retireJournal(dir);
   // An incomplete or failed run still gets every report, marked as such at the top.
   run.contexts = readContexts(dir);
   if (!interrupted) await writeReports(run, dir);
