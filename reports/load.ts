@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { readContexts } from '../core/contexts.js';
 import { InputError, positionOf, type Problem } from '../core/errors.js';
 import { LineError, readLines } from '../core/lines.js';
-import { migrateTurns, runInfoSchema, runResultSchema, turnRecordInputSchema } from '../core/schema/run.js';
+import { migrateTurns, runInfoSchema, runResultSchema, turnRecordInputSchema, turnTableRecords, turnTableSchema, turnTables } from '../core/schema/run.js';
 import type { RunInfo, RunResult } from '../core/types.js';
 
 export const RUN_FILE = 'run.json';
@@ -118,7 +118,9 @@ export function* runJsonChunks(run: RunResult): Generator<string> {
   for (const key of ['turns', 'probes', 'summaries'] as const) {
     yield `,\n"${key}":[`;
     let first = true;
-    for (const record of run[key]) {
+    // Turn records as one table per job (core/schema/run.ts turnTableSchema); earlier runs wrote a record per line.
+    const records: Iterable<object> = key === 'turns' ? turnTables(run.turns) : run[key];
+    for (const record of records) {
       yield `${first ? '\n' : ',\n'}${JSON.stringify(record)}`;
       first = false;
     }
@@ -290,6 +292,20 @@ function readLayout(file: string, withRecords: boolean): LayoutRead | OtherLayou
       }
       if (end === '') return new OtherLayout(line, 'a record line does not end with "," or "]"');
       state = end === ',' ? 'record' : end === '],' ? 'section' : 'end';
+      if (section === 'turns' && typeof data === 'object' && data !== null && 'columns' in data) {
+        // A job's turns as one table: each row is checked as the record it stands for.
+        const table = turnTableSchema.safeParse(data);
+        if (!table.success) {
+          problems.shape(line, [section, index], table.error.issues);
+          continue;
+        }
+        turnTableRecords(table.data).forEach((row, r) => {
+          const parsed = turnRecordInputSchema.safeParse(row);
+          if (parsed.success) (records.turns as unknown[]).push(parsed.data);
+          else problems.shape(line, [section, index, 'rows', r], parsed.error.issues);
+        });
+        continue;
+      }
       const parsed = RECORD_SCHEMAS[section].safeParse(data);
       if (parsed.success) (records[section] as unknown[]).push(parsed.data);
       else problems.shape(line, [section, index], parsed.error.issues);

@@ -63,6 +63,74 @@ export const turnRecordInputSchema = z.union([turnRecordSchema, listedTurnRecord
 type TurnRecordOut = z.output<typeof turnRecordSchema>;
 type TurnRecordIn = z.output<typeof turnRecordInputSchema>;
 
+/** The columns of a turn table, in the order a run writes them (strategy and transcript are the table's). */
+export const TURN_COLUMNS = [
+  'turn', 'fullTokens', 'contextTokens', 'items', 'factsPresentCount', 'factsMissingCount', 'criticalMissingCount',
+  'factsLost', 'factsRegained', 'criticalLost', 'summaries',
+] as const;
+
+/**
+ * A job's turn records as one table: strategy and transcript once, then one
+ * row of values per turn in the order `columns` names. A turn record of keys
+ * repeated at every turn was most of a long run's run.json; a row is a sixth
+ * of it. A row reads back as the record it was made from (checked as one).
+ */
+export const turnTableSchema = z.object({
+  strategy: z.string(),
+  transcript: z.string(),
+  columns: z.array(z.string()),
+  rows: z.array(z.array(z.unknown())),
+});
+
+export type TurnTable = z.output<typeof turnTableSchema>;
+
+/** A table's rows as records (unchecked: the caller checks each against turnRecordInputSchema). */
+export function turnTableRecords(table: TurnTable): Record<string, unknown>[] {
+  return table.rows.map((row) => {
+    const record: Record<string, unknown> = { strategy: table.strategy, transcript: table.transcript };
+    table.columns.forEach((column, i) => {
+      if (i < row.length) record[column] = row[i];
+    });
+    return record;
+  });
+}
+
+/** Rows per table line at most: a job of any length stays far below the line reader's limit. */
+const MAX_TABLE_ROWS = 10_000;
+
+/** Turn records as tables, one per run of consecutive records of the same strategy and transcript. */
+export function* turnTables(turns: Iterable<TurnRecordOut>): Generator<TurnTable> {
+  let table: TurnTable | undefined;
+  for (const t of turns) {
+    if (!table || table.strategy !== t.strategy || table.transcript !== t.transcript || table.rows.length >= MAX_TABLE_ROWS) {
+      if (table) yield table;
+      table = { strategy: t.strategy, transcript: t.transcript, columns: [...TURN_COLUMNS], rows: [] };
+    }
+    table.rows.push(TURN_COLUMNS.map((c) => t[c]));
+  }
+  if (table) yield table;
+}
+
+/** Turn records as run.json holds them: records of either shape, or tables (turnTables). */
+const turnEntrySchema = z.union([turnTableSchema, turnRecordInputSchema]);
+
+/** Every entry of a run.json `turns` section as records, tables expanded and each row checked. */
+const turnEntriesSchema = z.array(turnEntrySchema).transform((entries, ctx) => {
+  const records: TurnRecordIn[] = [];
+  entries.forEach((entry, index) => {
+    if (!('columns' in entry)) {
+      records.push(entry);
+      return;
+    }
+    turnTableRecords(entry).forEach((row, r) => {
+      const parsed = turnRecordInputSchema.safeParse(row);
+      if (parsed.success) records.push(parsed.data);
+      else for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [index, 'rows', r, ...issue.path] } as never);
+    });
+  });
+  return records;
+});
+
 /**
  * Records of the listed shape become counts and changes, each compared with
  * the previous turn of its strategy × transcript, in file order (a run writes
@@ -445,7 +513,7 @@ export const runInfoSchema = z.object({
 
 export const runResultSchema = z.object({
   info: runInfoSchema,
-  turns: z.array(turnRecordInputSchema).transform(migrateTurns),
+  turns: turnEntriesSchema.transform(migrateTurns),
   probes: z.array(probeRecordSchema),
   summaries: z.array(summaryRecordSchema),
 });
