@@ -357,11 +357,16 @@ function collect(jobs: PlannedJob[], results: JobResult[]): Pick<RunResult, 'tur
 export function resumableRun(resumeDir: string): RunInfo {
   if (!existsSync(join(resolve(resumeDir), RUN_FILE))) throw new UsageError(`${resumeDir}: not a run directory (no ${RUN_FILE})`);
   const info = loadRunInfo(resumeDir);
-  // A complete run's journal is removed once run.json holds every record: there is nothing left to resume.
+  // A complete run without errors has its journal removed once run.json holds every record: there is nothing left to resume.
   if (info.status === 'complete' && !existsSync(join(resolve(resumeDir), JOURNAL_FILE))) {
     throw new UsageError(`${resumeDir}: the run is complete, nothing to resume (memeval report ${resumeDir} re-renders its reports)`);
   }
   return info;
+}
+
+/** Whether any record is one `--resume` re-attempts (the tests journaledJob, gradeSummaries and runProbes apply). */
+function hasErrored(run: Pick<RunResult, 'probes' | 'summaries'>): boolean {
+  return run.probes.some(isProbeError) || run.summaries.some((s) => summaryErrored(s) || gradeErrored(s));
 }
 
 /**
@@ -575,7 +580,8 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   run.info = redactDeep(info);
   run.info.redactions = redactionsOf(p.previousRedactions);
   writeRunJson(join(dir, RUN_FILE), run);
-  if (run.info.status === 'complete') retireJournal(dir);
+  // Only a run with nothing left to redo: an errored record is re-attempted by --resume, which needs the journal.
+  if (run.info.status === 'complete' && !hasErrored(run)) retireJournal(dir);
   // An incomplete or failed run still gets every report, marked as such at the top.
   run.contexts = readContexts(dir);
   if (!interrupted) await writeReports(run, dir);

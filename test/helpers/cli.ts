@@ -4,7 +4,7 @@
 // is newer (`npm test` builds before the tests, so there it never is).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -216,6 +216,27 @@ export function lineCount(path: string): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * A second link, at `to`, to a run directory's journal: a complete run
+ * without errors removes its journal.jsonl, and the link keeps every line the
+ * run appended (the journal is only ever appended to, never replaced).
+ */
+export function linkJournal(runDir: string, to: string): string {
+  linkSync(join(runDir, 'journal.jsonl'), to);
+  return to;
+}
+
+/**
+ * A run's `log` that links its journal to `to` (linkJournal) as the run
+ * starts: the first line names the run directory, and the journal is open by then.
+ */
+export function journalKeepingLog(to: string): (line: string) => void {
+  return (line) => {
+    const dir = / → (.+)$/.exec(line)?.[1];
+    if (dir && !existsSync(to)) linkJournal(dir, to);
+  };
 }
 
 /** Lines of stderr that look like a JavaScript stack frame. */

@@ -1,7 +1,7 @@
 // The whole pipeline against a local OpenAI-compatible server: an LLM answers
 // probes (directly and through the @openai/agents runner), an LLM summarises,
 // an LLM judges answers and summaries, and the cache makes a rerun free.
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { parseConfig } from '../../../harness/config.js';
 import { runSuite } from '../../../harness/run/run.js';
 import { summarize } from '../../../reports/aggregate.js';
 import { chatBody, lastUserText, responsesBody, startFakeOpenAI, type FakeServer, type RecordedRequest } from '../../../scripts/lib/fake-openai.js';
+import { journalKeepingLog } from '../../helpers/cli.js';
 
 const TRANSCRIPT = `
 id: router
@@ -109,9 +110,13 @@ strategies:
   return dir;
 }
 
+/** The run's journal, kept by a second link: a complete run without errors removes its own. */
+const keptJournal = (dir: string): string => join(dir, 'journal.kept.jsonl');
+
 async function runIn(dir: string) {
   const file = join(dir, 'memeval.config.yaml');
-  return runSuite({ config: parseConfig(readFileSync(file, 'utf8'), file), log: () => {} });
+  const outcome = await runSuite({ config: parseConfig(readFileSync(file, 'utf8'), file), log: journalKeepingLog(keptJournal(dir)) });
+  return { ...outcome, journal: keptJournal(dir) };
 }
 
 describe('a run against an OpenAI-compatible server', () => {
@@ -132,7 +137,7 @@ describe('a run against an OpenAI-compatible server', () => {
   afterAll(() => server.close());
 
   it('answers, summarises and judges with the model, and grades by what each strategy kept', async () => {
-    const { run, dir } = await directRun();
+    const { run, dir, journal } = await directRun();
     expect(run.info.status).toBe('complete');
     const byStrategy = (id: string) => run.probes.filter((p) => p.strategy === id);
     expect(byStrategy('full').every((p) => p.passed && p.judge?.verdict === 'pass')).toBe(true);
@@ -154,8 +159,9 @@ describe('a run against an OpenAI-compatible server', () => {
     expect(summary?.grades?.judge?.coverage).toBe(1);
     expect(summary?.grades?.checks.factsMissing).toEqual([]);
     expect(readFileSync(join(dir, 'probes.csv'), 'utf8')).toContain('local:answer-model');
-    for (const file of ['run.json', 'journal.jsonl', 'probes.csv', 'report.html']) {
-      expect(readFileSync(join(dir, file), 'utf8')).not.toContain('sk-test-e2e');
+    expect(existsSync(join(dir, 'journal.jsonl'))).toBe(false);
+    for (const file of [join(dir, 'run.json'), journal, join(dir, 'probes.csv'), join(dir, 'report.html')]) {
+      expect(readFileSync(file, 'utf8')).not.toContain('sk-test-e2e');
     }
   });
 

@@ -2,7 +2,7 @@
 // that never says the same thing twice: the summaries it already has are
 // served from the journal (never asked for again), and every probe answer is
 // given on a context built from those same summaries.
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { runSuite } from '../../../harness/run/run.js';
 import type { JournalEntry } from '../../../harness/run/journal.js';
 import type { ProbeRecord, RunResult, SummaryRecord } from '../../../core/types.js';
 import { apiError, responsesBody, startFakeOpenAI, type FakeServer, type RecordedRequest } from '../../../scripts/lib/fake-openai.js';
-import { contextText, onlyRunDir, stableCsv, tinyTranscript, Workspace } from '../../helpers/cli.js';
+import { contextText, journalKeepingLog, onlyRunDir, stableCsv, tinyTranscript, Workspace } from '../../helpers/cli.js';
 
 const KEY_ENV = 'RESUME_SUMMARIES_KEY';
 process.env[KEY_ENV] = 'resume-summaries-key-0001';
@@ -72,10 +72,11 @@ strategies:
   return new Workspace(files);
 }
 
-const run = (ws: Workspace, resumeDir?: string) => runSuite({ config: loadConfig(ws.path('memeval.config.yaml')), resumeDir, log: () => {} });
+const run = (ws: Workspace, resumeDir?: string, log: (line: string) => void = () => {}) =>
+  runSuite({ config: loadConfig(ws.path('memeval.config.yaml')), resumeDir, log });
 
-function journalLines(dir: string): string[] {
-  return readFileSync(join(dir, 'journal.jsonl'), 'utf8').split('\n').filter((l) => l.trim());
+function journalLines(journal: string): string[] {
+  return readFileSync(journal, 'utf8').split('\n').filter((l) => l.trim());
 }
 
 /** The last journaled replay of each job among `lines`. */
@@ -124,10 +125,13 @@ describe('resume with a nondeterministic summarizer', () => {
 
   beforeAll(async () => {
     ws = suite();
-    const outcome = await run(ws);
+    // The run completes without errors and removes its journal: a second link keeps its lines to cut.
+    const kept = ws.path('original.journal.jsonl');
+    const outcome = await run(ws, undefined, journalKeepingLog(kept));
     expect(outcome.run.info.status).toBe('complete');
     original = outcome.dir;
-    lines = journalLines(original);
+    expect(existsSync(join(original, 'journal.jsonl'))).toBe(false);
+    lines = journalLines(kept);
     // The check below means something only if summaries exist and answers quote them.
     expect(outcome.run.summaries.length).toBeGreaterThanOrEqual(TRANSCRIPTS.length);
     expect(outcome.run.probes.some((p) => (p.answer ?? "").includes("nonce-"))).toBe(true);

@@ -1,12 +1,13 @@
 // A run killed at any point finishes with `--resume` without redoing finished
 // work, and its reports equal those of an uninterrupted run.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, responsesBody, lastUserText, type FakeServer, type RecordedRequest } from '../../../scripts/lib/fake-openai.js';
 import {
   contextText,
   lineCount,
+  linkJournal,
   onlyRunDir,
   runCli,
   spawnCli,
@@ -31,8 +32,8 @@ let server: FakeServer;
 const requestKey = (r: RecordedRequest): string => `${lastUserText(r.body)}|${(r.body.input as unknown[]).length - 1}`;
 const recordKey = (p: ProbeRecord): string => `${p.question}|${p.contextItems}`;
 
-function journaledProbes(runDir: string): ProbeRecord[] {
-  const lines = readFileSync(join(runDir, 'journal.jsonl'), 'utf8').split('\n');
+function journaledProbes(journal: string): ProbeRecord[] {
+  const lines = readFileSync(journal, 'utf8').split('\n');
   const out: ProbeRecord[] = [];
   for (const line of lines) {
     try {
@@ -106,7 +107,9 @@ function dropAnswerable(journal: string): void {
 }
 
 async function resumeAndCheck(ws: Workspace, runDir: string, firstRequests: RecordedRequest[]): Promise<void> {
-  const finished = journaledProbes(runDir);
+  // The resumed run completes without errors and removes its journal; this second link keeps what it appended.
+  const journal = linkJournal(runDir, ws.path('journal.kept.jsonl'));
+  const finished = journaledProbes(journal);
   const before = server.requests.length;
   const resumed = await runCli(['run', '--resume', runDir], { cwd: ws.dir, env: KEY_ENV });
   expect(resumed.stderr).not.toMatch(/^\s{4}at\s/m);
@@ -122,7 +125,8 @@ async function resumeAndCheck(ws: Workspace, runDir: string, firstRequests: Reco
   expect(both.size).toBe(PROBES);
   expect([...both.values()].every((n) => n <= 2)).toBe(true);
 
-  const all = journaledProbes(runDir);
+  expect(existsSync(join(runDir, 'journal.jsonl'))).toBe(false);
+  const all = journaledProbes(journal);
   const keys = all.map((p) => `${p.strategy}/${p.transcript}/${p.probe}/${p.repeat}`);
   expect(new Set(keys).size).toBe(keys.length);
   expect(keys.length).toBe(PROBES);
@@ -176,7 +180,7 @@ describe('a journal written before answerable was recorded', () => {
       await run.done;
       const runDir = onlyRunDir(ws.path('runs'));
       dropAnswerable(journal());
-      expect(journaledProbes(runDir).every((p) => !('answerable' in p))).toBe(true);
+      expect(journaledProbes(journal()).every((p) => !('answerable' in p))).toBe(true);
       await resumeAndCheck(ws, runDir, server.requests.slice(before));
     } finally {
       ws.cleanup();

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startFakeOpenAI, responsesBody, type FakeServer } from '../../../scripts/lib/fake-openai.js';
+import { apiError, lastUserText, startFakeOpenAI, responsesBody, type FakeServer } from '../../../scripts/lib/fake-openai.js';
 import { contextText, filesUnder, onlyRunDir, runCli, suiteConfig, Workspace, type CliResult } from '../../helpers/cli.js';
 import { FAKE_SECRETS, type FakeSecret } from '../../fixtures/secrets.js';
 
@@ -107,19 +107,37 @@ probes:
 let server: FakeServer;
 let ws: Workspace;
 let result: CliResult;
+/** A run that keeps its journal: complete, with errors max_errors allows (a clean complete run removes it). */
+let errored: Workspace;
+/** While set, the server refuses this question, so the run has errored records. */
+let refused: string | undefined;
 
 beforeAll(async () => {
   // The server echoes the context it was sent, as a model quoting its notes would.
-  server = await startFakeOpenAI((req) => ({ json: responsesBody(`From the notes: ${contextText(req.body)}`) }));
+  server = await startFakeOpenAI((req) =>
+    refused !== undefined && lastUserText(req.body).includes(refused)
+      ? apiError(400, 'refused for the test')
+      : { json: responsesBody(`From the notes: ${contextText(req.body)}`) },
+  );
   ws = new Workspace({ 'memeval.config.yaml': suiteConfig({ baseURL: server.baseURL, cache: '.cache' }), 'data/planted.yaml': plantedTranscript() });
   result = await runCli(['run'], { cwd: ws.dir, env: { FAKE_API_KEY: PROVIDER_KEY } });
   expect(result.stderr).not.toMatch(/^\s{4}at\s/m);
   expect(result.code).toBe(0);
+  errored = new Workspace({ 'memeval.config.yaml': `${suiteConfig({ baseURL: server.baseURL })}max_errors: 10\n`, 'data/planted.yaml': plantedTranscript() });
+  refused = 'Which router model was it in turn 1?';
+  try {
+    const kept = await runCli(['run'], { cwd: errored.dir, env: { FAKE_API_KEY: PROVIDER_KEY } });
+    expect(kept.stderr).not.toMatch(/^\s{4}at\s/m);
+    expect(kept.code).toBe(0);
+  } finally {
+    refused = undefined;
+  }
 });
 
 afterAll(async () => {
   await server.close();
   ws.cleanup();
+  errored.cleanup();
 });
 
 /** `file: family (first characters…)` for every secret found in a file. */
@@ -144,12 +162,26 @@ it('sent the key to the server and every planted secret to the model (so the che
   expect(PLANTED.filter((f) => !sent.includes(f.secret)).map((f) => f.family)).toEqual([]);
 });
 
-it('keeps every secret out of the run directory: reports, run.json, journal', () => {
+it('keeps every secret out of the run directory: reports, run.json, contexts', () => {
   const files = filesUnder(onlyRunDir(ws.path('runs')));
-  expect(files.map((f) => f.slice(f.lastIndexOf('/') + 1))).toEqual(expect.arrayContaining(['journal.jsonl', 'run.json', 'probes.csv', 'report.html']));
+  // A complete run without errors has removed its journal; run.json holds every record.
+  const names = files.map((f) => f.slice(f.lastIndexOf('/') + 1)).sort();
+  expect(names).toEqual(['contexts.jsonl', 'probes.csv', 'report.html', 'run.json', 'summaries.csv', 'summary.csv', 'turns.csv']);
   expect(leaks(files)).toEqual([]);
   // The redaction marker shows where the key was, so the reader knows something was removed.
-  expect(readFileSync(onlyRunDir(ws.path('runs')) + '/journal.jsonl', 'utf8')).toContain('[REDACTED]');
+  expect(readFileSync(onlyRunDir(ws.path('runs')) + '/run.json', 'utf8')).toContain('[REDACTED]');
+});
+
+it('keeps every secret out of the journal a run with errors keeps for --resume', () => {
+  const runDir = onlyRunDir(errored.path('runs'));
+  const info = (JSON.parse(readFileSync(`${runDir}/run.json`, 'utf8')) as { info: { status: string; errors: { errors: number }[] } }).info;
+  // The check means something only if the run is complete, errored and so kept its journal.
+  expect(info.status).toBe('complete');
+  expect(info.errors.reduce((n, e) => n + e.errors, 0)).toBeGreaterThan(0);
+  const files = filesUnder(runDir);
+  expect(files.map((f) => f.slice(f.lastIndexOf('/') + 1))).toContain('journal.jsonl');
+  expect(leaks(files)).toEqual([]);
+  expect(readFileSync(`${runDir}/journal.jsonl`, 'utf8')).toContain('[REDACTED]');
 });
 
 it('keeps every secret out of the cache (even when the model echoes one) and out of every other file', () => {
