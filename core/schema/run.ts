@@ -84,7 +84,7 @@ export const turnTableSchema = z.object({
 
 export type TurnTable = z.output<typeof turnTableSchema>;
 
-/** A table's rows as records (unchecked: the caller checks each against turnRecordInputSchema). */
+/** A table's rows as records (unchecked: the caller checks each against turnRecordSchema, the only shape turnTables writes as a table). */
 export function turnTableRecords(table: TurnTable): Record<string, unknown>[] {
   return table.rows.map((row) => {
     const record: Record<string, unknown> = { strategy: table.strategy, transcript: table.transcript };
@@ -118,11 +118,13 @@ export function* turnTables(turns: Iterable<TurnRecordOut>): Generator<TurnTable
   if (table) yield table;
 }
 
-/** Turn records as run.json holds them: records of either shape, or tables (turnTables). */
+/** Turn records as run.json and the journal hold them: tables (turnTables), or records of either shape (older files). */
 const turnEntrySchema = z.union([turnTableSchema, turnRecordInputSchema]);
 
-/** Every entry of a run.json `turns` section as records, tables expanded and each row checked. */
-const turnEntriesSchema = z.array(turnEntrySchema).transform((entries, ctx) => {
+export type TurnEntry = TurnTable | TurnRecordIn;
+
+/** Every turn entry (of run.json's `turns` section, or a journaled replay) as records, tables expanded and each row checked. */
+export const turnEntriesSchema = z.array(turnEntrySchema).transform((entries, ctx) => {
   const records: TurnRecordIn[] = [];
   entries.forEach((entry, index) => {
     if (!('columns' in entry)) {
@@ -130,7 +132,7 @@ const turnEntriesSchema = z.array(turnEntrySchema).transform((entries, ctx) => {
       return;
     }
     turnTableRecords(entry).forEach((row, r) => {
-      const parsed = turnRecordInputSchema.safeParse(row);
+      const parsed = turnRecordSchema.safeParse(row);
       if (parsed.success) records.push(parsed.data);
       else for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [index, 'rows', r, ...issue.path] } as never);
     });

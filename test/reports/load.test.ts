@@ -97,21 +97,39 @@ describe('loadRun', () => {
   it('reads lines that are not JSON on their own whole when the file is valid JSON', () => {
     const run = sampleRun();
     // Our layout up to a record split over two lines.
-    const text = written(run).replace(/^(\{"strategy":"full","transcript":"t1","turn":1,)/m, '$1\n');
+    const text = written(run).replace(/^(\{"strategy":"full","transcript":"t1","columns":)/m, '$1\n');
+    expect(text).toContain('"columns":\n');
     expect(records(runFile(text))).toEqual(runResultSchema.parse(JSON.parse(text)));
   });
 
   it('names the line and column of every damaged record line', () => {
     const text = written(sampleRun());
-    const turn = '{"strategy":"full","transcript":"t1","turn":2,';
+    const turn = '{"strategy":"full","transcript":"t1","columns":';
     const probe = '{"strategy":"summ","transcript":"t2","probe":"q2"';
-    const damaged = text.replace(turn, turn.replace('"turn":2,', '"turn" 2,')).replace(probe, probe.replace('"probe":', '"probe"'));
+    const damaged = text.replace(turn, turn.replace('"transcript":', '"transcript" ')).replace(probe, probe.replace('"probe":', '"probe"'));
     const message = errorOf(() => loadRun(runFile(damaged))).message.split('\n');
-    // `"turn" 2`: the colon is missing before offset 44 of the line, column 45.
+    // `"transcript" "t1"` in a turn table: a string where the colon belongs, at offset 32 of the line, column 33.
     expect(message).toEqual([
-      expect.stringMatching(new RegExp(`run\\.json:${lineOf(text, turn)}:45: invalid JSON \\(Unexpected number in JSON at position 44`)),
+      expect.stringMatching(new RegExp(`run\\.json:${lineOf(text, turn)}:33: invalid JSON \\(Unexpected string in JSON at position 32`)),
       expect.stringMatching(new RegExp(`run\\.json:${lineOf(text, probe)}:\\d+: invalid JSON`)),
     ]);
+  });
+
+  it('names the line of a turn table whose row is of the wrong shape, and the row and column', () => {
+    const text = written(sampleRun());
+    const table = '{"strategy":"trim-2","transcript":"t1","columns":';
+    const damaged = text.replace(/^(\{"strategy":"trim-2","transcript":"t1","columns":.*?"rows":\[\[1,100,100,2,1,0,0,\[\],\[\],\[\],0\],\[)2,/m, '$1"two",');
+    expect(damaged).not.toBe(text);
+    const file = runFile(damaged);
+    const index = text.split('\n').filter((l) => l.startsWith('{"strategy"') && l.includes('"columns":')).findIndex((l) => l.startsWith(table));
+    expect(errorOf(() => loadRun(file)).message).toBe(`${file}:${lineOf(text, table)}:1: "turns[${index}].rows[1].turn" must be a number`);
+  });
+
+  it('reads turn records written a record per line (older runs) as the tables a run writes now', () => {
+    const run = sampleRun();
+    const keyed = written(run).replace(/"turns":\[\n[\s\S]*?\],\n"probes"/, `"turns":[\n${run.turns.map((t) => JSON.stringify(t)).join(',\n')}],\n"probes"`);
+    expect(keyed).toContain('{"strategy":"full","transcript":"t1","turn":1,');
+    expect(records(runFile(keyed))).toEqual(records(runFile(written(run))));
   });
 
   it('names the line of each record of the wrong shape, and shows the first 20 problems', () => {
