@@ -4,11 +4,13 @@
 import { closeSync, existsSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { endsWithoutNewline, readLines } from '../../core/lines.js';
 import type { ProbeRecord, SummaryGrades, SummaryRecord, SummaryRequest, TurnRecord } from '../../core/types.js';
-import { migrateTurns } from '../../core/schema/run.js';
+import { migrateTurns, turnEntriesSchema, type TurnEntry } from '../../core/schema/run.js';
 import { answerableOf } from '../../graders/attribution.js';
 
 export type JournalEntry =
-  | { type: 'replay'; job: string; turns: TurnRecord[]; summaries: SummaryRecord[] }
+  // A replay's turns as a table (core/schema/run.ts turnTables): journals written
+  // before hold a record per turn, of either shape; both are read.
+  | { type: 'replay'; job: string; turns: TurnEntry[]; summaries: SummaryRecord[] }
   | { type: 'probe'; key: string; record: ProbeRecord }
   // A summary's grades; the summary itself is in its replay entry. Journals written
   // before carry the whole graded record.
@@ -95,9 +97,13 @@ export interface FinishedWork {
 export function finishedWork(entries: JournalEntry[], requestOf: (ref: string) => SummaryRequest | undefined = () => undefined): FinishedWork {
   const work: FinishedWork = { replays: new Map(), probes: new Map(), summaryGrades: new Map(), jobsDone: new Set() };
   for (const entry of entries) {
-    // A journal written before turn records held counts lists every fact at every turn.
-    if (entry.type === 'replay') work.replays.set(entry.job, { turns: migrateTurns(entry.turns), summaries: entry.summaries.map((s) => withRequest(s, requestOf)) });
-    else if (entry.type === 'probe') work.probes.set(entry.key, withAnswerable(entry.record));
+    if (entry.type === 'replay') {
+      const turns = turnEntriesSchema.safeParse(entry.turns);
+      // A replay whose turns do not read back is unfinished work: the job is replayed again.
+      if (!turns.success) continue;
+      // A journal written before turn records held counts lists every fact at every turn.
+      work.replays.set(entry.job, { turns: migrateTurns(turns.data), summaries: entry.summaries.map((s) => withRequest(s, requestOf)) });
+    } else if (entry.type === 'probe') work.probes.set(entry.key, withAnswerable(entry.record));
     else if (entry.type === 'summary-grade') {
       const grades = 'grades' in entry ? entry.grades : entry.record.grades;
       if (grades) work.summaryGrades.set(entry.key, grades);

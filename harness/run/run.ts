@@ -29,6 +29,7 @@ import { judgeRun } from './verdict.js';
 import { isProbeError, probeErrorStage, stageErrors, summaryErrorStage, summaryErrored, summaryJudgeErrored as gradeErrored } from '../../reports/aggregate.js';
 import { ERROR_STAGES, type ErrorStage, type MadeSummary, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type Transcript, type TurnRecord } from '../../core/types.js';
 import { DEFAULT_LIMITS } from '../schema/limits.js';
+import { turnTables } from '../../core/schema/run.js';
 
 export interface RunOptions {
   config: SuiteConfig;
@@ -291,7 +292,7 @@ async function runJob(job: Job, ctx: RunContext): Promise<JobResult> {
   // whole before they are cut into lines: a secret can span lines (a PEM block).
   const refs = replay.summaries.map((s) => ctx.contexts.keep(requestMessages(redactDeep(s.request))));
   if (!previous || fresh) {
-    ctx.journal.append({ type: 'replay', job: job.key, turns: replay.turns, summaries: replay.summaries.map((s, i) => redactDeep(byReference(s, refs[i]))) });
+    ctx.journal.append({ type: 'replay', job: job.key, turns: [...turnTables(replay.turns)], summaries: replay.summaries.map((s, i) => redactDeep(byReference(s, refs[i]))) });
     ctx.errors.summarizer += replay.summaries.filter(summaryErrored).length;
   }
   const summaries = (await gradeSummaries(job, replay.summaries, ctx, fresh)).map((s, i) => byReference(s, refs[i]));

@@ -85,6 +85,10 @@ describe('a complete run with errors max_errors allows', () => {
       // One refused question per strategy: the run has errors, within max_errors.
       expect(erroredRows()).toBe(3);
       expect(existsSync(join(runDir, 'journal.jsonl'))).toBe(true);
+      // Each replay's turns are journaled as one table: strategy and transcript once, a row per turn.
+      const replays = readFileSync(join(runDir, 'journal.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"type":"replay"'));
+      expect(replays.length).toBe(6);
+      for (const line of replays) expect(Object.keys((JSON.parse(line) as { turns: object[] }).turns[0])).toEqual(['strategy', 'transcript', 'columns', 'rows']);
 
       refused = undefined;
       const before = server.requests.length;

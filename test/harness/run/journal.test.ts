@@ -3,8 +3,9 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { Journal, finishedWork, readJournal } from '../../../harness/run/journal.js';
-import type { SummaryGrades, SummaryRecord } from '../../../core/types.js';
+import { Journal, finishedWork, readJournal, type JournalEntry } from '../../../harness/run/journal.js';
+import type { SummaryGrades, SummaryRecord, TurnRecord } from '../../../core/types.js';
+import { TURN_COLUMNS, turnTables, type TurnTable } from '../../../core/schema/run.js';
 import { requestFromMessages, requestMessages } from '../../../core/contexts.js';
 import { JournaledSummaries } from '../../../harness/run/journaled-summaries.js';
 
@@ -107,4 +108,29 @@ it('gives journaled summaries their requests back from the store, and serves non
   expect((await served.summarize([])).summary).toBe('A-17');
   expect((await served.summarize([])).summary).toBe('new');
   expect(asked).toBe(1);
+});
+
+it('reads a replay’s turns as a table, as records of the current shape and (older journals) as listed facts, all alike', () => {
+  const turn = (n: number, lost: string[]): TurnRecord => ({
+    strategy: 's', transcript: 't', turn: n, fullTokens: 100 * n, contextTokens: 100, items: 2 * n,
+    factsPresentCount: 2 - lost.length, factsMissingCount: lost.length, criticalMissingCount: 0, factsLost: lost, factsRegained: [], criticalLost: [], summaries: 0,
+  });
+  const turns = [turn(1, []), turn(2, ['f2'])];
+  const listed = [
+    { strategy: 's', transcript: 't', turn: 1, fullTokens: 100, contextTokens: 100, items: 2, factsPresent: ['f1', 'f2'], factsMissing: [], criticalDropped: [], summaries: 0 },
+    { strategy: 's', transcript: 't', turn: 2, fullTokens: 200, contextTokens: 100, items: 4, factsPresent: ['f1'], factsMissing: ['f2'], criticalDropped: [], summaries: 0 },
+  ];
+  const tables = [...turnTables(turns)];
+  // One table for the job: strategy and transcript once, a row of values per turn.
+  expect(tables).toEqual([{ strategy: 's', transcript: 't', columns: [...TURN_COLUMNS], rows: turns.map((t) => TURN_COLUMNS.map((c) => t[c])) }]);
+  const replay = (job: string, entries: unknown[]) => ({ type: 'replay', job, turns: entries, summaries: [] }) as unknown as JournalEntry;
+  const work = finishedWork([replay('table', tables), replay('records', turns), replay('listed', listed)]);
+  for (const job of ['table', 'records', 'listed']) expect(work.replays.get(job)?.turns, job).toEqual(turns);
+});
+
+it('replays a job again when its journaled turn table does not read back', () => {
+  const [table] = [...turnTables([{ strategy: 's', transcript: 't', turn: 1, fullTokens: 1, contextTokens: 1, items: 1, factsPresentCount: 0, factsMissingCount: 0, criticalMissingCount: 0, factsLost: [], factsRegained: [], criticalLost: [], summaries: 0 }])];
+  const damaged = { ...(table as TurnTable), rows: [['one', ...(table as TurnTable).rows[0].slice(1)]] };
+  const work = finishedWork([{ type: 'replay', job: 'j', turns: [damaged], summaries: [] } as unknown as JournalEntry]);
+  expect(work.replays.has('j')).toBe(false);
 });
