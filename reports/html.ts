@@ -403,10 +403,21 @@ function summaryConcern(s: SummaryRecord): number {
   return Math.min(Number.isNaN(score) ? 1 : score, Number.isNaN(coverage) ? 1 : coverage);
 }
 
+/**
+ * The rule a rule-based summary judge graded by, said once: its records carry
+ * no reasons (they would be the rule's words in every record). Empty for an LLM
+ * judge, whose reasons each summary block shows.
+ */
+function summaryRuleNote(run: RunResult): string {
+  const judge = run.info.protocol?.summaryJudge;
+  return judge?.rule ? `<p class="muted">${esc(`The summary judge is a fixed rule (${judge.name}), not a model: ${judge.rule}.`)}</p>` : '';
+}
+
 function summariesSection(run: RunResult): string {
   const all = run.summaries;
   if (all.length === 0) return `<h2 id="summaries">Summaries (0)</h2><p class="muted">No strategy made a summary.</p>`;
-  if (all.length <= MAX_SUMMARY_BLOCKS) return `<h2 id="summaries">Summaries (${all.length})</h2>${all.map(summaryBlock).join('\n')}`;
+  const heading = `<h2 id="summaries">Summaries (${all.length})</h2>${summaryRuleNote(run)}`;
+  if (all.length <= MAX_SUMMARY_BLOCKS) return `${heading}${all.map(summaryBlock).join('\n')}`;
   // The most concerning first; ties keep the run's order.
   const shown = all
     .map((s, i) => ({ s, i }))
@@ -414,7 +425,7 @@ function summariesSection(run: RunResult): string {
     .slice(0, MAX_SUMMARY_BLOCKS)
     .map(({ s }) => s);
   const note = `Showing the ${MAX_SUMMARY_BLOCKS} of ${all.length} summaries most worth a look: failed ones, judge errors, then the lowest judge score or fact coverage first. summaries.csv has every summary, its grades and its text.`;
-  return `<h2 id="summaries">Summaries (${all.length})</h2><p class="warn">${esc(note)}</p>${shown.map(summaryBlock).join('\n')}`;
+  return `${heading}<p class="warn">${esc(note)}</p>${shown.map(summaryBlock).join('\n')}`;
 }
 
 export function renderReport(run: RunResult): string {

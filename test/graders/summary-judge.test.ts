@@ -239,7 +239,8 @@ describe('OfflineSummaryJudge (a rule over the checks)', () => {
     expect(j.score).toBe(0.75);
     expect(j.invented).toEqual(['RX-99999']);
     expect(j.model).toBe('offline');
-    expect(j.reasons.format).toMatch(/^rule: headings missing: Steps Tried & Results/);
+    // No reasons: the rule is the run's protocol, the values are the checks' (stored beside the judgement).
+    expect(j.reasons).toEqual({});
     expect(createSummaryJudge('offline', { wordLimit: 200 })).toBeInstanceOf(OfflineSummaryJudge);
   });
 });

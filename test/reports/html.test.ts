@@ -9,6 +9,7 @@ import { esc } from '../../reports/format.js';
 import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
 import { DRILLDOWN_SCRIPT, DRILLDOWN_SCRIPT_CSP } from '../../reports/drilldown.js';
 import { useChromium } from '../helpers/browser.js';
+import { protocolManifest } from '../../harness/run/run-info.js';
 
 const SCRIPT = '<script>window.__pwned=1</script>';
 const IMG = '<img src=x onerror="window.__pwned=1">';
@@ -278,6 +279,21 @@ describe('report.html charts', () => {
     expect(chart.match(/class="summary-event"/g)).toHaveLength(points.filter((p) => p.summarized).length);
     // A short line keeps every marker.
     expect(lineChart('short', [{ label: 'a', style: styleFor(0), points: points.slice(0, 20) }], [0, 500]).match(/class="pt"/g)).toHaveLength(20);
+  });
+
+  it('says once which rule an offline summary judge graded by, and shows an LLM judge’s reasons per summary', () => {
+    const offline = sampleRun();
+    offline.info.protocol = protocolManifest([], { model: 'offline', judge: 'offline', agent: 'direct', judgeSamples: 1 });
+    for (const s of offline.summaries) if (s.grades?.judge) s.grades.judge.reasons = {};
+    const section = (html: string) => html.slice(html.indexOf('<h2 id="summaries">'), html.indexOf('<h2', html.indexOf('<h2 id="summaries">') + 1));
+    const ruled = section(renderReport(offline));
+    expect(ruled.match(/The summary judge is a fixed rule \(offline-summary-rule\), not a model: coverage = share of due facts/g)).toHaveLength(1);
+    expect(ruled).not.toContain('reason: ');
+    const llm = sampleRun();
+    llm.info.protocol = protocolManifest([], { model: 'offline', judge: 'openai:judge', agent: 'direct', judgeSamples: 1 });
+    const judged = section(renderReport(llm));
+    expect(judged).not.toContain('fixed rule');
+    expect(judged).toContain('<td>reason: faithfulness</td><td>invents B-7</td>');
   });
 
   it('shows at most MAX_SUMMARY_BLOCKS summaries, the worst graded first, and says where the rest are', () => {
