@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../core/types.js';
 import { median } from '../../core/stats.js';
+import { loadRun } from '../../reports/load.js';
 
 /** The repository root (scripts/lib/ is two levels down). */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -102,7 +103,8 @@ export function cpuOf(m: Measured, what: string): ProcessUsage {
 export function readRunJson(outDir: string): RunResult {
   const runs = readdirSync(outDir, { withFileTypes: true }).filter((d) => d.isDirectory());
   if (runs.length !== 1) throw new Error(`${outDir}: expected one run directory, found ${runs.length}`);
-  return JSON.parse(readFileSync(join(outDir, runs[0].name, 'run.json'), 'utf8')) as RunResult;
+  // Read as the reports read it: turn records are tables in run.json, not the records RunResult holds.
+  return loadRun(join(outDir, runs[0].name, 'run.json'));
 }
 
 /** Milliseconds between run.json's `info.startedAt` and `info.finishedAt`: the run's own phase, without start-up and reports. */
