@@ -37,6 +37,19 @@ export function cacheKey(modelId: string, params: Record<string, unknown>, reque
   return sha256(canonicalJson({ model: modelId, params, request }));
 }
 
+/**
+ * The key of a call while it is in flight, when nothing is stored. It lives only as long as
+ * the call, so unlike `cacheKey` it need not be canonical across runs, only equal for equal
+ * requests: the request's fields are listed in a fixed order whatever order the caller gave
+ * them in, and items are always built with one key order (core/items.ts, which the
+ * strategies follow), so plain JSON text matches without sorting every item's keys per call.
+ */
+export function flightKey(modelId: string, params: Record<string, unknown>, request: ModelRequest): string {
+  const { purpose, system, maxOutputTokens, temperature, responseFormat, input, ...rest } = request;
+  // `rest` keeps any field a caller adds beyond ModelRequest: requests that differ there stay apart.
+  return JSON.stringify([modelId, params, purpose, system ?? null, maxOutputTokens ?? null, temperature ?? null, responseFormat ?? null, input, rest]);
+}
+
 /** Counters a run reports (one object can be shared by every model of a run). */
 export class ModelStats {
   /** Calls that reached the provider. */
@@ -215,9 +228,9 @@ export class CachedModel implements Model {
 
   private completeSample(request: ModelRequest, sample: number): Promise<ModelResult> {
     const params = sample === 0 ? this.params : { ...this.params, sample };
-    // Without a store the key only finds identical calls in flight: the canonical JSON itself
-    // does that, and hashing every request body would cost more than the lookup.
-    const key = this.store ? cacheKey(this.id, params, request) : canonicalJson({ model: this.id, params, request });
+    // Without a store the key only finds identical calls in flight (`flightKey`); hashing
+    // and sorting every request body would cost more than the lookup.
+    const key = this.store ? cacheKey(this.id, params, request) : flightKey(this.id, params, request);
     const inFlight = this.pending.get(key);
     if (inFlight) {
       this.stats.dedupHits++;

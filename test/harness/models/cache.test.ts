@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CachedModel, CacheStore, cacheKey, canonicalJson, ModelStats } from '../../../harness/models/cache.js';
-import { userMessage } from '../../../core/items.js';
-import type { ModelRequest } from '../../../core/model.js';
+import { CachedModel, CacheStore, cacheKey, canonicalJson, flightKey, ModelStats } from '../../../harness/models/cache.js';
+import { assistantMessage, userMessage } from '../../../core/items.js';
+import type { ModelRequest, ModelResult } from '../../../core/model.js';
 import { createModel, modelForRepeat, parseModelSpec, runnerTargetOf, type CreateModelOptions } from '../../../harness/models/create.js';
 import { OfflineModel } from '../../../harness/models/offline.js';
 import { OpenAIModel } from '../../../harness/models/openai.js';
@@ -213,5 +213,42 @@ describe('model cache and createModel', () => {
     const b: ModelRequest = { input: [userMessage('x')], purpose: 'answer' };
     expect(cacheKey('m', {}, a)).toBe(cacheKey('m', {}, b));
     expect(cacheKey('m', {}, a)).not.toBe(cacheKey('m2', {}, a));
+  });
+
+  it('keeps the stored key of a request the same from run to run', () => {
+    // Entries written by earlier runs are found only while this hash stays put.
+    const request: ModelRequest = { system: 'Answer briefly.', input: [userMessage('where is it stored?')], purpose: 'answer' };
+    expect(cacheKey('openai:gpt-4.1-mini', { temperature: 0 }, request)).toBe('9b6fee5334e8f65de6bbfc14fd4a43858f7b227134991b35c55ac4dd9cc1de51');
+  });
+
+  it('in-flight keys match equal requests whatever order their fields were given in', () => {
+    const a: ModelRequest = { purpose: 'answer', input: [userMessage('x'), assistantMessage('y')], temperature: undefined, system: 's' };
+    const b: ModelRequest = { system: 's', input: [userMessage('x'), assistantMessage('y')], purpose: 'answer' };
+    expect(flightKey('m', {}, a)).toBe(flightKey('m', {}, b));
+    // Items are built with one key order, so a copy of a request (as a loaded transcript gives) matches too.
+    expect(flightKey('m', {}, JSON.parse(JSON.stringify(b)) as ModelRequest)).toBe(flightKey('m', {}, b));
+    expect(flightKey('m', {}, a)).not.toBe(flightKey('m', { sample: 1 }, a));
+    expect(flightKey('m', {}, a)).not.toBe(flightKey('m', {}, { ...a, temperature: 0 }));
+    expect(flightKey('m', {}, a)).not.toBe(flightKey('m', {}, { ...a, system: undefined }));
+    expect(flightKey('m', {}, a)).not.toBe(flightKey('m', {}, { ...a, input: [userMessage('x')] }));
+    // A field beyond ModelRequest still tells requests apart.
+    expect(flightKey('m', {}, a)).not.toBe(flightKey('m', {}, { ...a, extra: 1 } as ModelRequest));
+  });
+
+  it('joins equal requests in flight with the cache off, whatever order their fields were given in', async () => {
+    let calls = 0;
+    const inner = { id: 'slow', params: {}, complete: async (): Promise<ModelResult> => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return { output: 'ok', usage: { inputTokens: 1, outputTokens: 1 }, cached: false, latencyMs: 20 };
+    } };
+    const model = new CachedModel(inner, { dir: false });
+    const results = await Promise.all([
+      model.complete({ purpose: 'answer', system: 's', input: [userMessage('x')] }),
+      model.complete({ input: [userMessage('x')], system: 's', purpose: 'answer' }),
+      model.complete({ input: [userMessage('x')], system: 's', purpose: 'judge' }),
+    ]);
+    expect(calls).toBe(2);
+    expect(results.map((r) => r.cached)).toEqual([false, true, false]);
   });
 });
