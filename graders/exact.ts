@@ -5,6 +5,7 @@
 // Every check reads the answer without the harness's own scaffolding (`withoutScaffolding`):
 // a session header or timestamp the reader copied from the context is not an answer.
 import { withoutScaffolding } from '../core/items.js';
+import { BoundedMemo } from '../core/memo.js';
 import { containsNormalized, normalizeAnswer, normalizeText, occurrencesNormalized, officialF1 } from '../core/text.js';
 
 // LoCoMo's token F1 lives in core (reports render the official scores too); graders use it from there.
@@ -33,14 +34,52 @@ export function mustIncludePass(answer: string, mustInclude: string[][], referen
   if (said.length === 0) return false;
   const clauses = answerClauses(said);
   const whole = normalizeAnswer(said);
-  const referenceClauses = reference === undefined ? [] : answerClauses(reference);
+  const reading = referenceReading(reference ?? '');
   return mustInclude.every((alternatives) =>
     alternatives.some((raw) => {
-      const phrase = normalizeAnswer(raw);
-      const negated = negatedForms(referenceClauses, phrase);
+      const { phrase, negated } = reading.phrase(raw);
       return negated.length > 0 ? assertsAny(clauses, negated, phrase) : asserts(clauses, whole, phrase);
     }),
   );
+}
+
+/** A must_include alternative as the checks read it: normalised, with the reference's negations of it. */
+interface PhraseReading {
+  phrase: string;
+  negated: string[];
+}
+
+/**
+ * What a reference says, split and normalised once: a probe's reference and must_include are
+ * checked against every answer to it (each strategy, each repeat, the judge), and only the
+ * answer changes. Pure functions of the strings, so remembering them cannot change a verdict.
+ */
+class ReferenceReading {
+  private readonly clauses: Clause[];
+  private readonly phrases = new Map<string, PhraseReading>();
+
+  constructor(reference: string) {
+    this.clauses = answerClauses(reference);
+  }
+
+  phrase(raw: string): PhraseReading {
+    let reading = this.phrases.get(raw);
+    if (reading === undefined) {
+      const phrase = normalizeAnswer(raw);
+      reading = { phrase, negated: negatedForms(this.clauses, phrase) };
+      this.phrases.set(raw, reading);
+    }
+    return reading;
+  }
+}
+
+/** References remembered; a suite's probes rarely exceed it, and a miss only costs the reading again. */
+const REMEMBERED_REFERENCES = 4_000;
+const readings = new BoundedMemo<string, ReferenceReading>(REMEMBERED_REFERENCES);
+
+/** An absent reference reads like an empty one: it has no clauses, so nothing in it is negated. */
+function referenceReading(reference: string): ReferenceReading {
+  return readings.through(reference, () => new ReferenceReading(reference));
 }
 
 /**

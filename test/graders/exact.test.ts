@@ -66,6 +66,17 @@ describe('mustIncludePass against a reference that negates', () => {
     expect(mustIncludePass("I don't know; no tree nuts.", [['nuts']], reference)).toBe(false);
     expect(mustIncludePass('Maybe the cake is fine; no tree nuts in it.', [['nuts']], reference)).toBe(true);
   });
+  it('reads each reference on its own when the same phrase is checked against several, again and again', () => {
+    // The reference's reading is remembered; a verdict must still follow the reference it is given.
+    for (let round = 0; round < 3; round++) {
+      expect(mustIncludePass('No tree nuts here.', [['nuts']], reference)).toBe(true);
+      expect(mustIncludePass('No tree nuts here.', [['nuts']], 'Ellie eats tree nuts.')).toBe(false);
+      expect(mustIncludePass('Tree nuts here.', [['nuts']], 'Ellie eats tree nuts.')).toBe(true);
+      expect(mustIncludePass('Tree nuts here.', [['nuts']], reference)).toBe(false);
+      expect(mustIncludePass('Tree nuts here.', [['Nuts']], reference)).toBe(false);
+      expect(mustIncludePass('Tree nuts here.', [['nuts']], '')).toBe(true);
+    }
+  });
   it('never counts a value stated in the clause that says it does not know', () => {
     expect(mustIncludePass('I have no idea whether the code RMA-66120 is right.', [['RMA-66120']])).toBe(false);
   });
