@@ -15,6 +15,12 @@ describe('contexts.jsonl lines', () => {
     expect(contextRef([...a].reverse().map(messageDigest))).not.toBe(contextRef(a.map(messageDigest)));
   });
 
+  it('keeps refs the same from run to run, the empty context included', () => {
+    // contexts.jsonl files of earlier runs are read back (resume, reports) by these refs.
+    expect(contextRef([])).toBe('e3b0c44298fc1c149afb');
+    expect(contextRef(['x'])).toBe('73cb3858a687a8494ca3');
+    expect(contextRef(['AAAAAAAAAAAAAAAAAAAAAA', 'bbbbbbbbbbbbbbbbbbbbbb'])).toBe('83fd4843f68d68e1fc75');
+  });
   it('reads message and context lines, and nothing else', () => {
     expect(parseContextLine('{"m":3,"role":"user","text":"x"}')).toEqual({ m: 3, role: 'user', text: 'x' });
     expect(parseContextLine('{"c":"ab","r":[[0,2],[5,5]]}')).toEqual({ c: 'ab', r: [[0, 2], [5, 5]] });
