@@ -150,6 +150,9 @@ export function createModel(spec: string, opts: CreateModelOptions): Model {
   const parsed = parseModelSpec(spec);
   if (parsed.provider === 'offline') return new OfflineModel();
   const provider = openAIModel(parsed, opts);
+  // With the cache off every call goes out, so the client is needed for sure; with it on,
+  // a run answered from the cache never loads it.
+  if (opts.cacheDir === false) provider.preload();
   return new CachedModel(new LimitedModel(provider, opts.limit), { dir: opts.cacheDir, stats: opts.stats ?? defaultStats });
 }
 

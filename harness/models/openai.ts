@@ -307,6 +307,15 @@ export class OpenAIModel implements Model {
   }
 
   /**
+   * Starts loading the client now, for a model whose calls are sure to reach the provider
+   * (no cache to answer them): the load then overlaps reading and replaying the suite instead
+   * of delaying the first calls. A failure is left for the first call to report.
+   */
+  preload(): void {
+    this.clientsFor().catch(() => undefined);
+  }
+
+  /**
    * The clients, built on the first call: the \`openai\` package is hundreds of
    * modules that an offline run, or a run answered from the cache, never needs.
    */
