@@ -10,7 +10,7 @@ import type { Reporter } from './types.js';
 import { officialSummaryColumns } from './official.js';
 import { longMemEvalSummaryColumns } from './longmemeval.js';
 
-type Cell = string | number | boolean | undefined;
+export type Cell = string | number | boolean | undefined;
 type Row = Record<string, Cell>;
 
 function list(values: string[] | undefined): string {
@@ -22,7 +22,7 @@ function list(values: string[] | undefined): string {
 // `escape_formulas` gives such text cells a leading `'` (the OWASP advice) and
 // leaves numbers alone. Booleans are written `true`/`false`, not the library's `1`/empty.
 // NaN (a score that was not measured, as run.json's null reads back) is an empty cell, not the text "NaN".
-const CSV_OPTIONS: Options = {
+export const CSV_OPTIONS: Options = {
   escape_formulas: true,
   cast: { boolean: (v) => String(v), number: (v) => (Number.isNaN(v) ? '' : String(v)) },
 };
@@ -34,20 +34,49 @@ const CSV_OPTIONS: Options = {
  */
 function* csvChunks<T>(records: Iterable<T>, toRow: (record: T) => Row, columns: string[]): Generator<string> {
   yield stringify([columns], CSV_OPTIONS);
-  let batch: Cell[][] = [];
+  let batch: string[] = [];
   for (const record of records) {
     const row = toRow(record);
-    batch.push(columns.map((c) => row[c]));
+    batch.push(csvLine(columns.map((c) => row[c])));
     if (batch.length === CSV_BATCH) {
-      yield stringify(batch, CSV_OPTIONS);
+      yield batch.join('');
       batch = [];
     }
   }
-  if (batch.length) yield stringify(batch, CSV_OPTIONS);
+  if (batch.length) yield batch.join('');
 }
 
-/** Rows stringified together: one call per row would cost more than the rows. */
+/** Rows joined into one chunk: one write per row would cost more than the rows. */
 const CSV_BATCH = 500;
+
+/**
+ * One row as csv-stringify writes it with CSV_OPTIONS. Most cells need nothing done to
+ * them (counts, ids, plain words), and csv-stringify spends far more per cell than the
+ * cell itself costs, so a row of such cells is joined here; a row holding any other cell
+ * (quotes, commas, line breaks, a formula's first character) goes to csv-stringify whole.
+ */
+export function csvLine(cells: readonly Cell[]): string {
+  const plain: string[] = [];
+  for (const cell of cells) {
+    const text = plainCell(cell);
+    if (text === undefined) return stringify([cells], CSV_OPTIONS);
+    plain.push(text);
+  }
+  return `${plain.join(',')}\n`;
+}
+
+/** A cell csv-stringify would write as is (`CSV_OPTIONS`), as written; undefined for any other. */
+function plainCell(cell: Cell): string | undefined {
+  if (cell === undefined || cell === '') return '';
+  // Numbers are never quoted, and a leading "-" on a number is not a formula.
+  if (typeof cell === 'number') return Number.isNaN(cell) ? '' : String(cell);
+  if (typeof cell === 'boolean') return String(cell);
+  if (typeof cell === 'string' && !NEEDS_QUOTING_OR_ESCAPING.test(cell)) return cell;
+  return undefined;
+}
+
+/** What makes csv-stringify quote a text cell, or mark it as not a formula (`escape_formulas`). */
+const NEEDS_QUOTING_OR_ESCAPING = /[",\n\r]|^[-=+@\t\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 function toCsv(rows: Row[], columns: string[]): string {
   return [...csvChunks(rows, (r) => r, columns)].join('');

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { renderReport } from '../../reports/html.js';
 import { writeReports } from '../../reports/index.js';
 import { loadRun } from '../../reports/load.js';
-import { probesCsv, summariesCsv, summaryCsv } from '../../reports/csv.js';
+import { stringify } from 'csv-stringify/sync';
+import { CSV_OPTIONS, csvLine, probesCsv, summariesCsv, summaryCsv, type Cell } from '../../reports/csv.js';
 import { parseCsv } from '../helpers/cli.js';
 import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
 
@@ -250,5 +251,29 @@ describe('summary.csv counts what could not be measured', () => {
     for (const col of ['attempted', 'passed', 'errors', 'answer_errors', 'answer_judge_errors', 'summaries_attempted', 'summarizer_errors', 'summary_judge_errors', 'summaries_judged', 'accuracy', 'accuracy_graded', 'answerable', 'answerable_known', 'answerable_rate', 'reader_gap', 'reader_gap_rate', 'reader_gap_abstention']) {
       expect(head).toContain(col);
     }
+  });
+});
+
+describe('CSV rows', () => {
+  // Cells csv-stringify writes as they are, and cells it quotes, escapes or marks as not a formula.
+  const POOL: Cell[] = [
+    '', 'a', 'plain words', 'x-y', "'quoted", ' lead', 'trail ', 'a;b', 'émoji 😀', 'a,b', 'a"b', '"', 'a\nb', 'a\rb', 'a\r\nb',
+    '-x', '=1+1', '+1', '@sum', '\tx', '\rx', '\uFF1Dx', '\uFF0Bx', '\uFF0Dx', '\uFF20x', 'x=1', '-', '=',
+    0, 1, -1, 1.5, -0.25, -0, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 1e21, -1e-7, true, false, undefined,
+  ];
+
+  it('are written exactly as csv-stringify writes them, cell by cell and in any mix', () => {
+    for (const cell of POOL) expect(csvLine([cell]), JSON.stringify(cell)).toBe(stringify([[cell]], CSV_OPTIONS));
+    let seed = 7;
+    const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    for (let i = 0; i < 3000; i++) {
+      const row = Array.from({ length: 1 + next(6) }, () => POOL[next(POOL.length)]);
+      expect(csvLine(row), JSON.stringify(row)).toBe(stringify([row], CSV_OPTIONS));
+    }
+  });
+
+  it('leave a cell of another type (null read back from JSON) to csv-stringify', () => {
+    const row = ['a', null as unknown as Cell, 2];
+    expect(csvLine(row)).toBe(stringify([row], CSV_OPTIONS));
   });
 });
