@@ -86,25 +86,65 @@ export function parseContextLine(text: string): ContextLine | undefined {
  * lines, or from a file read on first use (a gate or a CSV never needs it).
  */
 export class ContextLookup {
-  private readonly messages: ContextMessage[] = [];
+  private messages: ContextMessage[] = [];
   private readonly contexts = new Map<string, Ranges>();
+  /** The refs a first use will ask for, when its caller said (see `expect`); undefined: all. */
+  private wanted: Set<string> | undefined;
+  /** Lines read on first use; kept after a partial read, to read the rest should another ref be asked for. */
+  private source: (() => Iterable<ContextLine>) | undefined;
 
-  constructor(private pending?: () => Iterable<ContextLine>) {}
+  constructor(private pending?: () => Iterable<ContextLine>) {
+    this.source = pending;
+  }
 
   add(line: ContextLine): void {
     if ('m' in line) this.messages[line.m] = { role: line.role, text: line.text };
     else this.contexts.set(line.c, line.r);
   }
 
+  /**
+   * Says which refs the first use will ask for, so it keeps only their
+   * messages: a report shows the contexts of a few failed probes, while a
+   * large run's file holds every message. A ref asked for later still
+   * resolves, by reading the whole file then.
+   */
+  expect(refs: Iterable<string>): void {
+    if (this.pending) this.wanted = new Set([...(this.wanted ?? []), ...refs]);
+  }
+
   private load(): void {
     const pending = this.pending;
     this.pending = undefined;
-    if (pending) for (const line of pending()) this.add(line);
+    if (!pending) return;
+    if (!this.wanted) {
+      for (const line of pending()) this.add(line);
+      this.source = undefined;
+      return;
+    }
+    // Two passes: a context's line comes after its messages' lines.
+    const wanted = this.wanted;
+    for (const line of pending()) if (!('m' in line) && wanted.has(line.c)) this.add(line);
+    const ranges = [...this.contexts.values()].flat();
+    const needed = new Uint8Array(ranges.reduce((top, [, to]) => Math.max(top, to + 1), 0));
+    for (const [from, to] of ranges) needed.fill(1, from, to + 1);
+    for (const line of pending()) if ('m' in line && needed[line.m] === 1) this.add(line);
+  }
+
+  /** After a partial read, reads everything: a ref outside it was asked for. */
+  private loadAll(): void {
+    this.load();
+    if (!this.wanted || !this.source) return;
+    this.wanted = undefined;
+    this.messages = [];
+    this.contexts.clear();
+    this.pending = this.source;
+    this.load();
   }
 
   /** The messages of a context, or undefined when the ref is unknown or names a message the file lacks. */
   get(ref: string): ContextMessage[] | undefined {
     this.load();
+    if (this.wanted && !this.wanted.has(ref)) this.loadAll();
     const ranges = this.contexts.get(ref);
     if (!ranges) return undefined;
     const out: ContextMessage[] = [];
@@ -119,7 +159,7 @@ export class ContextLookup {
   }
 
   get size(): number {
-    this.load();
+    this.loadAll();
     return this.contexts.size;
   }
 }

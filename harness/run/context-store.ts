@@ -7,10 +7,15 @@ import { closeSync, existsSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONTEXTS_FILE, contextLine, contextRef, messageDigest, messageLine, parseContextLine, toRanges, type ContextMessage } from '../../core/contexts.js';
 import { endsWithoutNewline, readLines } from '../../core/lines.js';
+import { BoundedMemo } from '../../core/memo.js';
 import { redact } from '../../core/secrets.js';
 
-/** Texts whose digest is remembered, per role, before that memo starts afresh. */
-const MAX_REMEMBERED_DIGESTS = 20_000;
+/**
+ * Texts whose digest is remembered, per role and memo generation. The texts that
+ * recur are those of the transcript being answered; a run-long memo kept a large
+ * suite's texts alive.
+ */
+const MAX_REMEMBERED_DIGESTS = 4_000;
 
 export class ContextStore {
   private fd: number | undefined;
@@ -18,7 +23,7 @@ export class ContextStore {
   private readonly numbers = new Map<string, number>();
   private readonly refs = new Set<string>();
   /** Role → text → digest, for the texts met lately. */
-  private readonly digests = new Map<string, Map<string, string>>();
+  private readonly digests = new Map<string, BoundedMemo<string, string>>();
   private next = 0;
 
   constructor(readonly path: string) {}
@@ -80,24 +85,22 @@ export class ContextStore {
    */
   private digestOf(message: ContextMessage): string {
     let byText = this.digests.get(message.role);
-    if (!byText) this.digests.set(message.role, (byText = new Map()));
-    let digest = byText.get(message.text);
-    if (digest === undefined) {
-      digest = messageDigest(message);
-      if (byText.size >= MAX_REMEMBERED_DIGESTS) byText.clear();
-      byText.set(message.text, digest);
-    }
-    return digest;
+    if (!byText) this.digests.set(message.role, (byText = new BoundedMemo(MAX_REMEMBERED_DIGESTS)));
+    return byText.through(message.text, () => messageDigest(message));
   }
 
   sync(): void {
     if (this.fd !== undefined) fsyncSync(this.fd);
   }
 
+  /** Forgets what it remembered, too: the reports that follow need the memory, not these. */
   close(): void {
     if (this.fd === undefined) return;
     fsyncSync(this.fd);
     closeSync(this.fd);
     this.fd = undefined;
+    this.numbers.clear();
+    this.refs.clear();
+    this.digests.clear();
   }
 }

@@ -57,3 +57,38 @@ describe('ContextLookup', () => {
     expect(contextOf({}, lookup)).toBeUndefined();
   });
 });
+
+describe('ContextLookup told which refs to expect', () => {
+  const lines = [
+    { m: 0, role: 'system', text: 'be brief' },
+    { m: 1, role: 'user', text: 'a' },
+    { m: 2, role: 'assistant', text: 'b' },
+    { m: 3, role: 'user', text: 'c' },
+    { c: 'early', r: [[0, 1]] as [number, number][] },
+    { c: 'late', r: [[0, 0], [3, 3]] as [number, number][] },
+  ];
+
+  it('keeps only the messages of the expected contexts', () => {
+    const kept: number[] = [];
+    const lookup = new ContextLookup(() => lines);
+    lookup.expect(['late']);
+    expect(lookup.get('late')?.map((m) => m.text)).toEqual(['be brief', 'c']);
+    // The partial read holds messages 0 and 3 only.
+    for (const m of [0, 1, 2, 3]) if ((lookup as unknown as { messages: unknown[] }).messages[m]) kept.push(m);
+    expect(kept).toEqual([0, 3]);
+  });
+
+  it('still resolves a ref it was not told of, by reading everything', () => {
+    let reads = 0;
+    const lookup = new ContextLookup(() => {
+      reads++;
+      return lines;
+    });
+    lookup.expect(['late']);
+    expect(lookup.get('late')).toHaveLength(2);
+    expect(lookup.get('early')?.map((m) => m.text)).toEqual(['be brief', 'a']);
+    expect(lookup.get('late')).toHaveLength(2);
+    expect(lookup.size).toBe(2);
+    expect(reads).toBe(3);
+  });
+});
