@@ -6,7 +6,7 @@
 //   online       a 400-request run of the built CLI against a local server with
 //                fixed latency, vs a bare `openai` + `p-limit` client sending the
 //                same bodies (both separate processes, alternated in pairs)
-//   startup      `memeval --help` / `--version` vs `node -e 0`
+//   startup      `memeval --help` / `--version` vs `node -e 0`, and an offline run's first line
 //   rss          peak RSS of whole offline CLI runs at 100, 1,000 and 3,000 transcripts
 //   longmemeval  a LongMemEval-sized conversation (~100k tokens) and 10× that,
 //                through the compacting strategies: µs per turn, 10× over 1×
@@ -279,6 +279,7 @@ function startupTable(s: StartupFigures): string[] {
     `  node -e 0           ${f(s.bareNodeMs, 0).padStart(5)} ms  1.00×`,
     `  memeval --help      ${f(s.helpMs, 0).padStart(5)} ms  ${ratio(s.helpRatio)}`,
     `  memeval --version   ${f(s.versionMs, 0).padStart(5)} ms  ${ratio(s.versionRatio)}`,
+    `  offline run of the bundled suite, spawn to its first line: ${f(s.firstLineMs, 0)} ms (median of ${s.reps})`,
   ];
 }
 

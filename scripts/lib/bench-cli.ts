@@ -1,12 +1,13 @@
 // Sections of `npm run bench` that time the built CLI (`bin/memeval.js`) as a
 // user starts it: start-up of `--help` / `--version` against a bare `node -e 0`,
 // and the peak RSS of whole offline runs at several suite sizes.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateSuite } from '../generate.js';
 import { writeTranscriptFile } from '../../harness/datasets/yaml-write.js';
-import { cpuOf, expectOk, MEMEVAL_BIN, measureNode, medianRatio, readRunJson, runPhaseMs } from './bench-process.js';
+import { cpuOf, expectOk, MEMEVAL_BIN, measureNode, medianRatio, readRunJson, ROOT, runPhaseMs } from './bench-process.js';
 import { median } from '../../core/stats.js';
 
 // ---------------------------------------------------------------- start-up
@@ -19,6 +20,8 @@ export interface StartupFigures {
   /** Median of the per-repetition ratios to `node -e 0` started just before. */
   helpRatio: number;
   versionRatio: number;
+  /** An offline run of the bundled suite: spawn to its first line on stderr. */
+  firstLineMs: number;
 }
 
 /** Spawn to exit, without the usage preload (its own load time would count). */
@@ -38,14 +41,42 @@ export async function benchStartup(reps: number): Promise<StartupFigures> {
     help.push(await startMs([MEMEVAL_BIN, '--help'], 'memeval --help'));
     version.push(await startMs([MEMEVAL_BIN, '--version'], 'memeval --version'));
   }
+  const firstLines: number[] = [];
+  for (let i = 0; i < reps; i++) firstLines.push(await firstLineMs());
   return {
     reps,
+    firstLineMs: median(firstLines),
     bareNodeMs: median(bare),
     helpMs: median(help),
     versionMs: median(version),
     helpRatio: medianRatio(help, bare),
     versionRatio: medianRatio(version, bare),
   };
+}
+
+/**
+ * Spawn to the first line an offline run of the bundled suite writes to
+ * stderr; the run is stopped there (SIGTERM, which it handles), in a
+ * throw-away output directory.
+ */
+function firstLineMs(): Promise<number> {
+  const out = mkdtempSync(join(tmpdir(), 'memeval-bench-first-'));
+  const started = performance.now();
+  return new Promise<number>((resolve, reject) => {
+    const child = spawn(process.execPath, [MEMEVAL_BIN, 'run', '--out', out], { cwd: ROOT, env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let at: number | undefined;
+    child.stderr.on('data', () => {
+      if (at !== undefined) return;
+      at = performance.now() - started;
+      child.kill('SIGTERM');
+    });
+    child.on('error', reject);
+    child.on('close', () => {
+      rmSync(out, { recursive: true, force: true });
+      if (at === undefined) reject(new Error('memeval run wrote nothing to stderr'));
+      else resolve(at);
+    });
+  });
 }
 
 // ---------------------------------------------------------------- peak RSS
