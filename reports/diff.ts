@@ -7,7 +7,7 @@
 // reads verdict-first, as report.html does: a headline and a per-strategy table
 // built from these same tests, then the flips with the context each side sent.
 import { stringify } from 'csv-stringify/sync';
-import { createTwoFilesPatch } from 'diff';
+import { createRequire } from 'node:module';
 import type { Attribution, ProbeRecord, RunInfo, RunResult, StrategyFingerprint, StrategyInfo, SummaryRecord } from '../core/types.js';
 import { contextOf } from '../core/contexts.js';
 import { METRIC_NAMES, compareProbes, metricDef, strategyIds, summarizeStrategy } from './aggregate.js';
@@ -343,6 +343,9 @@ function fieldChanges(base: Fields, cand: Fields): FieldChange[] {
 
 /** A unified diff of two prompt texts, without jsdiff's `====` banner line. */
 export function promptPatch(base: { path: string; text: string }, cand: { path: string; text: string }): string {
+  // Loaded here, not with the module: every run's reports import this file for the diff's
+  // wording, and only a diff of two runs whose prompts differ needs the package.
+  const { createTwoFilesPatch } = createRequire(import.meta.url)('diff') as typeof import('diff');
   const patch = createTwoFilesPatch(`base/${base.path}`, `candidate/${cand.path}`, base.text, cand.text);
   return patch.replace(/^=+\n/, '');
 }
