@@ -371,16 +371,22 @@ function hasErrored(run: Pick<RunResult, 'probes' | 'summaries'>): boolean {
 }
 
 /**
- * A complete run's journal only repeats run.json (which was just written and
- * forced to disk): it is removed, after the directory entry of run.json is
- * forced to disk too, so a machine crash leaves one or the other.
+ * A complete run's journal only repeats run.json (which was written and forced
+ * to disk): it is removed, after the directory entry of run.json is forced to
+ * disk too, so a machine crash leaves one or the other. Where a directory
+ * cannot be synced (some file systems refuse), the journal stays: a larger
+ * run directory, never a run that cannot be resumed.
  */
 function retireJournal(dir: string): void {
-  const fd = openSync(dir, 'r');
   try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return;
   }
   rmSync(join(dir, JOURNAL_FILE), { force: true });
 }
@@ -581,10 +587,11 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   run.info = redactDeep(info);
   run.info.redactions = redactionsOf(p.previousRedactions);
   writeRunJson(join(dir, RUN_FILE), run);
-  // Only a run with nothing left to redo: an errored record is re-attempted by --resume, which needs the journal.
-  if (run.info.status === 'complete' && !hasErrored(run)) retireJournal(dir);
   // An incomplete or failed run still gets every report, marked as such at the top.
   run.contexts = readContexts(dir);
   if (!interrupted) await writeReports(run, dir);
+  // Only once the reports are written (a run killed while writing them is resumed to finish them),
+  // and only for a run with nothing left to redo: --resume re-attempts errored records from the journal.
+  if (run.info.status === 'complete' && !hasErrored(run)) retireJournal(dir);
   return { dir, run, interrupted };
 }
