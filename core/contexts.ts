@@ -123,10 +123,14 @@ export class ContextLookup {
     }
     // Two passes: a context's line comes after its messages' lines.
     const wanted = this.wanted;
-    for (const line of pending()) if (!('m' in line) && wanted.has(line.c)) this.add(line);
-    const ranges = [...this.contexts.values()].flat();
-    const needed = new Uint8Array(ranges.reduce((top, [, to]) => Math.max(top, to + 1), 0));
-    for (const [from, to] of ranges) needed.fill(1, from, to + 1);
+    let lastMessage = -1;
+    for (const line of pending()) {
+      if ('m' in line) lastMessage = Math.max(lastMessage, line.m);
+      else if (wanted.has(line.c)) this.add(line);
+    }
+    // Marks only numbers the file holds: a damaged range end (1e12) must not size the marks.
+    const needed = new Uint8Array(lastMessage + 1);
+    for (const [from, to] of [...this.contexts.values()].flat()) needed.fill(1, from, Math.min(to, lastMessage) + 1);
     for (const line of pending()) if ('m' in line && needed[line.m] === 1) this.add(line);
   }
 

@@ -78,6 +78,13 @@ describe('ContextLookup told which refs to expect', () => {
     expect(kept).toEqual([0, 3]);
   });
 
+  it('reads a context whose range names messages the file lacks as unknown, however large the range', () => {
+    const lookup = new ContextLookup(() => [...lines, { c: 'damaged', r: [[0, 1e12]] as [number, number][] }]);
+    lookup.expect(['late', 'damaged']);
+    expect(lookup.get('damaged')).toBeUndefined();
+    expect(lookup.get('late')).toHaveLength(2);
+  });
+
   it('still resolves a ref it was not told of, by reading everything', () => {
     let reads = 0;
     const lookup = new ContextLookup(() => {
