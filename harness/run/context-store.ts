@@ -12,10 +12,10 @@ import { redact } from '../../core/secrets.js';
 
 /**
  * Texts whose digest is remembered, per role and memo generation. The texts that
- * recur are those of the transcript being answered; a run-long memo kept a large
- * suite's texts alive.
+ * recur are those of the transcripts being answered (several at once, up to the
+ * run's concurrency); a run-long memo kept a large suite's texts alive.
  */
-const MAX_REMEMBERED_DIGESTS = 4_000;
+const MAX_REMEMBERED_DIGESTS = 12_000;
 
 export class ContextStore {
   private fd: number | undefined;

@@ -3,11 +3,12 @@
 import { BoundedMemo } from '../../../core/memo.js';
 
 /**
- * Entries per generation of each memo. Texts recur within the transcript being
- * answered, not across transcripts, so a small memo hits as often as a large one
- * and does not keep a large suite's texts alive.
+ * Entries per generation of each memo. Texts recur within the transcripts being
+ * answered (several at once, up to the run's concurrency), not across a suite,
+ * so the memo need not keep a large suite's texts alive; a full history re-read
+ * at every turn of a long transcript must still fit.
  */
-const MAX_ENTRIES = 4_000;
+const MAX_ENTRIES = 12_000;
 
 export class TextMemo<T> {
   private readonly entries = new BoundedMemo<string, T>(MAX_ENTRIES);
