@@ -75,12 +75,26 @@ export const TURN_COLUMNS = [
  * repeated at every turn was most of a long run's run.json; a row is a sixth
  * of it. A row reads back as the record it was made from (checked as one).
  */
-export const turnTableSchema = z.object({
-  strategy: z.string(),
-  transcript: z.string(),
-  columns: z.array(z.string()),
-  rows: z.array(z.array(z.unknown())),
-});
+export const turnTableSchema = z
+  .object({
+    strategy: z.string(),
+    transcript: z.string(),
+    columns: z.array(z.string()),
+    rows: z.array(z.array(z.unknown())),
+  })
+  .superRefine((table, ctx) => {
+    // A cell too many or too few would shift or drop a value without a word.
+    table.rows.forEach((row, i) => {
+      if (row.length !== table.columns.length) ctx.addIssue({ code: 'custom', path: ['rows', i], message: `has ${row.length} cells for ${table.columns.length} columns` });
+    });
+  });
+
+/** True when A and B are the same set of keys. */
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// Every field of a turn record but the table's own two is a column: a field added to the record and
+// not here would be dropped from every table, so this fails to compile until the two agree.
+const columnsAreTheRecord: SameKeys<(typeof TURN_COLUMNS)[number], Exclude<keyof TurnRecordOut, 'strategy' | 'transcript'>> = true;
+void columnsAreTheRecord;
 
 export type TurnTable = z.output<typeof turnTableSchema>;
 

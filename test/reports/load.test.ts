@@ -125,6 +125,16 @@ describe('loadRun', () => {
     expect(errorOf(() => loadRun(file)).message).toBe(`${file}:${lineOf(text, table)}:1: "turns[${index}].rows[1].turn" must be a number`);
   });
 
+  it('names the line of a turn table whose row has a cell too many', () => {
+    const text = written(sampleRun());
+    const table = '{"strategy":"trim-2","transcript":"t1","columns":';
+    const damaged = text.replace(/^(\{"strategy":"trim-2","transcript":"t1","columns":.*?"rows":\[\[1,100,100,2,1,0,0,\[\],\[\],\[\],0)\]/m, '$1,7]');
+    expect(damaged).not.toBe(text);
+    const file = runFile(damaged);
+    const index = text.split('\n').filter((l) => l.startsWith('{"strategy"') && l.includes('"columns":')).findIndex((l) => l.startsWith(table));
+    expect(errorOf(() => loadRun(file)).message).toBe(`${file}:${lineOf(text, table)}:1: "turns[${index}].rows[0]": has 12 cells for 11 columns`);
+  });
+
   it('reads turn records written a record per line (older runs) as the tables a run writes now', () => {
     const run = sampleRun();
     const keyed = written(run).replace(/"turns":\[\n[\s\S]*?\],\n"probes"/, `"turns":[\n${run.turns.map((t) => JSON.stringify(t)).join(',\n')}],\n"probes"`);
