@@ -15,7 +15,7 @@ import { redact } from '../../core/secrets.js';
  * recur are those of the transcripts being answered (several at once, up to the
  * run's concurrency); a run-long memo kept a large suite's texts alive.
  */
-const MAX_REMEMBERED_DIGESTS = 12_000;
+const MAX_REMEMBERED_DIGESTS = 4_000;
 
 export class ContextStore {
   private fd: number | undefined;

@@ -3,12 +3,14 @@
 import { BoundedMemo } from '../../../core/memo.js';
 
 /**
- * Entries per generation of each memo. Texts recur within the transcripts being
- * answered (several at once, up to the run's concurrency), not across a suite,
- * so the memo need not keep a large suite's texts alive; a full history re-read
- * at every turn of a long transcript must still fit.
+ * Entries per generation of each memo. Texts recur mostly within the
+ * transcripts being answered (several at once, up to the run's concurrency),
+ * so the memo need not keep a large suite's texts alive. Measured: on three
+ * 600-turn transcripts at concurrency 8, 4,000 and 12,000 ran alike; on 1,000
+ * twelve-turn transcripts of templated text, 12,000 saved 7% of CPU (their
+ * sentences recur across transcripts) and cost 35 MB of peak RSS.
  */
-const MAX_ENTRIES = 12_000;
+const MAX_ENTRIES = 4_000;
 
 export class TextMemo<T> {
   private readonly entries = new BoundedMemo<string, T>(MAX_ENTRIES);
