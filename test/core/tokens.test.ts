@@ -95,6 +95,11 @@ describe('TokenCounter counting text piece by piece', () => {
     cl.free();
   });
 
+  it('counts a piece too long for the rank table (a huge run or blob) with tiktoken itself', () => {
+    const counter = new TokenCounter('gpt-4.1-mini');
+    for (const text of [`x ${'='.repeat(5000)} y`, 'q'.repeat(4097), ' '.repeat(6000)]) expect(counter.text(text)).toBe(exact(text));
+  });
+
   it('counts with a cl100k counter whole', () => {
     const cl = get_encoding('cl100k_base');
     const text = "It's 12:30 -- the order A-1042's ETA is 3 days.\n\n  Done — “quoted” café.";
