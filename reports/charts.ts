@@ -341,9 +341,11 @@ export function sharedTokenTicks(series: Series[][]): number[] {
 /**
  * Point markers drawn per line at most (besides every summary ring): a 600-turn
  * benchmark conversation drew 600 per strategy, most of report.html, where the
- * line alone shows the shape at this size. Each marker carries its value on hover.
+ * line alone shows the shape at this size. Each marker carries its value on
+ * hover. The plot is about 300 px wide, so 24 markers of 6 px stand apart;
+ * 60 touched each other and were still 1.2 MB of a 28-transcript report.
  */
-export const MAX_MARKERS = 60;
+export const MAX_MARKERS = 24;
 
 /** Whether the point at `i` of `n` gets a marker: all of a short line, every k-th and the last of a long one. */
 export function markedPoint(i: number, n: number): boolean {
