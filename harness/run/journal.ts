@@ -88,6 +88,8 @@ export interface FinishedWork {
   probes: Map<string, ProbeRecord>;
   summaryGrades: Map<string, SummaryGrades>;
   jobsDone: Set<string>;
+  /** Jobs whose journaled replay did not read back: they are replayed (and their summaries made) again. */
+  unreadable: string[];
 }
 
 /**
@@ -95,12 +97,15 @@ export interface FinishedWork {
  * (contexts.jsonl); a summary whose request cannot be read is made again.
  */
 export function finishedWork(entries: JournalEntry[], requestOf: (ref: string) => SummaryRequest | undefined = () => undefined): FinishedWork {
-  const work: FinishedWork = { replays: new Map(), probes: new Map(), summaryGrades: new Map(), jobsDone: new Set() };
+  const work: FinishedWork = { replays: new Map(), probes: new Map(), summaryGrades: new Map(), jobsDone: new Set(), unreadable: [] };
   for (const entry of entries) {
     if (entry.type === 'replay') {
       const turns = turnEntriesSchema.safeParse(entry.turns);
       // A replay whose turns do not read back is unfinished work: the job is replayed again.
-      if (!turns.success) continue;
+      if (!turns.success) {
+        work.unreadable.push(entry.job);
+        continue;
+      }
       // A journal written before turn records held counts lists every fact at every turn.
       work.replays.set(entry.job, { turns: migrateTurns(turns.data), summaries: entry.summaries.map((s) => withRequest(s, requestOf)) });
     } else if (entry.type === 'probe') work.probes.set(entry.key, withAnswerable(entry.record));

@@ -540,6 +540,9 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   const progress = new Progress(workUnits(jobs, config.repeat), () => ({ ...graders.counts(), stages: errors }));
   log(`memeval: ${slots.length} transcripts × ${strategies.length} strategies, model ${config.model}, judge ${config.judge} → ${dir}`);
   if (done.probes.size) log(`resuming: ${done.probes.size} probe answers already journaled`);
+  if (done.unreadable.length) {
+    log(`resuming: the journaled replay of ${done.unreadable.length} job(s) did not read back; replaying, and making their summaries, again: ${done.unreadable.join(', ')}`);
+  }
 
   const { signal, stop } = stopSignal(opts.signal);
   const ctx: RunContext = { config, graders, registry, counter: graders.counter, journal, contexts, done, progress, signal, stop, errors };

@@ -133,4 +133,6 @@ it('replays a job again when its journaled turn table does not read back', () =>
   const damaged = { ...(table as TurnTable), rows: [['one', ...(table as TurnTable).rows[0].slice(1)]] };
   const work = finishedWork([{ type: 'replay', job: 'j', turns: [damaged], summaries: [] } as unknown as JournalEntry]);
   expect(work.replays.has('j')).toBe(false);
+  // Named, so the resumed run can say its summaries are made again.
+  expect(work.unreadable).toEqual(['j']);
 });
