@@ -13,7 +13,7 @@ export function normalizeText(text: string): string {
 }
 
 function normalizeLine(text: string): string {
-  return NON_ASCII.test(text) ? normalizeUnicode(text) : normalizeAscii(text);
+  return isAscii(text) ? normalizeAscii(text) : normalizeUnicode(text);
 }
 
 /** Texts at least this long are normalised line by line. */
@@ -38,6 +38,11 @@ function normalizeByLines(text: string): string {
 }
 
 const NON_ASCII = /[^\x00-\x7f]/;
+
+/** Whether every character is ASCII: the text forms that take a faster path there (normalising, counting tokens, fact lookups). */
+export function isAscii(text: string): boolean {
+  return !NON_ASCII.test(text);
+}
 
 /**
  * `normalizeText` for ASCII text, which most text is: NFKC and the quote

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import type { Tiktoken, TiktokenEncoding } from 'tiktoken';
 import { itemLabel, itemText } from './items.js';
 import { BoundedMemo } from './memo.js';
+import { isAscii } from './text.js';
 import { countPiece, loadRankTable, type RankTable } from './rank-table.js';
 import type { AgentInputItem } from './types.js';
 
@@ -92,15 +93,14 @@ const O200K_PIECES = new RegExp(
  */
 const O200K_ASCII_PIECES =
   /[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?:'(?:[sStTmMdD]|[rR][eE]|[vV][eE]|[lL][lL]))?|[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?:'(?:[sStTmMdD]|[rR][eE]|[vV][eE]|[lL][lL]))?|[0-9]{1,3}| ?[^\t\n\v\f\r A-Za-z0-9]+[\r\n/]*|[\t\n\v\f\r ]*[\r\n]+|[\t\n\v\f\r ]+(?![^\t\n\v\f\r ])|[\t\n\v\f\r ]+/y;
-const NON_ASCII = /[^\x00-\x7f]/;
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Texts at least this long are counted line by line. */
 const LINES_FROM = 256;
 
-function isSpace(c: number): boolean {
-  return (c >= 9 && c <= 13) || c === 32 || c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
-}
+/** One character of white space as the pattern means it (WS). */
+const SPACE = new RegExp(`[${WS}]`);
+const isSpace = (ch: string) => SPACE.test(ch);
 
 /**
  * Whether a piece of the o200k_base and cl100k_base patterns must end at `at`,
@@ -116,11 +116,11 @@ function isSpace(c: number): boolean {
  */
 function pieceEndsAt(text: string, at: number): boolean {
   if (at >= text.length) return false;
-  const first = text.charCodeAt(at);
-  if (!isSpace(first)) return first !== 0x2f;
+  const first = text[at];
+  if (!isSpace(first)) return first !== '/';
   let i = at;
-  while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
-  return i < text.length && !isSpace(text.charCodeAt(i));
+  while (text[i] === ' ' || text[i] === '\t') i++;
+  return i < text.length && !isSpace(text[i]);
 }
 
 /** Distinct pieces remembered per memo generation (a vocabulary, so it rarely fills). */
@@ -216,7 +216,7 @@ export class TokenCounter {
 
   /** A text's count as the sum of its pieces' (see O200K_PIECES). */
   private byPieces(text: string): number {
-    const ascii = !NON_ASCII.test(text);
+    const ascii = isAscii(text);
     // tiktoken sees a lone surrogate as U+FFFD, which the pattern would class differently.
     if (!ascii && LONE_SURROGATE.test(text)) return this.encode(text);
     const pattern = ascii ? O200K_ASCII_PIECES : O200K_PIECES;

@@ -5,7 +5,7 @@ import type { MemoryStrategy, ProtectPredicate, SummaryEvent } from '../../strat
 import type { StrategyContext, StrategyDefinition, StrategyOptions } from '../../strategies/registry.js';
 import { summarizerOptionsOf } from '../../strategies/summary-input.js';
 import { itemText, turnItems } from '../../core/items.js';
-import { containsNormalized, factPhrases, normalizeText } from '../../core/text.js';
+import { containsNormalized, factPhrases, isAscii, normalizeText } from '../../core/text.js';
 import type { TokenCounter } from '../../core/tokens.js';
 import { yieldToEvents } from './yield.js';
 import type { AgentInputItem, Fact, MadeSummary, Probe, Transcript, TurnRecord } from '../../core/types.js';
@@ -95,7 +95,7 @@ class FactIndex {
       // Most texts state no fact; an ASCII one whose lower-case form lacks every phrase's
       // longest word is never normalised (normalising keeps each word's characters as they
       // are and only turns what lies between words into single spaces).
-      const lower = NON_ASCII.test(text) ? undefined : text.toLowerCase();
+      const lower = isAscii(text) ? text.toLowerCase() : undefined;
       let norm: string | undefined;
       const states = (p: string, key: string) => (lower === undefined || lower.includes(key)) && containsNormalized((norm ??= normalizeText(text)), p);
       hit = Uint8Array.from(this.phrases, (ps, i) => (ps.some((p, j) => states(p, this.keys[i][j])) ? 1 : 0));
@@ -114,8 +114,6 @@ class FactIndex {
     return out;
   }
 }
-
-const NON_ASCII = /[^\x00-\x7f]/;
 
 function longestWord(normalized: string): string {
   return normalized.split(' ').reduce((a, b) => (b.length > a.length ? b : a), '');
