@@ -1,22 +1,10 @@
 // The line reader that lets run.json and journal.jsonl outgrow V8's longest string.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LineError, readLines, type ReadLinesOptions } from '../../core/lines.js';
+import { tempWorkspaces } from '../helpers/cli.js';
 
-let dir: string | undefined;
-afterEach(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
-
-function fileWith(content: string | Buffer): string {
-  dir ??= mkdtempSync(join(tmpdir(), 'memeval-lines-'));
-  const path = join(dir, 'f.txt');
-  writeFileSync(path, content);
-  return path;
-}
+const workspace = tempWorkspaces();
+const fileWith = (content: string | Buffer) => workspace().write('f.txt', content);
 
 const lines = (path: string, options?: ReadLinesOptions) => [...readLines(path, options)];
 

@@ -8,6 +8,7 @@ import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI = join(REPO_ROOT, 'bin', 'memeval.js');
@@ -162,7 +163,7 @@ export class Workspace {
     return join(this.dir, rel);
   }
 
-  write(rel: string, text: string): string {
+  write(rel: string, text: string | Buffer): string {
     const path = this.path(rel);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, text);
@@ -172,6 +173,19 @@ export class Workspace {
   cleanup(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** Workspaces for the tests of one file: each call makes a new one, and each is removed after its test. */
+export function tempWorkspaces(): () => Workspace {
+  const made: Workspace[] = [];
+  afterEach(() => {
+    for (const ws of made.splice(0)) ws.cleanup();
+  });
+  return () => {
+    const ws = new Workspace();
+    made.push(ws);
+    return ws;
+  };
 }
 
 /** Every regular file under `dir`, recursively (absolute paths). */

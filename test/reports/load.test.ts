@@ -1,13 +1,12 @@
 // run.json is read a line at a time in the layout a run writes (a large run's
 // file is longer than any string V8 holds), and whole in any other layout.
-import { appendFileSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { appendFileSync, truncateSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { runResultSchema } from '../../core/schema/run.js';
 import type { RunResult } from '../../core/types.js';
 import { loadRun, loadRunInfo, runJsonChunks } from '../../reports/load.js';
 import { sampleRun } from '../helpers/sample-run.js';
+import { tempWorkspaces } from '../helpers/cli.js';
 
 /** A loaded run's records and info, without the lazy contexts lookup (compared with JSON.parse's result). */
 function records(file: string): unknown {
@@ -16,18 +15,8 @@ function records(file: string): unknown {
   return rest;
 }
 
-let dir: string | undefined;
-afterEach(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
-
-function runFile(text: string | Buffer): string {
-  dir ??= mkdtempSync(join(tmpdir(), 'memeval-load-'));
-  const path = join(dir, 'run.json');
-  writeFileSync(path, text);
-  return path;
-}
+const workspace = tempWorkspaces();
+const runFile = (text: string | Buffer) => workspace().write('run.json', text);
 
 /** run.json as a run writes it. */
 function written(run: RunResult): string {
@@ -146,11 +135,12 @@ describe('loadRun', () => {
     const run = sampleRun();
     const text = written(run);
     const bad = written({ ...run, probes: run.probes.map((p) => ({ ...p, repeat: 'twice' as unknown as number })) });
-    const lines = errorOf(() => loadRun(runFile(bad))).message.split('\n');
+    const file = runFile(bad);
+    const lines = errorOf(() => loadRun(file)).message.split('\n');
     const first = lineOf(text, '{"strategy":"full","transcript":"t1","probe":"p1"');
-    expect(lines[0]).toBe(`${join(dir!, 'run.json')}:${first}:1: "probes[0].repeat" must be a number`);
+    expect(lines[0]).toBe(`${file}:${first}:1: "probes[0].repeat" must be a number`);
     expect(lines[19]).toContain(`:${first + 19}:1: "probes[19].repeat" must be a number`);
-    expect(lines.slice(20)).toEqual([`${join(dir!, 'run.json')}:${first + 20}:1: 10 more problems not shown`]);
+    expect(lines.slice(20)).toEqual([`${file}:${first + 20}:1: 10 more problems not shown`]);
   });
 
   it('says so when a record line is not UTF-8, with its line', () => {

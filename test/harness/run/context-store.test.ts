@@ -1,19 +1,12 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CONTEXTS_FILE, readContexts } from '../../../core/contexts.js';
 import { ContextStore } from '../../../harness/run/context-store.js';
+import { tempWorkspaces } from '../../helpers/cli.js';
 
-const dirs: string[] = [];
-function runDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'memeval-contexts-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const workspace = tempWorkspaces();
+const runDir = () => workspace().dir;
 
 const msg = (role: string, text: string) => ({ role, text });
 const history = (n: number) => [msg('system', 'You are helpful.'), ...Array.from({ length: n }, (_, i) => msg(i % 2 ? 'assistant' : 'user', `turn ${i}`))];
