@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
+import { apiError, lastUserText, responsesBody, startFakeOpenAI, type FakeServer } from '../../scripts/lib/fake-openai.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI = join(REPO_ROOT, 'bin', 'memeval.js');
@@ -405,6 +406,21 @@ function dropVolatile(value: unknown): unknown {
 export function stableRecords(runDir: string): unknown {
   const run = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as Record<string, unknown>;
   return dropVolatile({ turns: run.turns, probes: run.probes, summaries: run.summaries });
+}
+
+/**
+ * A local server that answers with the context it was sent, as a model quoting
+ * its notes would, and refuses (400) every question holding the text last given
+ * to `refuse` (none: refuse nothing).
+ */
+export async function quotingServer(): Promise<{ server: FakeServer; refuse: (question: string | undefined) => void }> {
+  let refused: string | undefined;
+  const server = await startFakeOpenAI((req) =>
+    refused !== undefined && lastUserText(req.body).includes(refused)
+      ? apiError(400, 'refused for the test')
+      : { json: responsesBody(`From the notes: ${contextText(req.body)}`) },
+  );
+  return { server, refuse: (question) => (refused = question) };
 }
 
 /** Text of every item of a Responses API body, joined: an answer that depends only on the context sent. */

@@ -6,10 +6,10 @@
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiError, lastUserText, responsesBody, startFakeOpenAI, type FakeServer } from '../../../scripts/lib/fake-openai.js';
+import { lastUserText, type FakeServer } from '../../../scripts/lib/fake-openai.js';
 import { loadConfig } from '../../../harness/config.js';
 import { runSuite } from '../../../harness/run/run.js';
-import { contextText, journalKeepingLog, onlyRunDir, runCli, stableCsv, suiteConfig, tinySuite, tinyTranscript, Workspace } from '../../helpers/cli.js';
+import { journalKeepingLog, quotingServer, onlyRunDir, runCli, stableCsv, suiteConfig, tinySuite, tinyTranscript, Workspace } from '../../helpers/cli.js';
 
 const KEY_ENV = { FAKE_API_KEY: 'local-test-key-123456' };
 const REPORTS = ['probes.csv', 'summary.csv', 'turns.csv', 'summaries.csv'];
@@ -54,15 +54,11 @@ describe('a complete run without errors', () => {
 
 describe('a complete run with errors max_errors allows', () => {
   let server: FakeServer;
-  /** While set, the server refuses this question. */
-  let refused: string | undefined;
+  /** Makes the server refuse a question, or (undefined) none. */
+  let refuse: (question: string | undefined) => void;
 
   beforeAll(async () => {
-    server = await startFakeOpenAI((req) =>
-      refused !== undefined && lastUserText(req.body).includes(refused)
-        ? apiError(400, 'refused for the test')
-        : { json: responsesBody(`From the notes: ${contextText(req.body)}`) },
-    );
+    ({ server, refuse } = await quotingServer());
   });
   afterAll(() => server.close());
 
@@ -73,7 +69,7 @@ describe('a complete run with errors max_errors allows', () => {
       'data/t2.yaml': tinyTranscript('t2'),
     });
     try {
-      refused = 'What is the account number for t2?';
+      refuse('What is the account number for t2?');
       const first = await runCli(['run'], { cwd: ws.dir, env: KEY_ENV });
       expect(first.code).toBe(0);
       const runDir = onlyRunDir(ws.path('runs'));
@@ -90,7 +86,7 @@ describe('a complete run with errors max_errors allows', () => {
       expect(replays.length).toBe(6);
       for (const line of replays) expect(Object.keys((JSON.parse(line) as { turns: object[] }).turns[0])).toEqual(['strategy', 'transcript', 'columns', 'rows']);
 
-      refused = undefined;
+      refuse(undefined);
       const before = server.requests.length;
       const resumed = await runCli(['run', '--resume', runDir], { cwd: ws.dir, env: KEY_ENV });
       expect(resumed.code).toBe(0);
@@ -100,7 +96,7 @@ describe('a complete run with errors max_errors allows', () => {
       expect(status(runDir)).toBe('complete');
       expect(existsSync(join(runDir, 'journal.jsonl'))).toBe(false);
     } finally {
-      refused = undefined;
+      refuse(undefined);
       ws.cleanup();
     }
   });

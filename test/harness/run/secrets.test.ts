@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { apiError, lastUserText, startFakeOpenAI, responsesBody, type FakeServer } from '../../../scripts/lib/fake-openai.js';
-import { contextText, filesUnder, onlyRunDir, runCli, suiteConfig, Workspace, type CliResult } from '../../helpers/cli.js';
+import type { FakeServer } from '../../../scripts/lib/fake-openai.js';
+import { filesUnder, quotingServer, onlyRunDir, runCli, suiteConfig, Workspace, type CliResult } from '../../helpers/cli.js';
 import { FAKE_SECRETS, type FakeSecret } from '../../fixtures/secrets.js';
 
 const PROVIDER_KEY = 'sk-proj-TESTKEYprovider0123456789abcdefABCDEF';
@@ -109,28 +109,24 @@ let ws: Workspace;
 let result: CliResult;
 /** A run that keeps its journal: complete, with errors max_errors allows (a clean complete run removes it). */
 let errored: Workspace;
-/** While set, the server refuses this question, so the run has errored records. */
-let refused: string | undefined;
+/** Makes the server refuse a question (so the run has errored records), or (undefined) none. */
+let refuse: (question: string | undefined) => void;
 
 beforeAll(async () => {
   // The server echoes the context it was sent, as a model quoting its notes would.
-  server = await startFakeOpenAI((req) =>
-    refused !== undefined && lastUserText(req.body).includes(refused)
-      ? apiError(400, 'refused for the test')
-      : { json: responsesBody(`From the notes: ${contextText(req.body)}`) },
-  );
+  ({ server, refuse } = await quotingServer());
   ws = new Workspace({ 'memeval.config.yaml': suiteConfig({ baseURL: server.baseURL, cache: '.cache' }), 'data/planted.yaml': plantedTranscript() });
   result = await runCli(['run'], { cwd: ws.dir, env: { FAKE_API_KEY: PROVIDER_KEY } });
   expect(result.stderr).not.toMatch(/^\s{4}at\s/m);
   expect(result.code).toBe(0);
   errored = new Workspace({ 'memeval.config.yaml': `${suiteConfig({ baseURL: server.baseURL })}max_errors: 10\n`, 'data/planted.yaml': plantedTranscript() });
-  refused = 'Which router model was it in turn 1?';
+  refuse('Which router model was it in turn 1?');
   try {
     const kept = await runCli(['run'], { cwd: errored.dir, env: { FAKE_API_KEY: PROVIDER_KEY } });
     expect(kept.stderr).not.toMatch(/^\s{4}at\s/m);
     expect(kept.code).toBe(0);
   } finally {
-    refused = undefined;
+    refuse(undefined);
   }
 });
 
