@@ -110,7 +110,7 @@ async function summariesOf(strategy: StrategyConfig, transcripts: Transcript[]):
       definition,
       options: strategy.options,
       counter,
-      makeSummarizer: (options) => new OfflineSummarizer({ ...options, model: 'offline' }),
+      makeSummarizer: (options) => new OfflineSummarizer({ ...options, model: 'offline' }, counter),
     });
     out.push(result.summaries);
   }

@@ -277,24 +277,17 @@ export function extractiveSummary(statements: Statement[], wordLimit: number): s
 export class OfflineSummarizer implements Summarizer {
   readonly label = 'offline-extractive';
   private readonly options: SummarizerOptions;
-  private counter: TokenCounter;
-  /** The counter was chosen by the caller: never swapped for a shared one. */
-  private readonly ownCounter: boolean;
-
-  constructor(options: SummarizerOptions, counter?: TokenCounter) {
-    this.options = options;
-    this.counter = counter ?? new TokenCounter();
-    this.ownCounter = counter !== undefined;
-  }
+  private readonly counter: TokenCounter;
 
   /**
-   * Counts with the strategy's counter instead of a private one when both
-   * encode alike, so a text the replay also counts (the summary, the prompt,
-   * the lines of items that several strategies summarise) is encoded once.
-   * The counts are the same either way.
+   * `counter` counts the usage a model would bill (o200k_base). A run passes the
+   * process's shared one, which the replay also counts with when the answer model
+   * encodes alike, so a text both count (the summary, the prompt, the lines of
+   * items that several strategies summarise) is encoded once; the counts are the
+   * same either way. The counter is also the session of the line templates below.
    */
-  shareCounter(counter: TokenCounter): void {
-    if (this.ownCounter || counter.encoding !== this.counter.encoding) return;
+  constructor(options: SummarizerOptions, counter: TokenCounter = new TokenCounter()) {
+    this.options = options;
     this.counter = counter;
   }
 
@@ -313,10 +306,9 @@ export class OfflineSummarizer implements Summarizer {
       userShadow: SUMMARY_SHADOW,
       summary,
       request: { system: prompt.text, user },
-      // Counted as a model would bill the same request and reply: the request
-      // with an empty user message, plus the user text.
+      // Counted as a model would bill the same request and reply.
       usage: {
-        inputTokens: this.counter.request(prompt.text, [userMessage('')]) + this.counter.text(user),
+        inputTokens: this.counter.request(prompt.text, [userMessage(user)]),
         outputTokens: this.counter.text(summary),
       },
       durationMs: performance.now() - started,

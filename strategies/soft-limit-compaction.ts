@@ -12,7 +12,7 @@ import type { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
 import { failedSummary, MemoryStrategy, type Summarizer, type SummaryOutput } from './base.js';
 import { num, type StrategyDefinition } from './registry.js';
-import { shareSummarizerCounter, SUMMARY_SHADOW, summarizerOptionsOf } from './summary-input.js';
+import { SUMMARY_SHADOW, summarizerOptionsOf } from './summary-input.js';
 
 /** First line of the compact-history message; the summary follows on the next line. */
 export const COMPACT_HEADER = 'Summary of the conversation so far:';
@@ -104,7 +104,7 @@ export const softLimitCompaction: StrategyDefinition = {
   create: (options, ctx) =>
     new SoftLimitCompactionStrategy(
       num(options, 'max_prompt_tokens'),
-      shareSummarizerCounter(ctx.makeSummarizer(summarizerOptionsOf(options)), ctx.counter),
+      ctx.makeSummarizer(summarizerOptionsOf(options)),
       ctx,
     ),
 };

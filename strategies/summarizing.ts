@@ -5,7 +5,7 @@ import { dropOrphanToolItems, isUserMessage } from '../core/items.js';
 import type { AgentInputItem } from '../core/types.js';
 import { failedSummary, MemoryStrategy, type Summarizer, type SummaryOutput } from './base.js';
 import { num, type StrategyDefinition } from './registry.js';
-import { shareSummarizerCounter, SUMMARY_SHADOW, summarizerOptionsOf } from './summary-input.js';
+import { SUMMARY_SHADOW, summarizerOptionsOf } from './summary-input.js';
 
 export type RecordMetadata = Record<string, unknown> & { synthetic: boolean };
 
@@ -212,6 +212,6 @@ export const summarizing: StrategyDefinition = {
     new SummarizingStrategy(
       num(options, 'context_limit'),
       num(options, 'keep_last_n_turns'),
-      shareSummarizerCounter(ctx.makeSummarizer(summarizerOptionsOf(options)), ctx.counter),
+      ctx.makeSummarizer(summarizerOptionsOf(options)),
     ),
 };

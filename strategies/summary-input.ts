@@ -7,9 +7,7 @@ import { basename, isAbsolute, relative } from 'node:path';
 import { fileProblem, InputError } from '../core/errors.js';
 import { itemLabel, itemText } from '../core/items.js';
 import { packagePath } from '../core/package-root.js';
-import type { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
-import type { Summarizer } from './base.js';
 import { DEFAULT_SUMMARIZER, type StrategyOptions, type SummarizerOptions } from './registry.js';
 
 /** The synthetic user line that precedes a summary (the cookbook's shadow prompt). */
@@ -93,21 +91,6 @@ export function summaryInputLines(items: AgentInputItem[], toolTrimLimit: number
 /** The summarizer's user content: one `ROLE: text` line per item with text. */
 export function buildSummaryInput(items: AgentInputItem[], toolTrimLimit: number): string {
   return summaryInputLines(items, toolTrimLimit).join('\n');
-}
-
-/** A summarizer that can count with the strategy's token counter (the offline one). */
-interface CounterSharing {
-  shareCounter(counter: TokenCounter): void;
-}
-
-/**
- * Lets a summarizer count with the counter its strategy (and the replay) uses,
- * so the texts both count are encoded once; a no-op for summarizers that
- * count otherwise (a model reports its own usage).
- */
-export function shareSummarizerCounter(summarizer: Summarizer, counter: TokenCounter): Summarizer {
-  (summarizer as Summarizer & Partial<CounterSharing>).shareCounter?.(counter);
-  return summarizer;
 }
 
 /** The `summarizer:` option of a strategy, or the defaults when it was not given. */

@@ -121,7 +121,7 @@ export function buildGraders(config: SuiteConfig, strategies: StrategyConfig[] =
     answerModel,
     answerJudge: createAnswerJudge(config.judge, judgeModel),
     makeSummarizer: (options) =>
-      options.model === 'offline' ? new OfflineSummarizer(options) : createLlmSummarizer(options, modelFor(options.model)),
+      options.model === 'offline' ? new OfflineSummarizer(options, TokenCounter.shared()) : createLlmSummarizer(options, modelFor(options.model)),
     async gradeSummary(transcript, summary, previous, strategy) {
       const wordLimit = summarizerOptionsOf(strategy.options).word_limit;
       const grades = await gradeSummary({ transcript, summary, previous }, { wordLimit }, summaryJudgeFor(wordLimit));

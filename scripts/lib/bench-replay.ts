@@ -45,7 +45,7 @@ export async function replayAll(transcripts: Transcript[], strategies: StrategyC
         definition,
         options: s.options,
         counter,
-        makeSummarizer: (options) => new OfflineSummarizer({ ...options, model: 'offline' }),
+        makeSummarizer: (options) => new OfflineSummarizer({ ...options, model: 'offline' }, counter),
       });
     }
   }
