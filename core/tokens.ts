@@ -164,14 +164,7 @@ export class TokenCounter {
   /** Tokens of a plain string. */
   text(text: string): number {
     if (text.length === 0) return 0;
-    const hit = this.textCache.get(text);
-    if (hit !== undefined) return hit;
-    return this.remember(text, text.length >= LINES_FROM ? this.byLines(text) : this.count(text));
-  }
-
-  private remember(text: string, n: number): number {
-    this.textCache.set(text, n);
-    return n;
+    return this.textCache.through(text, () => (text.length >= LINES_FROM ? this.byLines(text) : this.count(text)));
   }
 
   private count(text: string): number {
@@ -195,8 +188,7 @@ export class TokenCounter {
   }
 
   private line(line: string): number {
-    const hit = this.textCache.get(line);
-    return hit !== undefined ? hit : this.remember(line, this.count(line));
+    return this.textCache.through(line, () => this.count(line));
   }
 
   private encode(text: string): number {
@@ -228,6 +220,7 @@ export class TokenCounter {
       // The pattern matches any text through to its end; should it ever not, count the text whole.
       if (!pattern.test(text) || pattern.lastIndex === at) return this.encode(text);
       const piece = text.slice(at, pattern.lastIndex);
+      // Not `through`: a closure per piece would be the loop's main allocation.
       let n = this.pieceCache.get(piece);
       if (n === undefined) {
         n = this.encodePiece(piece);
