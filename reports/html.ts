@@ -292,6 +292,9 @@ function transcriptCharts(run: RunResult): string {
     if (list) list.push(t);
     else byStrategy.set(t.strategy, [t]);
   }
+  if (!byTranscript.size) return '<h2 id="transcripts">Context tokens per turn</h2><p class="muted">No turn records.</p>';
+  // Checked before any series is built: past the limit only the median chart is drawn.
+  if (byTranscript.size > MAX_SMALL_MULTIPLES) return medianChart(run, ids, styles, byTranscript.size);
   const titles = new Map(run.info.transcripts.map((t) => [t.id, t.title]));
   const charts = [...byTranscript].map(([tid, byStrategy]) => ({
     tid,
@@ -302,8 +305,6 @@ function transcriptCharts(run: RunResult): string {
         .map(({ sid, turns }): Series => ({ label: sid, style: styles.get(sid) ?? styleFor(0), points: toPoints(turns) })),
     ),
   }));
-  if (!charts.length) return '<h2 id="transcripts">Context tokens per turn</h2><p class="muted">No turn records.</p>';
-  if (charts.length > MAX_SMALL_MULTIPLES) return medianChart(run, ids, styles, byTranscript.size);
   // One y scale for every transcript, so heights compare across the small multiples.
   const yTicks = sharedTokenTicks(charts.map((c) => c.series));
   const blocks = charts.map(({ tid, series }) => {
