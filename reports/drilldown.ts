@@ -454,8 +454,9 @@ function* drilldownChunks(run: RunResult, options: DrilldownOptions): Generator<
     return;
   }
   const shown = groups.slice(0, options.limit ?? DRILLDOWN_LIMIT);
-  // Only the failed records' contexts are shown: the lookup need not hold every other message of the run.
-  run.contexts?.expect(shown.flatMap((g) => g.records.flatMap((p) => (p.passed !== true && p.contextRef !== undefined ? [p.contextRef] : []))));
+  // Only failed records' contexts are shown (here, and in the sidecar for every group): the lookup
+  // need not hold every other message of the run, nor read the file again for the sidecar.
+  run.contexts?.expect(groups.flatMap((g) => g.records.flatMap((p) => (p.passed !== true && p.contextRef !== undefined ? [p.contextRef] : []))));
   const frame: Frame = {
     // Strategies that answered no probe (a run stopped early) would be a column of `not run` on every row.
     ids: strategyIds(run).filter((id) => run.probes.some((p) => p.strategy === id)),
