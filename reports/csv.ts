@@ -327,10 +327,6 @@ function probesChunks(run: RunResult): Iterable<string> {
   return csvChunks(run.probes, (p) => probeRow(p, run.info.model, tags), PROBE_COLUMNS);
 }
 
-export function turnsCsv(run: RunResult): string {
-  return [...turnsChunks(run)].join('');
-}
-
 export function probesCsv(run: RunResult): string {
   return [...probesChunks(run)].join('');
 }
