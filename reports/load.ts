@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { readContexts } from '../core/contexts.js';
 import { InputError, positionOf, type Problem } from '../core/errors.js';
 import { LineError, readLines } from '../core/lines.js';
-import { migrateTurns, runInfoSchema, runResultSchema, turnRecordInputSchema, turnRecordSchema, turnTableRecords, turnTableSchema, turnTables } from '../core/schema/run.js';
+import { migrateTurns, runInfoSchema, runResultSchema, turnRecordInputSchema, tableTurns, turnTableSchema, turnTables } from '../core/schema/run.js';
 import type { RunInfo, RunResult } from '../core/types.js';
 
 export const RUN_FILE = 'run.json';
@@ -299,11 +299,7 @@ function readLayout(file: string, withRecords: boolean): LayoutRead | OtherLayou
           problems.shape(line, [section, index], table.error.issues);
           continue;
         }
-        turnTableRecords(table.data).forEach((row, r) => {
-          const parsed = turnRecordSchema.safeParse(row);
-          if (parsed.success) (records.turns as unknown[]).push(parsed.data);
-          else problems.shape(line, [section, index, 'rows', r], parsed.error.issues);
-        });
+        records.turns.push(...tableTurns(table.data, (r, issues) => problems.shape(line, [section, index, 'rows', r], issues)));
         continue;
       }
       const parsed = RECORD_SCHEMAS[section].safeParse(data);

@@ -98,8 +98,8 @@ void columnsAreTheRecord;
 
 export type TurnTable = z.output<typeof turnTableSchema>;
 
-/** A table's rows as records (unchecked: the caller checks each against turnRecordSchema, the only shape turnTables writes as a table). */
-export function turnTableRecords(table: TurnTable): Record<string, unknown>[] {
+/** A table's rows as unchecked records (tableTurns checks them). */
+function turnTableRecords(table: TurnTable): Record<string, unknown>[] {
   return table.rows.map((row) => {
     const record: Record<string, unknown> = { strategy: table.strategy, transcript: table.transcript };
     table.columns.forEach((column, i) => {
@@ -132,6 +132,17 @@ export function* turnTables(turns: Iterable<TurnRecordOut>): Generator<TurnTable
   if (table) yield table;
 }
 
+/** A table's rows as checked records; each row that is not one goes to `problem` (its index and issues) instead. */
+export function tableTurns(table: TurnTable, problem: (row: number, issues: readonly z.core.$ZodIssue[]) => void): TurnRecordOut[] {
+  const out: TurnRecordOut[] = [];
+  turnTableRecords(table).forEach((row, r) => {
+    const parsed = turnRecordSchema.safeParse(row);
+    if (parsed.success) out.push(parsed.data);
+    else problem(r, parsed.error.issues);
+  });
+  return out;
+}
+
 /** Turn records as run.json and the journal hold them: tables (turnTables), or records of either shape (older files). */
 const turnEntrySchema = z.union([turnTableSchema, turnRecordInputSchema]);
 
@@ -145,11 +156,7 @@ export const turnEntriesSchema = z.array(turnEntrySchema).transform((entries, ct
       records.push(entry);
       return;
     }
-    turnTableRecords(entry).forEach((row, r) => {
-      const parsed = turnRecordSchema.safeParse(row);
-      if (parsed.success) records.push(parsed.data);
-      else for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [index, 'rows', r, ...issue.path] } as never);
-    });
+    records.push(...tableTurns(entry, (r, issues) => issues.forEach((issue) => ctx.addIssue({ ...issue, path: [index, 'rows', r, ...issue.path] } as never))));
   });
   return records;
 });
