@@ -173,21 +173,23 @@ function byReference(summary: SummaryRecord, requestRef: string | undefined): Su
 }
 
 /** Journaled grades are reused for the summaries before `fresh`: those after it are new summaries under old indexes. */
-async function gradeSummaries(job: Job, summaries: MadeSummary[], ctx: RunContext, fresh: FreshFrom | undefined): Promise<MadeSummary[]> {
-  const graded: MadeSummary[] = [];
-  for (const summary of summaries) {
+async function gradeSummaries(job: Job, summaries: MadeSummary[], refs: (string | undefined)[], ctx: RunContext, fresh: FreshFrom | undefined): Promise<SummaryRecord[]> {
+  const graded: SummaryRecord[] = [];
+  // Stored redacted, naming its request in contexts.jsonl (stored, redacted, by the caller) rather than
+  // carrying it: the request is most of a summary's text, and redacting it again would be wasted.
+  const stored = (summary: MadeSummary, i: number): SummaryRecord => redactDeep(byReference(summary, refs[i]));
+  for (const [i, summary] of summaries.entries()) {
     const key = summaryKey(job.key, summary.index);
     const journaled = fresh && summary.index >= fresh.index ? undefined : ctx.done.summaryGrades.get(key);
-    // Stored redacted, as a fresh grade is: the summary's request and text quote the transcript.
-    let record: MadeSummary | undefined = journaled && redactDeep({ ...summary, grades: journaled });
+    let record: SummaryRecord | undefined = journaled && stored({ ...summary, grades: journaled }, i);
     if (!record || gradeErrored(record)) {
       await yieldToEvents();
       if (ctx.signal.aborted) {
-        // Ungraded, but still stored redacted: its request and text quote the transcript.
-        graded.push(redactDeep(summary));
+        // Ungraded, but still stored redacted: its text quotes the transcript.
+        graded.push(stored(summary, i));
         continue;
       }
-      record = redactDeep(await ctx.graders.gradeSummary(job.transcript, summary, graded.at(-1), job.strategy));
+      record = stored(await ctx.graders.gradeSummary(job.transcript, summary, graded.at(-1), job.strategy), i);
       // The grades only: the summary is journaled with its replay.
       if (record.grades) ctx.journal.append({ type: 'summary-grade', key, grades: record.grades });
       // Counted as the reports count it; a summarizer failure was counted with its replay.
@@ -295,7 +297,7 @@ async function runJob(job: Job, ctx: RunContext): Promise<JobResult> {
     ctx.journal.append({ type: 'replay', job: job.key, turns: [...turnTables(replay.turns)], summaries: replay.summaries.map((s, i) => redactDeep(byReference(s, refs[i]))) });
     ctx.errors.summarizer += replay.summaries.filter(summaryErrored).length;
   }
-  const summaries = (await gradeSummaries(job, replay.summaries, ctx, fresh)).map((s, i) => byReference(s, refs[i]));
+  const summaries = await gradeSummaries(job, replay.summaries, refs, ctx, fresh);
   const probes = await runProbes(job, replay, ctx, fresh);
   const expected = replay.probes.length * ctx.config.repeat;
   const complete = probes.length === expected && !ctx.signal.aborted;
