@@ -22,6 +22,16 @@ describe('TokenCounter', () => {
   });
 });
 
+/** `count` texts of 1 to `most` atoms each, picked by `random`. */
+function* randomTexts(random: () => number, atoms: readonly string[], count: number, most: number): Generator<string> {
+  for (let i = 0; i < count; i++) {
+    let text = '';
+    const length = 1 + Math.floor(random() * most);
+    for (let j = 0; j < length; j++) text += atoms[Math.floor(random() * atoms.length)];
+    yield text;
+  }
+}
+
 describe('TokenCounter counting text piece by piece', () => {
   const enc = get_encoding('o200k_base');
   const exact = (text: string) => enc.encode_ordinary(text).length;
@@ -46,12 +56,7 @@ describe('TokenCounter counting text piece by piece', () => {
     const random = seededRandom(7);
     // Letters of both cases, digits, contractions, every kind of white space, punctuation runs, slashes, control characters.
     const atoms = ['a', 'Z', 'abc', 'ABC', 'Hello', 'hELLO', '7', '12345', "'s", "'S", "'ll", "'Re", "'ve", "'d", "'m", "'t", "'", ' ', '  ', '\t', '\n', '\r\n', '\n\n', '\v', '\f', '\r', '.', '...', ',', '-', '/', '//', '?!', '"', '(', ')', '{', '}', '@', '#', '$', '_', '\u0000', '\u0007', '\u001f', '\u007f', ' .', ' /\n', '- ', '1.5', 'A-17'];
-    for (let i = 0; i < 4000; i++) {
-      let text = '';
-      const length = 1 + Math.floor(random() * 24);
-      for (let j = 0; j < length; j++) text += atoms[Math.floor(random() * atoms.length)];
-      expect(counter.text(text), JSON.stringify(text)).toBe(exact(text));
-    }
+    for (const text of randomTexts(random, atoms, 4000, 24)) expect(counter.text(text), JSON.stringify(text)).toBe(exact(text));
   });
 
   it('gives tiktoken’s count on random text from many scripts, marks, digits, spaces and symbols', () => {
@@ -64,12 +69,7 @@ describe('TokenCounter counting text piece by piece', () => {
       'é', 'É', 'café', 'naïve', 'ß', 'ẞ', 'ǅ', 'ʰ', 'ª', '\u0301', 'e\u0301', '\u0903', 'ـ', '中文', '日本語', '한국어', 'ไทย', 'ก\u0e31', 'ع', 'שָׁ', 'Ω', 'ω', 'ΣΑ', 'Привет', 'ПРИВЕТ',
       '٣', '²', '½', 'Ⅻ', 'ⅻ', '①', '𝟘', '१२', '•', '—', '–', '…', '“', '”', '’', '«', '€', '©', '™', '→', '✓', '🙂', '👍🏽', '👨‍👩‍👧', '🇫🇷',
       '\u00a0', '\u0085', '\u1680', '\u2003', '\u2028', '\u2029', '\u202f', '\u3000', '\ufeff', '\u200b', '\u200d', '\u00ad', '\ue000', '𐍈', '𝔸', 'K', 'ﬁ', 'İ', 'ı', '\u0345', '\ud800', '\udfff'];
-    for (let i = 0; i < 6000; i++) {
-      let text = '';
-      const length = 1 + Math.floor(random() * 20);
-      for (let j = 0; j < length; j++) text += atoms[Math.floor(random() * atoms.length)];
-      expect(counter.text(text), JSON.stringify(text)).toBe(exact(text));
-    }
+    for (const text of randomTexts(random, atoms, 6000, 20)) expect(counter.text(text), JSON.stringify(text)).toBe(exact(text));
   });
 
   it('gives tiktoken’s count for long texts counted line by line, for both encodings', () => {
