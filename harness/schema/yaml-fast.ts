@@ -120,6 +120,19 @@ class FastReader {
     return giveUp();
   }
 
+  /**
+   * Whether line `k` holds the next item of a block at column `col` (`starts`
+   * says whether it opens one there); the block ends at the end of the text or
+   * at a line less indented. A line more indented than the block's items, after
+   * an item's value ended, is beyond what this reader takes on.
+   */
+  private continues(k: number, col: number, starts: () => boolean): boolean {
+    if (k >= this.lines.length) return false;
+    const indent = this.indentOf(k);
+    if (indent > col) giveUp();
+    return indent === col && starts();
+  }
+
   /** A block list whose dashes are at column `col`; the first is on line `i`. */
   private list(i: number, col: number, depth: number): Read {
     if (depth > MAX_FAST_DEPTH) giveUp();
@@ -138,10 +151,7 @@ class FastReader {
       out.push(read.value);
       if (read.source !== undefined) this.spell(out, out.length - 1, read.source);
       const k = this.nextContent(read.next);
-      if (k >= this.lines.length) return { value: out, next: k };
-      const indent = this.indentOf(k);
-      if (indent > col) giveUp();
-      if (indent < col || !this.dashAt(k, col)) return { value: out, next: k };
+      if (!this.continues(k, col, () => this.dashAt(k, col))) return { value: out, next: k };
       i = k;
     }
   }
@@ -173,10 +183,7 @@ class FastReader {
       out[name] = read.value;
       if (read.source !== undefined) this.spell(out, name, read.source);
       const k = this.nextContent(read.next);
-      if (k >= this.lines.length) return { value: out, next: k };
-      const indent = this.indentOf(k);
-      if (indent > col) giveUp();
-      if (indent < col || !this.keyAt(k, col)) return { value: out, next: k };
+      if (!this.continues(k, col, () => this.keyAt(k, col) !== null)) return { value: out, next: k };
       i = k;
     }
   }
