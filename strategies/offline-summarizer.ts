@@ -31,6 +31,8 @@ export interface Statement {
   order: number;
   score: number;
   section: SummaryHeading;
+  /** `normalizeText(text)`, when already worked out (statements made from remembered templates). */
+  key?: string;
 }
 
 const MAX_STATEMENT_WORDS = 40;
@@ -142,7 +144,7 @@ function asHeading(line: string): SummaryHeading | undefined {
 }
 
 /** A statement before it is placed in a conversation: everything but its `order`. */
-type StatementTemplate = Omit<Statement, 'order'> & { key: string };
+type StatementTemplate = Omit<Statement, 'order' | 'key'> & { key: string };
 
 /** Statements of one item; an earlier structured summary keeps its own sections. */
 function itemStatements(role: string, text: string): StatementTemplate[] {
@@ -187,9 +189,6 @@ function itemStatements(role: string, text: string): StatementTemplate[] {
 const templateCaches = new WeakMap<object, BoundedMemo<string, StatementTemplate[]>>();
 const MAX_TEMPLATE_LINES = 20_000;
 
-/** `normalizeText(statement.text)` of the statements made from templates, so it is not computed again. */
-const statementKeys = new WeakMap<Statement, string>();
-
 /** Splits the summarizer's own input lines (`ROLE: text`) into statements, oldest first. */
 function statementsOf(lines: readonly string[], cache: BoundedMemo<string, StatementTemplate[]>): Statement[] {
   let order = 0;
@@ -201,9 +200,7 @@ function statementsOf(lines: readonly string[], cache: BoundedMemo<string, State
       return colon < 0 ? [] : itemStatements(line.slice(0, colon), line.slice(colon + 2));
     });
     for (const t of templates) {
-      const statement: Statement = { text: t.text, role: t.role, order: order++, score: t.score, section: t.section };
-      statementKeys.set(statement, t.key);
-      out.push(statement);
+      out.push({ text: t.text, role: t.role, order: order++, score: t.score, section: t.section, key: t.key });
     }
   }
   return out;
@@ -214,7 +211,7 @@ function latestCopies(statements: Statement[]): Statement[] {
   const seen = new Set<string>();
   const kept: Statement[] = [];
   for (let i = statements.length - 1; i >= 0; i--) {
-    const key = statementKeys.get(statements[i]) ?? normalizeText(statements[i].text);
+    const key = statements[i].key ?? normalizeText(statements[i].text);
     if (seen.has(key)) continue;
     seen.add(key);
     kept.push(statements[i]);
