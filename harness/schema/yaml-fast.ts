@@ -133,6 +133,18 @@ class FastReader {
     return indent === col && starts();
   }
 
+  /**
+   * Counts a mapping's key `name` (its value with it), giving up on one this
+   * reader does not take (a repeat, a key that is not text, `__proto__`, past
+   * the key limit): the full parser reports those.
+   */
+  private takeKey(seen: Set<string>, name: string): void {
+    if (seen.has(name) || NOT_TEXT_KEY.test(name) || name === '__proto__') giveUp();
+    seen.add(name);
+    if (seen.size >= this.limits.max_keys) giveUp();
+    this.countValue();
+  }
+
   /** A block list whose dashes are at column `col`; the first is on line `i`. */
   private list(i: number, col: number, depth: number): Read {
     if (depth > MAX_FAST_DEPTH) giveUp();
@@ -165,10 +177,7 @@ class FastReader {
       const key = this.keyAt(i, col);
       if (!key) return giveUp();
       const name = key[1];
-      if (seen.has(name) || NOT_TEXT_KEY.test(name) || name === '__proto__') giveUp();
-      seen.add(name);
-      if (seen.size >= this.limits.max_keys) giveUp();
-      this.countValue();
+      this.takeKey(seen, name);
       const j = KEY.lastIndex;
       let read: Read;
       if (j === this.lines[i].length) {
@@ -274,10 +283,7 @@ class FastReader {
       const pair = FLOW_PAIR.exec(entry);
       if (!pair) return giveUp();
       const name = pair[1];
-      if (seen.has(name) || NOT_TEXT_KEY.test(name) || name === '__proto__') giveUp();
-      seen.add(name);
-      if (seen.size >= this.limits.max_keys) giveUp();
-      this.countValue();
+      this.takeKey(seen, name);
       const read = this.flowScalar(pair[2], next);
       out[name] = read.value;
       if (read.source !== undefined) this.spell(out, name, read.source);
