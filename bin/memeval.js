@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// Runs the compiled build in dist/ (made by `npm ci` or `npm run build`):
+// Runs the bundled build in dist/cli/ (made by `npm ci` or `npm run build`):
 // starting from JavaScript keeps `memeval --version` and `--help` instant,
-// where transpiling the sources on every start cost seconds.
+// where transpiling the sources on every start cost seconds, and a bundle
+// loads a run's few hundred modules as a few files (scripts/bundle-cli.mjs).
 import { existsSync } from 'node:fs';
 
-const cli = new URL('../dist/harness/cli.js', import.meta.url);
+const cli = new URL('../dist/cli/cli.js', import.meta.url);
 
 // A checkout that was never installed has no build; say how to make one
 // rather than run sources that may not match what was built.

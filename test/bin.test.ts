@@ -1,5 +1,5 @@
 // The installed command and the importable package: bin/memeval.js runs the
-// build in dist/, starts without loading the commands or any dependency for
+// bundle in dist/cli/, starts without loading the commands or any dependency for
 // --version and --help, and `memeval/strategies` works from another project.
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -59,8 +59,10 @@ describe('bin/memeval.js', () => {
     expect(result.stderr).toMatch(/npm ci.*npm run build/);
   });
 
-  // A resolve hook lists every module the process loads, so a heavy static
-  // import creeping into harness/cli.ts fails here rather than only slowing starts.
+  // A resolve hook lists every file the process loads, and each bundle chunk
+  // names the modules it holds in a path comment (`// dist/core/errors.js`), so
+  // a heavy static import creeping into harness/cli.ts fails here rather than
+  // only slowing starts.
   const HOOKS = `export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
   process.stderr.write('LOADED ' + resolved.url + '\\n');
@@ -69,10 +71,16 @@ describe('bin/memeval.js', () => {
   const REGISTER = `import { register } from 'node:module';
 register('./hooks.mjs', import.meta.url);`;
   const REPO_URL = pathToFileURL(REPO_ROOT).href;
-  // The launcher, the CLI, the usage text, the signal handlers and core's small leaf modules; never a command or a dependency.
-  const STARTUP_MODULE = /^(bin\/memeval\.js|dist\/harness\/(cli|help|signals)\.js|dist\/core\/[\w-]+\.js)$/;
+  const LOADED_FILE = /^(bin\/memeval\.js|dist\/cli\/[\w-]+\.js)$/;
+  // The CLI, the usage text, the signal handlers and core's small leaf modules; never a command or a dependency.
+  const STARTUP_MODULE = /^(dist\/harness\/(cli|help|signals)\.js|dist\/core\/[\w-]+\.js)$/;
 
-  async function startup(flag: string): Promise<{ result: Exit; loaded: string[] }> {
+  /** The modules a bundle file holds, from esbuild's path comments. */
+  function bundledModules(file: string): string[] {
+    return [...readFileSync(join(REPO_ROOT, file), 'utf8').matchAll(/^\/\/ ((?:dist|node_modules)\/\S+)$/gm)].map((m) => m[1]);
+  }
+
+  async function startup(flag: string): Promise<{ result: Exit; files: string[]; modules: string[] }> {
     const hooks = join(tmp, 'hooks');
     mkdirSync(hooks, { recursive: true });
     writeFileSync(join(hooks, 'hooks.mjs'), HOOKS);
@@ -80,7 +88,9 @@ register('./hooks.mjs', import.meta.url);`;
     const result = await node(['--import', pathToFileURL(join(hooks, 'register.mjs')).href, CLI, flag], tmp);
     const urls = result.stderr.split('\n').filter((l) => l.startsWith('LOADED ')).map((l) => l.slice('LOADED '.length));
     const loaded = urls.filter((url) => url.startsWith('file:') && !url.startsWith(pathToFileURL(hooks).href));
-    return { result, loaded: loaded.map((url) => (url.startsWith(`${REPO_URL}/`) ? url.slice(REPO_URL.length + 1) : url)) };
+    const files = [...new Set(loaded.map((url) => (url.startsWith(`${REPO_URL}/`) ? url.slice(REPO_URL.length + 1) : url)))];
+    const modules = files.filter((file) => file.startsWith('dist/cli/')).flatMap(bundledModules);
+    return { result, files, modules };
   }
 
   it('ends quietly with exit 0 when the reader of its output goes away (`memeval strategies | head -1`)', async () => {
@@ -93,19 +103,28 @@ register('./hooks.mjs', import.meta.url);`;
 
   it('prints the version from package.json, loading only the CLI and core leaf modules', async () => {
     const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
-    const { result, loaded } = await startup('--version');
+    const { result, files, modules } = await startup('--version');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${version}\n`);
-    expect(loaded).toContain('dist/harness/cli.js');
-    expect(loaded.filter((path) => !STARTUP_MODULE.test(path))).toEqual([]);
+    expect(files.filter((file) => !LOADED_FILE.test(file))).toEqual([]);
+    expect(modules).toContain('dist/harness/cli.js');
+    expect(modules.filter((path) => !STARTUP_MODULE.test(path))).toEqual([]);
   });
 
   it('prints the usage for --help, loading only the CLI and core leaf modules', async () => {
-    const { result, loaded } = await startup('--help');
+    const { result, files, modules } = await startup('--help');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${HELP}\n`);
-    expect(loaded).toContain('dist/harness/help.js');
-    expect(loaded.filter((path) => !STARTUP_MODULE.test(path))).toEqual([]);
+    expect(files.filter((file) => !LOADED_FILE.test(file))).toEqual([]);
+    expect(modules).toContain('dist/harness/help.js');
+    expect(modules.filter((path) => !STARTUP_MODULE.test(path))).toEqual([]);
+  });
+
+  it('runs a command from its own chunk of the bundle, loading nothing from outside it', async () => {
+    const { result, files, modules } = await startup('strategies');
+    expect(result.code).toBe(0);
+    expect(files.filter((file) => !LOADED_FILE.test(file))).toEqual([]);
+    expect(modules).toContain('dist/harness/commands/strategies.js');
   });
 });
 

@@ -1,7 +1,7 @@
 // Spawns the real `memeval` command line on a temporary suite, for tests that
 // must see what a user sees: exit codes, stdout/stderr, files left on disk.
-// The command runs the build in dist/, which is rebuilt first when a source
-// is newer (`npm test` builds before the tests, so there it never is).
+// The command runs the bundled build in dist/cli/, which is rebuilt first when
+// a source is newer (`npm test` builds before the tests, so there it never is).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -17,8 +17,10 @@ export const CLI = join(REPO_ROOT, 'bin', 'memeval.js');
 /** What `tsc -b tsconfig.build.json` compiles, and the file it rewrites (or touches) on every build. */
 const BUILT_DIRS = ['core', 'harness', 'strategies', 'graders', 'reports'];
 const BUILD_CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
-const BUILD_INFO = join(REPO_ROOT, 'dist', '.tsbuildinfo');
+/** Written last by a build: the bundle of the compiled CLI. */
+const BUNDLE_ENTRY = join(REPO_ROOT, 'dist', 'cli', 'cli.js');
 const TSC = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+const BUNDLER = join(REPO_ROOT, 'scripts', 'bundle-cli.mjs');
 
 /** Newest modification time among the build's inputs (sources and tsconfigs). */
 function newestBuildInput(): number {
@@ -27,10 +29,10 @@ function newestBuildInput(): number {
   return Math.max(...inputs.map((path) => statSync(path).mtimeMs));
 }
 
-/** True when dist/ is missing or a source changed after the last build. */
+/** True when the bundle is missing or a source changed after the last build. */
 function buildIsStale(): boolean {
   try {
-    return newestBuildInput() > statSync(BUILD_INFO).mtimeMs;
+    return Math.max(newestBuildInput(), statSync(BUNDLER).mtimeMs) > statSync(BUNDLE_ENTRY).mtimeMs;
   } catch {
     return true;
   }
@@ -78,8 +80,9 @@ function waitForBuild(lock: string): boolean {
 }
 
 /**
- * Runs `tsc -b` once across the test processes: vitest runs files in parallel,
- * and a second tsc rewriting the same files could let a CLI read a half-written one.
+ * Runs `tsc -b` and the bundler once across the test processes: vitest runs
+ * files in parallel, and a second build rewriting the same files could let a
+ * CLI read a half-written one.
  */
 function buildOnce(): void {
   const lock = join(tmpdir(), `memeval-build-${createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 12)}.lock`);
@@ -88,9 +91,12 @@ function buildOnce(): void {
     if (waitForBuild(lock)) return;
   }
   try {
-    execFileSync(process.execPath, [TSC, '-b', join(REPO_ROOT, 'tsconfig.build.json')], { cwd: REPO_ROOT, stdio: 'ignore' });
-  } catch {
-    // Type errors: tsc still wrote the JavaScript (noEmitOnError is off), and the type check reports them.
+    try {
+      execFileSync(process.execPath, [TSC, '-b', join(REPO_ROOT, 'tsconfig.build.json')], { cwd: REPO_ROOT, stdio: 'ignore' });
+    } catch {
+      // Type errors: tsc still wrote the JavaScript (noEmitOnError is off), and the type check reports them.
+    }
+    execFileSync(process.execPath, [BUNDLER], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   } finally {
     rmSync(lock, { force: true });
   }
@@ -99,7 +105,7 @@ function buildOnce(): void {
 let buildChecked = false;
 
 /**
- * The CLI runs the build in dist/; after a source edit that build is older
+ * The CLI runs the bundle in dist/cli/; after a source edit that build is older
  * than the code under test, so it is rebuilt first (once per test process).
  */
 export function ensureBuild(): void {
