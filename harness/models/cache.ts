@@ -63,9 +63,28 @@ export class ModelStats {
   /** Cache files found damaged, deleted and refetched. */
   corruptEntries = 0;
 
+  private readonly beginListeners = new Set<() => void>();
+
   snapshot(): ModelStatsSnapshot {
     const { calls, cacheHits, dedupHits, errors, corruptEntries } = this;
     return { calls, cacheHits, dedupHits, errors, corruptEntries };
+  }
+
+  /**
+   * Calls `listener` once, when the next call begins (its caller then waits on
+   * a cache read or a request). Returns a function that forgets the listener.
+   */
+  onceCallBegins(listener: () => void): () => void {
+    this.beginListeners.add(listener);
+    return () => this.beginListeners.delete(listener);
+  }
+
+  /** A call began: tells, and forgets, every listener. */
+  callBegins(): void {
+    if (this.beginListeners.size === 0) return;
+    const listeners = [...this.beginListeners];
+    this.beginListeners.clear();
+    for (const listener of listeners) listener();
   }
 }
 
@@ -227,6 +246,7 @@ export class CachedModel implements Model {
   }
 
   private completeSample(request: ModelRequest, sample: number): Promise<ModelResult> {
+    this.stats.callBegins();
     const params = sample === 0 ? this.params : { ...this.params, sample };
     // Without a store the key only finds identical calls in flight (`flightKey`); hashing
     // and sorting every request body would cost more than the lookup.

@@ -32,6 +32,8 @@ export interface CreateModelOptions {
   stats?: ModelStats;
   /** Circuit breakers the run watches (`fatal()`); defaults to the process-wide ones (`modelBreakers()`). */
   breakers?: Breakers;
+  /** Loads of provider clients started ahead of the first call (cache off) are added here, for a run to wait on. */
+  preloads?: Promise<void>[];
   /** Injected in tests to record backoff waits. */
   sleep?: (ms: number) => Promise<void>;
   /** Environment to read keys and `OPENAI_BASE_URL` from; default process.env. */
@@ -152,7 +154,10 @@ export function createModel(spec: string, opts: CreateModelOptions): Model {
   const provider = openAIModel(parsed, opts);
   // With the cache off every call goes out, so the client is needed for sure; with it on,
   // a run answered from the cache never loads it.
-  if (opts.cacheDir === false) provider.preload();
+  if (opts.cacheDir === false) {
+    const loading = provider.preload();
+    opts.preloads?.push(loading);
+  }
   return new CachedModel(new LimitedModel(provider, opts.limit), { dir: opts.cacheDir, stats: opts.stats ?? defaultStats });
 }
 

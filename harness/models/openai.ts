@@ -308,11 +308,15 @@ export class OpenAIModel implements Model {
 
   /**
    * Starts loading the client now, for a model whose calls are sure to reach the provider
-   * (no cache to answer them): the load then overlaps reading and replaying the suite instead
-   * of delaying the first calls. A failure is left for the first call to report.
+   * (no cache to answer them), and settles when it is loaded: a run waits for it before its
+   * first job, so the first requests are not held up by the load competing with the jobs'
+   * replays for the one thread. A failure is left for the first call to report.
    */
-  preload(): void {
-    this.clientsFor().catch(() => undefined);
+  preload(): Promise<void> {
+    return this.clientsFor().then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /**

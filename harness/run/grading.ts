@@ -28,6 +28,10 @@ export interface Graders {
   makeSummarizer(options: SummarizerOptions): Summarizer;
   gradeSummary(transcript: Transcript, summary: MadeSummary, previous: SummaryRecord | undefined, strategy: StrategyConfig): Promise<MadeSummary>;
   counts(): { calls: number; cacheHits: number; dedupHits: number; errors: number };
+  /** Settles when the clients the run's first calls need are loaded (with the cache off; at once otherwise). */
+  ready(): Promise<void>;
+  /** Calls `listener` once, when the next model call (other than `offline`) begins; returns a function that forgets it. */
+  onceModelCallBegins(listener: () => void): () => void;
   /** Why an endpoint cannot be used (bad key, unknown model, nothing listening), once a circuit breaker tripped. */
   fatal(): string | undefined;
   model: string;
@@ -94,11 +98,12 @@ export function buildGraders(config: SuiteConfig, strategies: StrategyConfig[] =
   const stats = new ModelStats();
   const breakers = new Breakers();
   const limit = pLimit(config.concurrency);
+  const preloads: Promise<void>[] = [];
   const models = new Map<string, Model>();
   const modelFor = (spec: string): Model => {
     let model = models.get(spec);
     if (!model) {
-      model = createModel(spec, { providers: config.providers, prices: config.prices, cacheDir: config.cache, limit, stats, breakers });
+      model = createModel(spec, { providers: config.providers, prices: config.prices, cacheDir: config.cache, limit, stats, breakers, preloads });
       models.set(spec, model);
     }
     return model;
@@ -131,6 +136,8 @@ export function buildGraders(config: SuiteConfig, strategies: StrategyConfig[] =
       const s = stats.snapshot();
       return { calls: s.calls, cacheHits: s.cacheHits, dedupHits: s.dedupHits, errors: s.errors };
     },
+    ready: () => Promise.all(preloads).then(() => undefined),
+    onceModelCallBegins: (listener) => stats.onceCallBegins(listener),
     fatal: () => breakers.fatal(),
     model: config.model,
     judge: config.judge,

@@ -2,7 +2,6 @@
 // summaries graded, everything journaled as it finishes, reports written at the end.
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import pLimit from 'p-limit';
 import type { SuiteConfig, StrategyConfig } from '../config.js';
 import { loadSuite } from '../datasets/transcript.js';
 import { Journal, JOURNAL_FILE, finishedWork, readJournal, type FinishedWork } from './journal.js';
@@ -10,6 +9,7 @@ import { writeChunksAtomic, writeFileAtomic } from '../../core/atomic.js';
 import { replayTranscript, type ReplayResult } from './replay.js';
 import { createRunDir, lockRunDir, removeStalePartials, removeStaleTemps } from './run-dir.js';
 import { yieldToEvents } from './yield.js';
+import { startJobs } from './start-jobs.js';
 import { RUN_FILE, loadRunInfo, runJsonChunks } from '../../reports/load.js';
 import { JournaledSummaries, type FreshFrom } from './journaled-summaries.js';
 import { TokenCounter } from '../../core/tokens.js';
@@ -548,15 +548,10 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
 
   const { signal, stop } = stopSignal(opts.signal);
   const ctx: RunContext = { config, graders, registry, counter: graders.counter, journal, contexts, done, progress, signal, stop, errors };
-  const jobLimit = pLimit(Math.max(2, config.concurrency));
   const results: (JobResult | undefined)[] = new Array(jobs.length);
-  const work = Promise.all(
-    scheduleOrder(jobs).map((i) =>
-      jobLimit(async () => {
-        results[i] = await runPlannedJob(jobs[i], ctx);
-      }),
-    ),
-  );
+  await graders.ready();
+  const starting = { concurrency: Math.max(2, config.concurrency), signal, onceCallBegins: graders.onceModelCallBegins };
+  const work = startJobs(scheduleOrder(jobs), starting, (i) => runPlannedJob(jobs[i], ctx).then((result) => void (results[i] = result)));
   let ended: 'done' | 'abandoned' = 'abandoned';
   try {
     ended = await untilStopped(work, opts.signal);

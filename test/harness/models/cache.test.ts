@@ -98,6 +98,25 @@ describe('model cache and createModel', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it('tells a listener once when the next call begins, cache hits included, and not after it is forgotten', async () => {
+    const model = createModel('local:tiny', options());
+    let told = 0;
+    stats.onceCallBegins(() => told++);
+    const first = model.complete(ask('one'));
+    expect(told).toBe(1);
+    await first;
+    await model.complete(ask('one'));
+    expect(told).toBe(1);
+    stats.onceCallBegins(() => told++);
+    await model.complete(ask('one'));
+    expect(stats.snapshot()).toMatchObject({ calls: 1, cacheHits: 2 });
+    expect(told).toBe(2);
+    const forget = stats.onceCallBegins(() => told++);
+    forget();
+    await model.complete(ask('two'));
+    expect(told).toBe(2);
+  });
+
   it('removes temp files a killed writer left in a shard, and keeps those of a live one', async () => {
     const store = new CacheStore(dir);
     const key = 'ab'.padEnd(64, '0');

@@ -1,21 +1,34 @@
 // When the `openai` package is loaded: as soon as a model whose calls all go out is built
-// (so the load overlaps the replays), and never by commands that make no calls.
+// (a run waits for it before its first job), and never by commands that make no calls.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, ensureBuild, onlyRunDir, REPO_ROOT, runCli, suiteConfig, tinySuite, type Workspace } from '../../helpers/cli.js';
 
-// A loader hook that notes every import of `openai` in the file MEMEVAL_TEST_OPENAI_MARK names.
-const HOOK = `export async function resolve(specifier, context, next) {
-  if (specifier === 'openai') (await import('node:fs')).appendFileSync(process.env.MEMEVAL_TEST_OPENAI_MARK, 'openai\\n');
-  return next(specifier, context);
+// A loader hook that notes every file the process imports in the file MEMEVAL_TEST_OPENAI_MARK names.
+const HOOK = `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  appendFileSync(process.env.MEMEVAL_TEST_OPENAI_MARK, resolved.url + '\\n');
+  return resolved;
 }`;
 const REGISTER = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)});`;
 const IMPORT_HOOK = `data:text/javascript,${encodeURIComponent(REGISTER)}`;
 
-/** Runs node with the hook; true when `openai` was imported. */
+/**
+ * Whether a loaded file is, or holds, the openai package: the CLI runs the
+ * bundle in dist/cli/, whose chunks name the modules they hold in path
+ * comments (`// node_modules/openai/client.mjs`).
+ */
+function holdsOpenAI(url: string): boolean {
+  if (!url.startsWith('file:')) return false;
+  const path = fileURLToPath(url);
+  if (path.includes(`${sep}node_modules${sep}openai${sep}`)) return true;
+  return path.startsWith(join(REPO_ROOT, 'dist', 'cli') + sep) && /^\/\/ node_modules\/openai\//m.test(readFileSync(path, 'utf8'));
+}
+
 /** Whether the process loaded the openai package; `ok` lists the exit codes that mean it ran to its end. */
 function loadsOpenAI(ws: Workspace, args: string[], ok: number[] = [0]): boolean {
   const mark = ws.path('openai.mark');
@@ -24,7 +37,10 @@ function loadsOpenAI(ws: Workspace, args: string[], ok: number[] = [0]): boolean
   const result = spawnSync(process.execPath, ['--import', IMPORT_HOOK, ...args], { cwd: ws.dir, env, encoding: 'utf8' });
   // A command that failed early would load nothing and pass for the wrong reason.
   expect(ok, result.stderr).toContain(result.status);
-  return existsSync(mark) && readFileSync(mark, 'utf8').includes('openai');
+  const loaded = existsSync(mark) ? readFileSync(mark, 'utf8').split('\n') : [];
+  // A hook that saw nothing would pass every "never" for the wrong reason.
+  expect(loaded.length).toBeGreaterThan(1);
+  return loaded.some(holdsOpenAI);
 }
 
 /** A script that builds a remote model with the given cache setting, makes no call, and waits a moment. */
@@ -66,5 +82,10 @@ describe('loading the openai package', () => {
     expect(loadsOpenAI(ws, [CLI, '--help'])).toBe(false);
     expect(loadsOpenAI(ws, [CLI, 'report', runDir])).toBe(false);
     expect(loadsOpenAI(ws, [CLI, 'gate', runDir, '--config', 'remote.yaml'])).toBe(false);
+  });
+
+  it('happens for a run of the CLI that calls a remote model', () => {
+    // The endpoint refuses connections: the run fails (exit 3), after loading the client.
+    expect(loadsOpenAI(ws, [CLI, 'run', '--config', 'remote.yaml', '--out', 'remote-out'], [3])).toBe(true);
   });
 });

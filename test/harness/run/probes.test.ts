@@ -67,6 +67,8 @@ function graders(answerModel: Model, judgeModel?: Model): Graders {
     },
     gradeSummary: () => Promise.reject(new Error('unused')),
     counts: () => ({ calls: 0, cacheHits: 0, dedupHits: 0, errors: 0 }),
+    ready: () => Promise.resolve(),
+    onceModelCallBegins: () => () => undefined,
     fatal: () => undefined,
     model: answerModel.id,
     judge: judgeModel?.id ?? 'offline',
