@@ -2,7 +2,7 @@
 // Lists are joined with ";" and missing values are empty cells.
 import { stringify, type Options } from 'csv-stringify/sync';
 import { join } from 'node:path';
-import { writeChunksAtomic } from '../core/atomic.js';
+import { REBUILDABLE, writeChunksAtomic } from '../core/atomic.js';
 import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../core/types.js';
 import { ATTRIBUTIONS, modelKind, modelLabel, probeErrorStage, summarize, summarizeStrategy, type StrategySummary } from './aggregate.js';
@@ -354,7 +354,7 @@ export const csvReporter: Reporter = {
     ];
     return files.map(([name, chunks]) => {
       const path = join(dir, name);
-      writeChunksAtomic(path, chunks);
+      writeChunksAtomic(path, chunks, REBUILDABLE);
       return path;
     });
   },

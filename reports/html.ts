@@ -10,7 +10,7 @@ import { categoryKey, heatCell, legend, lineChart, mergeIdentical, scatterChart,
 import { esc, num, pct } from './format.js';
 import { median } from '../core/stats.js';
 import { answerJudgeLine, judgeDisagreementSection } from './judge.js';
-import { writeFileAtomic } from './load.js';
+import { REBUILDABLE, writeFileAtomic } from '../core/atomic.js';
 import { officialNavLink, officialSections } from './official.js';
 import { longMemEvalNavLink, longMemEvalSection } from './longmemeval.js';
 import { powerSections } from './power.js';
@@ -440,7 +440,7 @@ export const htmlReporter: Reporter = {
   name: 'html',
   async write(run: RunResult, dir: string): Promise<string[]> {
     const path = join(dir, 'report.html');
-    writeFileAtomic(path, renderReport(run));
+    writeFileAtomic(path, renderReport(run), REBUILDABLE);
     return [path];
   },
 };
