@@ -319,8 +319,11 @@ function redactValue(value: unknown): unknown {
   if (typeof value === 'string') return redact(value);
   if (Array.isArray(value)) return value.map(redactValue);
   if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(value)) out[key] = redactField(key, inner);
+    // A spread, then each value replaced in place: the copy keeps one hidden class.
+    // Adding twenty-odd keys one by one to `{}` turned every probe record into a
+    // dictionary-mode object, 1.6 KB of properties each where 0.2 KB do.
+    const out: Record<string, unknown> = { ...value };
+    for (const key in out) out[key] = redactField(key, out[key]);
     return out;
   }
   return value;
