@@ -19,6 +19,15 @@ export interface ModelRequest {
   purpose: 'answer' | 'judge' | 'summary';
 }
 
+/**
+ * Milliseconds since `started` (a `performance.now()` reading), to a hundredth:
+ * the timer's further digits are noise, and seventeen of them were 13 bytes of
+ * every record in run.json.
+ */
+export function msSince(started: number): number {
+  return Math.round((performance.now() - started) * 100) / 100;
+}
+
 export interface ModelResult {
   output: string;
   /** The provider's own token counts (counted with tiktoken for the offline model). */

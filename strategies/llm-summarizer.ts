@@ -4,7 +4,7 @@
 // summarise with the model object its agents already use.
 import type { Model as SdkModel, ModelRequest as SdkModelRequest, ModelResponse as SdkModelResponse } from '@openai/agents';
 import { userMessage } from '../core/items.js';
-import type { Model, ModelRequest, ModelResult } from '../core/model.js';
+import { msSince, type Model, type ModelRequest, type ModelResult } from '../core/model.js';
 import { redact } from '../core/secrets.js';
 import type { AgentInputItem } from '../core/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
@@ -73,9 +73,9 @@ export function fromSdkModel(model: SdkModel, id: string = SDK_MODEL_LABEL): Mod
       try {
         const response = await model.getResponse(sdkRequest(request));
         const usage = { inputTokens: response.usage?.inputTokens ?? 0, outputTokens: response.usage?.outputTokens ?? 0 };
-        return { output: outputText(response), usage, cached: false, latencyMs: performance.now() - started };
+        return { output: outputText(response), usage, cached: false, latencyMs: msSince(started) };
       } catch (error) {
-        return failed(error, performance.now() - started);
+        return failed(error, msSince(started));
       }
     },
   };

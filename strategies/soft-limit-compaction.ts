@@ -8,6 +8,7 @@
 // compacted again. The summary is a plain user message, not an SDK
 // `compaction` item, because the runner drops everything before those.
 import { dropOrphanToolItems, userMessage } from '../core/items.js';
+import { msSince } from '../core/model.js';
 import type { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
 import { failedSummary, MemoryStrategy, type Summarizer, type SummaryOutput } from './base.js';
@@ -70,7 +71,7 @@ export class SoftLimitCompactionStrategy extends MemoryStrategy {
       output = await this.summarizer.summarize(items);
     } catch (err) {
       // The view stays as it was: a failed summary must never lose items.
-      this.events.push(failedSummary(upTo - 1, err, performance.now() - started, SUMMARY_SHADOW));
+      this.events.push(failedSummary(upTo - 1, err, msSince(started), SUMMARY_SHADOW));
       return;
     }
     // A clear or pop while the summarizer ran makes this summary stale.

@@ -18,7 +18,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import type { LimitFunction } from 'p-limit';
 import { userMessage } from '../../core/items.js';
-import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
+import { msSince, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
 import { callResult, type OpenAIRunnerTarget } from './openai.js';
 import { withRetry } from './retry.js';
 import { redact } from '../../core/secrets.js';
@@ -230,7 +230,7 @@ async function answerViaOpenAI(probe: PreparedProbe, target: OpenAIRunnerTarget,
     return withRetry((signal) => runOnce(runner, agent, probe, signal), target);
   };
   const outcome = await (opts.limit ? opts.limit(attempt) : attempt());
-  const result = callResult(target.id, target.price, outcome, performance.now() - started);
+  const result = callResult(target.id, target.price, outcome, msSince(started));
   return { ...result, probe, added: outcome.ok ? outcome.value.added : [] };
 }
 
@@ -245,13 +245,13 @@ async function answerViaModel(probe: PreparedProbe, model: Model, opts: AnswerWi
     const costs = results.map((r) => r.cost);
     const cost = costs.every((c) => c !== undefined) ? costs.reduce<number>((a, c) => a + (c ?? 0), 0) : undefined;
     const cached = results.length > 0 && results.every((r) => r.cached);
-    return { output, usage, cost, cached, latencyMs: performance.now() - started, probe, added };
+    return { output, usage, cost, cached, latencyMs: msSince(started), probe, added };
   } catch (error) {
     // The model's own error (already redacted) when it failed, else what the runner threw.
     const failed = adapter.results.find((r) => r.error !== undefined);
     const message = failed?.error ?? redact(error instanceof Error ? error.message : String(error));
     const usage = { inputTokens: 0, outputTokens: 0 };
-    return { output: '', usage, cached: false, latencyMs: performance.now() - started, error: message, probe, added: [] };
+    return { output: '', usage, cached: false, latencyMs: msSince(started), error: message, probe, added: [] };
   }
 }
 

@@ -1,6 +1,6 @@
 // The built-in `offline` model: a deterministic extractive reader, not an LLM.
 // It lets a run measure what a strategy kept without a network or a key.
-import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
+import { msSince, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
 import { isUserMessage, itemText } from '../../core/items.js';
 import { TokenCounter } from '../../core/tokens.js';
 import type { AgentInputItem } from '../../core/types.js';
@@ -115,6 +115,6 @@ export class OfflineModel implements Model {
       inputTokens: this.counter.request(request.system, request.input),
       outputTokens: this.counter.text(output),
     };
-    return { output, usage, cost: 0, cached: false, latencyMs: performance.now() - started };
+    return { output, usage, cost: 0, cached: false, latencyMs: msSince(started) };
   }
 }

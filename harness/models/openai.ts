@@ -8,7 +8,7 @@ import { DEFAULT_OPENAI_BASE_URL, publicBaseURL } from './endpoint.js';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
 import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from 'openai/resources/responses/responses';
 import { itemRole, itemText, itemType } from '../../core/items.js';
-import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
+import { msSince, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
 import { costOf, type Price } from './prices.js';
 import { Breakers, type Endpoint } from './breaker.js';
 import { PermanentError, TransientError, withRetry, type RetryGuard, type RetryOptions, type RetryOutcome } from './retry.js';
@@ -362,6 +362,6 @@ export class OpenAIModel implements Model {
   async complete(request: ModelRequest): Promise<ModelResult> {
     const started = performance.now();
     const outcome = await withRetry((signal) => this.call(request, signal), this.retry);
-    return callResult(this.id, this.opts.price, outcome, performance.now() - started);
+    return callResult(this.id, this.opts.price, outcome, msSince(started));
   }
 }
