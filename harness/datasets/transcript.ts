@@ -2,6 +2,7 @@
 // harness/schema/transcript.ts) and whole
 // suites. Every problem of every file is collected, then thrown once as an
 // InputError, so a user fixes a dataset in one pass.
+import { createHash } from 'node:crypto';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { glob } from 'tinyglobby';
 import { InputError, fileProblem, problemAtPlace, quote, type Problem } from '../../core/errors.js';
@@ -88,10 +89,22 @@ async function expandGlobs(globs: string[], baseDir: string, problems: Problem[]
   return [...files].sort();
 }
 
-function readSuiteFile(abs: string, limits: Readonly<Limits>): ReadResult {
+function readSuiteFile(abs: string, limits: Readonly<Limits>): ReadResult & { text?: string } {
   const file = displayPath(abs);
   const read = readTranscriptText(abs, file, limits);
-  return read.ok ? readTranscript(read.text, file, limits) : { problems: [read.problem], idWhere: () => file };
+  return read.ok ? { ...readTranscript(read.text, file, limits), text: read.text } : { problems: [read.problem], idWhere: () => file };
+}
+
+/** Where a suite's transcript was read from, to read it again (`reloadTranscript`). */
+export interface TranscriptSource {
+  /** Absolute path. */
+  path: string;
+  /** sha256 of the text that was checked. */
+  sha256: string;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /**
@@ -100,10 +113,22 @@ function readSuiteFile(abs: string, limits: Readonly<Limits>): ReadResult {
  * Throws one InputError for the whole suite.
  */
 export async function loadSuite(globs: string[], baseDir: string, limits: Readonly<Limits> = DEFAULT_LIMITS): Promise<Transcript[]> {
+  // A copy whose strings are its own: values parsed from YAML are slices of
+  // the file's text, and one kept (an id in a record) would keep the whole file.
+  return readSuite(globs, baseDir, limits, (t) => structuredClone(t));
+}
+
+/**
+ * Reads and checks every transcript of a suite like `loadSuite`, but keeps of
+ * each only what `keep` returns: a run keeps a header and reads the turns again
+ * when the transcript's first job starts, so a large suite is never in memory
+ * at once. Every file is still checked before this returns.
+ */
+export async function readSuite<T>(globs: string[], baseDir: string, limits: Readonly<Limits>, keep: (t: Transcript, source: TranscriptSource) => T): Promise<T[]> {
   const problems: Problem[] = [];
   if (globs.length === 0) problems.push(fileProblem(baseDir, 'no dataset globs given, so the suite is empty'));
   const files = await expandGlobs(globs, baseDir, problems);
-  const transcripts: Transcript[] = [];
+  const transcripts: T[] = [];
   /** The file that first used each id; it is read again only to place a duplicate. */
   const firstFile = new Map<string, string>();
   // One file at a time, each let go before the next is read: a large suite's
@@ -116,13 +141,23 @@ export async function loadSuite(globs: string[], baseDir: string, limits: Readon
     const first = firstFile.get(t.id);
     if (first) problems.push(problemAtPlace(result.idWhere(), `transcript id ${quote(t.id)} is also used by ${readSuiteFile(first, limits).idWhere()}`));
     else firstFile.set(t.id, file);
-    // A copy whose strings are its own: values parsed from YAML are slices of
-    // the file's text, and one kept (an id in a record) would keep the whole file.
-    transcripts.push(structuredClone(t));
+    transcripts.push(keep(t, { path: file, sha256: sha256(result.text ?? '') }));
   }
   if (problems.length === 0 && transcripts.length === 0) problems.push(fileProblem(baseDir, 'the suite has no transcripts'));
   if (problems.length > 0) throw new InputError(problems);
   return transcripts;
 }
 
-
+/**
+ * A suite's transcript read again from its file, which must hold the very text
+ * that was checked: a dataset edited during a run is refused, not mixed in.
+ * Its strings are its own, as `loadSuite`'s are.
+ */
+export function reloadTranscript(source: TranscriptSource, limits: Readonly<Limits>): Transcript {
+  const result = readSuiteFile(source.path, limits);
+  if (result.problems.length > 0 || !result.transcript) throw new InputError(result.problems);
+  if (sha256(result.text ?? '') !== source.sha256) {
+    throw new InputError([fileProblem(displayPath(source.path), 'changed while the run was using it; run again (or --resume) to check it again')]);
+  }
+  return structuredClone(result.transcript);
+}

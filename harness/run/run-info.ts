@@ -217,8 +217,23 @@ export function recordedConfig(info: RunInfo, runDir: string): SuiteConfig {
   return { ...mapConfigPaths(saved, (path) => resolve(base, path), (o) => absoluteOptions(o, base)), baseDir: base };
 }
 
-function transcriptInfo(t: Transcript, baseDir: string): RunInfo['transcripts'][number] {
-  return { id: t.id, file: relativePath(baseDir, t.file), title: t.title, tags: t.tags, turns: t.turns.length, probes: t.probes.length };
+/**
+ * What a run's info needs of a transcript: all of it but its turns, and how
+ * many turns it has. A run keeps these for every transcript and reads the
+ * turns again when the transcript's first job starts (harness/run/run.ts).
+ */
+export type TranscriptHeader = WithoutTurns & { turnCount: number };
+
+/** A transcript's fields that the protocol manifest reads (never the turns). */
+type WithoutTurns = Omit<Transcript, 'turns'>;
+
+export function transcriptHeader(t: Transcript): TranscriptHeader {
+  const { turns, ...rest } = t;
+  return { ...rest, turnCount: turns.length };
+}
+
+function transcriptInfo(t: TranscriptHeader, baseDir: string): RunInfo['transcripts'][number] {
+  return { id: t.id, file: relativePath(baseDir, t.file), title: t.title, tags: t.tags, turns: t.turnCount, probes: t.probes.length };
 }
 
 /**
@@ -231,7 +246,7 @@ export function runInfo(
   runDir: string,
   config: SuiteConfig,
   strategies: StrategyConfig[],
-  transcripts: Transcript[],
+  transcripts: readonly TranscriptHeader[],
   labels: RunLabels,
   env: Env = process.env,
 ): RunInfo {
@@ -301,7 +316,7 @@ function answerRequestText(agent: SuiteConfig['agent']): string {
 }
 
 /** Transcripts grouped by the system prompt they send (`none` when they send none), sorted so equal runs hash equal. */
-function systemPrompts(transcripts: readonly Transcript[]): Protocol['answer']['systemPrompts'] {
+function systemPrompts(transcripts: readonly WithoutTurns[]): Protocol['answer']['systemPrompts'] {
   const groups = new Map<string, string[]>();
   for (const t of transcripts) {
     const key = t.system === undefined ? 'none' : sha256(t.system);
@@ -428,7 +443,7 @@ function countInto(map: Record<string, number>, key: string): void {
   map[key] = (map[key] ?? 0) + 1;
 }
 
-function locomoCategories(transcripts: readonly Transcript[]): Pick<ProtocolDataset, 'categories' | 'absentCategories'> {
+function locomoCategories(transcripts: readonly WithoutTurns[]): Pick<ProtocolDataset, 'categories' | 'absentCategories'> {
   const categories: NonNullable<ProtocolDataset['categories']> = {};
   for (const p of transcripts.flatMap((t) => t.probes)) {
     const key = String(p.meta?.category ?? 'unknown');
@@ -440,14 +455,14 @@ function locomoCategories(transcripts: readonly Transcript[]): Pick<ProtocolData
   return { categories, absentCategories };
 }
 
-function questionTypes(transcripts: readonly Transcript[]): Record<string, number> {
+function questionTypes(transcripts: readonly WithoutTurns[]): Record<string, number> {
   const types: Record<string, number> = {};
   for (const p of transcripts.flatMap((t) => t.probes)) countInto(types, String(p.meta?.question_type ?? 'unknown'));
   return types;
 }
 
 /** The importer's own record of its options, once per distinct record (none today: see the import docs). */
-function importRecords(transcripts: readonly Transcript[]): Record<string, unknown>[] {
+function importRecords(transcripts: readonly WithoutTurns[]): Record<string, unknown>[] {
   const seen = new Map<string, Record<string, unknown>>();
   for (const t of transcripts) {
     const record = t.meta?.import;
@@ -456,7 +471,7 @@ function importRecords(transcripts: readonly Transcript[]): Record<string, unkno
   return [...seen.values()];
 }
 
-function datasetRecord(source: string, transcripts: readonly Transcript[]): ProtocolDataset {
+function datasetRecord(source: string, transcripts: readonly WithoutTurns[]): ProtocolDataset {
   const record: ProtocolDataset = { source, transcripts: transcripts.length, probes: transcripts.reduce((n, t) => n + t.probes.length, 0) };
   if (source === LOCOMO_TAG) Object.assign(record, locomoCategories(transcripts));
   if (source === LONGMEMEVAL_SOURCE) record.questionTypes = questionTypes(transcripts);
@@ -467,8 +482,8 @@ function datasetRecord(source: string, transcripts: readonly Transcript[]): Prot
   return record;
 }
 
-function datasets(transcripts: readonly Transcript[]): ProtocolDataset[] {
-  const bySource = new Map<string, Transcript[]>();
+function datasets(transcripts: readonly WithoutTurns[]): ProtocolDataset[] {
+  const bySource = new Map<string, WithoutTurns[]>();
   for (const t of transcripts) {
     const source = benchmarkOf(t);
     if (source !== undefined) bySource.set(source, [...(bySource.get(source) ?? []), t]);
@@ -477,7 +492,7 @@ function datasets(transcripts: readonly Transcript[]): ProtocolDataset[] {
 }
 
 /** The scorers the run's probes call for: memeval's always, an official one when its benchmark's probes are present. */
-export function scorersFor(transcripts: readonly Transcript[], judge: string): string[] {
+export function scorersFor(transcripts: readonly WithoutTurns[], judge: string): string[] {
   const withProbes = transcripts.filter((t) => t.probes.length > 0);
   const scorers: string[] = withProbes.length > 0 ? [SCORERS.memeval] : [];
   const sources = new Set(withProbes.map(benchmarkOf));
@@ -496,7 +511,7 @@ export interface ProtocolLabels {
 }
 
 /** The run's protocol manifest (run.json `info.protocol`; see core/schema/run.ts). */
-export function protocolManifest(transcripts: readonly Transcript[], labels: ProtocolLabels): Protocol {
+export function protocolManifest(transcripts: readonly WithoutTurns[], labels: ProtocolLabels): Protocol {
   const request = answerRequestText(labels.agent);
   return {
     version: PROTOCOL_VERSION,

@@ -1,8 +1,11 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../harness/config.js';
 import { type InputError, isInputError } from '../../../core/errors.js';
-import { loadSuite } from '../../../harness/datasets/transcript.js';
+import { loadSuite, readSuite, reloadTranscript } from '../../../harness/datasets/transcript.js';
+import { DEFAULT_LIMITS } from '../../../harness/schema/limits.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const BAD = 'test/fixtures/bad';
@@ -62,5 +65,40 @@ describe('loadSuite', () => {
 
   it('rejects an empty suite', async () => {
     expect(await suiteProblems([])).toEqual([`${ROOT}: no dataset globs given, so the suite is empty`]);
+  });
+});
+
+describe('readSuite and reloadTranscript (a run keeps headers and reads each transcript again)', () => {
+  it('keeps what `keep` returns and reads back the transcript loadSuite gives', async () => {
+    const kept = await readSuite(['datasets/cookbook/*.yaml'], ROOT, DEFAULT_LIMITS, (t, source) => ({ id: t.id, source }));
+    expect(kept.map((k) => k.id)).toEqual(['cookbook-summarizing-router', 'cookbook-trimming-laptop']);
+    const loaded = await loadSuite(['datasets/cookbook/*.yaml'], ROOT);
+    expect(kept.map((k) => reloadTranscript(k.source, DEFAULT_LIMITS))).toEqual(loaded);
+  });
+
+  it('refuses a transcript whose file changed after the suite was checked, naming the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memeval-reload-'));
+    try {
+      const file = join(dir, 'a.yaml');
+      writeFileSync(file, 'id: a\nturns:\n  - user: "My order is BC-1."\n');
+      const [kept] = await readSuite(['*.yaml'], dir, DEFAULT_LIMITS, (_t, source) => source);
+      expect(reloadTranscript(kept, DEFAULT_LIMITS).turns).toHaveLength(1);
+      writeFileSync(file, 'id: a\nturns:\n  - user: "My order is BC-2."\n');
+      const error = (() => {
+        try {
+          reloadTranscript(kept, DEFAULT_LIMITS);
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect(isInputError(error)).toBe(true);
+      expect((error as InputError).message).toMatch(/a\.yaml: changed while the run was using it/);
+      // A file made invalid is reported as any invalid file is, at its line.
+      writeFileSync(file, 'id: a\nturns:\n  - usr: "typo"\n');
+      expect(() => reloadTranscript(kept, DEFAULT_LIMITS)).toThrow(/a\.yaml:3:5: unknown key "usr"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { defaultConfig, loadConfig, type SuiteConfig } from '../../../harness/config.js';
-import { judgeCalibration, newRunId, protocolManifest, recordedConfig, runInfo, scorersFor, sha256 } from '../../../harness/run/run-info.js';
+import { judgeCalibration, newRunId, protocolManifest, recordedConfig, runInfo, scorersFor, sha256, transcriptHeader } from '../../../harness/run/run-info.js';
 import { RUBRIC } from '../../../graders/answer-judge.js';
 import { runInfoSchema } from '../../../core/schema/run.js';
 import { DEFAULT_OPENAI_BASE_URL as OPENAI_DEFAULT_BASE_URL } from '../../../harness/models/endpoint.js';
@@ -95,7 +95,7 @@ describe('runInfo paths', () => {
     const config = loadConfig(join(project, 'memeval.config.yaml'));
     const transcripts = await loadSuite(config.datasets, config.baseDir);
     const runDir = join(config.out, 'run-1');
-    const info = runInfo('run-1', runDir, config, config.strategies, transcripts, { model: 'offline', judge: 'offline' });
+    const info = runInfo('run-1', runDir, config, config.strategies, transcripts.map(transcriptHeader), { model: 'offline', judge: 'offline' });
     // As run.json stores it.
     return { config, info: JSON.parse(JSON.stringify(info)) as RunInfo, runDir };
   }
@@ -255,7 +255,7 @@ describe('protocol manifest', () => {
 
   it('is part of run.json, and a run.json without one still reads', () => {
     const config = defaultConfig('/srv/project');
-    const info = runInfo('run-p', join(config.out, 'run-p'), config, config.strategies, [locomo], { model: 'offline', judge: 'offline' });
+    const info = runInfo('run-p', join(config.out, 'run-p'), config, config.strategies, [transcriptHeader(locomo)], { model: 'offline', judge: 'offline' });
     const parsed = runInfoSchema.parse(JSON.parse(JSON.stringify(info)));
     expect(parsed.protocol?.scorers).toEqual(['memeval-rules', 'locomo-official-f1']);
     const { protocol: _dropped, ...old } = parsed;
