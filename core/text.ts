@@ -16,8 +16,12 @@ function normalizeLine(text: string): string {
   return isAscii(text) ? normalizeAscii(text) : normalizeUnicode(text);
 }
 
-/** Texts at least this long are normalised line by line. */
-const LINES_FROM = 256;
+/**
+ * Texts at least this long are normalised here, and counted in core/tokens.ts, line by
+ * line, each line's result remembered: long texts (summaries, compactions) repeat most
+ * lines of the one before, while short ones are cheaper to handle whole.
+ */
+export const LINES_FROM = 256;
 const lineForms = new BoundedMemo<string, string>(20_000);
 
 /**

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type { Tiktoken, TiktokenEncoding } from 'tiktoken';
 import { itemLabel, itemText } from './items.js';
 import { BoundedMemo } from './memo.js';
-import { isAscii } from './text.js';
+import { isAscii, LINES_FROM } from './text.js';
 import { countPiece, loadRankTable, type RankTable } from './rank-table.js';
 import type { AgentInputItem } from './types.js';
 
@@ -94,9 +94,6 @@ const O200K_PIECES = new RegExp(
 const O200K_ASCII_PIECES =
   /[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?:'(?:[sStTmMdD]|[rR][eE]|[vV][eE]|[lL][lL]))?|[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?:'(?:[sStTmMdD]|[rR][eE]|[vV][eE]|[lL][lL]))?|[0-9]{1,3}| ?[^\t\n\v\f\r A-Za-z0-9]+[\r\n/]*|[\t\n\v\f\r ]*[\r\n]+|[\t\n\v\f\r ]+(?![^\t\n\v\f\r ])|[\t\n\v\f\r ]+/y;
 const LONE_SURROGATE = /\p{Cs}/u;
-
-/** Texts at least this long are counted line by line. */
-const LINES_FROM = 256;
 
 /** One character of white space as the pattern means it (WS). */
 const SPACE = new RegExp(`[${WS}]`);
