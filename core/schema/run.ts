@@ -161,31 +161,60 @@ export const turnEntriesSchema = z.array(turnEntrySchema).transform((entries, ct
   return records;
 });
 
+/** The fact fields of a turn record. */
+export type TurnFacts = Pick<TurnRecordOut, 'factsPresentCount' | 'factsMissingCount' | 'criticalMissingCount' | 'factsLost' | 'factsRegained' | 'criticalLost'>;
+
+/** The ids of the facts due at a turn, as held or not by the context. */
+export interface FactsAtTurn {
+  present: readonly string[];
+  missing: readonly string[];
+  /** The critical facts among `missing`. */
+  criticalMissing: readonly string[];
+}
+
+/**
+ * One job's facts turn after turn, as its turn records hold them. The replay
+ * writes the records with it and migrateTurns rebuilds them from records of the
+ * listed shape with it, so the two cannot disagree on what was lost or regained.
+ */
+export class FactChanges {
+  /** Facts missing at the job's previous turn. */
+  private missing: ReadonlySet<string> = new Set();
+
+  /** This turn's fact fields; call it for every turn of the job, in order. */
+  turn(now: FactsAtTurn): TurnFacts {
+    const before = this.missing;
+    this.missing = new Set(now.missing);
+    const critical = new Set(now.criticalMissing);
+    const lost = now.missing.filter((id) => !before.has(id));
+    return {
+      factsPresentCount: now.present.length,
+      factsMissingCount: now.missing.length,
+      criticalMissingCount: now.criticalMissing.length,
+      factsLost: lost,
+      factsRegained: now.present.filter((id) => before.has(id)),
+      criticalLost: lost.filter((id) => critical.has(id)),
+    };
+  }
+}
+
 /**
  * Records of the listed shape become counts and changes, each compared with
  * the previous turn of its strategy × transcript, in file order (a run writes
  * each job's turns in order).
  */
 export function migrateTurns(turns: TurnRecordIn[]): TurnRecordOut[] {
-  const previous = new Map<string, Set<string>>();
+  const jobs = new Map<string, FactChanges>();
   return turns.map((t) => {
     if (!('factsPresent' in t)) return t;
     const { factsPresent, factsMissing, criticalDropped, ...rest } = t;
     const key = `${t.strategy}\u0000${t.transcript}`;
-    const before = previous.get(key) ?? new Set<string>();
-    const now = new Set(factsMissing);
-    previous.set(key, now);
-    const critical = new Set(criticalDropped);
-    const lost = factsMissing.filter((f) => !before.has(f));
-    return {
-      ...rest,
-      factsPresentCount: factsPresent.length,
-      factsMissingCount: factsMissing.length,
-      criticalMissingCount: criticalDropped.length,
-      factsLost: lost,
-      factsRegained: factsPresent.filter((f) => before.has(f)),
-      criticalLost: lost.filter((f) => critical.has(f)),
-    };
+    let job = jobs.get(key);
+    if (!job) {
+      job = new FactChanges();
+      jobs.set(key, job);
+    }
+    return { ...rest, ...job.turn({ present: factsPresent, missing: factsMissing, criticalMissing: criticalDropped }) };
   });
 }
 

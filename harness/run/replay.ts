@@ -7,6 +7,7 @@ import { summarizerOptionsOf } from '../../strategies/summary-input.js';
 import { itemText, turnItems } from '../../core/items.js';
 import { containsNormalized, factPhrases, isAscii, normalizeText } from '../../core/text.js';
 import type { TokenCounter } from '../../core/tokens.js';
+import { FactChanges, type TurnFacts } from '../../core/schema/run.js';
 import { yieldToEvents } from './yield.js';
 import type { AgentInputItem, Fact, MadeSummary, Probe, Transcript, TurnRecord } from '../../core/types.js';
 
@@ -165,45 +166,28 @@ function dueFacts(facts: Fact[], turn: number): Fact[] {
 }
 
 
-/**
- * Which facts a view holds, turn after turn: counts, and what changed since
- * the previous turn (the whole lists at every turn grow with turns × facts).
- */
+/** Which facts a view holds, turn after turn, from the bits of its due facts (see core/schema/run.ts FactChanges). */
 class FactTracker {
-  private missing = new Set<string>();
-  private readonly critical: Set<string>;
+  private readonly changes = new FactChanges();
   private readonly position: Map<Fact, number>;
 
   constructor(facts: Fact[]) {
-    this.critical = new Set(facts.filter((f) => f.critical).map((f) => f.id));
     this.position = new Map(facts.map((f, i) => [f, i]));
   }
 
-  turn(due: Fact[], bits: Uint8Array): Pick<TurnRecord, 'factsPresentCount' | 'factsMissingCount' | 'criticalMissingCount' | 'factsLost' | 'factsRegained' | 'criticalLost'> {
-    const missing = new Set<string>();
-    const lost: string[] = [];
-    const regained: string[] = [];
-    let criticalMissing = 0;
+  turn(due: Fact[], bits: Uint8Array): TurnFacts {
+    const present: string[] = [];
+    const missing: string[] = [];
+    const criticalMissing: string[] = [];
     for (const fact of due) {
-      const held = Boolean(bits[this.position.get(fact) ?? -1]);
-      const was = this.missing.has(fact.id);
-      if (held) {
-        if (was) regained.push(fact.id);
+      if (bits[this.position.get(fact) ?? -1]) {
+        present.push(fact.id);
         continue;
       }
-      missing.add(fact.id);
-      if (this.critical.has(fact.id)) criticalMissing++;
-      if (!was) lost.push(fact.id);
+      missing.push(fact.id);
+      if (fact.critical) criticalMissing.push(fact.id);
     }
-    this.missing = missing;
-    return {
-      factsPresentCount: due.length - missing.size,
-      factsMissingCount: missing.size,
-      criticalMissingCount: criticalMissing,
-      factsLost: lost,
-      factsRegained: regained,
-      criticalLost: lost.filter((id) => this.critical.has(id)),
-    };
+    return this.changes.turn({ present, missing, criticalMissing });
   }
 }
 
