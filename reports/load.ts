@@ -98,14 +98,13 @@ function shapeProblems(file: string, data: unknown): { run?: RunResult; problems
 }
 
 /** The old way, for run.json files in another layout (pretty-printed by a tool, or as a run starts): small enough to be one string. */
-function loadWhole(file: string): RunResult {
-  const { run, problems } = shapeProblems(file, parseJson(file, readWholeText(file)));
+function wholeRun(file: string, data: unknown): RunResult {
+  const { run, problems } = shapeProblems(file, data);
   if (!run) throw new InputError(problems);
   return run;
 }
 
-function loadWholeInfo(file: string): RunInfo {
-  const data = parseJson(file, readWholeText(file));
+function wholeInfo(file: string, data: unknown): RunInfo {
   const parsed = runInfoSchema.safeParse((data as { info?: unknown } | null)?.info);
   if (parsed.success) return parsed.data;
   const messages = parsed.error.issues.slice(0, MAX_SHAPE_PROBLEMS).map((issue) => shapeMessage({ ...issue, path: ['info', ...issue.path] }));
@@ -318,16 +317,21 @@ function readLayout(file: string, withRecords: boolean): LayoutRead | OtherLayou
   return { info, records, problems };
 }
 
+/** run.json parsed as one JSON text, not yet checked against its schema. */
+interface WholeRead {
+  whole: unknown;
+}
+
 /**
- * run.json read a line at a time, or undefined when it is in another layout
- * and small enough to read whole (then it may be any valid JSON).
+ * run.json read a line at a time, or read whole when it is in another layout
+ * and small enough to be one string (then it may be any valid JSON).
  */
-function readStreamed(file: string, withRecords: boolean): LayoutRead | undefined {
+function readRunJson(file: string, withRecords: boolean): LayoutRead | WholeRead {
   const size = statSync(file).size;
   const small = size <= WHOLE_FILE_LIMIT;
   const read = readLayout(file, withRecords);
   if (read instanceof OtherLayout) {
-    if (small) return undefined;
+    if (small) return { whole: parseJson(file, readWholeText(file)) };
     const mib = (n: number) => `${Math.round(n / (1024 * 1024))} MiB`;
     throw inputError(
       file,
@@ -337,16 +341,16 @@ function readStreamed(file: string, withRecords: boolean): LayoutRead | undefine
     );
   }
   // Lines that are not JSON on their own may still be valid JSON together, in a layout that only looks like ours.
-  if (read.problems.syntax && small && parsesWhole(file)) return undefined;
-  return read;
+  const whole = read.problems.syntax && small ? parsedWhole(file) : undefined;
+  return whole ?? read;
 }
 
-function parsesWhole(file: string): boolean {
+/** The file parsed whole, or undefined when it is not one JSON text (the lines' problems then stand). */
+function parsedWhole(file: string): WholeRead | undefined {
   try {
-    JSON.parse(readWholeText(file));
-    return true;
+    return { whole: JSON.parse(readWholeText(file)) };
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -358,8 +362,8 @@ export function loadRun(pathOrDir: string): RunResult {
 }
 
 function loadRecords(file: string): RunResult {
-  const read = readStreamed(file, true);
-  if (!read) return loadWhole(file);
+  const read = readRunJson(file, true);
+  if ('whole' in read) return wholeRun(file, read.whole);
   if (read.problems.count > 0 || !read.info) throw new InputError(read.problems.list());
   return { info: read.info, ...read.records, turns: migrateTurns(read.records.turns) };
 }
@@ -371,8 +375,8 @@ function loadRecords(file: string): RunResult {
  */
 export function loadRunInfo(pathOrDir: string): RunInfo {
   const file = runFilePath(pathOrDir);
-  const read = readStreamed(file, false);
-  if (!read) return loadWholeInfo(file);
+  const read = readRunJson(file, false);
+  if ('whole' in read) return wholeInfo(file, read.whole);
   if (read.problems.count > 0 || !read.info) throw new InputError(read.problems.list());
   return read.info;
 }

@@ -1,7 +1,7 @@
 // run.json is read a line at a time in the layout a run writes (a large run's
 // file is longer than any string V8 holds), and whole in any other layout.
 import { appendFileSync, truncateSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runResultSchema } from '../../core/schema/run.js';
 import type { RunResult } from '../../core/types.js';
 import { loadRun, loadRunInfo, runJsonChunks } from '../../reports/load.js';
@@ -89,6 +89,20 @@ describe('loadRun', () => {
     const text = written(run).replace(/^(\{"strategy":"full","transcript":"t1","columns":)/m, '$1\n');
     expect(text).toContain('"columns":\n');
     expect(records(runFile(text))).toEqual(runResultSchema.parse(JSON.parse(text)));
+  });
+
+  it('parses a file in a layout that only looks like ours once as one JSON text', () => {
+    // A record split where the next line starts with `{`: every line still looks like a record line.
+    const text = written(sampleRun()).replace('"usage":{', '"usage":\n{');
+    expect(text).toContain('"usage":\n{');
+    const expected = runResultSchema.parse(JSON.parse(text));
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      expect(records(runFile(text))).toEqual(expected);
+      expect(parse.mock.calls.filter(([arg]) => arg === text)).toHaveLength(1);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('names the line and column of every damaged record line', () => {
