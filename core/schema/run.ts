@@ -113,16 +113,9 @@ function turnTableRecords(table: TurnTable): Record<string, unknown>[] {
 const MAX_TABLE_ROWS = 10_000;
 
 /** Turn records as tables, one per run of consecutive records of the same strategy and transcript. */
-export function* turnTables(turns: Iterable<TurnRecordOut>): Generator<TurnTable | TurnRecordOut> {
+export function* turnTables(turns: Iterable<TurnRecordOut>): Generator<TurnTable> {
   let table: TurnTable | undefined;
   for (const t of turns) {
-    // A record not of the current shape (never made by a run) is written as it is.
-    if (!TURN_COLUMNS.every((c) => c in t)) {
-      if (table) yield table;
-      table = undefined;
-      yield t;
-      continue;
-    }
     if (!table || table.strategy !== t.strategy || table.transcript !== t.transcript || table.rows.length >= MAX_TABLE_ROWS) {
       if (table) yield table;
       table = { strategy: t.strategy, transcript: t.transcript, columns: [...TURN_COLUMNS], rows: [] };

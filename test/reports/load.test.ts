@@ -69,7 +69,11 @@ describe('loadRun', () => {
       { factsPresentCount: 1, factsMissingCount: 1, criticalMissingCount: 1, factsLost: ['f1'], factsRegained: [], criticalLost: ['f1'] },
       { factsPresentCount: 2, factsMissingCount: 1, criticalMissingCount: 1, factsLost: [], factsRegained: [], criticalLost: [] },
     ];
-    const streamed = loadRun(runFile(written(old as unknown as RunResult)));
+    // As those runs wrote it: a turn record per line, where later runs write a table per job.
+    const recordLines = old.turns.map((t) => JSON.stringify(t)).join(',\n');
+    const byRecord = written({ info, turns: [], probes: [], summaries: [] }).replace('\n"turns":[],\n', `\n"turns":[\n${recordLines}],\n`);
+    expect(byRecord).toContain(`\n${JSON.stringify(old.turns[2])}],\n"probes":[]`);
+    const streamed = loadRun(runFile(byRecord));
     expect(streamed.turns).toMatchObject(expected);
     expect(streamed.turns[0]).not.toHaveProperty('factsPresent');
     expect(loadRun(runFile(JSON.stringify(old, null, 2))).turns).toMatchObject(expected);

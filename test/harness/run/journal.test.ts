@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { Journal, finishedWork, readJournal, type JournalEntry } from '../../../harness/run/journal.js';
 import type { SummaryGrades, SummaryRecord, TurnRecord } from '../../../core/types.js';
-import { TURN_COLUMNS, turnTables, type TurnTable } from '../../../core/schema/run.js';
+import { TURN_COLUMNS, turnTables } from '../../../core/schema/run.js';
 import { requestFromMessages, requestMessages } from '../../../core/contexts.js';
 import { JournaledSummaries } from '../../../harness/run/journaled-summaries.js';
 
@@ -130,7 +130,7 @@ it('reads a replay’s turns as a table, as records of the current shape and (ol
 
 it('replays a job again when its journaled turn table does not read back', () => {
   const [table] = [...turnTables([{ strategy: 's', transcript: 't', turn: 1, fullTokens: 1, contextTokens: 1, items: 1, factsPresentCount: 0, factsMissingCount: 0, criticalMissingCount: 0, factsLost: [], factsRegained: [], criticalLost: [], summaries: 0 }])];
-  const damaged = { ...(table as TurnTable), rows: [['one', ...(table as TurnTable).rows[0].slice(1)]] };
+  const damaged = { ...table, rows: [['one', ...table.rows[0].slice(1)]] };
   const work = finishedWork([{ type: 'replay', job: 'j', turns: [damaged], summaries: [] } as unknown as JournalEntry]);
   expect(work.replays.has('j')).toBe(false);
   // Named, so the resumed run can say its summaries are made again.
