@@ -46,3 +46,19 @@ export class BoundedMemo<K, V> {
     return this.young.size + this.old.size;
   }
 }
+
+/**
+ * `compute` made once per argument object: later calls with the same object get the
+ * first call's result (so the object must not change in between), forgotten with the
+ * object. Reports use it for what they derive from a run more than once (a summary.csv
+ * row per strategy, report.html and its sidecar).
+ */
+export function oncePerObject<K extends object, V>(compute: (key: K) => V): (key: K) => V {
+  const results = new WeakMap<K, V>();
+  return (key) => {
+    if (results.has(key)) return results.get(key) as V;
+    const value = compute(key);
+    results.set(key, value);
+    return value;
+  };
+}

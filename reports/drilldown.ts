@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { PROBE_KINDS } from '../core/types.js';
 import { CONTEXTS_FILE, contextOf, toRanges, type ContextLookup, type ContextMessage } from '../core/contexts.js';
+import { oncePerObject } from '../core/memo.js';
 import type { Attribution, ProbeKind, ProbeRecord, RunResult } from '../core/types.js';
 import { ATTRIBUTIONS, isProbeError, probeErrorStage, strategyIds } from './aggregate.js';
 import { esc, num } from './format.js';
@@ -435,16 +436,7 @@ export function drilldownSection(run: RunResult, options: DrilldownOptions = {})
 }
 
 /** Failure groups of a run, made once for report.html and its sidecar. */
-const groupsOfRun = new WeakMap<RunResult, FailureGroup[]>();
-
-function groupsOf(run: RunResult): FailureGroup[] {
-  let groups = groupsOfRun.get(run);
-  if (!groups) {
-    groups = failureGroups(run);
-    groupsOfRun.set(run, groups);
-  }
-  return groups;
-}
+const groupsOf = oncePerObject(failureGroups);
 
 /** The failures section a piece at a time: the sidecar of a large run is written as it is made, never held whole. */
 function* drilldownChunks(run: RunResult, options: DrilldownOptions): Generator<string> {

@@ -11,6 +11,7 @@ import {
   type LongMemEvalCell,
   type LongMemEvalStrategyScores,
 } from '../core/longmemeval.js';
+import { oncePerObject } from '../core/memo.js';
 import type { RunResult } from '../core/types.js';
 import { esc, num } from './format.js';
 
@@ -132,6 +133,9 @@ function columnName(type: string): string {
   return type.replace(/-/g, '_');
 }
 
+// summary.csv asks once per strategy; the scores of a run are computed once, not once per row.
+const scoresOnce = oncePerObject(longMemEvalScores);
+
 /**
  * summary.csv columns for one strategy: {} when the run has no LongMemEval
  * probes (other runs keep their columns); otherwise every column, with
@@ -139,15 +143,6 @@ function columnName(type: string): string {
  * graded with the official prompts. Accuracies are fractions 0–1; errors count
  * as not correct and are in each `lme_n_*`.
  */
-// summary.csv asks once per strategy; the scores of a run are computed once, not once per row.
-const scoresOfRun = new WeakMap<RunResult, LongMemEvalStrategyScores[]>();
-
-function scoresOnce(run: RunResult): LongMemEvalStrategyScores[] {
-  let scores = scoresOfRun.get(run);
-  if (!scores) scoresOfRun.set(run, (scores = longMemEvalScores(run)));
-  return scores;
-}
-
 export function longMemEvalSummaryColumns(run: RunResult, strategyId: string): LongMemEvalColumns {
   const all = scoresOnce(run);
   if (all.length === 0) return {};

@@ -12,6 +12,7 @@ import {
   type LocomoCell,
   type LocomoStrategyScores,
 } from '../core/locomo.js';
+import { oncePerObject } from '../core/memo.js';
 import type { RunResult } from '../core/types.js';
 import { esc, num } from './format.js';
 
@@ -137,21 +138,15 @@ function cellColumns(prefix: string, c: LocomoCell): OfficialColumns {
   return { [`locomo_f1_${prefix}`]: c.mean, [`locomo_n_${prefix}`]: c.n, [`locomo_errors_${prefix}`]: c.errors };
 }
 
+// summary.csv asks once per strategy; the scores of a run are computed once, not once per row.
+const scoresOnce = oncePerObject(locomoScores);
+
 /**
  * summary.csv columns for one strategy: {} when the run has no LoCoMo probes
  * (other runs keep their columns); otherwise every column, empty cells for a
  * strategy without LoCoMo answers. `locomo_f1_overall` is categories 1–4,
  * errors as 0; `locomo_n`/`locomo_errors` are its denominator and errors.
  */
-// summary.csv asks once per strategy; the scores of a run are computed once, not once per row.
-const scoresOfRun = new WeakMap<RunResult, LocomoStrategyScores[]>();
-
-function scoresOnce(run: RunResult): LocomoStrategyScores[] {
-  let scores = scoresOfRun.get(run);
-  if (!scores) scoresOfRun.set(run, (scores = locomoScores(run)));
-  return scores;
-}
-
 export function officialSummaryColumns(run: RunResult, strategyId: string): OfficialColumns {
   const scores = scoresOnce(run);
   if (!scores.length) return {};

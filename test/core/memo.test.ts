@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedMemo } from '../../core/memo.js';
+import { BoundedMemo, oncePerObject } from '../../core/memo.js';
 
 describe('BoundedMemo', () => {
   it('keeps entries in use when full, forgets the unused, and stays under twice its bound', () => {
@@ -27,5 +27,16 @@ describe('BoundedMemo', () => {
     memo.set('x', 1);
     expect(memo.get('x')).toBe(1);
     expect(memo.get('y')).toBeUndefined();
+  });
+});
+
+describe('oncePerObject', () => {
+  it('computes once per object, by identity', () => {
+    let made = 0;
+    const listOf = oncePerObject((o: { n: number }) => (made++, [o.n]));
+    const a = { n: 1 };
+    expect(listOf(a)).toBe(listOf(a));
+    expect(listOf({ n: 1 })).toEqual([1]);
+    expect(made).toBe(2);
   });
 });
