@@ -189,6 +189,29 @@ export function requestFromMessages(messages: readonly ContextMessage[] | undefi
   return { system: messages[0].text, user: messages.slice(1).map((m) => m.text).join('\n') };
 }
 
+/**
+ * The requests of the given refs, gathered from lines of contexts.jsonl read
+ * by someone else: a resumed run reads the file once, as its context store
+ * opens. Only what those requests can be made of is kept (their context lines,
+ * and the messages of the roles `requestMessages` writes): the messages of
+ * probe contexts are most of the file.
+ */
+export class StoredRequests {
+  private readonly lookup = new ContextLookup();
+
+  constructor(private readonly refs: ReadonlySet<string>) {}
+
+  take(line: ContextLine): void {
+    if (this.refs.size === 0) return;
+    if ('m' in line ? line.role === 'system' || line.role === 'line' : this.refs.has(line.c)) this.lookup.add(line);
+  }
+
+  /** The request stored under `ref`, or undefined when `ref` is not one of the refs or its lines did not read back whole. */
+  get(ref: string): SummarizerRequest | undefined {
+    return requestFromMessages(this.lookup.get(ref));
+  }
+}
+
 /** The context a probe record was sent: its own copy (runs before the store), or the stored one. */
 export function contextOf(
   record: { context?: ContextMessage[]; contextRef?: string },

@@ -5,7 +5,7 @@
 // a resumed run reads the file back and goes on numbering after it.
 import { closeSync, existsSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONTEXTS_FILE, contextLine, contextRef, messageDigest, messageLine, parseContextLine, toRanges, type ContextMessage } from '../../core/contexts.js';
+import { CONTEXTS_FILE, contextLine, type ContextLine, contextRef, messageDigest, messageLine, parseContextLine, toRanges, type ContextMessage } from '../../core/contexts.js';
 import { endsWithoutNewline, readLines } from '../../core/lines.js';
 import { BoundedMemo } from '../../core/memo.js';
 import { redact } from '../../core/secrets.js';
@@ -32,19 +32,25 @@ export class ContextStore {
     return new ContextStore(join(dir, CONTEXTS_FILE));
   }
 
-  open(): void {
+  /**
+   * Opens the file for appending, reading back what a resumed run wrote.
+   * `onReadBack` is given each line read back: what else a resume needs from
+   * the file (journaled summaries' requests) comes from this one pass.
+   */
+  open(onReadBack?: (line: ContextLine) => void): void {
     const torn = existsSync(this.path) && endsWithoutNewline(this.path);
-    if (existsSync(this.path)) this.readBack();
+    if (existsSync(this.path)) this.readBack(onReadBack);
     this.fd = openSync(this.path, 'a');
     // A torn last line would swallow the next one; start afresh on a new line.
     if (torn) writeSync(this.fd, '\n');
   }
 
   /** A resumed run's contexts: numbers and refs already written stay valid. */
-  private readBack(): void {
+  private readBack(onLine: ((line: ContextLine) => void) | undefined): void {
     for (const { text } of readLines(this.path, { invalidUtf8: 'replace' })) {
       const line = parseContextLine(text);
       if (!line) continue;
+      onLine?.(line);
       if ('m' in line) {
         this.numbers.set(messageDigest(line), line.m);
         this.next = Math.max(this.next, line.m + 1);

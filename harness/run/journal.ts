@@ -92,6 +92,17 @@ export interface FinishedWork {
   unreadable: string[];
 }
 
+/** The refs `finishedWork` will ask `requestOf` for: journaled summaries that name their request instead of carrying it. */
+export function requestRefs(entries: readonly JournalEntry[]): Set<string> {
+  const refs = new Set<string>();
+  for (const entry of entries) {
+    // A damaged replay entry (its turns do not read back, so finishedWork skips it) may lack its summaries.
+    if (entry.type !== 'replay' || !Array.isArray(entry.summaries)) continue;
+    for (const summary of entry.summaries) if (!summary?.request && summary?.requestRef !== undefined) refs.add(summary.requestRef);
+  }
+  return refs;
+}
+
 /**
  * `requestOf` reads back a summary's request stored by `requestRef`
  * (contexts.jsonl); a summary whose request cannot be read is made again.

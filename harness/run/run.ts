@@ -4,7 +4,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, rmSync } from 'n
 import { join, resolve } from 'node:path';
 import type { SuiteConfig, StrategyConfig } from '../config.js';
 import { readSuite, reloadTranscript, type TranscriptSource } from '../datasets/transcript.js';
-import { Journal, JOURNAL_FILE, finishedWork, readJournal, type FinishedWork } from './journal.js';
+import { Journal, JOURNAL_FILE, finishedWork, readJournal, requestRefs, type FinishedWork } from './journal.js';
 import { writeChunksAtomic, writeFileAtomic } from '../../core/atomic.js';
 import { replayTranscript, type ReplayResult } from './replay.js';
 import { createRunDir, lockRunDir, removeStalePartials, removeStaleTemps } from './run-dir.js';
@@ -13,7 +13,7 @@ import { startJobs } from './start-jobs.js';
 import { RUN_FILE, loadRunInfo, runJsonChunks } from '../../reports/load.js';
 import { JournaledSummaries, type FreshFrom } from './journaled-summaries.js';
 import { TokenCounter } from '../../core/tokens.js';
-import { readContexts, requestFromMessages, requestMessages } from '../../core/contexts.js';
+import { readContexts, requestMessages, StoredRequests } from '../../core/contexts.js';
 import { ContextStore } from './context-store.js';
 import { Progress } from './progress.js';
 import type { StrategyRegistry } from '../../strategies/registry.js';
@@ -165,10 +165,16 @@ async function replayJob(job: Job, ctx: RunContext, journaled: JournaledSummarie
   });
 }
 
-/** What a resumed run's journal holds; summaries get their requests back from contexts.jsonl (read only here). */
-function journaledWork(dir: string, journalPath: string): FinishedWork {
-  const stored = readContexts(dir);
-  return finishedWork(readJournal(journalPath), (ref) => requestFromMessages(stored.get(ref)));
+/**
+ * Opens the context store and reads what a resumed run's journal holds. The
+ * journaled summaries get their requests back from the lines the store reads
+ * back as it opens: contexts.jsonl is read once.
+ */
+function readBackRun(journalPath: string, contexts: ContextStore): FinishedWork {
+  const entries = readJournal(journalPath);
+  const requests = new StoredRequests(requestRefs(entries));
+  contexts.open((line) => requests.take(line));
+  return finishedWork(entries, (ref) => requests.get(ref));
 }
 
 /** A summary record naming its request by reference instead of carrying it. */
@@ -541,11 +547,10 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   const { opts, log, slots, strategies, registry, graders, dir, info } = p;
   const { config } = opts;
   const journalPath = join(dir, JOURNAL_FILE);
-  const done = journaledWork(dir, journalPath);
+  const contexts = ContextStore.inRunDir(dir);
+  const done = readBackRun(journalPath, contexts);
   const journal = new Journal(journalPath);
   journal.open();
-  const contexts = ContextStore.inRunDir(dir);
-  contexts.open();
   const jobs = planJobs(slots, strategies);
   const errors = Object.fromEntries(ERROR_STAGES.map((stage) => [stage, 0])) as Record<ErrorStage, number>;
   const progress = new Progress(workUnits(jobs, config.repeat), () => ({ ...graders.counts(), stages: errors }));

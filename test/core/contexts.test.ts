@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ContextLookup, contextOf, contextRef, messageDigest, parseContextLine, toRanges } from '../../core/contexts.js';
+import { ContextLookup, contextOf, contextRef, messageDigest, parseContextLine, StoredRequests, toRanges, type ContextLine } from '../../core/contexts.js';
 
 describe('contexts.jsonl lines', () => {
   it('folds message numbers into ranges', () => {
@@ -97,5 +97,40 @@ describe('ContextLookup told which refs to expect', () => {
     expect(lookup.get('late')).toHaveLength(2);
     expect(lookup.size).toBe(2);
     expect(reads).toBe(3);
+  });
+});
+
+describe('StoredRequests', () => {
+  const request = { system: 'Summarise.', user: 'USER: my order is A-17\nASSISTANT: noted' };
+  // A probe context (transcript roles) and a request (system and line messages) sharing the system message.
+  const lines: ContextLine[] = [
+    { m: 0, role: 'system', text: 'Summarise.' },
+    { m: 1, role: 'user', text: 'my order is A-17' },
+    { c: 'probe', r: [[0, 1]] },
+    { m: 2, role: 'line', text: 'USER: my order is A-17' },
+    { m: 3, role: 'line', text: 'ASSISTANT: noted' },
+    { c: 'request', r: [[0, 0], [2, 3]] },
+    { c: 'other-request', r: [[0, 0], [2, 2]] },
+  ];
+
+  it('gives back the requests it was asked for, from lines read elsewhere', () => {
+    const requests = new StoredRequests(new Set(['request', 'probe']));
+    for (const line of lines) requests.take(line);
+    expect(requests.get('request')).toEqual(request);
+    // A probe context is not a request, and a request it was not asked for is not kept.
+    expect(requests.get('probe')).toBeUndefined();
+    expect(requests.get('other-request')).toBeUndefined();
+  });
+
+  it('keeps no message a request cannot hold, and nothing when asked for none', () => {
+    const kept = (requests: StoredRequests) => (requests as unknown as { lookup: { messages: unknown[] } }).lookup.messages.flatMap((m, i) => (m ? [i] : []));
+    const some = new StoredRequests(new Set(['request']));
+    const none = new StoredRequests(new Set());
+    for (const line of lines) {
+      some.take(line);
+      none.take(line);
+    }
+    expect(kept(some)).toEqual([0, 2, 3]);
+    expect(kept(none)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { Journal, finishedWork, readJournal, type JournalEntry } from '../../../harness/run/journal.js';
+import { Journal, finishedWork, readJournal, requestRefs, type JournalEntry } from '../../../harness/run/journal.js';
 import type { SummaryGrades, SummaryRecord, TurnRecord } from '../../../core/types.js';
 import { TURN_COLUMNS, turnTables } from '../../../core/schema/run.js';
 import { requestFromMessages, requestMessages } from '../../../core/contexts.js';
@@ -135,4 +135,15 @@ it('replays a job again when its journaled turn table does not read back', () =>
   expect(work.replays.has('j')).toBe(false);
   // Named, so the resumed run can say its summaries are made again.
   expect(work.unreadable).toEqual(['j']);
+});
+
+it('names the requests a resume reads back: those summaries name by ref, not those they carry, and none of a damaged replay', () => {
+  const base = { strategy: 's', transcript: 't', turn: 2, coveredTurns: [1, 1], summarizer: 'x', text: 'A-17', usage: { inputTokens: 1, outputTokens: 1 }, durationMs: 1 };
+  const carried = { system: 'Summarise.', user: 'USER: hi' };
+  const refs = requestRefs([
+    { type: 'replay', job: 's::t', turns: [], summaries: [{ ...base, index: 1, requestRef: 'named' }, { ...base, index: 2, request: carried }] as SummaryRecord[] },
+    { type: 'replay', job: 's::u', turns: 'damaged', summaries: null } as unknown as JournalEntry,
+    { type: 'job-done', job: 's::t' },
+  ]);
+  expect([...refs]).toEqual(['named']);
 });
