@@ -19,7 +19,12 @@ const MAX_REMEMBERED_DIGESTS = 4_000;
 
 export class ContextStore {
   private fd: number | undefined;
-  /** Message digest → its number in the file. Digests, not texts: memory stays small. */
+  /**
+   * Message digest → its number in the file. Digests, not texts: memory stays
+   * small. A message is found under the digest of its text as sent and under
+   * that of its line as stored (they differ where a secret was redacted): a
+   * resumed run, which reads back only the stored lines, finds it by the latter.
+   */
   private readonly numbers = new Map<string, number>();
   private readonly refs = new Set<string>();
   /** Role → text → digest, for the texts met lately. */
@@ -69,19 +74,30 @@ export class ContextStore {
     const ref = contextRef(digests);
     if (this.refs.has(ref)) return ref;
     const lines: string[] = [];
-    const ids = context.map((message, i) => {
-      let id = this.numbers.get(digests[i]);
-      if (id === undefined) {
-        id = this.next++;
-        this.numbers.set(digests[i], id);
-        lines.push(messageLine(id, { role: message.role, text: redact(message.text) }));
-      }
-      return id;
-    });
+    const ids = context.map((message, i) => this.numbers.get(digests[i]) ?? this.store(message, digests[i], lines));
     lines.push(contextLine(ref, toRanges(ids)));
     writeSync(this.fd, `${lines.join('\n')}\n`);
     this.refs.add(ref);
     return ref;
+  }
+
+  /**
+   * The number of a message not met under its digest: that of its stored line
+   * when the file holds it already (read back by a resumed run, or a message
+   * that differs from one kept before only in the secrets redacted), or a new
+   * one, whose line is added to `lines`.
+   */
+  private store(message: ContextMessage, digest: string, lines: string[]): number {
+    const stored = { role: message.role, text: redact(message.text) };
+    const storedDigest = stored.text === message.text ? digest : messageDigest(stored);
+    let id = this.numbers.get(storedDigest);
+    if (id === undefined) {
+      id = this.next++;
+      this.numbers.set(storedDigest, id);
+      lines.push(messageLine(id, stored));
+    }
+    this.numbers.set(digest, id);
+    return id;
   }
 
   /**

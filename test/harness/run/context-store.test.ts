@@ -57,6 +57,40 @@ describe('ContextStore', () => {
     expect(readContexts(dir).get(ref)).toEqual([msg('user', 'my key is [REDACTED]')]);
   });
 
+  it('writes a message that held a secret not again after a resume, nor the secret', () => {
+    const dir = runDir();
+    const key = 'sk-proj-' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6';
+    const told = [msg('system', 'You are helpful.'), msg('user', `my key is ${key}`), msg('user', 'password: hunter2-correct-horse')];
+    const first = open(dir);
+    const a = first.keep(told);
+    first.close();
+    const second = open(dir);
+    expect(second.keep(told)).toBe(a);
+    const b = second.keep([...told, msg('assistant', 'noted')]);
+    second.close();
+    const text = readFileSync(join(dir, CONTEXTS_FILE), 'utf8');
+    expect(text).not.toContain(key);
+    expect(text).not.toContain('hunter2');
+    // The three messages once each, the one the resumed run added, and the two contexts.
+    const lines = text.trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('{"m"'))).toHaveLength(4);
+    expect(lines.at(-1)).toMatch(/"r":\[\[0,3\]\]/);
+    expect(readContexts(dir).get(b)?.map((m) => m.text)).toEqual(['You are helpful.', 'my key is [REDACTED]', 'password: [REDACTED]', 'noted']);
+  });
+
+  it('shares one line between messages that differ only in the secret they held', () => {
+    const dir = runDir();
+    const store = open(dir);
+    const a = store.keep([msg('user', 'password: hunter2-correct-horse')]);
+    const b = store.keep([msg('user', 'password: tr0ub4dor-and-3')]);
+    store.close();
+    // Still told apart: each is the context that was sent.
+    expect(a).not.toBe(b);
+    const lines = readFileSync(join(dir, CONTEXTS_FILE), 'utf8').trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('{"m"'))).toEqual(['{"m":0,"role":"user","text":"password: [REDACTED]"}']);
+    expect(readContexts(dir).get(b)).toEqual([msg('user', 'password: [REDACTED]')]);
+  });
+
   it('goes on after a resumed run’s lines, past a torn last line', () => {
     const dir = runDir();
     const first = open(dir);

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../../harness/config.js';
 import { runSuite } from '../../../harness/run/run.js';
-import { CONTEXTS_FILE } from '../../../core/contexts.js';
+import { CONTEXTS_FILE, type ContextMessage } from '../../../core/contexts.js';
 import type { RunResult } from '../../../core/types.js';
-import { journalKeepingLog, linkJournal, tinyTranscript, Workspace } from '../../helpers/cli.js';
+import { filesUnder, journalKeepingLog, linkJournal, tinyTranscript, Workspace } from '../../helpers/cli.js';
 
 // readLines still reads; the wrapper counts the reads of contexts.jsonl and the lines they yield.
 const contextsReads = { opened: 0, lines: 0 };
@@ -78,6 +78,9 @@ function killedAt(dir: string, journal: string[]): void {
   writeFileSync(join(dir, 'run.json'), JSON.stringify({ info: { ...started.info, status: 'running' }, turns: [], probes: [], summaries: [] }));
 }
 
+const TRANSCRIPT_KEY = 'sk-proj-TESTKEYtranscript9876543210zyxwvuTSRQ';
+const TRANSCRIPT_PASSWORD = 'hunter2-correct-horse';
+
 const entryType = (line: string): string => (JSON.parse(line) as { type: string }).type;
 
 describe('a resumed run', () => {
@@ -101,5 +104,34 @@ describe('a resumed run', () => {
     // A summary whose request did not read back would be made again, and its replay journaled anew.
     const resumed = readFileSync(resumedJournal, 'utf8').split('\n').filter((l) => l.trim());
     expect(resumed.filter((l) => entryType(l) === 'replay')).toHaveLength(replays);
+  });
+
+  it('writes no message line again for a message that held a secret, and still writes no secret', async () => {
+    const ws = suite('', { t1: tinyTranscript('t1', `My API key is ${TRANSCRIPT_KEY}, password: ${TRANSCRIPT_PASSWORD}`) });
+    const { dir, journal } = await completeRun(ws);
+    const path = join(dir, CONTEXTS_FILE);
+    const uninterrupted = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+    // Killed once the first probe's context was written, before the second's: both hold the message with the secrets.
+    const kept = uninterrupted.findIndex((l) => l.startsWith('{"c"')) + 1;
+    expect(kept).toBeLessThan(uninterrupted.length);
+    writeFileSync(path, uninterrupted.slice(0, kept).map((l) => `${l}\n`).join(''));
+    killedAt(dir, journal.filter((l) => entryType(l) === 'replay'));
+
+    const outcome = await run(ws, dir);
+    expect(outcome.run.info.status).toBe('complete');
+    const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+    // A message is its role and its text as stored; its number is where it was written.
+    const messages = lines.filter((l) => l.startsWith('{"m"')).map((l) => {
+      const { role, text } = JSON.parse(l) as ContextMessage;
+      return JSON.stringify([role, text]);
+    });
+    expect(new Set(messages).size).toBe(messages.length);
+    // The resumed file is the one the uninterrupted run wrote.
+    expect(lines).toEqual(uninterrupted);
+    expect(lines.join('\n')).toContain('[REDACTED]');
+    for (const file of filesUnder(dir)) {
+      const text = readFileSync(file, 'utf8');
+      expect(text.includes(TRANSCRIPT_KEY) || text.includes(TRANSCRIPT_PASSWORD), file).toBe(false);
+    }
   });
 });
