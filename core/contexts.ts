@@ -90,11 +90,14 @@ export class ContextLookup {
   private readonly contexts = new Map<string, Ranges>();
   /** The refs a first use will ask for, when its caller said (see `expect`); undefined: all. */
   private wanted: Set<string> | undefined;
-  /** Lines read on first use; kept after a partial read, to read the rest should another ref be asked for. */
-  private source: (() => Iterable<ContextLine>) | undefined;
+  /** Lines read on first use, and read again, whole, should a ref outside a partial read be asked for. */
+  private readonly source: () => Iterable<ContextLine>;
+  /** How much of the source is in memory: nothing yet, the wanted refs' lines, or all of it (a lookup built from lines has nothing to read). */
+  private read: 'none' | 'wanted' | 'all';
 
-  constructor(private pending?: () => Iterable<ContextLine>) {
-    this.source = pending;
+  constructor(source?: () => Iterable<ContextLine>) {
+    this.source = source ?? (() => []);
+    this.read = source ? 'none' : 'all';
   }
 
   add(line: ContextLine): void {
@@ -109,46 +112,50 @@ export class ContextLookup {
    * resolves, by reading the whole file then.
    */
   expect(refs: Iterable<string>): void {
-    if (this.pending) this.wanted = new Set([...(this.wanted ?? []), ...refs]);
+    if (this.read === 'none') this.wanted = new Set([...(this.wanted ?? []), ...refs]);
   }
 
+  /** The first use reads the source, once: the wanted refs' lines, or all of it. */
   private load(): void {
-    const pending = this.pending;
-    this.pending = undefined;
-    if (!pending) return;
-    if (!this.wanted) {
-      for (const line of pending()) this.add(line);
-      this.source = undefined;
-      return;
-    }
+    if (this.read !== 'none') return;
+    if (this.wanted) this.readWanted(this.wanted);
+    else this.readAll();
+  }
+
+  private readAll(): void {
+    // Marked before reading: a read that throws (a line too long) is not tried again on every use.
+    this.read = 'all';
+    for (const line of this.source()) this.add(line);
+  }
+
+  private readWanted(wanted: ReadonlySet<string>): void {
+    this.read = 'wanted';
     // Two passes: a context's line comes after its messages' lines.
-    const wanted = this.wanted;
     let lastMessage = -1;
-    for (const line of pending()) {
+    for (const line of this.source()) {
       if ('m' in line) lastMessage = Math.max(lastMessage, line.m);
       else if (wanted.has(line.c)) this.add(line);
     }
     // Marks only numbers the file holds: a damaged range end (1e12) must not size the marks.
     const needed = new Uint8Array(lastMessage + 1);
     for (const [from, to] of [...this.contexts.values()].flat()) needed.fill(1, from, Math.min(to, lastMessage) + 1);
-    for (const line of pending()) if ('m' in line && needed[line.m] === 1) this.add(line);
+    for (const line of this.source()) if ('m' in line && needed[line.m] === 1) this.add(line);
   }
 
   /** After a partial read, reads everything: a ref outside it was asked for. */
   private loadAll(): void {
     this.load();
-    if (!this.wanted || !this.source) return;
+    if (this.read !== 'wanted') return;
     this.wanted = undefined;
     this.messages = [];
     this.contexts.clear();
-    this.pending = this.source;
-    this.load();
+    this.readAll();
   }
 
   /** The messages of a context, or undefined when the ref is unknown or names a message the file lacks. */
   get(ref: string): ContextMessage[] | undefined {
     this.load();
-    if (this.wanted && !this.wanted.has(ref)) this.loadAll();
+    if (this.read === 'wanted' && !this.wanted?.has(ref)) this.loadAll();
     const ranges = this.contexts.get(ref);
     if (!ranges) return undefined;
     const out: ContextMessage[] = [];

@@ -100,6 +100,33 @@ describe('ContextLookup told which refs to expect', () => {
   });
 });
 
+describe('ContextLookup, what it reads when', () => {
+  const lines: ContextLine[] = [
+    { m: 0, role: 'user', text: 'a' },
+    { m: 1, role: 'user', text: 'b' },
+    { c: 'one', r: [[0, 0]] },
+    { c: 'two', r: [[1, 1]] },
+  ];
+
+  it('built from lines, ignores what it is told to expect: it has nothing to read', () => {
+    const lookup = new ContextLookup();
+    for (const line of lines) lookup.add(line);
+    lookup.expect(['one']);
+    expect(lookup.get('two')).toEqual([{ role: 'user', text: 'b' }]);
+    expect(lookup.size).toBe(2);
+  });
+
+  it('reads its source once when told nothing, and ignores what it is told after its first use', () => {
+    let reads = 0;
+    const lookup = new ContextLookup(() => (reads++, lines));
+    expect(lookup.get('one')).toEqual([{ role: 'user', text: 'a' }]);
+    lookup.expect(['one']);
+    expect(lookup.get('two')).toHaveLength(1);
+    expect(lookup.size).toBe(2);
+    expect(reads).toBe(1);
+  });
+});
+
 describe('StoredRequests', () => {
   const request = { system: 'Summarise.', user: 'USER: my order is A-17\nASSISTANT: noted' };
   // A probe context (transcript roles) and a request (system and line messages) sharing the system message.
