@@ -9,6 +9,7 @@ import type { AgentInputItem } from '../core/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
 import type { SummarizerOptions } from './registry.js';
 import { loadSummaryPrompt, summaryInputLines, SUMMARY_SHADOW } from './summary-input.js';
+import { msSince } from '../core/model.js';
 
 /** The cookbook prompt's section headings, in its order. */
 export const SUMMARY_HEADINGS = [
@@ -308,7 +309,7 @@ export class OfflineSummarizer implements Summarizer {
         inputTokens: this.counter.request(prompt.text, [userMessage(user)]),
         outputTokens: this.counter.text(summary),
       },
-      durationMs: performance.now() - started,
+      durationMs: msSince(started),
       promptPath: prompt.label,
       promptHash: prompt.hash,
     };

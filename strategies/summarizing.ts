@@ -6,6 +6,7 @@ import type { AgentInputItem } from '../core/types.js';
 import { failedSummary, MemoryStrategy, type Summarizer, type SummaryOutput } from './base.js';
 import { num, type StrategyDefinition } from './registry.js';
 import { SUMMARY_SHADOW, summarizerOptionsOf } from './summary-input.js';
+import { msSince } from '../core/model.js';
 
 export type RecordMetadata = Record<string, unknown> & { synthetic: boolean };
 
@@ -153,7 +154,7 @@ export class SummarizingStrategy extends MemoryStrategy {
         output = await this.summarizer.summarize(plan.prefix);
       } catch (err) {
         // The view stays unsummarised: a failed summary must never lose items.
-        this.events.push(failedSummary(plan.cut - 1, err, performance.now() - started, SUMMARY_SHADOW));
+        this.events.push(failedSummary(plan.cut - 1, err, msSince(started), SUMMARY_SHADOW));
         return;
       }
       const applied = await this.lock.run(() => this.apply(plan.cut, plan.generation, output));
