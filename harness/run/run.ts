@@ -261,13 +261,13 @@ interface JobResult {
  * A job finished before an interruption is rebuilt from the journal, not
  * redone, unless some of its items errored: those are re-attempted.
  */
-function journaledJob(job: Job, ctx: RunContext): JobResult | undefined {
+function journaledJob(job: PlannedJob, ctx: RunContext): JobResult | undefined {
   const replay = ctx.done.replays.get(job.key);
   if (!ctx.done.jobsDone.has(job.key) || !replay || replayErrored(replay.summaries)) return undefined;
   const probes: ProbeRecord[] = [];
-  for (const probe of job.transcript.probes) {
+  for (const probe of job.slot.probeOrder.keys()) {
     for (let r = 1; r <= ctx.config.repeat; r++) {
-      const record = ctx.done.probes.get(probeKey(job.key, probe.id, r));
+      const record = ctx.done.probes.get(probeKey(job.key, probe, r));
       if (!record || isProbeError(record)) return undefined;
       probes.push(record);
     }
@@ -284,15 +284,14 @@ function journaledJob(job: Job, ctx: RunContext): JobResult | undefined {
 
 async function runPlannedJob(planned: PlannedJob, ctx: RunContext): Promise<JobResult> {
   try {
-    return await runJob({ key: planned.key, transcript: planned.slot.take(), strategy: planned.strategy }, ctx);
+    // A job the journal holds whole needs only the probe ids of its transcript, not the file read again.
+    return journaledJob(planned, ctx) ?? (await runJob({ key: planned.key, transcript: planned.slot.take(), strategy: planned.strategy }, ctx));
   } finally {
     planned.slot.release();
   }
 }
 
 async function runJob(job: Job, ctx: RunContext): Promise<JobResult> {
-  const journaled = journaledJob(job, ctx);
-  if (journaled) return journaled;
   const previous = ctx.done.replays.get(job.key);
   // Summaries already made are served from the journal: only a summary that
   // failed (and those after it) is made again, and the views, turns and probe
