@@ -21,6 +21,21 @@ const BUILD_CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
 const BUNDLE_ENTRY = join(REPO_ROOT, 'dist', 'cli', 'cli.js');
 const TSC = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const BUNDLER = join(REPO_ROOT, 'scripts', 'bundle-cli.mjs');
+const RANK_TABLE = join(REPO_ROOT, 'dist', 'o200k-ranks.bin');
+
+/**
+ * The steps of package.json's `build` script (`tsc -b …`, `node scripts/….mjs`), so a
+ * test's rebuild is the same build as `npm run build` and cannot fall behind it.
+ */
+function buildSteps(): string[][] {
+  const { scripts } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } };
+  return scripts.build.split('&&').map((step) => {
+    const [command, ...args] = step.trim().split(/\s+/);
+    if (command === 'tsc') return [TSC, ...args];
+    if (command === 'node') return args;
+    throw new Error(`package.json build step "${step.trim()}" is neither tsc nor node`);
+  });
+}
 
 /** Newest modification time among the build's inputs (sources and tsconfigs). */
 function newestBuildInput(): number {
@@ -32,6 +47,7 @@ function newestBuildInput(): number {
 /** True when the bundle is missing or a source changed after the last build. */
 function buildIsStale(): boolean {
   try {
+    if (!existsSync(RANK_TABLE)) return true;
     return Math.max(newestBuildInput(), statSync(BUNDLER).mtimeMs) > statSync(BUNDLE_ENTRY).mtimeMs;
   } catch {
     return true;
@@ -80,7 +96,7 @@ function waitForBuild(lock: string): boolean {
 }
 
 /**
- * Runs `tsc -b` and the bundler once across the test processes: vitest runs
+ * Runs the build once across the test processes: vitest runs
  * files in parallel, and a second build rewriting the same files could let a
  * CLI read a half-written one.
  */
@@ -91,12 +107,14 @@ function buildOnce(): void {
     if (waitForBuild(lock)) return;
   }
   try {
-    try {
-      execFileSync(process.execPath, [TSC, '-b', join(REPO_ROOT, 'tsconfig.build.json')], { cwd: REPO_ROOT, stdio: 'ignore' });
-    } catch {
-      // Type errors: tsc still wrote the JavaScript (noEmitOnError is off), and the type check reports them.
+    for (const step of buildSteps()) {
+      try {
+        execFileSync(process.execPath, step, { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+      } catch (error) {
+        // Type errors: tsc still wrote the JavaScript (noEmitOnError is off), and the type check reports them.
+        if (step[0] !== TSC) throw error;
+      }
     }
-    execFileSync(process.execPath, [BUNDLER], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   } finally {
     rmSync(lock, { force: true });
   }
