@@ -16,7 +16,7 @@ export interface AtomicWrite {
  */
 export const REBUILDABLE: AtomicWrite = { sync: false };
 
-/** Writes a temp file in the same directory, fsyncs it, then renames it over `path`. */
+/** Writes a temp file in the same directory, fsyncs it (unless `opts.sync` is false), then renames it over `path`. */
 export function writeFileAtomic(path: string, data: string, opts: AtomicWrite = {}): void {
   writeChunksAtomic(path, [data], opts);
 }

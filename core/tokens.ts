@@ -1,5 +1,9 @@
-// Exact token counts with tiktoken. Every distinct item text is encoded once and
-// memoised, so replaying a transcript costs time linear in its length.
+// Exact token counts, as tiktoken gives them: o200k texts are split by the
+// encoding's own pre-tokenising pattern and each new piece is counted by
+// byte-pair merge over the rank table the build writes (core/rank-table.ts);
+// tiktoken itself counts what the table cannot (cl100k, long pieces, no
+// table). Every distinct text and piece is counted once and memoised, so
+// replaying a transcript costs time linear in its length.
 import { createRequire } from 'node:module';
 import type { Tiktoken, TiktokenEncoding } from 'tiktoken';
 import { itemLabel, itemText } from './items.js';

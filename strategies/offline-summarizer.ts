@@ -183,8 +183,8 @@ function itemStatements(role: string, text: string): StatementTemplate[] {
  * items are summarised again and again (by each summarizing strategy, and an
  * earlier summary by the next one), and a line's statements depend on the
  * line alone. The session is the token counter the summarizer shares with the
- * replay (one run, or one benchmark repetition). A run's counter lives as long
- * as the run, so the cache is bounded (MAX_TEMPLATE_LINES per generation): the
+ * replay (the process-wide shared counter in a run, a fresh one per benchmark
+ * repetition). That counter lives as long as the process, so the cache is bounded (MAX_TEMPLATE_LINES per generation): the
  * lines that come round again are those of the transcript being replayed.
  */
 const templateCaches = new WeakMap<object, BoundedMemo<string, StatementTemplate[]>>();

@@ -1,10 +1,11 @@
 // When a run starts its jobs. Node runs one thread: jobs started together
 // advance in lock step, a turn of each in turn at every `await`, so the first
 // job reaches its first model call only when every job has nearly finished
-// its replay. Starting each job once the one before it waits on a model call
-// (or has ended) runs their CPU work one after another instead: the first
-// requests go out as soon as the first job has its contexts, and later jobs
-// replay while those requests are in flight.
+// its replay. Starting the next job only once a model call begins (so some
+// job now waits on the network) or the job before it has ended runs their CPU
+// work one after another instead: the first requests go out as soon as the
+// first job has its contexts, and later jobs replay while those requests are
+// in flight.
 import pLimit from 'p-limit';
 
 export interface JobStart {
@@ -17,11 +18,12 @@ export interface JobStart {
 }
 
 /**
- * Runs `run(i)` for each index of `order`, in that order, each once the job
- * before it waits on a model call or has ended, and at most `concurrency` at
- * once. An offline run, which makes no model calls, runs its jobs one by one.
- * A job that throws stops further starts; the returned promise then rejects
- * once the started jobs have settled.
+ * Runs `run(i)` for each index of `order`, in that order, each once a model
+ * call (of any running job) has begun since the job before it started, or that
+ * job has ended; at most `concurrency` at once. An offline run, which makes no
+ * model calls, runs its jobs one by one. A job that throws stops further
+ * starts, and the returned promise rejects with its error (jobs already
+ * started run on, as they did when every job was started at once).
  */
 export async function startJobs(order: readonly number[], start: JobStart, run: (i: number) => Promise<void>): Promise<void> {
   const limit = pLimit(start.concurrency);
