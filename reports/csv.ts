@@ -100,7 +100,7 @@ function turnRow(t: TurnRecord): Row {
   };
 }
 
-export const TURN_COLUMNS = [
+const TURN_CSV_COLUMNS = [
   'strategy',
   'transcript',
   'turn',
@@ -319,7 +319,7 @@ export const SUMMARIES_COLUMNS = [
 ];
 
 function turnsChunks(run: RunResult): Iterable<string> {
-  return csvChunks(run.turns, turnRow, TURN_COLUMNS);
+  return csvChunks(run.turns, turnRow, TURN_CSV_COLUMNS);
 }
 
 function probesChunks(run: RunResult): Iterable<string> {

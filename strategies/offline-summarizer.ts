@@ -3,7 +3,7 @@
 // headings. It is a documented algorithm, not a language model.
 import { userMessage } from '../core/items.js';
 import { countWords, normalizeText } from '../core/text.js';
-import { BoundedMemo } from '../core/memo.js';
+import { BoundedMemo, oncePerObject } from '../core/memo.js';
 import { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
@@ -184,11 +184,12 @@ function itemStatements(role: string, text: string): StatementTemplate[] {
  * earlier summary by the next one), and a line's statements depend on the
  * line alone. The session is the token counter the summarizer shares with the
  * replay (the process-wide shared counter in a run, a fresh one per benchmark
- * repetition). That counter lives as long as the process, so the cache is bounded (MAX_TEMPLATE_LINES per generation): the
- * lines that come round again are those of the transcript being replayed.
+ * repetition). That counter lives as long as the process, so the cache is
+ * bounded (MAX_TEMPLATE_LINES per generation): the lines that come round again
+ * are those of the transcript being replayed.
  */
-const templateCaches = new WeakMap<object, BoundedMemo<string, StatementTemplate[]>>();
 const MAX_TEMPLATE_LINES = 20_000;
+const templatesFor = oncePerObject((_counter: object) => new BoundedMemo<string, StatementTemplate[]>(MAX_TEMPLATE_LINES));
 
 /** Splits the summarizer's own input lines (`ROLE: text`) into statements, oldest first. */
 function statementsOf(lines: readonly string[], cache: BoundedMemo<string, StatementTemplate[]>): Statement[] {
@@ -294,12 +295,7 @@ export class OfflineSummarizer implements Summarizer {
     const prompt = loadSummaryPrompt(this.options.prompt);
     const lines = summaryInputLines(items, this.options.tool_trim_limit);
     const user = lines.join('\n');
-    let cache = templateCaches.get(this.counter);
-    if (!cache) {
-      cache = new BoundedMemo(MAX_TEMPLATE_LINES);
-      templateCaches.set(this.counter, cache);
-    }
-    const summary = extractiveSummary(statementsOf(lines, cache), this.options.word_limit);
+    const summary = extractiveSummary(statementsOf(lines, templatesFor(this.counter)), this.options.word_limit);
     return {
       userShadow: SUMMARY_SHADOW,
       summary,
