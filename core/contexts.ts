@@ -130,6 +130,8 @@ export class ContextLookup {
 
   private readWanted(wanted: ReadonlySet<string>): void {
     this.read = 'wanted';
+    // No ref is wanted (no failed record names a stored context): nothing to read.
+    if (wanted.size === 0) return;
     // Two passes: a context's line comes after its messages' lines.
     let lastMessage = -1;
     for (const line of this.source()) {

@@ -106,6 +106,11 @@ function contextKey(p: ProbeRecord, context: ContextMessage[]): string {
   return `${p.contextTokens} ${p.contextRef ?? createHash('sha256').update(JSON.stringify(context)).digest('base64')}`;
 }
 
+/** Only a failed or errored record's context is shown (the lookup is told these refs, and the index reads them). */
+function showsContext(p: ProbeRecord): boolean {
+  return p.passed !== true;
+}
+
 /**
  * The contexts of the failed and errored records. A run stores every probe's
  * context, but the passing ones would add a third to report.html at the
@@ -125,8 +130,8 @@ function indexContexts(groups: FailureGroup[], lookup: ContextLookup | undefined
     return id;
   };
   for (const p of groups.flatMap((g) => g.records)) {
-    const context = p.passed === true ? undefined : contextOf(p, lookup);
-    if (p.passed !== true && context === undefined && p.contextRef !== undefined) index.unresolved++;
+    const context = showsContext(p) ? contextOf(p, lookup) : undefined;
+    if (showsContext(p) && context === undefined && p.contextRef !== undefined) index.unresolved++;
     if (!context?.length) continue;
     const key = contextKey(p, context);
     let id = contextIds.get(key);
@@ -448,7 +453,7 @@ function* drilldownChunks(run: RunResult, options: DrilldownOptions): Generator<
   const shown = groups.slice(0, options.limit ?? DRILLDOWN_LIMIT);
   // Only failed records' contexts are shown (here, and in the sidecar for every group): the lookup
   // need not hold every other message of the run, nor read the file again for the sidecar.
-  run.contexts?.expect(groups.flatMap((g) => g.records.flatMap((p) => (p.passed !== true && p.contextRef !== undefined ? [p.contextRef] : []))));
+  run.contexts?.expect(groups.flatMap((g) => g.records.flatMap((p) => (showsContext(p) && p.contextRef !== undefined ? [p.contextRef] : []))));
   const frame: Frame = {
     // Strategies that answered no probe (a run stopped early) would be a column of `not run` on every row.
     ids: strategyIds(run).filter((id) => run.probes.some((p) => p.strategy === id)),
