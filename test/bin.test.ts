@@ -101,29 +101,26 @@ register('./hooks.mjs', import.meta.url);`;
     expect(result.stderr).not.toMatch(/EPIPE|at /);
   });
 
-  it('prints the version from package.json, loading only the CLI and core leaf modules', async () => {
-    const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
-    const { result, files, modules } = await startup('--version');
+  // Each command ends with exit 0 and loads only files of the bundle (and bin/memeval.js).
+  async function loadsFromBundle(arg: string): Promise<{ stdout: string; modules: string[] }> {
+    const { result, files, modules } = await startup(arg);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`${version}\n`);
     expect(files.filter((file) => !LOADED_FILE.test(file))).toEqual([]);
-    expect(modules).toContain('dist/harness/cli.js');
-    expect(modules.filter((path) => !STARTUP_MODULE.test(path))).toEqual([]);
-  });
+    return { stdout: result.stdout, modules };
+  }
 
-  it('prints the usage for --help, loading only the CLI and core leaf modules', async () => {
-    const { result, files, modules } = await startup('--help');
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`${HELP}\n`);
-    expect(files.filter((file) => !LOADED_FILE.test(file))).toEqual([]);
-    expect(modules).toContain('dist/harness/help.js');
+  it.each([
+    { flag: '--version', stdout: () => `${(JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version}\n`, module: 'dist/harness/cli.js' },
+    { flag: '--help', stdout: () => `${HELP}\n`, module: 'dist/harness/help.js' },
+  ])('prints $flag, loading only the CLI and core leaf modules', async ({ flag, stdout, module }) => {
+    const { stdout: printed, modules } = await loadsFromBundle(flag);
+    expect(printed).toBe(stdout());
+    expect(modules).toContain(module);
     expect(modules.filter((path) => !STARTUP_MODULE.test(path))).toEqual([]);
   });
 
   it('runs a command from its own chunk of the bundle, loading nothing from outside it', async () => {
-    const { result, files, modules } = await startup('strategies');
-    expect(result.code).toBe(0);
-    expect(files.filter((file) => !LOADED_FILE.test(file))).toEqual([]);
+    const { modules } = await loadsFromBundle('strategies');
     expect(modules).toContain('dist/harness/commands/strategies.js');
   });
 });
