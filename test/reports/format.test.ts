@@ -1,17 +1,9 @@
 // Numbers in the reports read as en-US writes them; Intl.NumberFormat is the oracle.
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../core/random.js';
 import { num } from '../../reports/format.js';
 
 const intl = (value: number, digits: number): string => new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
-
-/** A seeded generator, so a failure names a value that reproduces. */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 describe('num', () => {
   it('groups thousands and rounds half away from zero on the printed decimal, as Intl does', () => {
@@ -27,7 +19,8 @@ describe('num', () => {
   });
 
   it('matches Intl.NumberFormat on 40,000 random values at 0 to 3 decimals, except that a value rounding to zero has no minus sign', () => {
-    const random = seeded(20);
+    // Seeded, so a failure names a value that reproduces.
+    const random = seededRandom(20);
     for (let i = 0; i < 10_000; i++) {
       const value = (random() - 0.5) * 10 ** Math.floor(random() * 14);
       for (const digits of [0, 1, 2, 3]) {

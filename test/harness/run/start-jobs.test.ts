@@ -1,25 +1,15 @@
 // When a run starts its jobs: one after another while they only compute, the
 // next as soon as one waits on a model call, never more than the limit.
 import { describe, expect, it } from 'vitest';
+import { ModelStats } from '../../../harness/models/cache.js';
 import { startJobs, type JobStart } from '../../../harness/run/start-jobs.js';
 
-/** A stand-in for the run's model counters: `call()` is a model call beginning. */
+/** The run's model counters, as a run's graders hold them: `call()` is a model call beginning. */
 function calls(): { start: (concurrency: number, signal?: AbortSignal) => JobStart; call: () => void } {
-  const listeners = new Set<() => void>();
+  const stats = new ModelStats();
   return {
-    start: (concurrency, signal = new AbortController().signal) => ({
-      concurrency,
-      signal,
-      onceCallBegins(listener) {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
-      },
-    }),
-    call() {
-      const all = [...listeners];
-      listeners.clear();
-      for (const listener of all) listener();
-    },
+    start: (concurrency, signal = new AbortController().signal) => ({ concurrency, signal, onceCallBegins: (listener) => stats.onceCallBegins(listener) }),
+    call: () => stats.callBegins(),
   };
 }
 
