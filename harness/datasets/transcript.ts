@@ -89,10 +89,17 @@ async function expandGlobs(globs: string[], baseDir: string, problems: Problem[]
   return [...files].sort();
 }
 
-function readSuiteFile(abs: string, limits: Readonly<Limits>): ReadResult & { text?: string } {
+/** A suite file as read: its absolute path and its text (empty when it could not be read, and then `problems` say why). */
+export interface SuiteFile {
+  path: string;
+  text: string;
+}
+
+function readSuiteFile(abs: string, limits: Readonly<Limits>): ReadResult & { file: SuiteFile } {
   const file = displayPath(abs);
   const read = readTranscriptText(abs, file, limits);
-  return read.ok ? { ...readTranscript(read.text, file, limits), text: read.text } : { problems: [read.problem], idWhere: () => file };
+  if (!read.ok) return { problems: [read.problem], idWhere: () => file, file: { path: abs, text: '' } };
+  return { ...readTranscript(read.text, file, limits), file: { path: abs, text: read.text } };
 }
 
 /** Where a suite's transcript was read from, to read it again (`reloadTranscript`). */
@@ -101,6 +108,11 @@ export interface TranscriptSource {
   path: string;
   /** sha256 of the text that was checked. */
   sha256: string;
+}
+
+/** The source of a file `readSuite` checked, for `reloadTranscript`. */
+export function transcriptSource(file: SuiteFile): TranscriptSource {
+  return { path: file.path, sha256: sha256(file.text) };
 }
 
 function sha256(text: string): string {
@@ -124,7 +136,7 @@ export async function loadSuite(globs: string[], baseDir: string, limits: Readon
  * when the transcript's first job starts, so a large suite is never in memory
  * at once. Every file is still checked before this returns.
  */
-export async function readSuite<T>(globs: string[], baseDir: string, limits: Readonly<Limits>, keep: (t: Transcript, source: TranscriptSource) => T): Promise<T[]> {
+export async function readSuite<T>(globs: string[], baseDir: string, limits: Readonly<Limits>, keep: (t: Transcript, file: SuiteFile) => T): Promise<T[]> {
   const problems: Problem[] = [];
   if (globs.length === 0) problems.push(fileProblem(baseDir, 'no dataset globs given, so the suite is empty'));
   const files = await expandGlobs(globs, baseDir, problems);
@@ -141,7 +153,7 @@ export async function readSuite<T>(globs: string[], baseDir: string, limits: Rea
     const first = firstFile.get(t.id);
     if (first) problems.push(problemAtPlace(result.idWhere(), `transcript id ${quote(t.id)} is also used by ${readSuiteFile(first, limits).idWhere()}`));
     else firstFile.set(t.id, file);
-    transcripts.push(keep(t, { path: file, sha256: sha256(result.text ?? '') }));
+    transcripts.push(keep(t, result.file));
   }
   if (problems.length === 0 && transcripts.length === 0) problems.push(fileProblem(baseDir, 'the suite has no transcripts'));
   if (problems.length > 0) throw new InputError(problems);
@@ -156,7 +168,7 @@ export async function readSuite<T>(globs: string[], baseDir: string, limits: Rea
 export function reloadTranscript(source: TranscriptSource, limits: Readonly<Limits>): Transcript {
   const result = readSuiteFile(source.path, limits);
   if (result.problems.length > 0 || !result.transcript) throw new InputError(result.problems);
-  if (sha256(result.text ?? '') !== source.sha256) {
+  if (sha256(result.file.text) !== source.sha256) {
     throw new InputError([fileProblem(displayPath(source.path), 'changed while the run was using it; run again (or --resume) to check it again')]);
   }
   return structuredClone(result.transcript);

@@ -3,7 +3,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { SuiteConfig, StrategyConfig } from '../config.js';
-import { readSuite, reloadTranscript, type TranscriptSource } from '../datasets/transcript.js';
+import { readSuite, reloadTranscript, transcriptSource, type TranscriptSource } from '../datasets/transcript.js';
 import { Journal, JOURNAL_FILE, finishedWork, readJournal, requestRefs, type FinishedWork } from './journal.js';
 import { writeChunksAtomic, writeFileAtomic } from '../../core/atomic.js';
 import { replayTranscript, type ReplayResult } from './replay.js';
@@ -518,7 +518,7 @@ export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
 async function setUp(opts: RunOptions): Promise<Omit<Prepared, 'opts' | 'log'> & { release: () => void }> {
   const { config } = opts;
   const limits = config.limits ?? DEFAULT_LIMITS;
-  const entries = await readSuite(config.datasets, config.baseDir, limits, (t, source) => ({ header: structuredClone(transcriptHeader(t)), source }));
+  const entries = await readSuite(config.datasets, config.baseDir, limits, (t, file) => ({ header: structuredClone(transcriptHeader(t)), source: transcriptSource(file) }));
   const transcripts = entries.map((e) => e.header);
   const strategies = selectStrategies(config, opts.only);
   const registry = opts.registry ?? STRATEGIES;

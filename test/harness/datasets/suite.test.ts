@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../harness/config.js';
 import { type InputError, isInputError } from '../../../core/errors.js';
-import { loadSuite, readSuite, reloadTranscript } from '../../../harness/datasets/transcript.js';
+import { loadSuite, readSuite, reloadTranscript, transcriptSource } from '../../../harness/datasets/transcript.js';
 import { DEFAULT_LIMITS } from '../../../harness/schema/limits.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -70,7 +70,7 @@ describe('loadSuite', () => {
 
 describe('readSuite and reloadTranscript (a run keeps headers and reads each transcript again)', () => {
   it('keeps what `keep` returns and reads back the transcript loadSuite gives', async () => {
-    const kept = await readSuite(['datasets/cookbook/*.yaml'], ROOT, DEFAULT_LIMITS, (t, source) => ({ id: t.id, source }));
+    const kept = await readSuite(['datasets/cookbook/*.yaml'], ROOT, DEFAULT_LIMITS, (t, file) => ({ id: t.id, source: transcriptSource(file) }));
     expect(kept.map((k) => k.id)).toEqual(['cookbook-summarizing-router', 'cookbook-trimming-laptop']);
     const loaded = await loadSuite(['datasets/cookbook/*.yaml'], ROOT);
     expect(kept.map((k) => reloadTranscript(k.source, DEFAULT_LIMITS))).toEqual(loaded);
@@ -81,7 +81,7 @@ describe('readSuite and reloadTranscript (a run keeps headers and reads each tra
     try {
       const file = join(dir, 'a.yaml');
       writeFileSync(file, 'id: a\nturns:\n  - user: "My order is BC-1."\n');
-      const [kept] = await readSuite(['*.yaml'], dir, DEFAULT_LIMITS, (_t, source) => source);
+      const [kept] = await readSuite(['*.yaml'], dir, DEFAULT_LIMITS, (_t, file) => transcriptSource(file));
       expect(reloadTranscript(kept, DEFAULT_LIMITS).turns).toHaveLength(1);
       writeFileSync(file, 'id: a\nturns:\n  - user: "My order is BC-2."\n');
       const error = (() => {
