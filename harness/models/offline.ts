@@ -37,7 +37,8 @@ function bareQuestion(text: string): string {
  * 2. Question. Its answer type comes from its form (who or "what's X's name" → a name;
  *    when → a date or time; "what date", "the last day" → a date; how many/much or
  *    "what dose" → a quantity or amount; a code word in the asked noun phrase, "which
- *    ticket/order/PO number" → an identifier; which host, version, phone, email,
+ *    ticket/order/PO number" → an identifier (a "how much" about money may be answered
+ *    by a quantity when no amount is there: "how much paid leave" → "8 weeks"); which host, version, phone, email,
  *    percentage); "did I say/report" asks for the user's statements and "did you
  *    recommend" for the assistant's; "now/current/latest" asks for the newest value. The
  *    asked attribute is the noun phrase after "what/which" ("the materiality *threshold*"),
@@ -50,7 +51,12 @@ function bareQuestion(text: string): string {
  *    asked type half, one by the other party 85%, one dated only by its message for a
  *    "when" question three quarters, one with a value filed under the asked attribute
  *    (`manager: Rosa Delgado`) a quarter more. A date in the question is met by
- *    statements of that day or naming it. The three best are tried in order.
+ *    statements of that day or naming it. A question word the context never uses is
+ *    read as the context's words of its family (one stem starts with the other, both
+ *    at least 5 letters, or they share their first 7: "officiating" → "Officiant"). The
+ *    first statement of a reply also matches, at 60%, the words of the question the
+ *    other party asked in its message before ("Could you confirm your patient number?"
+ *    → "Born 11 March 1961, MRN 00482917."). The three best are tried in order.
  * 4. Updates. A newer statement of the same slot replaces the value: one within 80% of
  *    the best score that shares its matched words (when the question asks for the
  *    current value, the statement says the value changed, or it scores as high), or one
@@ -95,7 +101,7 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v3' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v4' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

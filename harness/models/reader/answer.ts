@@ -3,6 +3,7 @@
 // abstain when the question's content is not covered. The algorithm is described in
 // harness/models/offline.ts and the README.
 import type { ReaderContext, Unit } from './context.js';
+import { alignToContext } from './align.js';
 import { analyseQuestion, questionParts } from './question.js';
 import { computeDifference, computeElapsed } from './compute.js';
 import { extract, statement, withFollowing } from './extract.js';
@@ -28,7 +29,7 @@ function deniesHaving(unit: Unit): boolean {
 }
 
 function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<string, number>): string | undefined {
-  const q = analyseQuestion(part);
+  const q = alignToContext(analyseQuestion(part), ctx);
   if (q.computation?.op === 'elapsed') {
     const computed = computeElapsed(q.computation, ctx, cache);
     if (computed) return computed;

@@ -26,6 +26,12 @@ export interface Unit {
   stems: Set<string>;
   spans: Span[];
   dates: DateMention[];
+  /**
+   * The words of the question the other party asked just before this message ("Could you
+   * confirm your patient number?" → "Born 11 March 1961, MRN 00482917."): a reply is about
+   * what it was asked, in words it need not repeat.
+   */
+  replyTo?: ReadonlySet<string>;
 }
 
 export interface ReaderContext {
@@ -202,6 +208,26 @@ function lines(text: string, day: { current?: Day }, styles: DateMention[]): Lin
   return out;
 }
 
+/**
+ * Gives the first unit of each user or assistant message the stems of the questions the other
+ * party asked in its last message; tool calls and output between them do not break the pair.
+ */
+function linkReplies(units: Unit[]): void {
+  let asked: { speaker: Speaker; stems: Set<string> } | undefined;
+  let current: { item: number; speaker: Speaker; stems: Set<string> } | undefined;
+  for (const unit of units) {
+    if (unit.speaker !== 'user' && unit.speaker !== 'assistant') continue;
+    const first = !current || current.item !== unit.item;
+    if (first) {
+      if (current) asked = { speaker: current.speaker, stems: current.stems };
+      current = { item: unit.item, speaker: unit.speaker, stems: new Set() };
+    }
+    if (unit.isQuestion) for (const s of unit.stems) current!.stems.add(s);
+    // The answer comes first; what follows may change the subject ("By the way, …").
+    if (first && asked && asked.speaker !== unit.speaker && asked.stems.size > 0) unit.replyTo = asked.stems;
+  }
+}
+
 /** Builds the units of a request's context (the system text, then each item in order). */
 export function readContext(system: string | undefined, items: AgentInputItem[]): ReaderContext {
   const units: Unit[] = [];
@@ -238,6 +264,7 @@ export function readContext(system: string | undefined, items: AgentInputItem[])
     if (day.current) today = day.current;
   });
   dateUndated(units, today);
+  linkReplies(units);
   // How people in the conversation write dates; tool output and calls write ISO for machines.
   const written = units.filter((u) => u.speaker !== 'tool' && u.speaker !== 'call');
   const mentions = [...styles, ...written.flatMap((u) => u.dates.filter((d) => !d.relative))];

@@ -27,6 +27,8 @@ const LABELLED_FACTOR = 1.25;
 const OTHER_SPEAKER_FACTOR = 0.85;
 /** Asking words ("report", "pick") count this much of their weight when matched. */
 const ASKING_FACTOR = 0.3;
+/** A question word met only in the question a unit replies to counts this share of its weight. */
+const REPLY_FACTOR = 0.6;
 /** Units within this share of the best score compete as statements of the same slot; the newest wins. */
 const UPDATE_TIE = 0.8;
 /** How far, in statements of the same message, the asked attribute may be from the answer. */
@@ -119,6 +121,9 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
     if (unit.stems.has(w.stem)) {
       matched.add(w.stem);
       score += w.weight;
+    } else if (unit.replyTo?.has(w.stem)) {
+      matched.add(w.stem);
+      score += w.weight * REPLY_FACTOR;
     }
   }
   // A date in the question ("the meeting on Friday March 27") is met by a unit of that day or naming it.
@@ -316,7 +321,12 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   const near = [...around.filter((u) => nextTo(u, found.unit)), ...[found.via, found.replaces].filter((u): u is Unit => u !== undefined)];
   // "Which *customer* had the most late shipments": the answer names a customer, rarely the word.
   const category = /^\s*(?:\S+\s+){0,3}?which\b/i.test(q.text) ? q.head : undefined;
-  return [...q.focus].every((f) => f === category || near.some((u) => u.stems.has(f)));
+  const stated = (f: string) => near.some((u) => u.stems.has(f));
+  const asked = (f: string) => near.some((u) => u.replyTo?.has(f));
+  const others = [...q.focus].filter((f) => f !== category);
+  // A reply names what it was asked about only through the question; it does not also stand for the category.
+  if (category !== undefined && q.focus.has(category) && others.length > 0 && !others.some(stated)) return false;
+  return others.every((f) => stated(f) || asked(f));
 }
 
 /**

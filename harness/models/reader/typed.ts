@@ -9,7 +9,7 @@ import { TextMemo } from './memo.js';
 import { contentStems } from './words.js';
 
 export const TYPE_SPANS: Partial<Record<AnswerType, SpanType[]>> = {
-  money: ['money', 'number'],
+  money: ['money', 'number', 'quantity'],
   quantity: ['quantity', 'number', 'money', 'percent'],
   number: ['number', 'quantity'],
   percent: ['percent'],

@@ -350,4 +350,29 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     const context = [assistantMessage('Recorded as AI-1 (canary required), AI-2 (config lint), AI-3 (E1047 alert).')];
     expect(answer(context, 'Which error code should the new alert in AI-3 match on?')).toBe('E1047');
   });
+
+  it('answers "how much" of a non-money thing with a quantity even when a money word is in it', () => {
+    const context = [...toolResult('4.6.2 The partner receives 8 weeks of fully paid partner leave, within the first 6 months.')];
+    expect(answer(context, 'How much paid leave does the partner get after a birth?')).toBe('8 weeks');
+  });
+
+  it('reads a question word the context lacks as a word of the same family it has', () => {
+    const context = [userMessage('Officiant will be Rev. Dana Whitfield.'), assistantMessage('Noted.')];
+    expect(answer(context, 'Who is officiating?')).toBe('Rev. Dana Whitfield');
+    // A short word is not matched by family: "form" is not "formal".
+    expect(answer([userMessage('The dinner is formal.')], 'Which form did I sign?')).toBe(ABSTAIN_ANSWER);
+  });
+
+  it('reads a reply as about what the other party just asked, only in its first statement', () => {
+    const context = [
+      assistantMessage('Could you confirm your date of birth and your patient number?'),
+      userMessage('Born 11 March 1961, MRN 00482917.'),
+      assistantMessage('Thanks. What internet plan do you have at home?'),
+      userMessage('Fibre, 500 Mbps down. By the way, my old ticket was TCK-40917.'),
+    ];
+    expect(answer(context, 'Can you read my patient number back to me?')).toContain('00482917');
+    expect(answer(context, 'What internet plan did I say I have?')).toContain('Fibre');
+    // The asked words alone do not make a reply name a category ("which provider").
+    expect(answer(context, 'Which internet provider did I say I am with?')).toBe(ABSTAIN_ANSWER);
+  });
 });
