@@ -56,7 +56,9 @@ function bareQuestion(text: string): string {
  *    at least 5 letters, or they share their first 7: "officiating" → "Officiant"). The
  *    first statement of a reply also matches, at 60%, the words of the question the
  *    other party asked in its message before ("Could you confirm your patient number?"
- *    → "Born 11 March 1961, MRN 00482917."). The three best are tried in order.
+ *    → "Born 11 March 1961, MRN 00482917."), and each statement of a tool's output the
+ *    words of the call it answers. A "what date" question takes a statement that gives
+ *    no date at three quarters, dated by its message. The three best are tried in order.
  * 4. Updates. A newer statement of the same slot replaces the value: one within 80% of
  *    the best score that shares its matched words (when the question asks for the
  *    current value, the statement says the value changed, or it scores as high), or one

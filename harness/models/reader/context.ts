@@ -210,12 +210,20 @@ function lines(text: string, day: { current?: Day }, styles: DateMention[]): Lin
 
 /**
  * Gives the first unit of each user or assistant message the stems of the questions the other
- * party asked in its last message; tool calls and output between them do not break the pair.
+ * party asked in its last message, and each unit of a tool's output the stems of the call it
+ * answers; tool calls and output between two messages do not break their pair.
  */
 function linkReplies(units: Unit[]): void {
   let asked: { speaker: Speaker; stems: Set<string> } | undefined;
   let current: { item: number; speaker: Speaker; stems: Set<string> } | undefined;
+  let call: { item: number; stems: Set<string> } | undefined;
   for (const unit of units) {
+    if (unit.speaker === 'call') {
+      if (call?.item !== unit.item) call = { item: unit.item, stems: new Set() };
+      for (const s of unit.stems) call.stems.add(s);
+    }
+    // Tool output answers the call just before it: `issue refund reason: duplicate_charge` → `expected by: 2026-03-12`.
+    if (unit.speaker === 'tool' && call?.item === unit.item - 1) unit.replyTo = call.stems;
     if (unit.speaker !== 'user' && unit.speaker !== 'assistant') continue;
     const first = !current || current.item !== unit.item;
     if (first) {

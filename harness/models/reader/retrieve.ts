@@ -5,7 +5,7 @@ import type { ReaderContext, Unit } from './context.js';
 import { type Day, findDates } from './dates.js';
 import type { Question } from './question.js';
 import { type Span, findSpans } from './spans.js';
-import { hasFirstType, hasTypedValue, labelNames, norm, statesWhen, typedSpans } from './typed.js';
+import { datesIn, hasFirstType, hasTypedValue, labelNames, norm, statesWhen, typedSpans } from './typed.js';
 import { contentStems, isAskingWord, stemsOf } from './words.js';
 
 /**
@@ -19,7 +19,7 @@ const QUESTION_FACTOR = 0.2;
 const UNTYPED_FACTOR = 0.5;
 /** A statement whose only value is of a stand-in type (an identifier for "which version") keeps this share. */
 const STAND_IN_FACTOR = 0.85;
-/** For "when", a statement dated only by the day it was said keeps this share against one that gives a date. */
+/** For "when" and "what date", a statement dated only by the day it was said keeps this share against one that gives a date. */
 const DAY_ONLY_FACTOR = 0.75;
 /** A value filed under the asked attribute (`manager: Rosa Delgado` for "who is my manager") counts this much more. */
 const LABELLED_FACTOR = 1.25;
@@ -139,6 +139,7 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
   if (unit.isQuestion) score *= QUESTION_FACTOR;
   if (!typed) score *= UNTYPED_FACTOR;
   else if (q.type === 'when' && !statesWhen(unit, q)) score *= DAY_ONLY_FACTOR;
+  else if (q.type === 'date' && datesIn(unit, q).length === 0) score *= DAY_ONLY_FACTOR;
   else if (spans.some((s) => labelNames(s, q))) score *= LABELLED_FACTOR;
   else if (!hasFirstType(spans, q)) score *= STAND_IN_FACTOR;
   if (q.speaker && unit.speaker !== q.speaker && unit.speaker !== 'tool') score *= OTHER_SPEAKER_FACTOR;
@@ -299,7 +300,14 @@ function unknownCode(q: Question, ctx: ReaderContext): boolean {
 
 /** A statement of the same message just before or after (a long tool output is many messages' worth). */
 function nextTo(u: Unit, unit: Unit): boolean {
-  return u.item === unit.item && !u.isQuestion && Math.abs(u.index - unit.index) <= NEAR_UNITS;
+  if (u.isQuestion) return false;
+  if (u.item === unit.item) return Math.abs(u.index - unit.index) <= NEAR_UNITS;
+  return callOf(u, unit) || callOf(unit, u);
+}
+
+/** `call` is the tool call whose output `result` is: its arguments say what the output is about. */
+function callOf(call: Unit, result: Unit): boolean {
+  return call.speaker === 'call' && result.speaker === 'tool' && call.item === result.item - 1;
 }
 
 /** A name the question mentions ("the AWS account", "Natalie Brooks' phone") that no statement has. */

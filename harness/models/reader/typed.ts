@@ -56,7 +56,8 @@ export function hasFirstType(spans: Span[], q: Question): boolean {
 /** `spans`: the unit's `typedSpans`, when the caller has them already. */
 export function hasTypedValue(unit: Unit, q: Question, spans = typedSpans(unit, q)): boolean {
   if (q.type === 'clause') return true;
-  if (q.type === 'date') return datesIn(unit, q).length > 0;
+  // "On what date did I open the account?": a statement of the event is dated by its message.
+  if (q.type === 'date') return datesIn(unit, q).length > 0 || unit.day !== undefined;
   if (q.type === 'when') return datesIn(unit, q).length > 0 || unit.spans.some((s) => s.type === 'time') || unit.day !== undefined;
   return spans.length > 0;
 }

@@ -375,4 +375,24 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     // The asked words alone do not make a reply name a category ("which provider").
     expect(answer(context, 'Which internet provider did I say I am with?')).toBe(ABSTAIN_ANSWER);
   });
+
+  it('dates an event asked for by "what date" by its message when the statement gives no date', () => {
+    const context = [
+      stamped('2025-01-20T09:00:00Z', 'I opened a savings account at Northbank, ending 7731.'),
+      assistantMessage('Good move.'),
+      stamped('2025-02-03T09:00:00Z', 'My raise came through.'),
+    ];
+    expect(answer(context, 'On what date did I open the Northbank savings account?')).toBe('January 20, 2025');
+  });
+
+  it('reads tool output as about what its call asked for', () => {
+    const context: AgentInputItem[] = [
+      { type: 'function_call', callId: 'c1', name: 'issue_refund', arguments: '{"invoice":"INV-1143","reason":"duplicate_charge"}' },
+      { type: 'function_call_result', callId: 'c1', name: 'issue_refund', status: 'completed', output: '{"refund":"REF-88412","expected_by":"2026-03-12"}' },
+      { type: 'function_call', callId: 'c2', name: 'issue_refund', arguments: '{"invoice":"INV-1150","reason":"wrong_seat_count"}' },
+      { type: 'function_call_result', callId: 'c2', name: 'issue_refund', status: 'completed', output: '{"refund":"REF-88413","expected_by":"2026-03-20"}' },
+    ];
+    expect(answer(context, 'By which date should the duplicate-charge refund show up?')).toBe('March 12, 2026');
+    expect(answer(context, 'By which date should the wrong-seat-count refund show up?')).toBe('March 20, 2026');
+  });
 });
