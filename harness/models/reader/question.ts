@@ -75,7 +75,8 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
     return { type: 'weekday', typeStems: ['day', 'weekday'] };
   }
   // "What date of loss is on my claim?" asks for a date, whatever else it names.
-  if (/\b(what|which)(?:'s| is| was)? (?:the )?(?:(?:first|last|latest|earliest|final|due|start|end|next) )?(date|day)\b|\bby when\b|\bon what date\b/.test(q)) {
+  // "What's the launch date right now?": a noun phrase whose head is "date" or "day".
+  if (/\b(what|which)(?:'s| is| was)? (?:the |my |our |your |their )?(?:[\w'-]+ ){0,2}?(date|day)(?=\s*(?:[?,.]|$|\b(?:for|of|on|is|was|will|did|does|do|should|that|we|i|you|they|right|now|again|again)\b))|\bby when\b|\bon what date\b/.test(q)) {
     return { type: 'date', typeStems: ['date', 'day'] };
   }
   // "Which card will the next invoice be charged to?" asks for a card: a code word counts only

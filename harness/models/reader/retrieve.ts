@@ -42,7 +42,7 @@ const FOCUS_FACTOR = 1.5;
 /** Stems of the question outside the part being answered count this much. */
 const CONTEXT_FACTOR = 0.35;
 
-const CHANGE_CUE = /\b(now|chang(?:e|ed|ing)|instead|mov(?:e|ed|ing)|switch(?:ed|ing)?|revis(?:e|ed|ion)|updat(?:e|ed|ing)|correct(?:ed|ion)|actually|new|no longer|push(?:ed|ing)?|rais(?:e|ed)|lower(?:ed)?|extend(?:ed)?|replac(?:e|ed)|final(?:ly)?|upgrad(?:e|ed)|downgrad(?:e|ed)|reschedul(?:e|ed)|cancel(?:led|ed)?|bump(?:ed)?|delay(?:ed)?)\b/i;
+const CHANGE_CUE = /\b(now|chang(?:e|es|ed|ing)|instead|mov(?:e|es|ed|ing)|switch(?:es|ed|ing)?|revis(?:e|es|ed|ion)|updat(?:e|es|ed|ing)|correct(?:ed|ion)|actually|new|no longer|push(?:es|ed|ing)?|rais(?:e|es|ed)|lower(?:s|ed)?|extend(?:s|ed)?|replac(?:e|es|ed)|final(?:ly)?|upgrad(?:e|es|ed)|downgrad(?:e|es|ed)|reschedul(?:e|es|ed)|cancel(?:s|led|ed)?|bump(?:s|ed)?|delay(?:s|ed)?|slip(?:s|ped)?)\b/i;
 
 const VERSION_WORDS = /\b(original(?:ly)?|initial(?:ly)?|first|old|previous(?:ly)?|earlier|before)\b/i;
 
@@ -248,7 +248,8 @@ function newestOfSlot(best: Scored, ranked: Scored[], q: Question, stems: Weight
     const cue = signalsChange(r.unit, q);
     const sameSlot = [...best.matched].filter((s) => r.matched.has(s)).length >= Math.max(1, best.matched.size - 1);
     const tie = r.score >= best.score * UPDATE_TIE && sameSlot && (q.latest || cue || r.score >= best.score);
-    const named = slot.words.filter((w) => r.matched.has(w)).length;
+    // The statement itself names the slot: the words of the question it replies to do not.
+    const named = slot.words.filter((w) => r.unit.stems.has(w)).length;
     const change = cue && !namedVersion && slot.need > 0 && named >= slot.need && r.score >= best.score * CHANGE_TIE && sameThing(best, r, q, ctx);
     if (tie || change) chosen = r;
   }

@@ -395,4 +395,25 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'By which date should the duplicate-charge refund show up?')).toBe('March 12, 2026');
     expect(answer(context, 'By which date should the wrong-seat-count refund show up?')).toBe('March 20, 2026');
   });
+
+  it('reads "the launch date" as asking a date and "moves to" as a change of it', () => {
+    const context = [
+      assistantMessage("What's the target launch date?"),
+      userMessage('Target launch is Tuesday 14 October.'),
+      userMessage('Amara Okafor owns the press release.'),
+      userMessage('The launch moves to Thursday 23 October.'),
+    ];
+    expect(answer(context, "What's the launch date right now?")).toBe('Thursday 23 October');
+    expect(answer(context, 'What is the launch date?')).toBe('Thursday 23 October');
+  });
+
+  it('does not take the words a reply inherits as naming the slot of an update', () => {
+    const context: AgentInputItem[] = [
+      ...toolResult('po: PO-2025-0417, vendor: Northwind Supply, qty: 4'),
+      assistantMessage('The monitors are on PO-2025-0417.'),
+      { type: 'function_call', callId: 'c9', name: 'receive_items', arguments: '{"po":"PO-2025-0412"}' },
+      { type: 'function_call_result', callId: 'c9', name: 'receive_items', status: 'completed', output: '{"serial":"PF4X9K40","replaced":"PF4X9K31"}' },
+    ];
+    expect(answer(context, 'Which PO are the monitors on?')).toBe('PO-2025-0417');
+  });
 });
