@@ -6,7 +6,7 @@ import { type DateMention, type Day, MONTH_NAMES, WEEKDAY_NAMES, findDates, form
 import type { Question } from './question.js';
 import { type Span, listAround } from './spans.js';
 import { type Found, isBridge } from './retrieve.js';
-import { TYPE_SPANS, datesIn, labelNames, typedSpans } from './typed.js';
+import { TYPE_SPANS, datesIn, distinctValues, labelNames, typedSpans } from './typed.js';
 
 /** Long statements (tool output lines) are cut to this many words around the match. */
 const MAX_ANSWER_WORDS = 30;
@@ -186,7 +186,20 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   const span = pickSpan(spans, q, anchored, unit.text);
   if (!span) return statement(found);
   if (span.type === 'time') return utc(span.text);
-  return listAround(unit.text, span, unit.spans)?.text ?? span.text;
+  const counted = q.count ? countedList(spans, span, q.count) : undefined;
+  return counted ?? listAround(unit.text, span, unit.spans)?.text ?? span.text;
+}
+
+/**
+ * "Which three days": the asked number of distinct values, from the chosen one on ("No problem,
+ * we'll switch to Tuesday, Thursday and Sunday: Tuesday easy run, …" → "Tuesday, Thursday and
+ * Sunday"); undefined when the statement has fewer.
+ */
+function countedList(spans: Span[], span: Span, count: number): string | undefined {
+  const values = distinctValues(spans.filter((s) => s.type === span.type && s.start >= span.start));
+  if (values.length < count) return undefined;
+  const texts = values.slice(0, count).map((s) => s.text);
+  return `${texts.slice(0, -1).join(', ')} and ${texts[texts.length - 1]}`;
 }
 
 /** A statement as an answer: the unit, at most MAX_ANSWER_WORDS words around the match. */

@@ -28,6 +28,17 @@ export interface Question {
   head?: string;
   /** Stems of the names the question mentions ("Natalie Brooks", "Sintra"): a context without them cannot answer. */
   names: Set<string>;
+  /** How many values are asked for ("which *three* days", "what *two* things"): the answer lists that many. */
+  count?: number;
+}
+
+const COUNTS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, both: 2 };
+
+/** The number of values a question asks for, and the stem of its count word (which names nothing). */
+function askedCount(q: string): { count: number; word: string } | undefined {
+  const m = /\b(?:which|what)\s+(two|three|four|five|six|seven|[2-9])\s+[\w'-]+/.exec(q);
+  if (!m) return undefined;
+  return { count: COUNTS[m[1]] ?? Number(m[1]), word: stem(m[1]) };
 }
 
 // Months and weekdays are capitalised but name no one; a date in the question is matched as a date.
@@ -234,9 +245,13 @@ export function analyseQuestion(text: string, fragment = false): Question {
     : /\b(did|have|had) you (say|tell|recommend|suggest|mention|note|add|put|find|set|give|refund|book)\b|\byou (said|told|recommended|suggested)\b/.test(q)
       ? 'assistant'
       : undefined;
+  const counted = askedCount(q);
+  const stems = contentStems(text);
+  if (counted) stems.delete(counted.word);
   return {
     text,
-    stems: contentStems(text),
+    stems,
+    count: counted?.count,
     type,
     typeStems: new Set(typeStems),
     speaker,
@@ -244,6 +259,6 @@ export function analyseQuestion(text: string, fragment = false): Question {
     computation: withCase(elapsed(q) ?? difference(q), q, text),
     names: nameStems(text, fragment),
     head: headOf(phrase, typeStems),
-    focus: new Set([...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f))),
+    focus: new Set([...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word)),
   };
 }

@@ -3,9 +3,9 @@
 import { normalizeText, stem } from '../../../core/text.js';
 import type { ReaderContext, Unit } from './context.js';
 import { type Day, findDates } from './dates.js';
-import type { Question } from './question.js';
+import type { AnswerType, Question } from './question.js';
 import { type Span, findSpans } from './spans.js';
-import { datesIn, hasFirstType, hasTypedValue, labelNames, norm, statesWhen, typedSpans } from './typed.js';
+import { datesIn, distinctValues, hasFirstType, hasTypedValue, labelNames, norm, statesWhen, typedSpans } from './typed.js';
 import { contentStems, isAskingWord, stemsOf } from './words.js';
 
 /**
@@ -19,6 +19,8 @@ const QUESTION_FACTOR = 0.2;
 const UNTYPED_FACTOR = 0.5;
 /** A statement whose only value is of a stand-in type (an identifier for "which version") keeps this share. */
 const STAND_IN_FACTOR = 0.85;
+/** For "which three days", a statement with fewer values of the type keeps this share. */
+const FEW_VALUES_FACTOR = 0.7;
 /** For "when" and "what date", a statement dated only by the day it was said keeps this share against one that gives a date. */
 const DAY_ONLY_FACTOR = 0.75;
 /** A value filed under the asked attribute (`manager: Rosa Delgado` for "who is my manager") counts this much more. */
@@ -142,6 +144,7 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
   else if (q.type === 'date' && datesIn(unit, q).length === 0) score *= DAY_ONLY_FACTOR;
   else if (spans.some((s) => labelNames(s, q))) score *= LABELLED_FACTOR;
   else if (!hasFirstType(spans, q)) score *= STAND_IN_FACTOR;
+  if (q.count && distinctValues(spans).length < q.count) score *= FEW_VALUES_FACTOR;
   if (q.speaker && unit.speaker !== q.speaker && unit.speaker !== 'tool') score *= OTHER_SPEAKER_FACTOR;
   // Near-ties go to the newer statement; it never outweighs a shared word.
   score += 0.05 * (unit.index / Math.max(1, n - 1));
@@ -230,6 +233,14 @@ function sameThing(best: Scored, later: Scored, q: Question, ctx: ReaderContext)
   return [...codesOf(later.unit, ctx)].some((c) => codes.has(c));
 }
 
+/** Types whose value says what it is: a later version, host, email, phone or URL stated with a change names its slot. */
+const SELF_NAMING_TYPES = new Set<AnswerType>(['version', 'host', 'email', 'phone', 'url']);
+
+/** "Router update done, it says 1.1.8 now" names the firmware slot of "which firmware version …" by its value. */
+function namesSlotByType(r: Scored, q: Question): boolean {
+  return SELF_NAMING_TYPES.has(q.type) && hasFirstType(typedSpans(r.unit, q), q);
+}
+
 /**
  * An update replaces the old value. A later statement of the same slot wins when it nearly
  * ties with the best (and signals a change, is asked for as the newest, or scores as well), or
@@ -249,7 +260,7 @@ function newestOfSlot(best: Scored, ranked: Scored[], q: Question, stems: Weight
     const sameSlot = [...best.matched].filter((s) => r.matched.has(s)).length >= Math.max(1, best.matched.size - 1);
     const tie = r.score >= best.score * UPDATE_TIE && sameSlot && (q.latest || cue || r.score >= best.score);
     // The statement itself names the slot: the words of the question it replies to do not.
-    const named = slot.words.filter((w) => r.unit.stems.has(w)).length;
+    const named = slot.words.filter((w) => r.unit.stems.has(w)).length + (namesSlotByType(r, q) ? slot.need : 0);
     const change = cue && !namedVersion && slot.need > 0 && named >= slot.need && r.score >= best.score * CHANGE_TIE && sameThing(best, r, q, ctx);
     if (tie || change) chosen = r;
   }

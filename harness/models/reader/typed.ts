@@ -73,3 +73,14 @@ export function labelNames(span: Span, q: Question): boolean {
   // `version: v4.12.1` for "which version": the key names the asked type.
   return [...labelStems(span.label)].some((l) => words.has(l) || q.typeStems.has(l));
 }
+
+/** The distinct values among `spans`, in order (a value said twice is one). */
+export function distinctValues(spans: Span[]): Span[] {
+  const seen = new Set<string>();
+  return [...spans].sort((a, b) => a.start - b.start).filter((s) => {
+    const key = norm(s.text);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

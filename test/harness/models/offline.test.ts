@@ -416,4 +416,12 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     ];
     expect(answer(context, 'Which PO are the monitors on?')).toBe('PO-2025-0417');
   });
+
+  it('answers "which three days" with three values, from a statement that has that many', () => {
+    const context = [
+      userMessage('Training starts Monday.'),
+      assistantMessage('Training plan: Monday easy 5 km, Wednesday intervals, Saturday long run.'),
+    ];
+    expect(answer(context, 'Which three days am I training on?')).toBe('Monday, Wednesday and Saturday');
+  });
 });
