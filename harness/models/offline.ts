@@ -53,7 +53,9 @@ function bareQuestion(text: string): string {
  *    (`manager: Rosa Delgado`) a quarter more. A date in the question is met by
  *    statements of that day or naming it. A question word the context never uses is
  *    read as the context's words of its family (one stem starts with the other, both
- *    at least 5 letters, or they share their first 7: "officiating" → "Officiant"). The
+ *    at least 5 letters, or they share their first 7: "officiating" → "Officiant"). When
+ *    nothing answers a question asking for a code, a code whose 3–4 letters abbreviate a
+ *    word of the asked attribute stands for that word ("building permit" → BLD-2026-04417). The
  *    first statement of a reply also matches, at 60%, the words of the question the
  *    other party asked in its message before ("Could you confirm your patient number?"
  *    → "Born 11 March 1961, MRN 00482917."), and each statement of a tool's output the

@@ -1,6 +1,7 @@
 // A question word the context never uses, read as a word of the same family that it does
 // use: "Who is *officiating*?" is answered by "*Officiant* will be Rev. Dana Whitfield".
-// The stemmer leaves such families apart (officiat / officiant, marri / marriag).
+// The stemmer leaves such families apart (officiat / officiant, marri / marriag). A code's
+// letters may abbreviate the asked attribute too: "which *change* number" → "CHG-3391".
 import type { ReaderContext } from './context.js';
 import type { Question } from './question.js';
 
@@ -8,27 +9,42 @@ import type { Question } from './question.js';
 const MIN_STEM = 5;
 /** Two stems that share this many first letters are of one family ("officia-t" / "officia-nt"). */
 const SHARED_PREFIX = 7;
+/** A code's leading letters: three or four, then its number ("CHG-3391", "TCK40912"). */
+const CODE_LETTERS = /^([a-z]{3,4})[-_ ]?\d/i;
 
-const indexes = new WeakMap<ReaderContext, Map<string, string[]>>();
+interface ContextWords {
+  /** The context's stems by their first MIN_STEM letters. */
+  families: Map<string, string[]>;
+  /** The letters codes start with (`chg` of CHG-3391), lower-cased. */
+  codeLetters: Set<string>;
+}
 
-/** The context's stems by their first MIN_STEM letters, built once per context. */
-function familyIndex(ctx: ReaderContext): Map<string, string[]> {
-  let index = indexes.get(ctx);
-  if (index) return index;
+const indexes = new WeakMap<ReaderContext, ContextWords>();
+
+/** The context's words, indexed once per context. */
+function contextWords(ctx: ReaderContext): ContextWords {
+  let words = indexes.get(ctx);
+  if (words) return words;
   const seen = new Set<string>();
-  index = new Map();
+  const families = new Map<string, string[]>();
+  const codeLetters = new Set<string>();
   for (const unit of ctx.units) {
+    for (const span of unit.spans) {
+      const letters = span.type === 'identifier' ? CODE_LETTERS.exec(span.text)?.[1] : undefined;
+      if (letters) codeLetters.add(letters.toLowerCase());
+    }
     for (const s of unit.stems) {
       if (s.length < MIN_STEM || seen.has(s)) continue;
       seen.add(s);
       const key = s.slice(0, MIN_STEM);
-      const list = index.get(key);
+      const list = families.get(key);
       if (list) list.push(s);
-      else index.set(key, [s]);
+      else families.set(key, [s]);
     }
   }
-  indexes.set(ctx, index);
-  return index;
+  words = { families, codeLetters };
+  indexes.set(ctx, words);
+  return words;
 }
 
 function sameFamily(a: string, b: string): boolean {
@@ -38,11 +54,22 @@ function sameFamily(a: string, b: string): boolean {
 }
 
 /** The context's stems of the family of `s`, or none when the context uses `s` itself or has no relative. */
-function relatives(s: string, index: Map<string, string[]>): string[] {
+function relatives(s: string, families: Map<string, string[]>): string[] {
   if (s.length < MIN_STEM) return [];
-  const candidates = index.get(s.slice(0, MIN_STEM)) ?? [];
+  const candidates = families.get(s.slice(0, MIN_STEM)) ?? [];
   if (candidates.includes(s)) return [];
   return candidates.filter((c) => sameFamily(s, c));
+}
+
+/** `letters` abbreviate `word`: the same first letter, the rest in order ("chg" of "chang", "tck" of "ticket"). */
+function abbreviates(letters: string, word: string): boolean {
+  if (letters[0] !== word[0] || letters.length >= word.length) return false;
+  let at = 1;
+  for (const ch of letters.slice(1)) {
+    at = word.indexOf(ch, at) + 1;
+    if (at === 0) return false;
+  }
+  return true;
 }
 
 function replaced(set: ReadonlySet<string>, map: Map<string, string[]>): Set<string> {
@@ -51,20 +78,43 @@ function replaced(set: ReadonlySet<string>, map: Map<string, string[]>): Set<str
   return out;
 }
 
-/** `q` with each word the context lacks replaced by its relatives in the context, where it has some. */
+/**
+ * Code letters of the context that abbreviate a word of the asked attribute of a question
+ * asking for a code ("which *change* number"), by that word. Other words keep their codes
+ * apart: "which address do invoices go to" is not about INV-2026-01498.
+ */
+function abbreviationsOf(q: Question, codeLetters: Set<string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  if (q.type !== 'identifier') return out;
+  for (const s of q.focus) {
+    if (s.length < 4 || /[^a-z]/.test(s)) continue;
+    const letters = [...codeLetters].filter((l) => !q.stems.has(l) && abbreviates(l, s));
+    if (letters.length > 0) out.set(s, letters);
+  }
+  return out;
+}
+
+/**
+ * `q` with each word the context lacks replaced by its relatives in the context, where it has
+ * some, and with the code letters that abbreviate a word of its asked attribute (`abbreviations`).
+ */
 export function alignToContext(q: Question, ctx: ReaderContext): Question {
-  const index = familyIndex(ctx);
+  const { families, codeLetters } = contextWords(ctx);
   const map = new Map<string, string[]>();
   for (const s of q.stems) {
-    const r = relatives(s, index);
+    const r = relatives(s, families);
     if (r.length > 0) map.set(s, r);
   }
-  if (map.size === 0) return q;
-  return {
-    ...q,
-    stems: replaced(q.stems, map),
-    focus: replaced(q.focus, map),
-    names: replaced(q.names, map),
-    head: q.head === undefined ? undefined : (map.get(q.head)?.[0] ?? q.head),
-  };
+  const aligned: Question =
+    map.size === 0
+      ? q
+      : {
+          ...q,
+          stems: replaced(q.stems, map),
+          focus: replaced(q.focus, map),
+          names: replaced(q.names, map),
+          head: q.head === undefined ? undefined : (map.get(q.head)?.[0] ?? q.head),
+        };
+  const abbreviations = abbreviationsOf(aligned, codeLetters);
+  return abbreviations.size === 0 ? aligned : { ...aligned, abbreviations };
 }

@@ -39,7 +39,9 @@ function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<
     if (computed) return computed;
   }
   const context = part === whole ? new Set<string>() : contentStems(whole);
-  const found = find(ctx, q, context, cache);
+  // A code read as an abbreviation of the asked word ("BLD-2026-04417" for "building permit") is
+  // a last resort: where the word itself is stated, the statement that states it is better.
+  const found = find(ctx, { ...q, abbreviations: undefined }, context, cache) ?? (q.abbreviations ? find(ctx, q, context, cache) : undefined);
   if (!found) return undefined;
   if (deniesHaving(found.unit)) return `${NOT_GIVEN}: ${statement(found)}`;
   return extract(q.type === 'clause' ? withFollowing(found, q, ctx) : found, q, ctx);

@@ -28,6 +28,8 @@ export interface Question {
   head?: string;
   /** Stems of the names the question mentions ("Natalie Brooks", "Sintra"): a context without them cannot answer. */
   names: Set<string>;
+  /** For a word of the asked attribute, the code letters of the context that abbreviate it (`chang` → `chg` of CHG-3391). */
+  abbreviations?: Map<string, string[]>;
   /** How many values are asked for ("which *three* days", "what *two* things"): the answer lists that many. */
   count?: number;
 }

@@ -116,11 +116,16 @@ function sameDay(a: Day | undefined, b: Day): boolean {
   return a !== undefined && a.year === b.year && a.month === b.month && a.day === b.day;
 }
 
+/** The unit has the word, or a code whose letters abbreviate it ("CHG-3391" for "change"). */
+function hasWord(unit: Unit, stem: string, q: Question): boolean {
+  return unit.stems.has(stem) || (q.abbreviations?.get(stem)?.some((letters) => unit.stems.has(letters)) ?? false);
+}
+
 function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: number): Scored {
   const matched = new Set<string>();
   let score = 0;
   for (const w of stems) {
-    if (unit.stems.has(w.stem)) {
+    if (hasWord(unit, w.stem, q)) {
       matched.add(w.stem);
       score += w.weight;
     } else if (unit.replyTo?.has(w.stem)) {
@@ -341,7 +346,7 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   const near = [...around.filter((u) => nextTo(u, found.unit)), ...[found.via, found.replaces].filter((u): u is Unit => u !== undefined)];
   // "Which *customer* had the most late shipments": the answer names a customer, rarely the word.
   const category = /^\s*(?:\S+\s+){0,3}?which\b/i.test(q.text) ? q.head : undefined;
-  const stated = (f: string) => near.some((u) => u.stems.has(f));
+  const stated = (f: string) => near.some((u) => hasWord(u, f, q));
   const asked = (f: string) => near.some((u) => u.replyTo?.has(f));
   const others = [...q.focus].filter((f) => f !== category);
   // A reply names what it was asked about only through the question; it does not also stand for the category.

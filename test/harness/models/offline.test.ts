@@ -424,4 +424,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     ];
     expect(answer(context, 'Which three days am I training on?')).toBe('Monday, Wednesday and Saturday');
   });
+
+  it("reads a code's letters as the asked word they abbreviate, when no statement has the word", () => {
+    const permit = [userMessage('Hartwell Builders quoted $58,400.'), userMessage('Permit issued, BLD-2026-04417, on April 14.')];
+    expect(answer(permit, "What's our building permit number?")).toBe('BLD-2026-04417');
+    // Where the word is stated, its statement wins over a newer code with the same letters.
+    const incidents = [
+      userMessage('PagerDuty opened incident INC-20417.'),
+      userMessage('FYI INC-20411 earlier tonight was the certificate renewal.'),
+    ];
+    expect(answer(incidents, 'What incident number do I put in the postmortem title?')).toBe('INC-20417');
+  });
 });
