@@ -215,7 +215,8 @@ const ABSTENTION_PATTERNS: RegExp[] = [
 ];
 
 // A guess after "I don't know" makes the answer neither a clean abstention nor a claim.
-const GUESSES = /\b(maybe|perhaps|possibly|probably|likely|either)\b|\b(i|we) (think|believe|guess|suspect)\b|\b(might|could|may) (be|have been)\b|\bmy (best )?guess\b/;
+// "Either way" ("it doesn't say either way") offers nothing.
+const GUESSES = /\b(maybe|perhaps|possibly|probably|likely)\b|\beither\b(?! way\b)|\b(i|we) (think|believe|guess|suspect)\b|\b(might|could|may) (be|have been)\b|\bmy (best )?guess\b/;
 
 function abstains(text: string): boolean {
   const normalized = normalizeText(text);

@@ -127,6 +127,7 @@ describe('isAbstention', () => {
     "I can't find that.",
     'Unknown.',
     'That information is not available.',
+    "That was not given in our conversation: HB-8.4 doesn't say either way, so I can't confirm that from the handbook.",
   ])('abstains: %s', (text) => expect(isAbstention(text)).toBe(true));
   it.each([
     'Your firmware is v1.0.4.',
@@ -139,6 +140,7 @@ describe('isAbstention', () => {
     'There was no data loss.',
     "I don't know, perhaps RMA-66120.",
     "I'm not sure, but I think it's RMA-66120.",
+    "I don't know, either RMA-66120 or RMA-66121.",
   ])('does not abstain: %s', (text) => expect(isAbstention(text)).toBe(false));
 });
 
