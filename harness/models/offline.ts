@@ -92,7 +92,8 @@ function bareQuestion(text: string): string {
  * 8. Abstention. The reply is ABSTAIN_ANSWER when no statement holds a value of the
  *    asked type, or when the chosen statement(s) cover less than MIN_COVERAGE of the
  *    question's content (IDF-weighted; asking words and common words no statement
- *    uses left out, names kept), lack a word of the asked attribute (in them or the
+ *    uses left out, names kept), lack a word of the asked attribute or the verb of a
+ *    "who" question ("who *approved* the credit"; not an auxiliary) (in them or the
  *    statements next to them; the head of a "which customer" phrase is the kind of
  *    thing the answer names, so it may be missing), or the question names a code or
  *    name no statement has.

@@ -235,6 +235,32 @@ const LOOSE_MODIFIERS = new Set(
   'total overall current final exact actual whole real working general usual main new old latest best right correct official'.split(' ').map(stem),
 );
 
+const AUXILIARIES = new Set('is are was were will would should can could do does did has have had be been being'.split(' '));
+
+/**
+ * The verb of a "who" question ("Who *approved* the credit?", "Who is *officiating*?"): the
+ * relation asked about, which the answering statement must state. A copula ("who is my
+ * manager") names none.
+ */
+function whoVerb(q: string): string | undefined {
+  const after = /^\s*(?:and\s+|so\s+)?who\s+(.*)$/.exec(q)?.[1];
+  if (!after) return undefined;
+  for (const word of after.split(/[^a-z'-]+/).slice(0, 4)) {
+    if (AUXILIARIES.has(word)) continue;
+    // An inflected verb: at least three letters before its ending ("owns", "approved", "officiating", not "ping").
+    if (/^[a-z'-]{3,}(?:ed|es|s|ing)$/.test(word) && !/(?:ss|us|is)$/.test(word)) {
+      const stems = [...contentStems(word)];
+      return stems.length === 1 && !isAskingWord(stems[0]) ? stems[0] : undefined;
+    }
+  }
+  return undefined;
+}
+
+function withVerb(focus: Set<string>, verb: string | undefined): Set<string> {
+  if (verb !== undefined) focus.add(verb);
+  return focus;
+}
+
 /** `fragment`: a phrase cut from a question (an event or a value of a computation), not a whole sentence. */
 export function analyseQuestion(text: string, fragment = false): Question {
   const q = text.toLowerCase().replace(/[\u2018\u2019]/g, "'");
@@ -261,6 +287,9 @@ export function analyseQuestion(text: string, fragment = false): Question {
     computation: withCase(elapsed(q) ?? difference(q), q, text),
     names: nameStems(text, fragment),
     head: headOf(phrase, typeStems),
-    focus: new Set([...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word)),
+    focus: withVerb(
+      new Set([...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word)),
+      type === 'name' ? whoVerb(q) : undefined,
+    ),
   };
 }

@@ -435,4 +435,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     ];
     expect(answer(incidents, 'What incident number do I put in the postmortem title?')).toBe('INC-20417');
   });
+
+  it('needs the verb of a "who" question in the answering statement', () => {
+    const context = [
+      assistantMessage('I issued a $45.00 credit for the February 17 outage to your Mastercard.'),
+      userMessage('Amara Okafor owns the press release.'),
+    ];
+    expect(answer(context, 'Who on your side approved the $45 credit?')).toBe(ABSTAIN_ANSWER);
+    expect(answer(context, 'Who owns the press release?')).toBe('Amara Okafor');
+    // "ping" is no inflected verb; "should" is an auxiliary.
+    expect(answer([userMessage('Priya Natarajan takes over the livestream.')], 'Who should I ping about the livestream?')).toBe('Priya Natarajan');
+  });
 });
