@@ -53,6 +53,8 @@ function nameStems(text: string, fragment: boolean): Set<string> {
   const capitalised = fragment ? /\b\p{Lu}[\p{L}'\u2019-]*/gu : /(?<![.?!:]\s|^|["(]\s?)\b\p{Lu}[\p{L}'\u2019-]*/gu;
   for (const m of text.matchAll(capitalised)) {
     if (m[0] === 'I' || /^I['\u2019]/.test(m[0]) || CALENDAR_WORDS.test(m[0])) continue;
+    // The letters of a code ("PF" of PF4X9K27) are no name; the code is matched as a code.
+    if (/[\d_]/.test(text[(m.index ?? 0) + m[0].length] ?? '')) continue;
     for (const s of contentStems(m[0])) out.add(s);
   }
   return out;

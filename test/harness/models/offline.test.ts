@@ -446,4 +446,9 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     // "ping" is no inflected verb; "should" is an auxiliary.
     expect(answer([userMessage('Priya Natarajan takes over the livestream.')], 'Who should I ping about the livestream?')).toBe('Priya Natarajan');
   });
+
+  it('does not read the letters of a code in the question as a name', () => {
+    const context = [userMessage('Assign PF4X9K27 to Joana Ribeiro in finance.')];
+    expect(answer(context, 'Who got the laptop with serial PF4X9K27?')).toBe('Joana Ribeiro');
+  });
 });
