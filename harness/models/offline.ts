@@ -60,7 +60,9 @@ function bareQuestion(text: string): string {
  *    other party asked in its message before ("Could you confirm your patient number?"
  *    → "Born 11 March 1961, MRN 00482917."), and each statement of a tool's output the
  *    words of the call it answers. A "what date" question takes a statement that gives
- *    no date at three quarters, dated by its message. The three best are tried in order.
+ *    no date at three quarters, dated by its message. A near-tie goes to the statement whose
+ *    value shares a clause with all its question words, then to the newer one. The three
+ *    best are tried in order.
  * 4. Updates. A newer statement of the same slot replaces the value: one within 80% of
  *    the best score that shares its matched words (when the question asks for the
  *    current value, the statement says the value changed, or it scores as high), or one

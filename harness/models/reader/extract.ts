@@ -7,6 +7,7 @@ import type { Question } from './question.js';
 import { type Span, listAround } from './spans.js';
 import { type Found, isBridge } from './retrieve.js';
 import { TYPE_SPANS, datesIn, distinctValues, labelNames, typedSpans } from './typed.js';
+import { anchorGroups, clauseBounds } from './clauses.js';
 
 /** Long statements (tool output lines) are cut to this many words around the match. */
 const MAX_ANSWER_WORDS = 30;
@@ -14,22 +15,6 @@ const MAX_ANSWER_WORDS = 30;
 /** Positions in a unit's text where the question words it matched start (a part of a matched code is not one). */
 export function anchors(unit: Unit, matched: Set<string>): number[] {
   return anchorGroups(unit, matched).flat();
-}
-
-/** The positions of each matched question word, one list per word. */
-function anchorGroups(unit: Unit, matched: Set<string>): number[][] {
-  const lower = unit.text.toLowerCase();
-  const stems = [...matched].filter((s) => !s.startsWith('@'));
-  const out: number[][] = [];
-  for (const stem of stems) {
-    if (stems.some((other) => other !== stem && other.includes(stem))) continue;
-    const group: number[] = [];
-    for (let at = lower.indexOf(stem); at >= 0; at = lower.indexOf(stem, at + 1)) {
-      if (at === 0 || !/[\p{L}\p{N}]/u.test(lower[at - 1])) group.push(at);
-    }
-    if (group.length > 0) out.push(group);
-  }
-  return out;
 }
 
 interface Anchors {
@@ -110,13 +95,6 @@ function pickSpan(spans: Span[], q: Question, { groups, all, subject }: Anchors,
 function before(a: number[], b: number[]): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i];
   return false;
-}
-
-/** Where the clauses of a statement start: at commas, semicolons, "and", "but". */
-function clauseBounds(text: string): number[] {
-  const out = [0];
-  for (const m of text.matchAll(/[,;]\s|\s(?:and|but|while|whereas)\s/g)) out.push((m.index ?? 0) + m[0].length);
-  return out;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { AnswerType, Question } from './question.js';
 import { type Span, findSpans } from './spans.js';
 import { datesIn, distinctValues, hasFirstType, hasTypedValue, labelNames, norm, statesWhen, typedSpans } from './typed.js';
 import { contentStems, isAskingWord, stemsOf } from './words.js';
+import { anchorGroups, wordsBesideValue } from './clauses.js';
 
 /**
  * The one abstention threshold: the share of the question's content (IDF-weighted stems,
@@ -19,6 +20,8 @@ const QUESTION_FACTOR = 0.2;
 const UNTYPED_FACTOR = 0.5;
 /** A statement whose only value is of a stand-in type (an identifier for "which version") keeps this share. */
 const STAND_IN_FACTOR = 0.85;
+/** A statement whose value shares a clause with every question word it has wins a near-tie by this much. */
+const CLAUSE_BONUS = 0.1;
 /** For "which three days", a statement with fewer values of the type keeps this share. */
 const FEW_VALUES_FACTOR = 0.7;
 /** For "when" and "what date", a statement dated only by the day it was said keeps this share against one that gives a date. */
@@ -116,6 +119,21 @@ function sameDay(a: Day | undefined, b: Day): boolean {
   return a !== undefined && a.year === b.year && a.month === b.month && a.day === b.day;
 }
 
+/**
+ * The statement has a value of the asked type in the clause that holds all (two or more) of
+ * the question words it has: "The first error is at 08:58:11 UTC" rather than "rolled out at
+ * 08:41, 17 minutes before the first error".
+ */
+function valueBesideWords(unit: Unit, q: Question, spans: Span[], matched: Set<string>): boolean {
+  const words = [...matched].filter((m) => !m.startsWith('@'));
+  if (words.length < 2) return false;
+  const dated = q.type === 'date' || q.type === 'when';
+  const values: { start: number }[] = dated ? [...datesIn(unit, q), ...unit.spans.filter((s) => s.type === 'time')] : spans;
+  if (values.length === 0) return false;
+  const groups = anchorGroups(unit, new Set(words)).length;
+  return groups >= 2 && wordsBesideValue(unit, new Set(words), values) === groups;
+}
+
 /** The unit has the word, or a code whose letters abbreviate it ("CHG-3391" for "change"). */
 function hasWord(unit: Unit, stem: string, q: Question): boolean {
   return unit.stems.has(stem) || (q.abbreviations?.get(stem)?.some((letters) => unit.stems.has(letters)) ?? false);
@@ -151,7 +169,9 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
   else if (!hasFirstType(spans, q)) score *= STAND_IN_FACTOR;
   if (q.count && distinctValues(spans).length < q.count) score *= FEW_VALUES_FACTOR;
   if (q.speaker && unit.speaker !== q.speaker && unit.speaker !== 'tool') score *= OTHER_SPEAKER_FACTOR;
-  // Near-ties go to the newer statement; it never outweighs a shared word.
+  // Near-ties go to the statement with its value beside the question's words, then to the
+  // newer one; neither outweighs a shared word.
+  if (typed && valueBesideWords(unit, q, spans, matched)) score += CLAUSE_BONUS;
   score += 0.05 * (unit.index / Math.max(1, n - 1));
   return { unit, score, matched, typed };
 }

@@ -451,4 +451,12 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     const context = [userMessage('Assign PF4X9K27 to Joana Ribeiro in finance.')];
     expect(answer(context, 'Who got the laptop with serial PF4X9K27?')).toBe('Joana Ribeiro');
   });
+
+  it('prefers, on a near-tie, the statement whose value shares a clause with the question words', () => {
+    const context = [
+      assistantMessage('The first error is at 08:58:11 UTC.'),
+      assistantMessage('recon-api 2.14.3, rolled out at 08:41, 17 minutes before the first error.'),
+    ];
+    expect(answer(context, 'What time did the first error happen?')).toBe('08:58:11 UTC');
+  });
 });

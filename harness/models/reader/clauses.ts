@@ -1,0 +1,47 @@
+// Where a statement's clauses start and where the question's words sit in it: a value in
+// the clause that holds the question's words answers it ("The first error is at 08:58:11",
+// not "rolled out at 08:41, 17 minutes before the first error").
+import type { Unit } from './context.js';
+
+/** The positions of each matched question word, one list per word. */
+export function anchorGroups(unit: Unit, matched: Set<string>): number[][] {
+  const lower = unit.text.toLowerCase();
+  const stems = [...matched].filter((s) => !s.startsWith('@'));
+  const out: number[][] = [];
+  for (const stem of stems) {
+    if (stems.some((other) => other !== stem && other.includes(stem))) continue;
+    const group: number[] = [];
+    for (let at = lower.indexOf(stem); at >= 0; at = lower.indexOf(stem, at + 1)) {
+      if (at === 0 || !/[\p{L}\p{N}]/u.test(lower[at - 1])) group.push(at);
+    }
+    if (group.length > 0) out.push(group);
+  }
+  return out;
+}
+
+/** Where the clauses of a statement start: at commas, semicolons, "and", "but". */
+export function clauseBounds(text: string): number[] {
+  const out = [0];
+  for (const m of text.matchAll(/[,;]\s|\s(?:and|but|while|whereas)\s/g)) out.push((m.index ?? 0) + m[0].length);
+  return out;
+}
+
+/** Which clause a position is in. */
+export function clauseAt(bounds: number[], at: number): number {
+  return bounds.filter((b) => b <= at).length;
+}
+
+/**
+ * The most question words (one per word, as `anchorGroups` lists them) that share a clause
+ * with one of `values`.
+ */
+export function wordsBesideValue(unit: Unit, matched: Set<string>, values: { start: number }[]): number {
+  const groups = anchorGroups(unit, matched);
+  const bounds = clauseBounds(unit.text);
+  let most = 0;
+  for (const v of values) {
+    const own = clauseAt(bounds, v.start);
+    most = Math.max(most, groups.filter((g) => g.some((p) => clauseAt(bounds, p) === own)).length);
+  }
+  return most;
+}
