@@ -12,39 +12,47 @@ const SHARED_PREFIX = 7;
 /** A code's leading letters: three or four, then its number ("CHG-3391", "TCK40912"). */
 const CODE_LETTERS = /^([a-z]{3,4})[-_ ]?\d/i;
 
-interface ContextWords {
-  /** The context's stems by their first MIN_STEM letters. */
-  families: Map<string, string[]>;
-  /** The letters codes start with (`chg` of CHG-3391), lower-cased. */
-  codeLetters: Set<string>;
-}
+const families = new WeakMap<ReaderContext, Map<string, string[]>>();
+const codes = new WeakMap<ReaderContext, Set<string>>();
 
-const indexes = new WeakMap<ReaderContext, ContextWords>();
-
-/** The context's words, indexed once per context. */
-function contextWords(ctx: ReaderContext): ContextWords {
-  let words = indexes.get(ctx);
-  if (words) return words;
+/** The context's stems by their first MIN_STEM letters, built once per context, and only when a question word is missing. */
+function familiesOf(ctx: ReaderContext): Map<string, string[]> {
+  let index = families.get(ctx);
+  if (index) return index;
   const seen = new Set<string>();
-  const families = new Map<string, string[]>();
-  const codeLetters = new Set<string>();
+  index = new Map<string, string[]>();
   for (const unit of ctx.units) {
-    for (const span of unit.spans) {
-      const letters = span.type === 'identifier' ? CODE_LETTERS.exec(span.text)?.[1] : undefined;
-      if (letters) codeLetters.add(letters.toLowerCase());
-    }
     for (const s of unit.stems) {
       if (s.length < MIN_STEM || seen.has(s)) continue;
       seen.add(s);
       const key = s.slice(0, MIN_STEM);
-      const list = families.get(key);
+      const list = index.get(key);
       if (list) list.push(s);
-      else families.set(key, [s]);
+      else index.set(key, [s]);
     }
   }
-  words = { families, codeLetters };
-  indexes.set(ctx, words);
-  return words;
+  families.set(ctx, index);
+  return index;
+}
+
+/** The letters the context's codes start with (`chg` of CHG-3391), lower-cased, once per context. */
+function codeLettersOf(ctx: ReaderContext): Set<string> {
+  let letters = codes.get(ctx);
+  if (letters) return letters;
+  letters = new Set<string>();
+  for (const unit of ctx.units) {
+    for (const span of unit.spans) {
+      const code = span.type === 'identifier' ? CODE_LETTERS.exec(span.text)?.[1] : undefined;
+      if (code) letters.add(code.toLowerCase());
+    }
+  }
+  codes.set(ctx, letters);
+  return letters;
+}
+
+/** Some statement of the context uses the stem (most question words: no index is needed for them). */
+function used(ctx: ReaderContext, s: string): boolean {
+  return ctx.units.some((u) => u.stems.has(s));
 }
 
 function sameFamily(a: string, b: string): boolean {
@@ -54,10 +62,9 @@ function sameFamily(a: string, b: string): boolean {
 }
 
 /** The context's stems of the family of `s`, or none when the context uses `s` itself or has no relative. */
-function relatives(s: string, families: Map<string, string[]>): string[] {
-  if (s.length < MIN_STEM) return [];
-  const candidates = families.get(s.slice(0, MIN_STEM)) ?? [];
-  if (candidates.includes(s)) return [];
+function relatives(s: string, ctx: ReaderContext): string[] {
+  if (s.length < MIN_STEM || used(ctx, s)) return [];
+  const candidates = familiesOf(ctx).get(s.slice(0, MIN_STEM)) ?? [];
   return candidates.filter((c) => sameFamily(s, c));
 }
 
@@ -83,9 +90,10 @@ function replaced(set: ReadonlySet<string>, map: Map<string, string[]>): Set<str
  * asking for a code ("which *change* number"), by that word. Other words keep their codes
  * apart: "which address do invoices go to" is not about INV-2026-01498.
  */
-function abbreviationsOf(q: Question, codeLetters: Set<string>): Map<string, string[]> {
+function abbreviationsOf(q: Question, ctx: ReaderContext): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  if (q.type !== 'identifier') return out;
+  if (q.type !== 'identifier' || q.focus.size === 0) return out;
+  const codeLetters = codeLettersOf(ctx);
   for (const s of q.focus) {
     if (s.length < 4 || /[^a-z]/.test(s)) continue;
     const letters = [...codeLetters].filter((l) => !q.stems.has(l) && abbreviates(l, s));
@@ -99,10 +107,9 @@ function abbreviationsOf(q: Question, codeLetters: Set<string>): Map<string, str
  * some, and with the code letters that abbreviate a word of its asked attribute (`abbreviations`).
  */
 export function alignToContext(q: Question, ctx: ReaderContext): Question {
-  const { families, codeLetters } = contextWords(ctx);
   const map = new Map<string, string[]>();
   for (const s of q.stems) {
-    const r = relatives(s, families);
+    const r = relatives(s, ctx);
     if (r.length > 0) map.set(s, r);
   }
   const aligned: Question =
@@ -115,6 +122,6 @@ export function alignToContext(q: Question, ctx: ReaderContext): Question {
           names: replaced(q.names, map),
           head: q.head === undefined ? undefined : (map.get(q.head)?.[0] ?? q.head),
         };
-  const abbreviations = abbreviationsOf(aligned, codeLetters);
+  const abbreviations = abbreviationsOf(aligned, ctx);
   return abbreviations.size === 0 ? aligned : { ...aligned, abbreviations };
 }
