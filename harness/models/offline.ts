@@ -76,8 +76,9 @@ function bareQuestion(text: string): string {
  *    linked by a name or code the question does not mention (A: "Kestrel Foods had the
  *    most late shipments", B: "Kestrel Foods … account manager Marisol Ortega") answer
  *    together if they cover at least 15 points more of the question.
- * 6. Computation. "How many days/minutes between A and B", "after A did B", "until A"
- *    (from the newest day in the context) and "how much more was A than B" are
+ * 6. Computation. "How many days/minutes between A and B", "after (past) A did B", "did
+ *    A take after B", "later is A than B", "until A" (from the newest day in the
+ *    context) and "how much more was A than B" are
  *    computed from the dates, times or amounts of the statements that answer A and B;
  *    an event is dated by a statement with its verb ("were *delivered*") first.
  * 7. Answer. The span of the asked type: one filed under the asked attribute first, then

@@ -126,8 +126,14 @@ function elapsed(q: string): Computation | undefined {
   if (parts) return { op: 'elapsed', unit, from: parts[1], to: parts[2] };
   parts = /\bfrom (.+?) (?:until|till|to|and) (.+)$/.exec(rest);
   if (parts) return { op: 'elapsed', unit, from: parts[1], to: parts[2] };
+  // "later is the final launch date than the original target": from the second to the first.
+  parts = /^ (?:later|earlier|sooner|after|before) (?:is|was|are|were|will|does|did) (.+?) than (.+)$/.exec(rest);
+  if (parts) return { op: 'elapsed', unit, from: parts[2], to: parts[1] };
+  // "did replication take to drain to zero after we stopped writes".
+  parts = /^ (?:did|does|will|would) (.+?) take (?:to )?(.+?) (?:after|since) (.+)$/.exec(rest);
+  if (parts) return { op: 'elapsed', unit, from: parts[3], to: `${parts[1]} ${parts[2]}` };
   // "after the shoes were delivered did UPS scan": "did" splits the two events before "were" does.
-  parts = /\b(?:after|since) (.+?) (?:did|will|do|does) (.+)$/.exec(rest) ?? /\b(?:after|since) (.+?) (?:was|were|is|are|had|has) (.+)$/.exec(rest);
+  parts = /\b(?:after|since|past) (.+?) (?:did|will|do|does) (.+)$/.exec(rest) ?? /\b(?:after|since) (.+?) (?:was|were|is|are|had|has) (.+)$/.exec(rest);
   if (parts) return { op: 'elapsed', unit, from: parts[1], to: parts[2] };
   parts = /\bbefore (.+?) (?:did|will|do|does) (.+)$/.exec(rest) ?? /\bbefore (.+?) (?:was|were|is|are|had|has) (.+)$/.exec(rest);
   if (parts) return { op: 'elapsed', unit, from: parts[2], to: parts[1] };

@@ -58,4 +58,12 @@ describe('what a question asks for', () => {
     expect([...analyseQuestion("What's Natalie Brooks' phone number?").names].sort()).toEqual(['brook', 'natali']);
     expect(analyseQuestion('Which region are we keeping out?').names.size).toBe(0);
   });
+
+  it.each([
+    ['How many days later is the final launch date than the original target?', 'the original target?', 'the final launch date'],
+    ['How many minutes did replication take to drain to zero after we stopped writes?', 'we stopped writes?', 'replication drain to zero'],
+    ['How many minutes past the original window end did we close the change?', 'the original window end', 'we close the change?'],
+  ])('reads two events to compute the time between: %s', (question, from, to) => {
+    expect(analyseQuestion(question).computation).toMatchObject({ op: 'elapsed', from, to });
+  });
 });
