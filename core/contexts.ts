@@ -16,6 +16,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLines } from './lines.js';
 import { isRecord } from './record.js';
+import { flatCopy } from './flat.js';
 
 export const CONTEXTS_FILE = 'contexts.jsonl';
 
@@ -49,7 +50,8 @@ export function contextRef(digests: readonly string[]): string {
   // separator, without a call into the hash per message.
   // An empty context hashes no bytes at all, as it always has.
   const text = digests.length === 0 ? '' : `${digests.join('\n')}\n`;
-  return createHash('sha256').update(text).digest('hex').slice(0, 20);
+  // Copied flat: every probe record keeps its ref to the end of the run, and a bare prefix would keep the whole digest with it.
+  return flatCopy(createHash('sha256').update(text).digest('hex').slice(0, 20));
 }
 
 export type ContextLine = { m: number; role: string; text: string } | { c: string; r: Ranges };

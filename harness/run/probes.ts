@@ -9,6 +9,7 @@ import type { ProbeContext } from './replay.js';
 import type { AgentInputItem, ProbeRecord, Transcript } from '../../core/types.js';
 import { answerableOf, attribute, evidenceTurnsOf } from '../../graders/attribution.js';
 import { isAbstention, mustIncludePass, tokenF1 } from '../../graders/exact.js';
+import { flatCopy } from '../../core/flat.js';
 import type { JudgeVerdict } from '../../graders/types.js';
 
 export interface ProbeTask {
@@ -90,7 +91,9 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
     Object.assign(record, { error: result.error, errorStage: 'answer', passed: false, attribution: 'error' });
     return record;
   }
-  record.answer = result.output;
+  // Copied flat: the reader cuts its answer out of the context's text, and the record, which lives
+  // to the end of the run, would keep that whole message (and the transcript text it holds) alive.
+  record.answer = flatCopy(result.output);
   record.exact = exactPass(task, result.output);
   record.f1 = tokenF1(result.output, task.context.probe.answer);
   record.judge = await judge(task, result.output, graders);
