@@ -37,7 +37,8 @@ function bareQuestion(text: string): string {
  * 2. Question. Its answer type comes from its form (who or "what's X's name" → a name;
  *    when → a date or time; "what date", "the last day" → a date; how many/much or
  *    "what dose" → a quantity or amount; a code word in the asked noun phrase, "which
- *    ticket/order/PO number" → an identifier (a "how much" about money may be answered
+ *    ticket/order/PO number" → an identifier; "how many workers" → a bare number or a
+ *    quantity of workers, not "15 minutes" (a "how much" about money may be answered
  *    by a quantity when no amount is there: "how much paid leave" → "8 weeks"); which host, version, phone, email,
  *    percentage); "did I say/report" asks for the user's statements and "did you
  *    recommend" for the assistant's; "now/current/latest" asks for the newest value. The

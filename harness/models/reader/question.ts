@@ -30,6 +30,8 @@ export interface Question {
   names: Set<string>;
   /** For a word of the asked attribute, the code letters of the context that abbreviate it (`chang` → `chg` of CHG-3391). */
   abbreviations?: Map<string, string[]>;
+  /** The stem of what "how many" counts ("how many *workers*"): a quantity of another unit ("15 minutes") does not answer. */
+  countOf?: string;
   /** How many values are asked for ("which *three* days", "what *two* things"): the answer lists that many. */
   count?: number;
 }
@@ -269,6 +271,19 @@ function withVerb(focus: Set<string>, verb: string | undefined): Set<string> {
   return focus;
 }
 
+/** The head noun "how many" or "the number of" counts: "how many unused leave *days* can …". */
+function countedNoun(q: string): string | undefined {
+  const after = /\bhow many ([a-z][^?]*)|\bthe (?:total )?number of ([a-z][^?]*)/.exec(q);
+  const words = (after?.[1] ?? after?.[2] ?? '').split(/[^a-z-]+/);
+  let head: string | undefined;
+  for (const word of words.slice(0, 5)) {
+    // A stop word (a verb like "am" or "do", a preposition, a pronoun) ends the phrase.
+    if (word === '' || contentStems(word).size === 0) break;
+    head = word;
+  }
+  return head === undefined || /^(?:more|less|fewer|times)$/.test(head) ? undefined : head;
+}
+
 /** `fragment`: a phrase cut from a question (an event or a value of a computation), not a whole sentence. */
 export function analyseQuestion(text: string, fragment = false): Question {
   const q = text.toLowerCase().replace(/[\u2018\u2019]/g, "'");
@@ -282,12 +297,14 @@ export function analyseQuestion(text: string, fragment = false): Question {
       ? 'assistant'
       : undefined;
   const counted = askedCount(q);
+  const countWord = type === 'quantity' ? countedNoun(q) : undefined;
   const stems = contentStems(text);
   if (counted) stems.delete(counted.word);
   return {
     text,
     stems,
     count: counted?.count,
+    countOf: countWord === undefined ? undefined : stem(countWord),
     type,
     typeStems: new Set(typeStems),
     speaker,

@@ -6,7 +6,7 @@ import type { DateMention } from './dates.js';
 import type { AnswerType, Question } from './question.js';
 import type { Span, SpanType } from './spans.js';
 import { TextMemo } from './memo.js';
-import { contentStems } from './words.js';
+import { contentStems, stemsOf } from './words.js';
 
 export const TYPE_SPANS: Partial<Record<AnswerType, SpanType[]>> = {
   money: ['money', 'number', 'quantity'],
@@ -29,8 +29,23 @@ export function typedSpans(unit: Unit, q: Question): Span[] {
   const types = TYPE_SPANS[q.type];
   if (!types) return [];
   const asked = norm(q.text);
-  return unit.spans.filter((s) => types.includes(s.type) && !containsNormalized(asked, norm(s.text)));
+  return unit.spans.filter((s) => types.includes(s.type) && !containsNormalized(asked, norm(s.text)) && counts(s, q));
 }
+
+/**
+ * For "how many workers": a bare number, or a quantity of workers; not "15 minutes", "$180.00"
+ * or "12%". Any value answers a question that names no counted thing.
+ */
+function counts(span: Span, q: Question): boolean {
+  if (q.countOf === undefined) return true;
+  if (span.type === 'number') return true;
+  if (span.type !== 'quantity' || span.unit === undefined) return false;
+  const unit = [...stemsOf(span.unit)];
+  return unit.length === 0 || unit.includes(q.countOf) || UNIT_STEM.get(q.countOf) === unit[0];
+}
+
+// A counted noun and the unit a quantity of it is written in: "how many grams" → "140 g".
+const UNIT_STEM = new Map<string, string>();
 
 // Span and question texts recur across thousands of probes; each is normalised once.
 const normalized = new TextMemo<string>();

@@ -459,4 +459,13 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     ];
     expect(answer(context, 'What time did the first error happen?')).toBe('08:58:11 UTC');
   });
+
+  it('answers "how many seats" with seats or a bare number, not an amount or a time', () => {
+    const context = [
+      assistantMessage('From April you will be billed for 14 seats.'),
+      assistantMessage('The April invoice for the seats comes to $180.00 and is issued within 15 minutes.'),
+    ];
+    expect(answer(context, 'How many seats will we be billed for from April?')).toBe('14 seats');
+    expect(answer([userMessage('We will be cooking for 5 people from Monday.')], 'How many people am I cooking for from Monday?')).toBe('5 people');
+  });
 });

@@ -66,4 +66,14 @@ describe('what a question asks for', () => {
   ])('reads two events to compute the time between: %s', (question, from, to) => {
     expect(analyseQuestion(question).computation).toMatchObject({ op: 'elapsed', from, to });
   });
+
+  it.each([
+    ['How many unused leave days can someone carry over?', 'day'],
+    ['How many workers does recon-api run with?', 'worker'],
+    ['How many people am I cooking for?', 'peopl'],
+    ['What is the number of guests now?', 'guest'],
+    ['How many more guests than last year?', undefined],
+  ])('reads what "how many" counts: %s', (question, noun) => {
+    expect(analyseQuestion(question).countOf).toBe(noun);
+  });
 });
