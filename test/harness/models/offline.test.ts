@@ -461,11 +461,10 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
   });
 
   it('answers "how many seats" with seats or a bare number, not an amount or a time', () => {
-    const context = [
-      assistantMessage('From April you will be billed for 14 seats.'),
-      assistantMessage('The April invoice for the seats comes to $180.00 and is issued within 15 minutes.'),
-    ];
-    expect(answer(context, 'How many seats will we be billed for from April?')).toBe('14 seats');
+    const invoice = [assistantMessage('The seats invoice for April comes to $180.00 and goes out within 15 minutes.')];
+    expect(answer(invoice, 'How many seats will we be billed for from April?')).toBe(ABSTAIN_ANSWER);
+    const seats = [...invoice, assistantMessage('From April you have 14 seats.')];
+    expect(answer(seats, 'How many seats will we be billed for from April?')).toBe('14 seats');
     expect(answer([userMessage('We will be cooking for 5 people from Monday.')], 'How many people am I cooking for from Monday?')).toBe('5 people');
   });
 });
