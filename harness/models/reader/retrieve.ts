@@ -361,9 +361,10 @@ function unknownName(q: Question, ctx: ReaderContext): boolean {
  */
 function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   if (found.coverage < MIN_COVERAGE) return false;
-  if (q.focus.size === 0) return true;
   const around = ctx.units.slice(Math.max(0, found.unit.index - NEAR_UNITS), found.unit.index + NEAR_UNITS + 1);
   const near = [...around.filter((u) => nextTo(u, found.unit)), ...[found.via, found.replaces].filter((u): u is Unit => u !== undefined)];
+  if (!namesNear(q, near)) return false;
+  if (q.focus.size === 0) return true;
   // "Which *customer* had the most late shipments": the answer names a customer, rarely the word.
   const category = /^\s*(?:\S+\s+){0,3}?which\b/i.test(q.text) ? q.head : undefined;
   const stated = (f: string) => near.some((u) => hasWord(u, f, q));
@@ -372,6 +373,15 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   // A reply names what it was asked about only through the question; it does not also stand for the category.
   if (category !== undefined && q.focus.has(category) && others.length > 0 && !others.some(stated)) return false;
   return others.every((f) => stated(f) || asked(f));
+}
+
+/**
+ * Every name the question mentions is in the answering statements or next to them: "what
+ * Sam can't eat" is not answered by "I eat fish", nor "APAC's churn rate" by the churn of all
+ * customers. A two-letter capital ("ID") names nothing.
+ */
+function namesNear(q: Question, near: Unit[]): boolean {
+  return [...q.names].every((n) => n.length <= 2 || q.typeStems.has(n) || near.some((u) => u.stems.has(n) || u.replyTo?.has(n)));
 }
 
 /**

@@ -467,4 +467,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(seats, 'How many seats will we be billed for from April?')).toBe('14 seats');
     expect(answer([userMessage('We will be cooking for 5 people from Monday.')], 'How many people am I cooking for from Monday?')).toBe('5 people');
   });
+
+  it('needs every name of the question with the answer; a two-letter capital like ID is no name', () => {
+    const context = [
+      userMessage('Sam has celiac disease, so strictly gluten-free.'),
+      userMessage("Oh and correction, I'm not strictly vegetarian, I eat fish."),
+      userMessage('My employee ID is FL-10482.'),
+    ];
+    expect(answer(context, "What can't Sam eat?")).not.toContain('fish');
+    expect(answer([userMessage('18.6% of customers churned in FY2024.')], "What was APAC's churn rate in FY2024?")).toBe(ABSTAIN_ANSWER);
+    expect(answer(context, "What's my employee ID?")).toBe('FL-10482');
+  });
 });
