@@ -363,7 +363,7 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   if (found.coverage < MIN_COVERAGE) return false;
   const around = ctx.units.slice(Math.max(0, found.unit.index - NEAR_UNITS), found.unit.index + NEAR_UNITS + 1);
   const near = [...around.filter((u) => nextTo(u, found.unit)), ...[found.via, found.replaces].filter((u): u is Unit => u !== undefined)];
-  if (!namesNear(q, near)) return false;
+  if (!namesNear(q, near, ctx)) return false;
   if (q.focus.size === 0) return true;
   // "Which *customer* had the most late shipments": the answer names a customer, rarely the word.
   const category = /^\s*(?:\S+\s+){0,3}?which\b/i.test(q.text) ? q.head : undefined;
@@ -380,8 +380,23 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
  * Sam can't eat" is not answered by "I eat fish", nor "APAC's churn rate" by the churn of all
  * customers. A two-letter capital ("ID") names nothing.
  */
-function namesNear(q: Question, near: Unit[]): boolean {
-  return [...q.names].every((n) => n.length <= 2 || q.typeStems.has(n) || near.some((u) => u.stems.has(n) || u.replyTo?.has(n)));
+function namesNear(q: Question, near: Unit[], ctx: ReaderContext): boolean {
+  const present = (n: string) => n.length <= 2 || q.typeStems.has(n) || near.some((u) => u.stems.has(n) || u.replyTo?.has(n));
+  // The people of a chat whose lines name their speaker ("Caroline: …") are in every line, as "I" and "you".
+  return [...q.names].every((n) => present(n) || participants(ctx).has(n));
+}
+
+const speakers = new WeakMap<ReaderContext, Set<string>>();
+
+/** Stems of the names lines are attributed to (`Caroline: …` in imported two-person chats). */
+function participants(ctx: ReaderContext): Set<string> {
+  let out = speakers.get(ctx);
+  if (!out) {
+    out = new Set<string>();
+    for (const u of ctx.units) if (u.speakerName) for (const s of stemsOf(u.speakerName)) out.add(s);
+    speakers.set(ctx, out);
+  }
+  return out;
 }
 
 /**

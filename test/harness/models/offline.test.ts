@@ -478,4 +478,12 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer([userMessage('18.6% of customers churned in FY2024.')], "What was APAC's churn rate in FY2024?")).toBe(ABSTAIN_ANSWER);
     expect(answer(context, "What's my employee ID?")).toBe('FL-10482');
   });
+
+  it('counts the people of a chat whose lines name their speaker as present in every line', () => {
+    const context = [
+      stamped('2023-05-08T13:56:00', '[Session 1: 1:56 pm on 8 May, 2023]\nCaroline: I painted a watercolour of a lake for you.'),
+      stamped('2023-05-08T13:57:00', 'Melanie: Thank you, it hangs in my kitchen.'),
+    ];
+    expect(answer(context, 'What did Caroline paint for Melanie?')).toContain('watercolour');
+  });
 });
