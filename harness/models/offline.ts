@@ -98,7 +98,8 @@ function bareQuestion(text: string): string {
  *    question's content (IDF-weighted; asking words and common words no statement
  *    uses left out, names kept), lack a word of the asked attribute or the verb of a
  *    "who" question ("who *approved* the credit"; not an auxiliary), or a name the
- *    question mentions ("what can't *Sam* eat"; a two-letter capital like "ID" is none) (in them or the
+ *    question mentions ("what can't *Sam* eat"; a two-letter capital like "ID" is none, and
+ *    the people of a chat whose lines name their speaker are in every line) (in them or the
  *    statements next to them; the head of a "which customer" phrase is the kind of
  *    thing the answer names, so it may be missing), or the question names a code or
  *    name no statement has.
