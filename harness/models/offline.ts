@@ -91,7 +91,8 @@ function bareQuestion(text: string): string {
  *    For other questions the value a record files under the asked attribute ("which
  *    card" → `card: visa-4417`), else the statement itself, or the next one in the
  *    message when it only repeats the question (naming nothing new) or heads the day it
- *    asks about. At most 30 words. A question asking for a number of values ("which
+ *    asks about. At most 30 words. A statement that takes its value back ("the $1,148
+ *    didn't include bags") gives way to the next one of its message with a value of the type. A question asking for a number of values ("which
  *    three days") prefers statements holding that many and lists them.
  * 8. Abstention. The reply is ABSTAIN_ANSWER when no statement holds a value of the
  *    asked type, or when the chosen statement(s) cover less than MIN_COVERAGE of the

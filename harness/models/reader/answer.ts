@@ -6,7 +6,7 @@ import type { ReaderContext, Unit } from './context.js';
 import { alignToContext } from './align.js';
 import { analyseQuestion, questionParts } from './question.js';
 import { computeDifference, computeElapsed } from './compute.js';
-import { extract, statement, withFollowing } from './extract.js';
+import { corrected, extract, statement, withFollowing } from './extract.js';
 import { find } from './retrieve.js';
 import { contentStems } from './words.js';
 
@@ -44,7 +44,7 @@ function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<
   const found = find(ctx, { ...q, abbreviations: undefined }, context, cache) ?? (q.abbreviations ? find(ctx, q, context, cache) : undefined);
   if (!found) return undefined;
   if (deniesHaving(found.unit)) return `${NOT_GIVEN}: ${statement(found)}`;
-  return extract(q.type === 'clause' ? withFollowing(found, q, ctx) : found, q, ctx);
+  return extract(q.type === 'clause' ? withFollowing(found, q, ctx) : corrected(found, q, ctx), q, ctx);
 }
 
 /** The reader's reply to `question` from `ctx`. */

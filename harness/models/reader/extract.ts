@@ -137,6 +137,21 @@ function utc(time: string): string {
   return time.replace(/(\d)Z$/, '$1 UTC');
 }
 
+/** A statement that takes its value back: "Correction, the $1,148 didn't include bags." */
+const TAKES_BACK = /\b(?:didn't|did not|doesn't|does not|wasn't|was not|isn't|is not|won't|will not)\b/i;
+
+/**
+ * The statement after `found` in the same message, when `found` takes its value back and the
+ * next one gives a value of the asked type ("… didn't include bags. With one checked bag each,
+ * the total is $1,284.").
+ */
+export function corrected(found: Found, q: Question, ctx: ReaderContext): Found {
+  if (q.type === 'clause' || !TAKES_BACK.test(found.unit.text.replace(/[\u2018\u2019]/g, "'"))) return found;
+  const next = ctx.units[found.unit.index + 1];
+  if (!next || next.item !== found.unit.item || next.isQuestion || typedSpans(next, q).length === 0) return found;
+  return { ...found, unit: next };
+}
+
 /** The span of the asked type, or the statement itself for a question that asks for one. */
 export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   const { unit } = found;

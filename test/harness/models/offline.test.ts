@@ -486,4 +486,13 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     ];
     expect(answer(context, 'What did Caroline paint for Melanie?')).toContain('watercolour');
   });
+
+  it('reads on to the next statement of the message when the chosen one takes its value back', () => {
+    const context = [
+      assistantMessage('Best option is TP 202, leaving Newark May 14, for $1,148 total for two.'),
+      userMessage('Is that the final price?'),
+      assistantMessage("Correction, the $1,148 didn't include bags. With one checked bag each, the total is $1,284."),
+    ];
+    expect(answer(context, 'What was the final price of the outbound flight with bags?')).toBe('$1,284');
+  });
 });
