@@ -9,8 +9,8 @@ import type { Question } from './question.js';
 const MIN_STEM = 5;
 /** Two stems that share this many first letters are of one family ("officia-t" / "officia-nt"). */
 const SHARED_PREFIX = 7;
-/** A code's leading letters: three or four, then its number ("CHG-3391", "TCK40912"). */
-const CODE_LETTERS = /^([a-z]{3,4})[-_ ]?\d/i;
+/** A code's leading letters: three or four, a separator, then its number ("CHG-3391"); the separator makes them a word of their own. */
+const CODE_LETTERS = /^([a-z]{3,4})[-_ ]\d/i;
 
 const families = new WeakMap<ReaderContext, Map<string, string[]>>();
 const codes = new WeakMap<ReaderContext, Set<string>>();
@@ -119,7 +119,7 @@ export function alignToContext(q: Question, ctx: ReaderContext): Question {
           ...q,
           stems: replaced(q.stems, map),
           focus: replaced(q.focus, map),
-          names: replaced(q.names, map),
+          // Names stay as asked: "Alexandra's phone" is not Alexander's.
           head: q.head === undefined ? undefined : (map.get(q.head)?.[0] ?? q.head),
         };
   const abbreviations = abbreviationsOf(aligned, ctx);

@@ -32,16 +32,15 @@ export function clauseAt(bounds: number[], at: number): number {
 }
 
 /**
- * The most question words (one per word, as `anchorGroups` lists them) that share a clause
- * with one of `values`.
+ * Every one of the question's words (two or more, one group per word as `anchorGroups` lists
+ * them) shares a clause with one of `values`.
  */
-export function wordsBesideValue(unit: Unit, matched: Set<string>, values: { start: number }[]): number {
+export function valueBesideAllWords(unit: Unit, matched: Set<string>, values: { start: number }[]): boolean {
   const groups = anchorGroups(unit, matched);
+  if (groups.length < 2) return false;
   const bounds = clauseBounds(unit.text);
-  let most = 0;
-  for (const v of values) {
+  return values.some((v) => {
     const own = clauseAt(bounds, v.start);
-    most = Math.max(most, groups.filter((g) => g.some((p) => clauseAt(bounds, p) === own)).length);
-  }
-  return most;
+    return groups.every((g) => g.some((p) => clauseAt(bounds, p) === own));
+  });
 }

@@ -7,7 +7,7 @@ import type { Question } from './question.js';
 import { type Span, listAround } from './spans.js';
 import { type Found, isBridge } from './retrieve.js';
 import { TYPE_SPANS, datesIn, distinctValues, labelNames, typedSpans } from './typed.js';
-import { anchorGroups, clauseBounds } from './clauses.js';
+import { anchorGroups, clauseAt, clauseBounds } from './clauses.js';
 
 /** Long statements (tool output lines) are cut to this many words around the match. */
 const MAX_ANSWER_WORDS = 30;
@@ -102,9 +102,8 @@ function before(a: number[], b: number[]): boolean {
  * Costa owns the launch event" gives Amara Okafor for "who owns the press release".
  */
 function wordsInClause(span: Span, groups: number[][], bounds: number[]): number {
-  const clause = (at: number) => bounds.filter((b) => b <= at).length;
-  const own = clause(span.start);
-  return groups.filter((g) => g.some((p) => clause(p) === own)).length;
+  const own = clauseAt(bounds, span.start);
+  return groups.filter((g) => g.some((p) => clauseAt(bounds, p) === own)).length;
 }
 
 function dateText(m: DateMention, ctx: ReaderContext, unit: Unit): string {
@@ -137,8 +136,13 @@ function utc(time: string): string {
   return time.replace(/(\d)Z$/, '$1 UTC');
 }
 
-/** A statement that takes its value back: "Correction, the $1,148 didn't include bags." */
+/**
+ * A statement that takes its value back: a correction that negates it ("Correction, the
+ * $1,148 didn't include bags."). A plain negation ("$1,200, which doesn't include
+ * utilities") keeps its value.
+ */
 const TAKES_BACK = /\b(?:didn't|did not|doesn't|does not|wasn't|was not|isn't|is not|won't|will not)\b/i;
+const CORRECTION = /\b(?:correction|actually|sorry|my mistake|mistake|wrong|i mean)\b/i;
 
 /**
  * The statement after `found` in the same message, when `found` takes its value back and the
@@ -146,7 +150,8 @@ const TAKES_BACK = /\b(?:didn't|did not|doesn't|does not|wasn't|was not|isn't|is
  * the total is $1,284.").
  */
 export function corrected(found: Found, q: Question, ctx: ReaderContext): Found {
-  if (q.type === 'clause' || !TAKES_BACK.test(found.unit.text.replace(/[\u2018\u2019]/g, "'"))) return found;
+  const text = found.unit.text.replace(/[\u2018\u2019]/g, "'");
+  if (q.type === 'clause' || !TAKES_BACK.test(text) || !CORRECTION.test(text)) return found;
   const next = ctx.units[found.unit.index + 1];
   if (!next || next.item !== found.unit.item || next.isQuestion || typedSpans(next, q).length === 0) return found;
   return { ...found, unit: next };

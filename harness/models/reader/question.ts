@@ -30,13 +30,13 @@ export interface Question {
   names: Set<string>;
   /** For a word of the asked attribute, the code letters of the context that abbreviate it (`chang` → `chg` of CHG-3391). */
   abbreviations?: Map<string, string[]>;
-  /** The stem of what "how many" counts ("how many *workers*"): a quantity of another unit ("15 minutes") does not answer. */
-  countOf?: string;
+  /** Stems of what "how many" counts ("how many *workers*"): a quantity of another unit ("15 minutes") does not answer. */
+  countOf?: string[];
   /** How many values are asked for ("which *three* days", "what *two* things"): the answer lists that many. */
   count?: number;
 }
 
-const COUNTS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, both: 2 };
+const COUNTS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7 };
 
 /** The number of values a question asks for, and the stem of its count word (which names nothing). */
 function askedCount(q: string): { count: number; word: string } | undefined {
@@ -92,8 +92,8 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
     return { type: 'weekday', typeStems: ['day', 'weekday'] };
   }
   // "What date of loss is on my claim?" asks for a date, whatever else it names.
-  // "What's the launch date right now?": a noun phrase whose head is "date" or "day".
-  if (/\b(what|which)(?:'s| is| was)? (?:the |my |our |your |their )?(?:[\w'-]+ ){0,2}?(date|day)(?=\s*(?:[?,.]|$|\b(?:for|of|on|is|was|will|did|does|do|should|that|we|i|you|they|right|now|again|again)\b))|\bby when\b|\bon what date\b/.test(q)) {
+  // "What's the launch date right now?": a noun phrase whose head is "date" or "day" ("what time of day" asks a time).
+  if (/\b(what|which)(?:'s| is| was)? (?:the |my |our |your |their )?(?!time of )(?:[\w'-]+ ){0,2}?(date|day)(?=\s*(?:[?,.]|$|\b(?:for|of|on|is|was|will|did|does|do|should|that|we|i|you|they|right|now|again)\b))|\bby when\b|\bon what date\b/.test(q)) {
     return { type: 'date', typeStems: ['date', 'day'] };
   }
   // "Which card will the next invoice be charged to?" asks for a card: a code word counts only
@@ -245,43 +245,20 @@ const LOOSE_MODIFIERS = new Set(
   'total overall current final exact actual whole real working general usual main new old latest best right correct official'.split(' ').map(stem),
 );
 
-const AUXILIARIES = new Set('is are was were will would should can could do does did has have had be been being'.split(' '));
-
 /**
- * The verb of a "who" question ("Who *approved* the credit?", "Who is *officiating*?"): the
- * relation asked about, which the answering statement must state. A copula ("who is my
- * manager") names none.
+ * The words "how many" or "the number of" may count: the first three before a stop word
+ * ("how many unused leave *days* can …"). A verb may follow the noun without one ("how
+ * many engineers *work* on …"), so any of them may be the unit a quantity is written in.
  */
-function whoVerb(q: string): string | undefined {
-  const after = /^\s*(?:and\s+|so\s+)?who\s+(.*)$/.exec(q)?.[1];
-  if (!after) return undefined;
-  for (const word of after.split(/[^a-z'-]+/).slice(0, 4)) {
-    if (AUXILIARIES.has(word)) continue;
-    // An inflected verb: at least three letters before its ending ("owns", "approved", "officiating", not "ping").
-    if (/^[a-z'-]{3,}(?:ed|es|s|ing)$/.test(word) && !/(?:ss|us|is)$/.test(word)) {
-      const stems = [...contentStems(word)];
-      return stems.length === 1 && !isAskingWord(stems[0]) ? stems[0] : undefined;
-    }
-  }
-  return undefined;
-}
-
-function withVerb(focus: Set<string>, verb: string | undefined): Set<string> {
-  if (verb !== undefined) focus.add(verb);
-  return focus;
-}
-
-/** The head noun "how many" or "the number of" counts: "how many unused leave *days* can …". */
-function countedNoun(q: string): string | undefined {
+function countedWords(q: string): string[] | undefined {
   const after = /\bhow many ([a-z][^?]*)|\bthe (?:total )?number of ([a-z][^?]*)/.exec(q);
-  const words = (after?.[1] ?? after?.[2] ?? '').split(/[^a-z-]+/);
-  let head: string | undefined;
-  for (const word of words.slice(0, 5)) {
+  const words: string[] = [];
+  for (const word of (after?.[1] ?? after?.[2] ?? '').split(/[^a-z-]+/).slice(0, 3)) {
     // A stop word (a verb like "am" or "do", a preposition, a pronoun) ends the phrase.
     if (word === '' || contentStems(word).size === 0) break;
-    head = word;
+    words.push(stem(word));
   }
-  return head === undefined || /^(?:more|less|fewer|times)$/.test(head) ? undefined : head;
+  return words.length > 0 ? words : undefined;
 }
 
 /** `fragment`: a phrase cut from a question (an event or a value of a computation), not a whole sentence. */
@@ -297,14 +274,14 @@ export function analyseQuestion(text: string, fragment = false): Question {
       ? 'assistant'
       : undefined;
   const counted = askedCount(q);
-  const countWord = type === 'quantity' ? countedNoun(q) : undefined;
+  const countWords = type === 'quantity' ? countedWords(q) : undefined;
   const stems = contentStems(text);
   if (counted) stems.delete(counted.word);
   return {
     text,
     stems,
     count: counted?.count,
-    countOf: countWord === undefined ? undefined : stem(countWord),
+    countOf: countWords,
     type,
     typeStems: new Set(typeStems),
     speaker,
@@ -312,9 +289,6 @@ export function analyseQuestion(text: string, fragment = false): Question {
     computation: withCase(elapsed(q) ?? difference(q), q, text),
     names: nameStems(text, fragment),
     head: headOf(phrase, typeStems),
-    focus: withVerb(
-      new Set([...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word)),
-      type === 'name' ? whoVerb(q) : undefined,
-    ),
+    focus: new Set([...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word)),
   };
 }

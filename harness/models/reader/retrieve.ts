@@ -7,7 +7,7 @@ import type { AnswerType, Question } from './question.js';
 import { type Span, findSpans } from './spans.js';
 import { datesIn, distinctValues, hasFirstType, hasTypedValue, labelNames, norm, statesWhen, typedSpans } from './typed.js';
 import { contentStems, isAskingWord, stemsOf } from './words.js';
-import { anchorGroups, wordsBesideValue } from './clauses.js';
+import { valueBesideAllWords } from './clauses.js';
 
 /**
  * The one abstention threshold: the share of the question's content (IDF-weighted stems,
@@ -129,9 +129,7 @@ function valueBesideWords(unit: Unit, q: Question, spans: Span[], matched: Set<s
   if (words.length < 2) return false;
   const dated = q.type === 'date' || q.type === 'when';
   const values: { start: number }[] = dated ? [...datesIn(unit, q), ...unit.spans.filter((s) => s.type === 'time')] : spans;
-  if (values.length === 0) return false;
-  const groups = anchorGroups(unit, new Set(words)).length;
-  return groups >= 2 && wordsBesideValue(unit, new Set(words), values) === groups;
+  return values.length > 0 && valueBesideAllWords(unit, new Set(words), values);
 }
 
 /** The unit has the word, or a code whose letters abbreviate it ("CHG-3391" for "change"). */
@@ -337,14 +335,7 @@ function unknownCode(q: Question, ctx: ReaderContext): boolean {
 
 /** A statement of the same message just before or after (a long tool output is many messages' worth). */
 function nextTo(u: Unit, unit: Unit): boolean {
-  if (u.isQuestion) return false;
-  if (u.item === unit.item) return Math.abs(u.index - unit.index) <= NEAR_UNITS;
-  return callOf(u, unit) || callOf(unit, u);
-}
-
-/** `call` is the tool call whose output `result` is: its arguments say what the output is about. */
-function callOf(call: Unit, result: Unit): boolean {
-  return call.speaker === 'call' && result.speaker === 'tool' && call.item === result.item - 1;
+  return u.item === unit.item && !u.isQuestion && Math.abs(u.index - unit.index) <= NEAR_UNITS;
 }
 
 /** A name the question mentions ("the AWS account", "Natalie Brooks' phone") that no statement has. */
@@ -363,7 +354,6 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   if (found.coverage < MIN_COVERAGE) return false;
   const around = ctx.units.slice(Math.max(0, found.unit.index - NEAR_UNITS), found.unit.index + NEAR_UNITS + 1);
   const near = [...around.filter((u) => nextTo(u, found.unit)), ...[found.via, found.replaces].filter((u): u is Unit => u !== undefined)];
-  if (!namesNear(q, near, ctx)) return false;
   if (q.focus.size === 0) return true;
   // "Which *customer* had the most late shipments": the answer names a customer, rarely the word.
   const category = /^\s*(?:\S+\s+){0,3}?which\b/i.test(q.text) ? q.head : undefined;
@@ -373,30 +363,6 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   // A reply names what it was asked about only through the question; it does not also stand for the category.
   if (category !== undefined && q.focus.has(category) && others.length > 0 && !others.some(stated)) return false;
   return others.every((f) => stated(f) || asked(f));
-}
-
-/**
- * Every name the question mentions is in the answering statements or next to them: "what
- * Sam can't eat" is not answered by "I eat fish", nor "APAC's churn rate" by the churn of all
- * customers. A two-letter capital ("ID") names nothing.
- */
-function namesNear(q: Question, near: Unit[], ctx: ReaderContext): boolean {
-  const present = (n: string) => n.length <= 2 || q.typeStems.has(n) || near.some((u) => u.stems.has(n) || u.replyTo?.has(n));
-  // The people of a chat whose lines name their speaker ("Caroline: …") are in every line, as "I" and "you".
-  return [...q.names].every((n) => present(n) || participants(ctx).has(n));
-}
-
-const speakers = new WeakMap<ReaderContext, Set<string>>();
-
-/** Stems of the names lines are attributed to (`Caroline: …` in imported two-person chats). */
-function participants(ctx: ReaderContext): Set<string> {
-  let out = speakers.get(ctx);
-  if (!out) {
-    out = new Set<string>();
-    for (const u of ctx.units) if (u.speakerName) for (const s of stemsOf(u.speakerName)) out.add(s);
-    speakers.set(ctx, out);
-  }
-  return out;
 }
 
 /**

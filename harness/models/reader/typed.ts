@@ -29,23 +29,20 @@ export function typedSpans(unit: Unit, q: Question): Span[] {
   const types = TYPE_SPANS[q.type];
   if (!types) return [];
   const asked = norm(q.text);
-  return unit.spans.filter((s) => types.includes(s.type) && !containsNormalized(asked, norm(s.text)) && counts(s, q));
+  return unit.spans.filter((s) => types.includes(s.type) && !containsNormalized(asked, norm(s.text)) && countsWhatIsAsked(s, q));
 }
 
 /**
  * For "how many workers": a bare number, or a quantity of workers; not "15 minutes", "$180.00"
  * or "12%". Any value answers a question that names no counted thing.
  */
-function counts(span: Span, q: Question): boolean {
+function countsWhatIsAsked(span: Span, q: Question): boolean {
   if (q.countOf === undefined) return true;
   if (span.type === 'number') return true;
   if (span.type !== 'quantity' || span.unit === undefined) return false;
   const unit = [...stemsOf(span.unit)];
-  return unit.length === 0 || unit.includes(q.countOf) || UNIT_STEM.get(q.countOf) === unit[0];
+  return unit.length === 0 || unit.some((u) => q.countOf?.includes(u));
 }
-
-// A counted noun and the unit a quantity of it is written in: "how many grams" → "140 g".
-const UNIT_STEM = new Map<string, string>();
 
 // Span and question texts recur across thousands of probes; each is normalised once.
 const normalized = new TextMemo<string>();
@@ -68,11 +65,14 @@ export function hasFirstType(spans: Span[], q: Question): boolean {
   return first === undefined || spans.some((s) => s.type === first);
 }
 
+const OPEN_DATE = /\b(?:dates?|deadlines?|tbd|tba|to be (?:decided|confirmed|announced))\b/i;
+
 /** `spans`: the unit's `typedSpans`, when the caller has them already. */
 export function hasTypedValue(unit: Unit, q: Question, spans = typedSpans(unit, q)): boolean {
   if (q.type === 'clause') return true;
-  // "On what date did I open the account?": a statement of the event is dated by its message.
-  if (q.type === 'date') return datesIn(unit, q).length > 0 || unit.day !== undefined;
+  // "On what date did I open the account?": a statement of the event is dated by its message,
+  // unless it speaks of a date it does not give ("new date TBD").
+  if (q.type === 'date') return datesIn(unit, q).length > 0 || (unit.day !== undefined && !OPEN_DATE.test(unit.text));
   if (q.type === 'when') return datesIn(unit, q).length > 0 || unit.spans.some((s) => s.type === 'time') || unit.day !== undefined;
   return spans.length > 0;
 }

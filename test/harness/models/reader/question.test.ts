@@ -68,12 +68,18 @@ describe('what a question asks for', () => {
   });
 
   it.each([
-    ['How many unused leave days can someone carry over?', 'day'],
-    ['How many workers does recon-api run with?', 'worker'],
-    ['How many people am I cooking for?', 'peopl'],
-    ['What is the number of guests now?', 'guest'],
+    ['How many unused leave days can someone carry over?', ['unus', 'leav', 'day']],
+    ['How many workers does recon-api run with?', ['worker']],
+    ['How many people am I cooking for?', ['peopl']],
+    ['How many engineers work on the migration?', ['engineer', 'work']],
+    ['What is the number of guests now?', ['guest']],
     ['How many more guests than last year?', undefined],
-  ])('reads what "how many" counts: %s', (question, noun) => {
-    expect(analyseQuestion(question).countOf).toBe(noun);
+  ])('reads what "how many" counts: %s', (question, words) => {
+    expect(analyseQuestion(question).countOf).toEqual(words);
+  });
+
+  it('reads "what time of day" as a time, not a date', () => {
+    expect(analyseQuestion('What time of day do I usually run?').type).toBe('time');
+    expect(analyseQuestion("What's the launch date right now?").type).toBe('date');
   });
 });
