@@ -35,53 +35,60 @@ function bareQuestion(text: string): string {
  *    typed spans: dates (relative ones resolved against that day), times, money,
  *    quantities, percentages, identifiers, hosts, versions, names, phones, emails.
  * 2. Question. Its answer type comes from its form (who or "what's X's name" → a name;
- *    when → a date or time; "what date", "the last day" → a date; how many/much or
- *    "what dose" → a quantity or amount; a code word in the asked noun phrase, "which
- *    ticket/order/PO number" → an identifier; "how many workers" → a bare number or a
- *    quantity of workers, not "15 minutes" (a "how much" about money may be answered
- *    by a quantity when no amount is there: "how much paid leave" → "8 weeks"); which host, version, phone, email,
- *    percentage); "did I say/report" asks for the user's statements and "did you
+ *    when → a date or time; "what date", "the last day", a noun phrase headed by "date"
+ *    or "day" ("the launch date"; "what time of day" is a time) → a date; how many/much
+ *    or "what dose" → a quantity or amount; a code word in the asked noun phrase, "which
+ *    ticket/order/PO number" → an identifier; which host, version, phone, email,
+ *    percentage). "How many workers" takes a bare number or a quantity in one of the
+ *    first three words after "how many" (not "15 minutes" or "$180.00"); a "how much"
+ *    about money may take a quantity when no amount is there ("how much paid leave" →
+ *    "8 weeks"). "Did I say/report" asks for the user's statements and "did you
  *    recommend" for the assistant's; "now/current/latest" asks for the newest value. The
  *    asked attribute is the noun phrase after "what/which" ("the materiality *threshold*"),
  *    without type nouns and loose modifiers ("total", "current", "overall"); the names are
- *    its capitalised words and acronyms. A question that asks two things ("what size, and
- *    which apartment") is answered part by part.
+ *    its capitalised words and acronyms (not the letters of a code: "PF" of PF4X9K27). A
+ *    question that asks two things ("what size, and which apartment") is answered part by
+ *    part; one asking for a number of values ("which three days") prefers statements
+ *    holding that many (70% for fewer) and lists them.
  * 3. Retrieval. Statements score the IDF-weighted question stems they contain (words
  *    rare in the context count most; asking words like "report" or "pick" little); a
  *    statement that is itself a question scores a fifth, one without a value of the
  *    asked type half, one by the other party 85%, one dated only by its message for a
- *    "when" question three quarters, one with a value filed under the asked attribute
- *    (`manager: Rosa Delgado`) a quarter more. A date in the question is met by
- *    statements of that day or naming it. A question word the context never uses is
- *    read as the context's words of its family (one stem starts with the other, both
- *    at least 5 letters, or they share their first 7: "officiating" → "Officiant"). When
- *    nothing answers a question asking for a code, a code whose 3–4 letters abbreviate a
- *    word of the asked attribute stands for that word ("building permit" → BLD-2026-04417). The
- *    first statement of a reply also matches, at 60%, the words of the question the
- *    other party asked in its message before ("Could you confirm your patient number?"
- *    → "Born 11 March 1961, MRN 00482917."), and each statement of a tool's output the
- *    words of the call it answers. A "what date" question takes a statement that gives
- *    no date at three quarters, dated by its message. A near-tie goes to the statement whose
- *    value shares a clause with all its question words, then to the newer one. The three
- *    best are tried in order.
+ *    "when" or "what date" question three quarters (a "what date" statement that speaks
+ *    of a date it does not give, "new date TBD", is not dated by its message), one with a
+ *    value filed under the asked attribute (`manager: Rosa Delgado`) a quarter more. A
+ *    date in the question is met by statements of that day or naming it. A question word
+ *    the context never uses is read as the context's words of its family (one stem starts
+ *    with the other, both at least 5 letters, or they share their first 7: "officiating"
+ *    → "Officiant"); names are never read by family. The first statement of a reply also
+ *    matches, at 60%, the words of the questions the other party asked in its message
+ *    before ("Could you confirm your patient number?" → "Born 11 March 1961, MRN
+ *    00482917."), and each statement of a tool's output the words of the call it
+ *    answers. A near-tie goes to the statement with a value in the clause that holds all
+ *    (two or more) of its question words (+0.1), then to the newer one (up to +0.05). The
+ *    three best are tried in order. When nothing answers a question asking for a code, a
+ *    code whose 3–4 letters before a separator abbreviate a word of the asked attribute
+ *    stands for that word ("building permit" → BLD-2026-04417).
  * 4. Updates. A newer statement of the same slot replaces the value: one within 80% of
  *    the best score that shares its matched words (when the question asks for the
  *    current value, the statement says the value changed, or it scores as high), or one
  *    with at least a quarter of the score that says it changed ("is now", "revised",
- *    "instead", with a cue word the question does not use itself), is about the same
- *    thing (every name the best one has, or a code its message shares) and names the
- *    slot (the head of the asked attribute; for a question about the current value, half
- *    the best one's words). A question naming its version ("the original", "revised")
- *    gets the statement of that version.
+ *    "moves to", "slipped", "instead", with a cue word the question does not use itself),
+ *    is about the same thing (every name the best one has, or a code its message shares)
+ *    and names the slot in its own words (the head of the asked attribute; for a question
+ *    about the current value, half the best one's words; for a version, host, email,
+ *    phone or URL, a value of that type names it: "Router update done, it says 1.1.8
+ *    now"). A question naming its version ("the original", "revised") gets the statement
+ *    of that version.
  * 5. Two hops. When the best statement leaves question words uncovered, two statements
  *    linked by a name or code the question does not mention (A: "Kestrel Foods had the
  *    most late shipments", B: "Kestrel Foods … account manager Marisol Ortega") answer
  *    together if they cover at least 15 points more of the question.
  * 6. Computation. "How many days/minutes between A and B", "after (past) A did B", "did
- *    A take after B", "later is A than B", "until A" (from the newest day in the
- *    context) and "how much more was A than B" are
- *    computed from the dates, times or amounts of the statements that answer A and B;
- *    an event is dated by a statement with its verb ("were *delivered*") first.
+ *    A take … after B", "how many days later is A than B", "until A" (from the newest day
+ *    in the context) and "how much more was A than B" are computed from the dates, times
+ *    or amounts of the statements that answer A and B; an event is dated by a statement
+ *    with its verb ("were *delivered*") first.
  * 7. Answer. The span of the asked type: one filed under the asked attribute first, then
  *    the most fitting type, then the one in the clause holding most question words,
  *    then the nearest to them (after a name the question mentions, a value before it
@@ -91,19 +98,17 @@ function bareQuestion(text: string): string {
  *    For other questions the value a record files under the asked attribute ("which
  *    card" → `card: visa-4417`), else the statement itself, or the next one in the
  *    message when it only repeats the question (naming nothing new) or heads the day it
- *    asks about. At most 30 words. A statement that takes its value back ("the $1,148
- *    didn't include bags") gives way to the next one of its message with a value of the type. A question asking for a number of values ("which
- *    three days") prefers statements holding that many and lists them.
+ *    asks about. At most 30 words. A correction that negates its value ("Correction, the
+ *    $1,148 didn't include bags") gives way to the next statement of its message with a
+ *    value of the asked type.
  * 8. Abstention. The reply is ABSTAIN_ANSWER when no statement holds a value of the
  *    asked type, or when the chosen statement(s) cover less than MIN_COVERAGE of the
  *    question's content (IDF-weighted; asking words and common words no statement
- *    uses left out, names kept), lack a word of the asked attribute or the verb of a
- *    "who" question ("who *approved* the credit"; not an auxiliary), or a name the
- *    question mentions ("what can't *Sam* eat"; a two-letter capital like "ID" is none, and
- *    the people of a chat whose lines name their speaker are in every line) (in them or the
- *    statements next to them; the head of a "which customer" phrase is the kind of
- *    thing the answer names, so it may be missing), or the question names a code or
- *    name no statement has.
+ *    uses left out, names kept), lack a word of the asked attribute (in them, the
+ *    statements next to them, or the question they reply to; the head of a "which
+ *    customer" phrase is the kind of thing the answer names, so it may be missing, but
+ *    then another word of the attribute must be stated, not only asked), or the question
+ *    names a code or name no statement has.
  *    A statement by the assistant, a tool or the instructions that says the information
  *    is not there ("The handbook doesn't cover parking") is passed on as not given.
  *
