@@ -484,4 +484,14 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     const context = [userMessage("Alexander's phone is 555-0142.")];
     expect(answer(context, "What's Alexandra's phone number?")).toBe(ABSTAIN_ANSWER);
   });
+
+  it('takes a later version stated with a change as the new value, though it does not name the slot', () => {
+    const context = [
+      ...toolResult('serial: SN-7Q2-44871, model: AX3000, firmware: 1.0.3'),
+      assistantMessage('Found it, AX3000, firmware 1.0.3.'),
+      userMessage('The router dropped twice overnight.'),
+      userMessage('Router update done, it says 1.1.8 now.'),
+    ];
+    expect(answer(context, 'Which firmware version is my router running right now?')).toBe('1.1.8');
+  });
 });
