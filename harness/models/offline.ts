@@ -40,9 +40,10 @@ function bareQuestion(text: string): string {
  *    or "what dose" → a quantity or amount; a code word in the asked noun phrase, "which
  *    ticket/order/PO number" → an identifier; which host, version, phone, email,
  *    percentage). "How many workers" takes a bare number or a quantity in one of the
- *    first three words after "how many" (not "15 minutes" or "$180.00"); a "how much"
- *    about money may take a quantity when no amount is there ("how much paid leave" →
- *    "8 weeks"). "Did I say/report" asks for the user's statements and "did you
+ *    first three words after "how many" (not "15 minutes" or "$180.00"); "how much X"
+ *    asks for money when X ends in a word for a sum ("how much credit"), else for a
+ *    quantity ("how much paid leave" → "8 weeks"), and with no noun after it when the
+ *    question has a money word ("how much is the deposit"). "Did I say/report" asks for the user's statements and "did you
  *    recommend" for the assistant's; "now/current/latest" asks for the newest value. The
  *    asked attribute is the noun phrase after "what/which" ("the materiality *threshold*"),
  *    without type nouns and loose modifiers ("total", "current", "overall"); the names are

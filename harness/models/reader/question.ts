@@ -79,8 +79,24 @@ const MONEY_WORDS = /\b(cost|costs|price|priced|pay|paid|paying|refund|refunding
 // What a sum of money is called; "the retail price" is answered by "retails at $189".
 const MONEY_NOUNS = ['amount', 'price', 'cost', 'sum'];
 
+/**
+ * "How much X" asks for money when X is a sum ("how much *credit*", "how much *money*"); "how
+ * much paid *leave*" asks for a quantity though "paid" is a money word. Without a noun after
+ * it ("how much is the deposit", "how much did it cost"), any money word says so.
+ */
+function howMuchIsMoney(q: string): boolean {
+  const after = /\bhow much ([a-z$][^?]*)/.exec(q)?.[1] ?? '';
+  const words: string[] = [];
+  for (const word of after.split(/[^a-z$'-]+/).slice(0, 3)) {
+    if (word === '' || contentStems(word).size === 0) break;
+    words.push(word);
+  }
+  if (words.length === 0) return MONEY_WORDS.test(q);
+  return MONEY_WORDS.test(words[words.length - 1]) || words.some((w) => /^(?:money|cash)$/.test(w));
+}
+
 function answerType(q: string): { type: AnswerType; typeStems: string[] } {
-  if (/\bhow much\b/.test(q)) return MONEY_WORDS.test(q) ? { type: 'money', typeStems: MONEY_NOUNS } : { type: 'quantity', typeStems: [] };
+  if (/\bhow much\b/.test(q)) return howMuchIsMoney(q) ? { type: 'money', typeStems: MONEY_NOUNS } : { type: 'quantity', typeStems: [] };
   if (/\bhow many\b|\bthe (?:total )?number of\b/.test(q)) return { type: 'quantity', typeStems: ['number'] };
   if (/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your )?(?:[\w'-]+ )?(?:dose|dosage)\b/.test(q)) return { type: 'quantity', typeStems: ['dose', 'dosage'] };
   if (/\bwho\b|\bwhom\b|\bwhose\b|\bwhat(?:'s| is| was| are| were)? (?:[\w'-]+ ){0,3}names?\b(?! of)|\bname of (?!(?:the |my |our |your )?(?:[\w-]+ )?(?:host|hostname|server|machine|node|file|table|database|db|bucket|branch|repo|project|company|product|app|service|team|channel|store|hotel|restaurant|venue)\b)|\bwhich (?:person|doctor|engineer|technician|contact|manager|owner)\b/.test(q)) {

@@ -9,7 +9,7 @@ import { TextMemo } from './memo.js';
 import { contentStems, stemsOf } from './words.js';
 
 export const TYPE_SPANS: Partial<Record<AnswerType, SpanType[]>> = {
-  money: ['money', 'number', 'quantity'],
+  money: ['money', 'number'],
   quantity: ['quantity', 'number', 'money', 'percent'],
   number: ['number', 'quantity'],
   percent: ['percent'],

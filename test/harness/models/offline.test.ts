@@ -494,4 +494,9 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     ];
     expect(answer(context, 'Which firmware version is my router running right now?')).toBe('1.1.8');
   });
+
+  it('answers a money question only with money: "one step" is no budget', () => {
+    const context = [assistantMessage('If it feels overwhelming, trim the budget sheet and take one step at a time.')];
+    expect(answer(context, 'What is the budget for the laptop upgrade?')).toBe(ABSTAIN_ANSWER);
+  });
 });

@@ -82,4 +82,15 @@ describe('what a question asks for', () => {
     expect(analyseQuestion('What time of day do I usually run?').type).toBe('time');
     expect(analyseQuestion("What's the launch date right now?").type).toBe('date');
   });
+
+  it.each([
+    ['How much paid leave does the partner get?', 'quantity'],
+    ['How much notice do they owe?', 'quantity'],
+    ['How much credit did you give us?', 'money'],
+    ['How much is the deposit?', 'money'],
+    ['How much did the repair cost?', 'money'],
+    ['How much money did I spend on gifts?', 'money'],
+  ])('reads "how much" as money only for a sum: %s', (question, type) => {
+    expect(analyseQuestion(question).type).toBe(type);
+  });
 });
