@@ -65,7 +65,8 @@ function bareQuestion(text: string): string {
  *    matches, at 60%, the words of the questions the other party asked in its message
  *    before ("Could you confirm your patient number?" → "Born 11 March 1961, MRN
  *    00482917."), and each statement of a tool's output the words of the call it
- *    answers. A near-tie goes to the statement with a value in the clause that holds all
+ *    answers (for its score only: a search for "budget sheet" returns lines that need
+ *    not be about a budget, so those words do not count toward its coverage). A near-tie goes to the statement with a value in the clause that holds all
  *    (two or more) of its question words (+0.1), then to the newer one (up to +0.05). The
  *    three best are tried in order. When nothing answers a question asking for a code, a
  *    code whose 3–4 letters before a separator abbreviate a word of the asked attribute

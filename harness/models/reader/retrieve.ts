@@ -145,7 +145,9 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
       matched.add(w.stem);
       score += w.weight;
     } else if (unit.replyTo?.has(w.stem)) {
-      matched.add(w.stem);
+      // A tool's output is scored by its call's words but does not cover them: a search
+      // for "budget sheet" returns lines that need not be about a budget.
+      if (unit.speaker !== 'tool') matched.add(w.stem);
       score += w.weight * REPLY_FACTOR;
     }
   }

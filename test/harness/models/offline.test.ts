@@ -499,4 +499,12 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     const context = [assistantMessage('If it feels overwhelming, trim the budget sheet and take one step at a time.')];
     expect(answer(context, 'What is the budget for the laptop upgrade?')).toBe(ABSTAIN_ANSWER);
   });
+
+  it("scores tool output by its call's words without letting them cover the question", () => {
+    const context: AgentInputItem[] = [
+      { type: 'function_call', callId: 'c1', name: 'lookup_ticket', arguments: '{"query":"budget sheet morning"}' },
+      { type: 'function_call_result', callId: 'c1', name: 'lookup_ticket', status: 'completed', output: '{"open":13,"closed":817}' },
+    ];
+    expect(answer(context, 'What is the budget for the conference trip?')).toBe(ABSTAIN_ANSWER);
+  });
 });
