@@ -507,4 +507,18 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     ];
     expect(answer(context, 'What is the budget for the conference trip?')).toBe(ABSTAIN_ANSWER);
   });
+
+  it('reads a change cue with -s ("moves to") as an update of the slot', () => {
+    const context = [
+      userMessage('Target launch is Tuesday 14 October, and the target budget is $40,000.'),
+      userMessage('Amara Okafor owns the press release.'),
+      userMessage('The launch moves to Thursday 23 October.'),
+    ];
+    expect(answer(context, 'What is the target launch date?')).toBe('Thursday 23 October');
+  });
+
+  it('prefers for "which three days" a statement holding three of them', () => {
+    const context = [userMessage('Training days: Monday, Wednesday and Saturday.'), userMessage('Training on Friday is off this week.')];
+    expect(answer(context, 'Which three days am I training on?')).toBe('Monday, Wednesday and Saturday');
+  });
 });
