@@ -4,6 +4,7 @@
 // letters may abbreviate the asked attribute too: "which *change* number" → "CHG-3391".
 import type { ReaderContext } from './context.js';
 import type { Question } from './question.js';
+import { df } from './retrieve.js';
 
 /** The shortest stem that is matched by family; shorter words are too often unrelated ("form" / "formal"). */
 const MIN_STEM = 5;
@@ -50,11 +51,6 @@ function codeLettersOf(ctx: ReaderContext): Set<string> {
   return letters;
 }
 
-/** Some statement of the context uses the stem (most question words: no index is needed for them). */
-function used(ctx: ReaderContext, s: string): boolean {
-  return ctx.units.some((u) => u.stems.has(s));
-}
-
 function sameFamily(a: string, b: string): boolean {
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
   if (long.startsWith(short)) return true;
@@ -62,8 +58,9 @@ function sameFamily(a: string, b: string): boolean {
 }
 
 /** The context's stems of the family of `s`, or none when the context uses `s` itself or has no relative. */
-function relatives(s: string, ctx: ReaderContext): string[] {
-  if (s.length < MIN_STEM || used(ctx, s)) return [];
+function relatives(s: string, ctx: ReaderContext, cache: Map<string, number>): string[] {
+  // `df` is the count retrieval needs anyway; it is kept in the answer's cache.
+  if (s.length < MIN_STEM || df(ctx, s, cache) > 0) return [];
   const candidates = familiesOf(ctx).get(s.slice(0, MIN_STEM)) ?? [];
   return candidates.filter((c) => sameFamily(s, c));
 }
@@ -106,10 +103,10 @@ function abbreviationsOf(q: Question, ctx: ReaderContext): Map<string, string[]>
  * `q` with each word the context lacks replaced by its relatives in the context, where it has
  * some, and with the code letters that abbreviate a word of its asked attribute (`abbreviations`).
  */
-export function alignToContext(q: Question, ctx: ReaderContext): Question {
+export function alignToContext(q: Question, ctx: ReaderContext, cache: Map<string, number>): Question {
   const map = new Map<string, string[]>();
   for (const s of q.stems) {
-    const r = relatives(s, ctx);
+    const r = relatives(s, ctx, cache);
     if (r.length > 0) map.set(s, r);
   }
   const aligned: Question =

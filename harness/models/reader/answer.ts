@@ -29,7 +29,7 @@ function deniesHaving(unit: Unit): boolean {
 }
 
 function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<string, number>): string | undefined {
-  const q = alignToContext(analyseQuestion(part), ctx);
+  const q = alignToContext(analyseQuestion(part), ctx, cache);
   if (q.computation?.op === 'elapsed') {
     const computed = computeElapsed(q.computation, ctx, cache);
     if (computed) return computed;

@@ -152,9 +152,15 @@ const CORRECTION = /\b(?:correction|actually|sorry|my mistake|mistake|wrong|i me
 export function corrected(found: Found, q: Question, ctx: ReaderContext): Found {
   const text = found.unit.text.replace(/[\u2018\u2019]/g, "'");
   if (q.type === 'clause' || !TAKES_BACK.test(text) || !CORRECTION.test(text)) return found;
-  const next = ctx.units[found.unit.index + 1];
-  if (!next || next.item !== found.unit.item || next.isQuestion || typedSpans(next, q).length === 0) return found;
+  const next = nextInMessage(found.unit, ctx);
+  if (!next || next.isQuestion || typedSpans(next, q).length === 0) return found;
   return { ...found, unit: next };
+}
+
+/** The statement after `unit` in the same message, if any. */
+function nextInMessage(unit: Unit, ctx: ReaderContext): Unit | undefined {
+  const next = ctx.units[unit.index + 1];
+  return next?.item === unit.item ? next : undefined;
 }
 
 /** The span of the asked type, or the statement itself for a question that asks for one. */
@@ -227,7 +233,6 @@ export function withFollowing(found: Found, q: Question, ctx: ReaderContext): Fo
   // A name or code the question does not have is an answer in itself ("Keeping APAC out.").
   const names = [...found.unit.text.matchAll(/(?<!^)\b\p{Lu}[\p{L}\d-]*|\b\p{Lu}{2,}\d*\b/gu)].some((m) => !q.stems.has(stem(m[0].toLowerCase())));
   if ((own.length >= 2 || names) && !header) return found;
-  const next = ctx.units[found.unit.index + 1];
-  if (!next || next.item !== found.unit.item) return found;
-  return { ...found, unit: next };
+  const next = nextInMessage(found.unit, ctx);
+  return next ? { ...found, unit: next } : found;
 }

@@ -85,14 +85,19 @@ const MONEY_NOUNS = ['amount', 'price', 'cost', 'sum'];
  * it ("how much is the deposit", "how much did it cost"), any money word says so.
  */
 function howMuchIsMoney(q: string): boolean {
-  const after = /\bhow much ([a-z$][^?]*)/.exec(q)?.[1] ?? '';
+  const words = wordsAfter(/\bhow much ([a-z$][^?]*)/.exec(q)?.[1]);
+  if (words.length === 0) return MONEY_WORDS.test(q);
+  return MONEY_WORDS.test(words[words.length - 1]) || words.some((w) => /^(?:money|cash)$/.test(w));
+}
+
+/** Up to three words of `text` before the first stop word (a verb like "am" or "do", a preposition, a pronoun). */
+function wordsAfter(text: string | undefined): string[] {
   const words: string[] = [];
-  for (const word of after.split(/[^a-z$'-]+/).slice(0, 3)) {
+  for (const word of (text ?? '').split(/[^a-z$'-]+/).slice(0, 3)) {
     if (word === '' || contentStems(word).size === 0) break;
     words.push(word);
   }
-  if (words.length === 0) return MONEY_WORDS.test(q);
-  return MONEY_WORDS.test(words[words.length - 1]) || words.some((w) => /^(?:money|cash)$/.test(w));
+  return words;
 }
 
 function answerType(q: string): { type: AnswerType; typeStems: string[] } {
@@ -268,12 +273,7 @@ const LOOSE_MODIFIERS = new Set(
  */
 function countedWords(q: string): string[] | undefined {
   const after = /\bhow many ([a-z][^?]*)|\bthe (?:total )?number of ([a-z][^?]*)/.exec(q);
-  const words: string[] = [];
-  for (const word of (after?.[1] ?? after?.[2] ?? '').split(/[^a-z-]+/).slice(0, 3)) {
-    // A stop word (a verb like "am" or "do", a preposition, a pronoun) ends the phrase.
-    if (word === '' || contentStems(word).size === 0) break;
-    words.push(stem(word));
-  }
+  const words = wordsAfter(after?.[1] ?? after?.[2]).map(stem);
   return words.length > 0 ? words : undefined;
 }
 

@@ -74,8 +74,8 @@ interface Scored {
   typed: boolean;
 }
 
-/** How many units hold the stem. */
-function df(ctx: ReaderContext, stem: string, cache: Map<string, number>): number {
+/** How many units hold the stem, counted once per answer in `cache`. */
+export function df(ctx: ReaderContext, stem: string, cache: Map<string, number>): number {
   let n = cache.get(stem);
   if (n === undefined) {
     n = 0;
