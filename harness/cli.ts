@@ -27,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   import: async () => (await import('./commands/import.js')).importCommand,
   export: async () => (await import('./commands/export.js')).exportCommand,
   report: async () => (await import('./commands/report.js')).reportCommand,
+  merge: async () => (await import('./commands/merge.js')).mergeCommand,
   plan: async () => (await import('./commands/plan.js')).planCommand,
   strategies: async () => (await import('./commands/strategies.js')).strategiesCommand,
 };

@@ -5,6 +5,8 @@ Usage:
   memeval run [--config FILE] [--datasets] [GLOB ...] [--strategies id,id] [--out DIR]
               [--model M] [--judge M] [--concurrency N] [--repeat N] [--agent direct|runner]
               [--no-cache] [--max-errors N|P%] [--gate] [--baseline RUN] [--resume RUN_DIR]
+              [--shard I/N]   run the I-th of N slices of the jobs (one per machine)
+  memeval merge SHARD_DIR ... [--out DIR]   combine every shard into one run and its reports
   memeval diff BASE_RUN CANDIDATE_RUN [--out DIR] [--allow-protocol-change]
   memeval gate [RUN] [--baseline RUN] [--config FILE]
   memeval calibrate [--judge MODEL] [--data DIR] [--out DIR]

@@ -538,7 +538,7 @@ export function stageErrors(run: RunResult): StageErrors[] {
 
 /** What every report puts first when a run did not finish cleanly: a status word and why. */
 export interface RunNotice {
-  label: 'INCOMPLETE' | 'FAILED' | 'INTERRUPTED' | 'RUNNING';
+  label: 'INCOMPLETE' | 'FAILED' | 'INTERRUPTED' | 'RUNNING' | 'SHARD';
   reason: string;
 }
 
@@ -547,14 +547,18 @@ const NOTICE_DEFAULTS: Record<RunNotice['label'], string> = {
   FAILED: 'the run stopped early on an error retries could not fix',
   INTERRUPTED: 'the run was stopped before it finished; the numbers cover the work done so far (memeval run --resume RUN_DIR finishes it)',
   RUNNING: 'the run had not finished when these reports were made; the numbers cover the work done so far',
+  SHARD: 'this is one shard of a run; the numbers cover its jobs only (memeval merge combines the shards into the run)',
 };
 
 /** Undefined for a complete run; runs saved before `status` existed count as complete once they finished. */
 export function runNotice(info: RunInfo): RunNotice | undefined {
   const status = info.status as RunInfo['status'] | undefined;
-  if (status === 'complete' || (status === undefined && info.finishedAt)) return undefined;
+  const shard = info.shard ? ` (shard ${info.shard.index} of ${info.shard.count})` : '';
+  if (status === 'complete' || (status === undefined && info.finishedAt)) {
+    return info.shard ? { label: 'SHARD', reason: `shard ${info.shard.index} of ${info.shard.count}: ${NOTICE_DEFAULTS.SHARD}` } : undefined;
+  }
   const label: RunNotice['label'] = status === undefined ? 'INTERRUPTED' : (status.toUpperCase() as RunNotice['label']);
-  return { label, reason: info.failure ?? NOTICE_DEFAULTS[label] };
+  return { label, reason: `${info.failure ?? NOTICE_DEFAULTS[label]}${shard}` };
 }
 
 /**

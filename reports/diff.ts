@@ -105,6 +105,8 @@ export interface RunSide {
   judge: string;
   status: RunInfo['status'];
   failure?: string;
+  /** `2 of 3` for a shard: it holds part of the run's jobs. */
+  shard?: string;
 }
 
 export interface RunDiff {
@@ -386,6 +388,7 @@ function strategyChanges(base: RunResult, cand: RunResult, shared: string[]): St
 }
 
 function statusWarning(side: 'base' | 'candidate', info: RunInfo): string | undefined {
+  if (info.shard) return `the ${side} run is shard ${info.shard.index} of ${info.shard.count}; its numbers cover that shard's jobs only (memeval merge the shards first)`;
   if (info.status === 'complete') return undefined;
   const why = info.failure ? `: "${info.failure}"` : '';
   return `the ${side} run did not complete (status ${info.status})${why}; its numbers do not cover every item`;
@@ -426,6 +429,7 @@ export function runWarnings(base: RunInfo, cand: RunInfo): string[] {
 function runSide(info: RunInfo): RunSide {
   const side: RunSide = { runId: info.runId, model: info.model, judge: info.judge, status: info.status };
   if (info.failure !== undefined) side.failure = info.failure;
+  if (info.shard) side.shard = `${info.shard.index} of ${info.shard.count}`;
   return side;
 }
 
@@ -678,6 +682,7 @@ export function untrustedReasons(diff: RunDiff): string[] {
   if (diff.warnings.some((w) => w.startsWith('not comparable:'))) reasons.push('the runs were not measured the same way (the protocol difference above)');
   const sides: ['base' | 'candidate', RunSide][] = [['base', diff.base], ['candidate', diff.cand]];
   for (const [name, side] of sides) {
+    if (side.shard) reasons.push(`the ${name} run is shard ${side.shard}, so its numbers cover only that shard's jobs`);
     if (side.status === 'complete') continue;
     const why = side.failure ? `: "${side.failure}"` : '';
     reasons.push(`the ${name} run did not complete (status ${side.status}${why}), so its numbers do not cover every item`);

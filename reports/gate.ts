@@ -361,6 +361,9 @@ export function evaluateGates(run: RunResult, gates: GateConfig[], opts: GateOpt
 export function runFailure(run: RunResult): string | undefined {
   const status = run.info.status as RunResult['info']['status'] | undefined;
   const why = run.info.failure ? `: ${run.info.failure}` : '';
+  const shard = run.info.shard;
+  // A shard passing its gates says nothing of the jobs other shards ran.
+  if (shard) return `run ${run.info.runId} is shard ${shard.index} of ${shard.count} and holds only its jobs; merge the shards (memeval merge) and gate the merged run`;
   if (status !== undefined && status !== 'complete') return `run ${run.info.runId} is ${status}, not complete${why}`;
   if (status === undefined && !run.info.finishedAt) return `run ${run.info.runId} never finished`;
   if (run.probes.length > 0 && run.probes.every(isProbeError)) return `every probe of run ${run.info.runId} errored (${run.probes[0].error ?? 'no grade'})`;

@@ -77,7 +77,7 @@ export function formatTable(run: RunResult): string {
   const rows = summarize(run);
   const lines = [
     // A short flag here; the command prints the whole reason (stage, count, first error, what to do) on stderr.
-    ...(notice ? [`${notice.label}: every rate below counts errored or unattempted items as not passed`] : []),
+    ...(notice ? [notice.label === 'SHARD' ? `SHARD: ${notice.reason}` : `${notice.label}: every rate below counts errored or unattempted items as not passed`] : []),
     line(HEAD),
     ...rows.map(row),
     ...baselineLegend(rows),

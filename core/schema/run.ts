@@ -561,6 +561,14 @@ export const runInfoSchema = z.object({
     .default(() => []),
   /** How the numbers were produced (prompts, judges, scorers, imported data); absent in runs made before it was recorded. */
   protocol: protocolSchema.optional(),
+  /**
+   * Set on a run made with `--shard i/n`: it holds only the jobs
+   * (`strategy::transcript`) listed, so its numbers are not the run's until
+   * `memeval merge` combines every shard. Gates and diffs refuse a shard.
+   */
+  shard: z.object({ index: z.number(), count: z.number(), jobs: names }).optional(),
+  /** Set on a run `memeval merge` made: the shards it combined. */
+  mergedFrom: z.array(z.object({ runId: z.string(), shard: z.string() })).optional(),
 });
 
 export const runResultSchema = z.object({

@@ -15,6 +15,7 @@ import { HELP } from '../help.js';
 import { SIGNAL_EXIT, stopOnSignals } from '../signals.js';
 import { DEFAULT_LIMITS, overLimit } from '../schema/limits.js';
 import { writableDirProblem } from '../schema/files.js';
+import { parseShard, type ShardSpec } from '../run/shards.js';
 
 const RUN_OPTIONS = {
   config: { type: 'string' },
@@ -31,6 +32,7 @@ const RUN_OPTIONS = {
   baseline: { type: 'string' },
   'max-errors': { type: 'string' },
   resume: { type: 'string' },
+  shard: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -102,12 +104,22 @@ function maxErrorsFlag(value: string | undefined): MaxErrors | undefined {
  * A resumed run uses the config it started with, whatever the file says now;
  * only `--max-errors` may be given again (to accept a known level of errors).
  */
-function resumedConfig(dir: string, flags: RunFlags): { config: SuiteConfig; only: string[]; info: RunInfo } {
+function resumedConfig(dir: string, flags: RunFlags): { config: SuiteConfig; only: string[]; info: RunInfo; shard?: ShardSpec } {
   const info = resumableRun(dir);
   const config = recordedConfig(info, resolve(dir));
   const maxErrors = maxErrorsFlag(flags['max-errors']);
   if (maxErrors) config.max_errors = maxErrors;
-  return { config, only: info.strategies.map((s) => s.id), info };
+  const shard = info.shard && { index: info.shard.index, count: info.shard.count };
+  return { config, only: info.strategies.map((s) => s.id), info, ...(shard ? { shard } : {}) };
+}
+
+/** `--shard i/n`, checked against the flags it cannot go with. */
+function shardFlag(flags: RunFlags): ShardSpec | undefined {
+  if (flags.shard === undefined) return undefined;
+  // A shard holds part of the jobs: a gate on it would pass or fail on part of the data.
+  if (flags.gate) throw new UsageError('--shard runs part of the jobs, which a gate must not judge: merge the shards (memeval merge), then run memeval gate on the merged run');
+  if (flags.resume) throw new UsageError('--resume resumes a shard as the shard it was started as; leave out --shard');
+  return parseShard(flags.shard);
 }
 
 /** The gate step of `run --gate`: the run's own recorded gates, against --baseline or the config's baseline_run. */
@@ -126,12 +138,13 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (flags.baseline && !existsSync(join(resolve(flags.baseline), 'run.json'))) {
     throw new UsageError(`--baseline ${flags.baseline}: not a run directory (no run.json), so relative gates would have nothing to compare with`);
   }
+  const shard = shardFlag(flags);
   const resumed = flags.resume ? resumedConfig(flags.resume, flags) : undefined;
   const config = resumed ? resumed.config : applyFlags(loadConfigOrDefault(flags.config), flags);
   const only = resumed?.only ?? flags.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
   const stopper = stopOnSignals();
   try {
-    const outcome = await runSuite({ config, only, resumeDir: flags.resume, resumeInfo: resumed?.info, signal: stopper.signal });
+    const outcome = await runSuite({ config, only, resumeDir: flags.resume, resumeInfo: resumed?.info, signal: stopper.signal, shard: resumed?.shard ?? shard });
     if (outcome.interrupted) {
       process.stderr.write(
         `memeval: interrupted; finished work is saved. Resume with:\n  memeval run --resume ${outcome.dir}\n` +
@@ -141,6 +154,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     }
     process.stdout.write(formatTable(outcome.run));
     process.stdout.write(`\nreports: ${outcome.dir}\n  ${['report.html', 'summary.csv', 'probes.csv', 'turns.csv', 'run.json'].join('  ')}\n`);
+    const part = outcome.run.info.shard;
+    if (part) process.stdout.write(`this is shard ${part.index} of ${part.count} (${part.jobs.length} jobs); once every shard is done: memeval merge SHARD_DIR…\n`);
     const redacted = outcome.run.info.redactions?.total ?? 0;
     if (redacted) process.stdout.write(`${redacted} secret-like values were redacted from what the run wrote (report.html lists them by kind)\n`);
     const { status, failure } = outcome.run.info;

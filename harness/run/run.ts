@@ -30,6 +30,7 @@ import { isProbeError, probeErrorStage, stageErrors, summaryErrorStage, summaryE
 import { ERROR_STAGES, type ErrorStage, type MadeSummary, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type Transcript, type TurnRecord } from '../../core/types.js';
 import { DEFAULT_LIMITS, type Limits } from '../schema/limits.js';
 import { turnTables } from '../../core/schema/run.js';
+import { jobKey, shardJobs, type ShardSpec } from './shards.js';
 
 export interface RunOptions {
   config: SuiteConfig;
@@ -43,6 +44,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** The strategies the config was parsed with (default: the built-in ones). */
   registry?: StrategyRegistry;
+  /** Run only this shard's jobs (`--shard i/n`); a resumed shard gets it from its run.json. */
+  shard?: ShardSpec;
   log?: (line: string) => void;
 }
 
@@ -327,15 +330,37 @@ function checkpoint(ctx: RunContext): void {
   ctx.journal.sync();
 }
 
-function planJobs(slots: TranscriptSlot[], strategies: StrategyConfig[]): PlannedJob[] {
+/** The run's jobs, strategy by strategy; a shard's run keeps only the keys in `only`. */
+function planJobs(slots: TranscriptSlot[], strategies: StrategyConfig[], only: ReadonlySet<string> | undefined): PlannedJob[] {
   const jobs: PlannedJob[] = [];
   for (const strategy of strategies) {
     for (const slot of slots) {
+      const key = jobKey(strategy.id, slot.id);
+      if (only && !only.has(key)) continue;
       slot.expect();
-      jobs.push({ key: `${strategy.id}::${slot.id}`, slot, strategy });
+      jobs.push({ key, slot, strategy });
     }
   }
   return jobs;
+}
+
+/**
+ * A shard's jobs and its record in run.json. A resumed shard must come out
+ * the same as it started: the split depends on the transcripts' sizes, so a
+ * transcript that changed since would move jobs between shards.
+ */
+function shardOf(opts: RunOptions, strategies: StrategyConfig[], transcripts: readonly TranscriptHeader[], repeat: number): RunInfo['shard'] {
+  const recordedSpec = opts.resumeInfo?.shard && { index: opts.resumeInfo.shard.index, count: opts.resumeInfo.shard.count };
+  const spec = opts.shard ?? recordedSpec;
+  if (!spec) return undefined;
+  const sizes = transcripts.map((t) => ({ id: t.id, turns: t.turnCount, probes: t.probes.length }));
+  const jobs = shardJobs(strategies.map((s) => s.id), sizes, repeat, spec.count)[spec.index - 1];
+  const recorded = opts.resumeInfo?.shard;
+  if (opts.resumeDir && !recorded) throw new UsageError(`${opts.resumeDir}: the run was not started as a shard, so it cannot be resumed as one`);
+  if (recorded && recorded.jobs.join('\n') !== jobs.join('\n')) {
+    throw new UsageError(`${opts.resumeDir}: shard ${spec.index}/${spec.count} no longer has the jobs it started with (a transcript was added, removed or resized since); start the shards again`);
+  }
+  return { index: spec.index, count: spec.count, jobs };
 }
 
 /**
@@ -429,7 +454,7 @@ function prepareDir(
     writeFileAtomic(join(dir, RUN_FILE), startingRunJson(info));
     return { dir, runId: previous.runId, release, info, previousRedactions: previous.redactions };
   }
-  const runId = newRunId(config);
+  const runId = opts.shard ? `${newRunId(config)}-shard${opts.shard.index}of${opts.shard.count}` : newRunId(config);
   const dir = join(config.out, runId);
   mkdirSync(config.out, { recursive: true });
   removeStalePartials(config.out);
@@ -497,7 +522,9 @@ async function untilStopped(work: Promise<unknown>, stop: AbortSignal | undefine
   }
 }
 
-export async function runSuite(opts: RunOptions): Promise<RunOutcome> {
+export async function runSuite(given: RunOptions): Promise<RunOutcome> {
+  // Read once, up front: what a resumed run was (a shard, say) decides what it runs.
+  const opts = given.resumeDir && !given.resumeInfo ? { ...given, resumeInfo: resumableRun(given.resumeDir) } : given;
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const prepared = await setUp(opts);
   try {
@@ -525,9 +552,10 @@ async function setUp(opts: RunOptions): Promise<Omit<Prepared, 'opts' | 'log'> &
   const graders = setUpGraders(config, strategies, registry);
   // Counted per run: what this run's files show as [REDACTED].
   resetRedactionCount();
-  const dir = prepareDir(config, opts, (id, at) => runInfo(id, at, config, strategies, transcripts, graders));
+  const shard = shardOf(opts, strategies, transcripts, config.repeat);
+  const dir = prepareDir(config, opts, (id, at) => ({ ...runInfo(id, at, config, strategies, transcripts, graders), ...(shard ? { shard } : {}) }));
   const slots = entries.map((e, i) => new TranscriptSlot(e.header, e.source, limits, i));
-  return { ...dir, slots, strategies, registry, graders };
+  return { ...dir, slots, strategies, registry, graders, shardJobs: shard && new Set(shard.jobs) };
 }
 
 interface Prepared {
@@ -541,6 +569,8 @@ interface Prepared {
   runId: string;
   info: RunInfo;
   previousRedactions?: RedactionCounts;
+  /** A shard's jobs; undefined for a whole run. */
+  shardJobs?: ReadonlySet<string>;
 }
 
 async function runInDir(p: Prepared): Promise<RunOutcome> {
@@ -551,10 +581,11 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   const done = readBackRun(journalPath, contexts);
   const journal = new Journal(journalPath);
   journal.open();
-  const jobs = planJobs(slots, strategies);
+  const jobs = planJobs(slots, strategies, p.shardJobs);
   const errors = Object.fromEntries(ERROR_STAGES.map((stage) => [stage, 0])) as Record<ErrorStage, number>;
   const progress = new Progress(workUnits(jobs, config.repeat), () => ({ ...graders.counts(), stages: errors }));
-  log(`memeval: ${slots.length} transcripts × ${strategies.length} strategies, model ${config.model}, judge ${config.judge} → ${dir}`);
+  const part = info.shard ? `, shard ${info.shard.index}/${info.shard.count} (${jobs.length} jobs)` : '';
+  log(`memeval: ${slots.length} transcripts × ${strategies.length} strategies${part}, model ${config.model}, judge ${config.judge} → ${dir}`);
   if (done.probes.size) log(`resuming: ${done.probes.size} probe answers already journaled`);
   if (done.unreadable.length) {
     log(`resuming: the journaled replay of ${done.unreadable.length} job(s) did not read back; replaying, and making their summaries, again: ${done.unreadable.join(', ')}`);

@@ -1,0 +1,272 @@
+// `memeval merge`: shards of one run (`memeval run --shard i/n` on n
+// machines) combined into the run an unsharded `memeval run` would have
+// written. Merging is on records, not on aggregates: the clustered statistics
+// and McNemar tests need every probe, so the merged run's reports, statistics
+// and gates are computed afresh from all of them. Shards that are not parts
+// of one run (another config, model, code version or suite), a shard missing
+// or given twice, and a shard still unfinished are refused with the reason.
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { CONTEXTS_FILE, contextLine, messageDigest, messageLine, parseContextLine, toRanges } from '../../core/contexts.js';
+import { writeChunksAtomic } from '../../core/atomic.js';
+import { UsageError } from '../../core/errors.js';
+import { readLines } from '../../core/lines.js';
+import type { ProbeRecord, RunInfo, RunResult, SummaryRecord, TurnRecord } from '../../core/types.js';
+import { canonicalJson } from '../models/cache.js';
+import { stageErrors } from '../../reports/aggregate.js';
+import { RUN_FILE, loadRun, runJsonChunks } from '../../reports/load.js';
+import { writeReports } from '../../reports/index.js';
+import { configRecord, recordedConfig, newRunId } from './run-info.js';
+import { jobKey, shardJobs } from './shards.js';
+import { judgeRun } from './verdict.js';
+
+/** A shard as read from its directory. */
+interface Shard {
+  dir: string;
+  run: RunResult;
+  shard: NonNullable<RunInfo['shard']>;
+}
+
+/** A shard's directory named the way a user gave it, for messages. */
+const label = (s: Shard): string => `${s.dir} (shard ${s.shard.index}/${s.shard.count})`;
+
+/** Config entries that may differ between shards run on different machines: where files went. */
+const LOCAL_CONFIG_KEYS = new Set(['out', 'baseDir', 'file']);
+
+function sharedConfig(info: RunInfo): unknown {
+  return Object.fromEntries(Object.entries(info.config).filter(([key]) => !LOCAL_CONFIG_KEYS.has(key)));
+}
+
+/**
+ * What must be equal for shards to be parts of one run, each with the words a
+ * refusal uses. Node's version and the clock may differ; the code, the
+ * config, the models and the suite may not.
+ */
+const SAME: [what: string, read: (info: RunInfo) => unknown][] = [
+  ['memeval version', (i) => i.memevalVersion],
+  ['code version (git commit)', (i) => i.gitSha ?? i.provenance?.gitSha],
+  ['package versions', (i) => i.packages],
+  ['answer model', (i) => i.model],
+  ['judge', (i) => i.judge],
+  ['repeat count', (i) => i.repeat],
+  ['config', sharedConfig],
+  ['strategies', (i) => i.strategies],
+  ['transcripts', (i) => i.transcripts],
+  ['protocol', (i) => i.protocol],
+  ['model endpoints', (i) => i.provenance?.endpoints],
+];
+
+function readShard(dir: string): Shard {
+  const run = loadRun(dir);
+  const shard = run.info.shard;
+  if (!shard) throw new UsageError(`${dir}: run ${run.info.runId} is not a shard (it was not made with --shard); only shards are merged`);
+  return { dir, run, shard };
+}
+
+/** Shards numbered 1…n, each once, all of one n. */
+function checkNumbering(shards: Shard[]): void {
+  const count = shards[0].shard.count;
+  const other = shards.find((s) => s.shard.count !== count);
+  if (other) throw new UsageError(`${label(other)} belongs to a run split into ${other.shard.count} shards, ${label(shards[0])} to one split into ${count}`);
+  const byIndex = new Map<number, Shard[]>();
+  for (const s of shards) byIndex.set(s.shard.index, [...(byIndex.get(s.shard.index) ?? []), s]);
+  const twice = [...byIndex.values()].find((list) => list.length > 1);
+  if (twice) throw new UsageError(`shard ${twice[0].shard.index}/${count} is given more than once: ${twice.map((s) => s.dir).join(', ')}`);
+  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !byIndex.has(i));
+  if (missing.length) throw new UsageError(`missing shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')}: every shard of the run is needed to merge it`);
+}
+
+function checkSameRun(shards: Shard[]): void {
+  const [first, ...rest] = shards;
+  for (const [what, read] of SAME) {
+    const expected = canonicalJson(read(first.run.info));
+    const other = rest.find((s) => canonicalJson(read(s.run.info)) !== expected);
+    if (other) throw new UsageError(`${label(other)} and ${label(first)} differ in their ${what}: they are not shards of one run`);
+  }
+}
+
+/** Each shard must be finished (an interrupted one is resumed first) and hold the jobs the split gives it. */
+function checkShardJobs(shards: Shard[]): string[][] {
+  const info = shards[0].run.info;
+  const sizes = info.transcripts.map((t) => ({ id: t.id, turns: t.turns, probes: t.probes }));
+  const split = shardJobs(info.strategies.map((s) => s.id), sizes, info.repeat, shards[0].shard.count);
+  const answersPerJob = new Map(info.strategies.flatMap((st) => sizes.map((t) => [jobKey(st.id, t.id), t.probes * info.repeat] as const)));
+  for (const s of shards) {
+    const status = s.run.info.status;
+    if (status === 'running' || status === 'interrupted') {
+      throw new UsageError(`${label(s)} is ${status}; finish it with memeval run --resume ${s.dir}, then merge`);
+    }
+    if (canonicalJson(s.shard.jobs) !== canonicalJson(split[s.shard.index - 1])) {
+      throw new UsageError(`${label(s)} does not hold the jobs its shard number gives it; it was not made by this version's --shard`);
+    }
+    const jobs = new Set(s.shard.jobs);
+    const stray = [...s.run.probes, ...s.run.summaries, ...s.run.turns].find((r) => !jobs.has(jobKey(r.strategy, r.transcript)));
+    if (stray) throw new UsageError(`${label(s)} holds records of job ${jobKey(stray.strategy, stray.transcript)}, which is not one of its jobs`);
+    // A failed shard stopped early and says so; a finished one must hold an answer for every probe, or the merged rates would rest on fewer.
+    if (status !== 'failed') checkProbeCounts(s, answersPerJob);
+  }
+  return split;
+}
+
+/** Every job of a finished shard has its transcript's probes × repeat answers (errored ones included). */
+function checkProbeCounts(s: Shard, expected: ReadonlyMap<string, number>): void {
+  const counts = new Map<string, number>();
+  for (const p of s.run.probes) counts.set(jobKey(p.strategy, p.transcript), (counts.get(jobKey(p.strategy, p.transcript)) ?? 0) + 1);
+  for (const job of s.shard.jobs) {
+    const want = expected.get(job) ?? 0;
+    const have = counts.get(job) ?? 0;
+    if (have !== want) throw new UsageError(`${label(s)} has ${have} of the ${want} probe answers of job ${job}; its run.json is not a finished shard's`);
+  }
+}
+
+interface JobRecords {
+  turns: TurnRecord[];
+  summaries: SummaryRecord[];
+  probes: ProbeRecord[];
+}
+
+/** The records of every job, in the order an unsharded run writes them (its jobs in order; each job's records as its shard wrote them). */
+function mergedRecords(shards: Shard[]): JobRecords {
+  const byJob = new Map<string, JobRecords>();
+  const of = (r: { strategy: string; transcript: string }): JobRecords => {
+    const key = jobKey(r.strategy, r.transcript);
+    let job = byJob.get(key);
+    if (!job) byJob.set(key, (job = { turns: [], summaries: [], probes: [] }));
+    return job;
+  };
+  for (const { run } of shards) {
+    for (const t of run.turns) of(t).turns.push(t);
+    for (const s of run.summaries) of(s).summaries.push(s);
+    for (const p of run.probes) of(p).probes.push(p);
+  }
+  const info = shards[0].run.info;
+  const out: JobRecords = { turns: [], summaries: [], probes: [] };
+  for (const strategy of info.strategies) {
+    for (const transcript of info.transcripts) {
+      const job = byJob.get(jobKey(strategy.id, transcript.id));
+      if (!job) continue;
+      out.turns.push(...job.turns);
+      out.summaries.push(...job.summaries);
+      out.probes.push(...job.probes);
+    }
+  }
+  return out;
+}
+
+/** The merged run's status, decided as a run decides its own: a failed shard fails it; otherwise errors against max_errors. */
+function mergedVerdict(shards: Shard[], run: RunResult, dir: string): Pick<RunInfo, 'status' | 'failure'> {
+  const failed = shards.find((s) => s.run.info.status === 'failed');
+  if (failed) return { status: 'failed', failure: `shard ${failed.shard.index}/${failed.shard.count} failed: ${failed.run.info.failure ?? 'no reason recorded'}` };
+  const config = recordedConfig(shards[0].run.info, dir);
+  const expected = run.info.transcripts.reduce((n, t) => n + t.probes * run.info.repeat, 0) * run.info.strategies.length;
+  const verdict = judgeRun(stageErrors(run), config.max_errors ?? { kind: 'count', value: 0 }, undefined, expected - run.probes.length);
+  if (verdict.status !== 'incomplete') return { status: verdict.status };
+  const errored = shards.filter((s) => s.run.info.status === 'incomplete').map((s) => s.dir);
+  return { status: 'incomplete', failure: `${verdict.failure} The shards with errors: ${errored.join(', ') || 'none alone (together they exceed max_errors)'}; resume them, then merge again.` };
+}
+
+function sum(values: (number | undefined)[]): number {
+  return values.reduce<number>((n, v) => n + (v ?? 0), 0);
+}
+
+function mergedInfo(shards: Shard[], dir: string): RunInfo {
+  const infos = shards.map((s) => s.run.info);
+  const { shard: _shard, ...base } = infos[0];
+  // Paths in a recorded config are relative to its run directory: recorded again for the merged one.
+  const config = configRecord(recordedConfig(infos[0], resolve(shards[0].dir)), dir);
+  const calls = infos.map((i) => i.calls);
+  const redactions = infos.map((i) => i.redactions).filter((r) => r !== undefined);
+  const info: RunInfo = {
+    ...base,
+    runId: basename(dir),
+    config,
+    startedAt: infos.map((i) => i.startedAt).sort()[0],
+    finishedAt: infos.map((i) => i.finishedAt ?? '').sort().at(-1),
+    calls: {
+      made: sum(calls.map((c) => c?.made)),
+      cacheHits: sum(calls.map((c) => c?.cacheHits)),
+      dedupHits: sum(calls.map((c) => c?.dedupHits)),
+      errors: sum(calls.map((c) => c?.errors)),
+    },
+    mergedFrom: shards.map((s) => ({ runId: s.run.info.runId, shard: `${s.shard.index}/${s.shard.count}` })),
+  };
+  // Each shard counted the distinct values it redacted; the largest count is a lower bound for the run.
+  if (redactions.length) info.redactions = redactions.reduce((a, b) => (b.total > a.total ? b : a));
+  else delete info.redactions;
+  return info;
+}
+
+/**
+ * contexts.jsonl of the merged run: every shard's messages and contexts, each
+ * once. Context refs are digests of their messages, equal in every run, so
+ * records keep their refs; message numbers are per file and are renumbered.
+ */
+function* mergedContexts(dirs: string[]): Generator<string> {
+  const numbers = new Map<string, number>();
+  const refs = new Set<string>();
+  for (const dir of dirs) {
+    const file = join(dir, CONTEXTS_FILE);
+    if (!existsSync(file)) continue;
+    const local = new Map<number, number>();
+    for (const { text } of readLines(file, { invalidUtf8: 'replace' })) {
+      const line = parseContextLine(text);
+      if (!line) continue;
+      if ('m' in line) {
+        const digest = messageDigest(line);
+        let id = numbers.get(digest);
+        if (id === undefined) {
+          id = numbers.size;
+          numbers.set(digest, id);
+          yield `${messageLine(id, line)}\n`;
+        }
+        local.set(line.m, id);
+      } else if (!refs.has(line.c)) {
+        refs.add(line.c);
+        const ids: number[] = [];
+        for (const [from, to] of line.r) for (let m = from; m <= to; m++) ids.push(local.get(m) ?? -1);
+        if (ids.includes(-1)) throw new UsageError(`${file}: context ${line.c} names a message the file does not hold (the file is damaged)`);
+        yield `${contextLine(line.c, toRanges(ids))}\n`;
+      }
+    }
+  }
+}
+
+export interface MergeOptions {
+  /** Shard run directories, in any order. */
+  dirs: string[];
+  /** The merged run's directory; default: a new run id beside the first shard. */
+  out?: string;
+}
+
+export interface MergeOutcome {
+  dir: string;
+  run: RunResult;
+}
+
+function outputDir(shards: Shard[], out: string | undefined): string {
+  const dir = out ? resolve(out) : join(dirname(resolve(shards[0].dir)), `${newRunId(recordedConfig(shards[0].run.info, resolve(shards[0].dir)))}-merged`);
+  if (existsSync(dir) && readdirSync(dir).length > 0) throw new UsageError(`${out ?? dir}: not empty; the merged run needs a new directory`);
+  if (shards.some((s) => resolve(s.dir) === dir)) throw new UsageError(`${out}: is one of the shards`);
+  return dir;
+}
+
+/** Checks the shards, writes the merged run's run.json, contexts.jsonl and reports, and returns it. */
+export async function mergeShards(opts: MergeOptions): Promise<MergeOutcome> {
+  if (opts.dirs.length === 0) throw new UsageError('usage: memeval merge SHARD_DIR… [--out DIR]');
+  const shards = opts.dirs.map(readShard);
+  checkNumbering(shards);
+  checkSameRun(shards);
+  checkShardJobs(shards);
+  shards.sort((a, b) => a.shard.index - b.shard.index);
+  const dir = outputDir(shards, opts.out);
+  mkdirSync(dir, { recursive: true });
+  const run: RunResult = { info: mergedInfo(shards, dir), ...mergedRecords(shards) };
+  Object.assign(run.info, mergedVerdict(shards, run, dir));
+  if (run.info.status !== 'incomplete' && run.info.status !== 'failed') delete run.info.failure;
+  run.info.errors = stageErrors(run);
+  writeChunksAtomic(join(dir, CONTEXTS_FILE), mergedContexts(shards.map((s) => s.dir)));
+  writeChunksAtomic(join(dir, RUN_FILE), runJsonChunks(run));
+  const written = loadRun(dir);
+  await writeReports(written, dir);
+  return { dir, run: written };
+}
