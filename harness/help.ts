@@ -6,6 +6,7 @@ Usage:
               [--model M] [--judge M] [--concurrency N] [--repeat N] [--agent direct|runner]
               [--no-cache] [--max-errors N|P%] [--gate] [--baseline RUN] [--resume RUN_DIR]
               [--shard I/N]   run the I-th of N slices of the jobs (one per machine)
+              [--batch]       make the model calls through the provider's Batch API
   memeval merge SHARD_DIR ... [--out DIR]   combine every shard into one run and its reports
   memeval diff BASE_RUN CANDIDATE_RUN [--out DIR] [--allow-protocol-change]
   memeval gate [RUN] [--baseline RUN] [--config FILE]

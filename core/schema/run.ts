@@ -567,6 +567,12 @@ export const runInfoSchema = z.object({
    * `memeval merge` combines every shard. Gates and diffs refuse a shard.
    */
   shard: z.object({ index: z.number(), count: z.number(), jobs: names }).optional(),
+  /**
+   * Set on a run made with `--batch`: its calls went through the Batch API.
+   * Calls submitted and batches made (over every process of the run), and
+   * lines a batch answered with an error (counted as errors of their items).
+   */
+  batch: z.object({ requests: z.number(), batches: z.number(), failedLines: z.number() }).optional(),
   /** Set on a run `memeval merge` made: the shards it combined. */
   mergedFrom: z.array(z.object({ runId: z.string(), shard: z.string() })).optional(),
 });

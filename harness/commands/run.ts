@@ -16,6 +16,7 @@ import { SIGNAL_EXIT, stopOnSignals } from '../signals.js';
 import { DEFAULT_LIMITS, overLimit } from '../schema/limits.js';
 import { writableDirProblem } from '../schema/files.js';
 import { parseShard, type ShardSpec } from '../run/shards.js';
+import type { BatchSettings } from '../run/batch.js';
 
 const RUN_OPTIONS = {
   config: { type: 'string' },
@@ -33,6 +34,7 @@ const RUN_OPTIONS = {
   'max-errors': { type: 'string' },
   resume: { type: 'string' },
   shard: { type: 'string' },
+  batch: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -113,6 +115,20 @@ function resumedConfig(dir: string, flags: RunFlags): { config: SuiteConfig; onl
   return { config, only: info.strategies.map((s) => s.id), info, ...(shard ? { shard } : {}) };
 }
 
+/**
+ * `--batch`: the settings of its polls. MEMEVAL_BATCH_POLL_MS sets the first
+ * wait between polls of a batch (default 5 s, doubling up to 60 s); a test
+ * against a local server sets it low.
+ */
+function batchSettings(flags: RunFlags, resumed: RunInfo | undefined, env: NodeJS.ProcessEnv = process.env): BatchSettings | undefined {
+  if (!flags.batch && !resumed?.batch) return undefined;
+  const first = env.MEMEVAL_BATCH_POLL_MS;
+  if (first === undefined) return {};
+  const ms = Number(first);
+  if (!Number.isFinite(ms) || ms <= 0) throw new UsageError(`MEMEVAL_BATCH_POLL_MS must be a number of milliseconds > 0 (got "${first}")`);
+  return { firstPollMs: ms, maxPollMs: Math.max(ms, 60_000) };
+}
+
 /** `--shard i/n`, checked against the flags it cannot go with. */
 function shardFlag(flags: RunFlags): ShardSpec | undefined {
   if (flags.shard === undefined) return undefined;
@@ -139,12 +155,15 @@ export async function runCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--baseline ${flags.baseline}: not a run directory (no run.json), so relative gates would have nothing to compare with`);
   }
   const shard = shardFlag(flags);
+  if (flags.batch && flags.resume) throw new UsageError('--resume goes on as the run started (a --batch run resumes in batch mode); leave out --batch');
+
   const resumed = flags.resume ? resumedConfig(flags.resume, flags) : undefined;
+  const batch = batchSettings(flags, resumed?.info);
   const config = resumed ? resumed.config : applyFlags(loadConfigOrDefault(flags.config), flags);
   const only = resumed?.only ?? flags.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
   const stopper = stopOnSignals();
   try {
-    const outcome = await runSuite({ config, only, resumeDir: flags.resume, resumeInfo: resumed?.info, signal: stopper.signal, shard: resumed?.shard ?? shard });
+    const outcome = await runSuite({ config, only, resumeDir: flags.resume, resumeInfo: resumed?.info, signal: stopper.signal, shard: resumed?.shard ?? shard, batch });
     if (outcome.interrupted) {
       process.stderr.write(
         `memeval: interrupted; finished work is saved. Resume with:\n  memeval run --resume ${outcome.dir}\n` +

@@ -202,7 +202,24 @@ export interface CachedModelOptions {
   /** Cache directory, or false to keep only in-flight deduplication. */
   dir: string | false;
   stats?: ModelStats;
+  /** Decides every call that is not in flight already, in place of the cache read and the provider (a `--batch` run). Needs `dir`. */
+  router?: CallRouter;
 }
+
+/** A call as a router sees it: its cache key, the request, the model behind the cache, and the cache. */
+export interface RoutedCall {
+  key: string;
+  request: ModelRequest;
+  model: Model;
+  store: CacheStore;
+}
+
+/**
+ * Answers a call in place of the cache read and the provider: a `--batch` run
+ * (harness/run/batch.ts) serves its batches' results and collects the calls to
+ * submit. A result with `cached: false` counts as a call the run made.
+ */
+export type CallRouter = (call: RoutedCall) => Promise<ModelResult>;
 
 /**
  * Wraps a model with the disk cache and in-flight deduplication. Hits come back
@@ -216,6 +233,7 @@ export class CachedModel implements Model {
   readonly params: Record<string, unknown>;
   readonly stats: ModelStats;
   private readonly store: CacheStore | undefined;
+  private readonly router: CallRouter | undefined;
   private readonly pending = new Map<string, Promise<ModelResult>>();
 
   constructor(
@@ -226,6 +244,7 @@ export class CachedModel implements Model {
     this.params = inner.params;
     this.stats = opts.stats ?? new ModelStats();
     this.store = opts.dir === false ? undefined : new CacheStore(opts.dir);
+    this.router = opts.router;
   }
 
   complete(request: ModelRequest): Promise<ModelResult> {
@@ -261,7 +280,16 @@ export class CachedModel implements Model {
     return call;
   }
 
+  private async routed(key: string, request: ModelRequest, store: CacheStore, router: CallRouter): Promise<ModelResult> {
+    const result = await router({ key, request, model: this.inner, store });
+    if (result.error !== undefined) this.stats.errors++;
+    else if (result.cached) this.stats.cacheHits++;
+    else this.stats.calls++;
+    return result;
+  }
+
   private async lookupOrCall(key: string, request: ModelRequest): Promise<ModelResult> {
+    if (this.router && this.store) return this.routed(key, request, this.store, this.router);
     if (this.store) {
       const { result, corrupt } = await this.store.read(key);
       if (corrupt) this.stats.corruptEntries++;

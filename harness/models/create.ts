@@ -2,7 +2,7 @@
 // into a ready Model: cache → concurrency limit → retries → provider.
 import type { LimitFunction } from 'p-limit';
 import { Breakers } from './breaker.js';
-import { CachedModel, ModelStats } from './cache.js';
+import { CachedModel, ModelStats, type CallRouter } from './cache.js';
 import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
 import { OfflineModel } from './offline.js';
 import { priceFor, type Price } from './prices.js';
@@ -38,6 +38,8 @@ export interface CreateModelOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Environment to read keys and `OPENAI_BASE_URL` from; default process.env. */
   env?: Record<string, string | undefined>;
+  /** Decides the calls of every cached model in place of cache and provider (a `--batch` run). */
+  router?: CallRouter;
 }
 
 const defaultStats = new ModelStats();
@@ -158,18 +160,23 @@ export function createModel(spec: string, opts: CreateModelOptions): Model {
     const loading = provider.preload();
     opts.preloads?.push(loading);
   }
-  return new CachedModel(new LimitedModel(provider, opts.limit), { dir: opts.cacheDir, stats: opts.stats ?? defaultStats });
+  return new CachedModel(new LimitedModel(provider, opts.limit), { dir: opts.cacheDir, stats: opts.stats ?? defaultStats, router: opts.router });
 }
 
 export { modelForRepeat } from '../../core/model.js';
 
 
-/** The OpenAI client settings behind a model built by createModel, for the Agents SDK runner; undefined for others. */
-export function runnerTargetOf(model: Model): OpenAIRunnerTarget | undefined {
+/** The OpenAI model behind a model built by createModel (under its cache and limit); undefined for others. */
+export function openAIModelOf(model: Model): OpenAIModel | undefined {
   let current: Model | undefined = model;
   for (let depth = 0; current && depth < 4; depth++) {
-    if (current instanceof OpenAIModel) return current.runnerTarget();
+    if (current instanceof OpenAIModel) return current;
     current = current instanceof CachedModel ? current.inner : current instanceof LimitedModel ? current.inner : undefined;
   }
   return undefined;
+}
+
+/** The OpenAI client settings behind a model built by createModel, for the Agents SDK runner; undefined for others. */
+export function runnerTargetOf(model: Model): OpenAIRunnerTarget | undefined {
+  return openAIModelOf(model)?.runnerTarget();
 }

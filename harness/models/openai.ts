@@ -47,6 +47,20 @@ export interface OpenAIModelOptions {
  * It is also the model's own RetryOptions (the very settings its direct calls
  * use), so both paths retry, back off and time out alike.
  */
+/** An OpenAI model as a batch submits to it. */
+export interface OpenAIBatchTarget {
+  id: string;
+  baseURL: string | undefined;
+  apiKey: string;
+  timeoutMs: number;
+  endpoint: '/v1/responses' | '/v1/chat/completions';
+  price: Price | undefined;
+  /** The request body a direct call would send. */
+  body: (request: ModelRequest) => Record<string, unknown>;
+  /** Text and usage of a reply body; throws on a body that is not a reply. */
+  parse: (reply: unknown) => { output: string; usage: Usage };
+}
+
 export interface OpenAIRunnerTarget extends RetryOptions {
   kind: 'openai';
   id: string;
@@ -333,6 +347,21 @@ export class OpenAIModel implements Model {
 
   private get maxTokensField(): 'max_completion_tokens' | 'max_tokens' {
     return this.opts.chatMaxTokensField ?? 'max_completion_tokens';
+  }
+
+  /** What a batch of this model's calls needs (harness/run/batch.ts): where to send it, each call's body, and how to read a reply. */
+  batchTarget(): OpenAIBatchTarget {
+    const chat = this.api === 'chat';
+    return {
+      id: this.id,
+      baseURL: this.clientOptions.baseURL,
+      apiKey: this.clientOptions.apiKey,
+      timeoutMs: this.clientOptions.timeout,
+      endpoint: chat ? '/v1/chat/completions' : '/v1/responses',
+      price: this.opts.price,
+      body: (request) => (chat ? chatBody(this.name, request, this.maxTokensField) : responsesBody(this.name, request)) as unknown as Record<string, unknown>,
+      parse: (reply) => (chat ? parseChatReply(reply) : parseResponsesReply(reply)),
+    };
   }
 
   /** The client and settings the Agents SDK runner uses for this model (harness/agent-path.ts). */

@@ -4,7 +4,7 @@ import pLimit from 'p-limit';
 import type { SuiteConfig, StrategyConfig } from '../config.js';
 import type { LimitFunction } from 'p-limit';
 import { Breakers } from '../models/breaker.js';
-import { CachedModel, ModelStats } from '../models/cache.js';
+import { CachedModel, ModelStats, type CallRouter } from '../models/cache.js';
 import { createModel, runnerTargetOf } from '../models/create.js';
 import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
 import { questionAndContext } from '../models/offline.js';
@@ -74,7 +74,7 @@ class RunnerAnswerModel implements Model {
 }
 
 /** Every model spec a run will call: the answering model, the judge, and each strategy's summarizer. */
-function modelSpecs(config: SuiteConfig, strategies: StrategyConfig[], registry: StrategyRegistry): string[] {
+export function modelSpecs(config: SuiteConfig, strategies: StrategyConfig[], registry: StrategyRegistry): string[] {
   const specs = new Set([config.model, config.judge]);
   for (const s of strategies) {
     if (Object.values(registry.get(s.use)?.options ?? {}).some((o) => o.type === 'summarizer')) specs.add(summarizerOptionsOf(s.options).model);
@@ -94,7 +94,12 @@ function runnerModel(model: Model, config: SuiteConfig, limit: LimitFunction, st
  * Builds every model the run needs up front, so a missing key or an unknown
  * provider is reported (ModelSetupError) before any work starts.
  */
-export function buildGraders(config: SuiteConfig, strategies: StrategyConfig[] = config.strategies, registry: StrategyRegistry = STRATEGIES): Graders {
+export function buildGraders(
+  config: SuiteConfig,
+  strategies: StrategyConfig[] = config.strategies,
+  registry: StrategyRegistry = STRATEGIES,
+  router?: CallRouter,
+): Graders {
   const stats = new ModelStats();
   const breakers = new Breakers();
   const limit = pLimit(config.concurrency);
@@ -103,7 +108,7 @@ export function buildGraders(config: SuiteConfig, strategies: StrategyConfig[] =
   const modelFor = (spec: string): Model => {
     let model = models.get(spec);
     if (!model) {
-      model = createModel(spec, { providers: config.providers, prices: config.prices, cacheDir: config.cache, limit, stats, breakers, preloads });
+      model = createModel(spec, { providers: config.providers, prices: config.prices, cacheDir: config.cache, limit, stats, breakers, preloads, router });
       models.set(spec, model);
     }
     return model;

@@ -20,6 +20,15 @@ function errorText(c: ProgressCounts): string {
   return `errors ${total} (${ERROR_STAGES.map((stage) => `${stage} ${stages[stage]}`).join(' · ')})`;
 }
 
+/** Where progress lines go: a terminal is redrawn in place, anything else gets a line every few seconds. */
+export interface ProgressStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+/** For passes whose progress is not the user's to watch (a `--batch` run's rounds). */
+export const NO_PROGRESS: ProgressStream = { write: () => true };
+
 export class Progress {
   private done = 0;
   private lastPlain = 0;
@@ -30,7 +39,7 @@ export class Progress {
   constructor(
     private readonly total: number,
     private readonly counts: () => ProgressCounts,
-    private readonly stream: NodeJS.WriteStream = process.stderr,
+    private readonly stream: ProgressStream = process.stderr,
     private readonly plainEveryMs = 5000,
     // Redrawing on every tick of a 30,000-probe run would cost more than the run's own output.
     private readonly drawEveryMs = 100,

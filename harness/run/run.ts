@@ -18,7 +18,7 @@ import { ContextStore } from './context-store.js';
 import { Progress } from './progress.js';
 import type { StrategyRegistry } from '../../strategies/registry.js';
 import { STRATEGIES } from '../../strategies/index.js';
-import { buildGraders, type Graders } from './grading.js';
+import { buildGraders, modelSpecs, type Graders } from './grading.js';
 import { ModelSetupError } from '../models/create.js';
 import { answerProbe } from './probes.js';
 import { runInfo, newRunId, transcriptHeader, type TranscriptHeader } from './run-info.js';
@@ -31,6 +31,10 @@ import { ERROR_STAGES, type ErrorStage, type MadeSummary, type ProbeRecord, type
 import { DEFAULT_LIMITS, type Limits } from '../schema/limits.js';
 import { turnTables } from '../../core/schema/run.js';
 import { jobKey, shardJobs, type ShardSpec } from './shards.js';
+import { BatchRun, batchProblem, type BatchSettings } from './batch.js';
+import { BatchRequestError } from '../models/batch.js';
+import { NO_PROGRESS } from './progress.js';
+import type { CallRouter } from '../models/cache.js';
 
 export interface RunOptions {
   config: SuiteConfig;
@@ -46,6 +50,8 @@ export interface RunOptions {
   registry?: StrategyRegistry;
   /** Run only this shard's jobs (`--shard i/n`); a resumed shard gets it from its run.json. */
   shard?: ShardSpec;
+  /** Make the model calls through the Batch API (`--batch`); a resumed batch run goes on in batch mode. */
+  batch?: BatchSettings;
   log?: (line: string) => void;
 }
 
@@ -479,9 +485,9 @@ function writeRunJson(path: string, run: RunResult): void {
 }
 
 /** Models are built (keys, providers, base URLs checked) before any run directory exists: bad setup is bad input. */
-function setUpGraders(config: SuiteConfig, strategies: StrategyConfig[], registry: StrategyRegistry): Graders {
+function setUpGraders(config: SuiteConfig, strategies: StrategyConfig[], registry: StrategyRegistry, router?: CallRouter): Graders {
   try {
-    return buildGraders(config, strategies, registry);
+    return buildGraders(config, strategies, registry, router);
   } catch (error) {
     if (!(error instanceof ModelSetupError)) throw error;
     throw new InputError([fileProblem(config.file ?? 'memeval config', error.message)]);
@@ -526,12 +532,65 @@ export async function runSuite(given: RunOptions): Promise<RunOutcome> {
   // Read once, up front: what a resumed run was (a shard, say) decides what it runs.
   const opts = given.resumeDir && !given.resumeInfo ? { ...given, resumeInfo: resumableRun(given.resumeDir) } : given;
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const prepared = await setUp(opts);
+  const batchSettings = opts.batch ?? (opts.resumeInfo?.batch ? {} : undefined);
+  const batch = batchSettings && typeof opts.config.cache === 'string' ? new BatchRun(opts.config.cache, batchSettings, log) : undefined;
+  const prepared = await setUp(opts, batchSettings && { run: batch });
   try {
+    if (batch) {
+      batch.open(prepared.dir);
+      const rounds = await batchRounds({ ...prepared, opts, log }, batch);
+      if (rounds.ended !== 'done') return batchStopped(prepared, batch, rounds);
+      // The run made for real: every call is answered from the batches' results, counted afresh.
+      batch.mode = 'deliver';
+      prepared.graders = setUpGraders(opts.config, prepared.strategies, prepared.registry, batch.route);
+      prepared.info.batch = { ...batch.counts };
+    }
     return await runInDir({ ...prepared, opts, log });
   } finally {
     prepared.release();
   }
+}
+
+/** Where a `--batch` run replays itself each round; removed after the round. */
+const BATCH_ROUND_DIR = 'batch-round';
+
+/**
+ * A `--batch` run's rounds: replay the run against what is known, submit the
+ * calls found whose inputs are all known, wait for them, until a round finds
+ * nothing to send. Each round's records are thrown away; the results are in
+ * the cache for the run made after.
+ */
+async function batchRounds(p: Prepared, batch: BatchRun): Promise<BatchRounds> {
+  const signal = p.opts.signal ?? new AbortController().signal;
+  const scratch = join(p.dir, BATCH_ROUND_DIR);
+  for (let round = 1; ; round++) {
+    rmSync(scratch, { recursive: true, force: true });
+    mkdirSync(scratch);
+    const pass = await runInDir({ ...p, dir: scratch, info: structuredClone(p.info), log: () => undefined, collecting: true });
+    rmSync(scratch, { recursive: true, force: true });
+    if (pass.interrupted || signal.aborted) return { ended: 'interrupted' };
+    if (!batch.outstanding) return { ended: 'done' };
+    try {
+      await batch.submit(signal);
+      p.log(`batch round ${round}: waiting for ${batch.counts.batches} batch(es), ${batch.counts.requests} calls so far`);
+      await batch.waitAll(signal);
+    } catch (error) {
+      if (signal.aborted) return { ended: 'interrupted' };
+      // A batch that cannot be submitted or read (a rejected key, nothing listening) stops the run; --resume goes on from batches.jsonl.
+      if (error instanceof BatchRequestError) return { ended: 'failed', failure: `The run stopped early: ${error.message}` };
+      throw error;
+    }
+  }
+}
+
+type BatchRounds = { ended: 'done' } | { ended: 'interrupted' } | { ended: 'failed'; failure: string };
+
+/** A `--batch` run stopped before the run was made: run.json says why, and batches.jsonl names the batches a resume waits on. */
+function batchStopped(p: Omit<Prepared, 'opts' | 'log'>, batch: BatchRun, rounds: Exclude<BatchRounds, { ended: 'done' }>): RunOutcome {
+  const info: RunInfo = { ...p.info, status: rounds.ended, batch: { ...batch.counts }, finishedAt: new Date().toISOString() };
+  if (rounds.ended === 'failed') info.failure = rounds.failure;
+  writeFileAtomic(join(p.dir, RUN_FILE), startingRunJson(info));
+  return { dir: p.dir, run: { info, turns: [], probes: [], summaries: [] }, interrupted: rounds.ended === 'interrupted' };
 }
 
 /**
@@ -542,18 +601,24 @@ export async function runSuite(given: RunOptions): Promise<RunOutcome> {
  * YAML), for the length of the run; reading each file twice costs about 5%
  * more CPU on an offline run of such short transcripts.
  */
-async function setUp(opts: RunOptions): Promise<Omit<Prepared, 'opts' | 'log'> & { release: () => void }> {
+async function setUp(opts: RunOptions, batch?: { run: BatchRun | undefined }): Promise<Omit<Prepared, 'opts' | 'log'> & { release: () => void }> {
   const { config } = opts;
   const limits = config.limits ?? DEFAULT_LIMITS;
   const entries = await readSuite(config.datasets, config.baseDir, limits, (t, file) => ({ header: structuredClone(transcriptHeader(t)), source: transcriptSource(file) }));
   const transcripts = entries.map((e) => e.header);
   const strategies = selectStrategies(config, opts.only);
   const registry = opts.registry ?? STRATEGIES;
-  const graders = setUpGraders(config, strategies, registry);
+  if (batch) {
+    const problem = batchProblem(config, modelSpecs(config, strategies, registry));
+    if (problem || !batch.run) throw new UsageError(problem ?? '--batch needs the call cache');
+  }
+  const graders = setUpGraders(config, strategies, registry, batch?.run?.route);
   // Counted per run: what this run's files show as [REDACTED].
   resetRedactionCount();
   const shard = shardOf(opts, strategies, transcripts, config.repeat);
-  const dir = prepareDir(config, opts, (id, at) => ({ ...runInfo(id, at, config, strategies, transcripts, graders), ...(shard ? { shard } : {}) }));
+  // A batch run says so from the start: resuming it goes on in batch mode.
+  const batchInfo = batch && { batch: { requests: 0, batches: 0, failedLines: 0, ...opts.resumeInfo?.batch } };
+  const dir = prepareDir(config, opts, (id, at) => ({ ...runInfo(id, at, config, strategies, transcripts, graders), ...(shard ? { shard } : {}), ...batchInfo }));
   const slots = entries.map((e, i) => new TranscriptSlot(e.header, e.source, limits, i));
   return { ...dir, slots, strategies, registry, graders, shardJobs: shard && new Set(shard.jobs) };
 }
@@ -571,6 +636,8 @@ interface Prepared {
   previousRedactions?: RedactionCounts;
   /** A shard's jobs; undefined for a whole run. */
   shardJobs?: ReadonlySet<string>;
+  /** A `--batch` round: the run is replayed to find the calls to submit; nothing is written but its journal. */
+  collecting?: boolean;
 }
 
 async function runInDir(p: Prepared): Promise<RunOutcome> {
@@ -583,7 +650,7 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   journal.open();
   const jobs = planJobs(slots, strategies, p.shardJobs);
   const errors = Object.fromEntries(ERROR_STAGES.map((stage) => [stage, 0])) as Record<ErrorStage, number>;
-  const progress = new Progress(workUnits(jobs, config.repeat), () => ({ ...graders.counts(), stages: errors }));
+  const progress = new Progress(workUnits(jobs, config.repeat), () => ({ ...graders.counts(), stages: errors }), p.collecting ? NO_PROGRESS : undefined);
   const part = info.shard ? `, shard ${info.shard.index}/${info.shard.count} (${jobs.length} jobs)` : '';
   log(`memeval: ${slots.length} transcripts × ${strategies.length} strategies${part}, model ${config.model}, judge ${config.judge} → ${dir}`);
   if (done.probes.size) log(`resuming: ${done.probes.size} probe answers already journaled`);
@@ -619,6 +686,7 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   info.calls = { made: stats.calls, cacheHits: stats.cacheHits, dedupHits: stats.dedupHits, errors: stats.errors };
   const records = collect(jobs, finished);
   const run: RunResult = { info, ...records };
+  if (p.collecting) return { dir, run, interrupted };
   const errorsByStage = stageErrors(run);
   info.errors = errorsByStage;
   if (interrupted) info.status = 'interrupted';

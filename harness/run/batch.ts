@@ -1,0 +1,309 @@
+// `memeval run --batch`: the run's model calls go through OpenAI's Batch API
+// instead of one request each. A call's inputs may be other calls' outputs (a
+// summary before the probes that see it, an answer before its judge), so the
+// calls go out in rounds: each round replays the whole run against what is
+// known so far, collects the calls whose inputs are all known, submits them
+// as batches (custom_id = the call's cache key), waits for them, and puts
+// their results in the call cache. A call whose input holds a result still
+// outstanding is not sent: it waits for a later round. When a round finds
+// nothing left to send, the run is made for real, its calls answered from
+// the batches' results.
+//
+// batches.jsonl in the run directory records each batch as it is submitted
+// and as its results are stored, so a process killed while it waits resumes
+// (`memeval run --resume`) by waiting on the same batches: no call is
+// submitted twice. A line the batch answered with an error is an error of
+// the run (counted against max_errors); `--resume` submits those again.
+import { appendFileSync, closeSync, existsSync, fsyncSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
+import { readLines } from '../../core/lines.js';
+import { isRecord } from '../../core/record.js';
+import { redact } from '../../core/secrets.js';
+import { CacheStore, canonicalJson, type RoutedCall } from '../models/cache.js';
+import { BatchClient, MAX_BATCH_LINES, type BatchLineResult, type BatchStatus, type Sleep } from '../models/batch.js';
+import { openAIModelOf } from '../models/create.js';
+import type { OpenAIBatchTarget } from '../models/openai.js';
+import type { SuiteConfig } from '../config.js';
+import { costOf } from '../models/prices.js';
+
+export const BATCHES_FILE = 'batches.jsonl';
+
+/**
+ * What a batch costs against the price table: OpenAI bills Batch API calls at
+ * half its standard price, input and output alike.
+ */
+export const BATCH_PRICE_FACTOR = 0.5;
+
+/** Lines per batch are capped by the API (50,000); bytes per input file too (200 MB). A line's body is most of its bytes. */
+const MAX_BATCH_BODY_BYTES = 190 * 1024 * 1024;
+
+/**
+ * What a call whose result is still outstanding answers during a round. It
+ * flows on into later requests (a summary into the probes that see it), and
+ * a request that holds it is held back: its input is not known yet.
+ */
+const OUTSTANDING = '\u2063[memeval: batch result outstanding]\u2063';
+
+export interface BatchSettings {
+  /** First wait between polls of a batch, doubling up to `maxPollMs`. */
+  firstPollMs?: number;
+  maxPollMs?: number;
+  /** Injected in tests. */
+  sleep?: Sleep;
+}
+
+/** A batch submitted and not yet stored. */
+interface PendingBatch {
+  id: string;
+  model: string;
+  keys: string[];
+}
+
+type BatchLine =
+  | { type: 'submitted'; batch: string; model: string; endpoint: string; keys: string[] }
+  | { type: 'done'; batch: string; status: string; ok: string[]; failed: Record<string, string> };
+
+function parseBatchLine(text: string): BatchLine | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (!isRecord(value) || typeof value.batch !== 'string') return undefined;
+    if (value.type === 'submitted' && typeof value.model === 'string' && Array.isArray(value.keys)) return value as BatchLine;
+    if (value.type === 'done' && Array.isArray(value.ok) && isRecord(value.failed)) return value as BatchLine;
+  } catch {
+    // A torn last line: the write it belonged to did not finish, and is redone.
+  }
+  return undefined;
+}
+
+/** What `info.batch` of run.json records. */
+export interface BatchCounts {
+  /** Calls submitted through batches (over every process of the run). */
+  requests: number;
+  batches: number;
+  /** Lines a batch answered with an error. */
+  failedLines: number;
+}
+
+const result = (output: string, extra: Partial<ModelResult> = {}): ModelResult => ({ output, usage: { inputTokens: 0, outputTokens: 0 }, cached: true, latencyMs: 0, ...extra });
+
+/**
+ * The batch side of a run: routes each model call (CachedModel's router),
+ * collects the calls to submit, submits and waits for them, and keeps
+ * batches.jsonl.
+ */
+export class BatchRun {
+  /** `collect` while rounds run; `deliver` for the run made for real. */
+  mode: 'collect' | 'deliver' = 'collect';
+  /** Calls this run's batches answered (in any of its processes): served as calls the run made, at batch prices. */
+  private readonly delivered = new Set<string>();
+  /** Lines a batch of this process answered with an error; a resumed process submits them again. */
+  private readonly failed = new Map<string, string>();
+  private readonly pending = new Map<string, PendingBatch>();
+  private readonly pendingKeys = new Set<string>();
+  /** Keys submitted by this process: never twice, even should the cache lose a result. */
+  private readonly submitted = new Set<string>();
+  private collected = new Map<string, { target: OpenAIBatchTarget; request: ModelRequest }>();
+  private readonly targets = new Map<string, OpenAIBatchTarget>();
+  private readonly clients = new Map<string, BatchClient>();
+  readonly counts: BatchCounts = { requests: 0, batches: 0, failedLines: 0 };
+  private readonly store: CacheStore;
+  private file = '';
+
+  constructor(
+    cacheDir: string,
+    private readonly settings: BatchSettings,
+    private readonly log: (line: string) => void,
+  ) {
+    this.store = new CacheStore(cacheDir);
+  }
+
+  /** Takes the run directory: batches.jsonl is read back (a resumed run) and appended to. */
+  open(runDir: string): void {
+    this.file = join(runDir, BATCHES_FILE);
+    this.readBack();
+  }
+
+  /** A resumed run's batches: those still out are waited on, those stored are this run's calls. */
+  private readBack(): void {
+    if (!existsSync(this.file)) return;
+    for (const { text } of readLines(this.file, { invalidUtf8: 'replace' })) {
+      const line = parseBatchLine(text);
+      if (!line) continue;
+      if (line.type === 'submitted') {
+        this.pending.set(line.batch, { id: line.batch, model: line.model, keys: line.keys });
+        for (const key of line.keys) this.pendingKeys.add(key);
+        this.counts.batches++;
+        this.counts.requests += line.keys.length;
+      } else {
+        this.settle(line.batch);
+        for (const key of line.ok) this.delivered.add(key);
+        this.counts.failedLines += Object.keys(line.failed).length;
+      }
+    }
+  }
+
+  private settle(batch: string): void {
+    for (const key of this.pending.get(batch)?.keys ?? []) this.pendingKeys.delete(key);
+    this.pending.delete(batch);
+  }
+
+  private append(line: BatchLine): void {
+    const fd = openSync(this.file, 'a');
+    try {
+      appendFileSync(fd, `${JSON.stringify(line)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The router every cached model of the run calls through (CachedModel's `router`). */
+  readonly route = async ({ key, request, model, store }: RoutedCall): Promise<ModelResult> => {
+    // Known before its first submission: a resumed process waits on batches of models it has not called yet.
+    this.targetOf(model);
+    const stored = await store.read(key);
+    // A result of this run's batches is a call this run made, whichever process stored it.
+    if (stored.result) return { ...stored.result, cached: !this.delivered.has(key) };
+    const failure = this.failed.get(key);
+    if (failure !== undefined) return result('', { cached: false, error: failure });
+    if (this.mode === 'deliver') {
+      return result('', { cached: false, error: 'the batches left this call unanswered (its result was not in the cache when the run was made); run again with --resume' });
+    }
+    if (this.pendingKeys.has(key) || canonicalJson(request).includes(OUTSTANDING)) return result(OUTSTANDING);
+    if (this.submitted.has(key)) return result('', { cached: false, error: 'a batch answered this call but its result could not be stored in the cache' });
+    const target = this.targetOf(model);
+    this.collected.set(key, { target, request });
+    return result(OUTSTANDING);
+  };
+
+  private targetOf(model: Model): OpenAIBatchTarget {
+    const known = this.targets.get(model.id);
+    if (known) return known;
+    const openai = openAIModelOf(model);
+    // Checked before the run starts (batchProblem); a model that slips past is a bug, said plainly.
+    if (!openai) throw new Error(`${model.id} cannot be called through the Batch API`);
+    const target = openai.batchTarget();
+    this.targets.set(target.id, target);
+    return target;
+  }
+
+  /** Whether a round found calls to send, or batches are still out. */
+  get outstanding(): boolean {
+    return this.collected.size > 0 || this.pending.size > 0;
+  }
+
+  private clientFor(target: OpenAIBatchTarget): BatchClient {
+    let client = this.clients.get(target.id);
+    if (!client) {
+      client = new BatchClient({ baseURL: target.baseURL, apiKey: target.apiKey, timeoutMs: target.timeoutMs, sleep: this.settings.sleep });
+      this.clients.set(target.id, client);
+    }
+    return client;
+  }
+
+  /** Submits the calls the last round collected, one batch per model (split at the API's limits). */
+  async submit(signal: AbortSignal): Promise<void> {
+    const byModel = new Map<string, [string, { target: OpenAIBatchTarget; request: ModelRequest }][]>();
+    for (const entry of this.collected) byModel.set(entry[1].target.id, [...(byModel.get(entry[1].target.id) ?? []), entry]);
+    this.collected = new Map();
+    for (const [model, calls] of byModel) {
+      const target = calls[0][1].target;
+      for (const chunk of chunks(calls.map(([key, c]) => ({ customId: key, body: target.body(c.request) })))) {
+        const id = await this.clientFor(target).submit(target.endpoint, chunk, signal);
+        const keys = chunk.map((l) => l.customId);
+        this.append({ type: 'submitted', batch: id, model, endpoint: target.endpoint, keys });
+        this.pending.set(id, { id, model, keys });
+        for (const key of keys) {
+          this.pendingKeys.add(key);
+          this.submitted.add(key);
+        }
+        this.counts.batches++;
+        this.counts.requests += keys.length;
+        this.log(`batch ${id}: ${keys.length} calls to ${model} submitted`);
+      }
+    }
+  }
+
+  /** Waits for every batch still out and stores its results. An abort leaves them running, for a resumed process to wait on. */
+  async waitAll(signal: AbortSignal): Promise<void> {
+    await Promise.all([...this.pending.values()].map((batch) => this.waitOne(batch, signal)));
+  }
+
+  private async waitOne(batch: PendingBatch, signal: AbortSignal): Promise<void> {
+    const target = this.targets.get(batch.model);
+    if (!target) throw new Error(`batch ${batch.id} was made for ${batch.model}, which this run does not call; it cannot be read`);
+    const client = this.clientFor(target);
+    let said = '';
+    const status = await client.wait(batch.id, {
+      signal,
+      firstDelayMs: this.settings.firstPollMs,
+      maxDelayMs: this.settings.maxPollMs,
+      onPoll: (s) => {
+        const line = statusLine(s);
+        if (line !== said) this.log((said = line));
+      },
+    });
+    const results = await client.results(status, batch.keys, signal);
+    const ok: string[] = [];
+    const failed: Record<string, string> = {};
+    for (const key of batch.keys) {
+      const line = results.get(key) ?? { ok: false, error: 'no result' };
+      const made = await this.storeLine(key, line, target, batch.id);
+      if (made === undefined) ok.push(key);
+      else failed[key] = made;
+    }
+    this.append({ type: 'done', batch: batch.id, status: status.status, ok, failed });
+    for (const key of ok) this.delivered.add(key);
+    for (const [key, error] of Object.entries(failed)) this.failed.set(key, error);
+    this.counts.failedLines += Object.keys(failed).length;
+    this.settle(batch.id);
+  }
+
+  /** Stores a line's result in the cache; returns its error, if it is one. */
+  private async storeLine(key: string, line: BatchLineResult, target: OpenAIBatchTarget, batch: string): Promise<string | undefined> {
+    if (!line.ok) return redact(`${target.id}: batch ${batch}: ${line.error}`);
+    let reply: { output: string; usage: ModelResult['usage'] };
+    try {
+      reply = target.parse(line.body);
+    } catch (error) {
+      return redact(`${target.id}: batch ${batch}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const cost = costOf(reply.usage, target.price);
+    // Latency is not measured for a batched call: the batch took as long as it took.
+    const made: ModelResult = { output: redact(reply.output), usage: reply.usage, cached: false, latencyMs: 0 };
+    if (cost !== undefined) made.cost = cost * BATCH_PRICE_FACTOR;
+    await this.store.write(key, made);
+    return undefined;
+  }
+}
+
+function statusLine(s: BatchStatus): string {
+  const counts = s.counts ? ` ${s.counts.completed + s.counts.failed}/${s.counts.total}` : '';
+  return `batch ${s.id}: ${s.status}${counts}`;
+}
+
+/** Lines split at the API's limits per batch. */
+function* chunks<T extends { body: Record<string, unknown> }>(lines: T[]): Generator<T[]> {
+  let chunk: T[] = [];
+  let bytes = 0;
+  for (const line of lines) {
+    const size = JSON.stringify(line.body).length + 200;
+    if (chunk.length > 0 && (chunk.length >= MAX_BATCH_LINES || bytes + size > MAX_BATCH_BODY_BYTES)) {
+      yield chunk;
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(line);
+    bytes += size;
+  }
+  if (chunk.length) yield chunk;
+}
+
+/** Why a run cannot go through the Batch API, or undefined. */
+export function batchProblem(config: Pick<SuiteConfig, 'cache' | 'agent'>, apiModels: readonly string[]): string | undefined {
+  if (config.cache === false) return '--batch hands the batches\' results to the run through the call cache; it cannot run with --no-cache or cache: false';
+  if (config.agent === 'runner') return '--batch sends each call as the direct path builds it; the Agents SDK runner (agent: runner) makes its own requests and cannot be batched';
+  if (apiModels.length === 0) return '--batch needs a model behind an API: the answer model, the judge and every summarizer are offline, which runs locally';
+  return undefined;
+}

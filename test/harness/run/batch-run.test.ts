@@ -1,0 +1,173 @@
+// `--batch`: a run's calls go through the Batch API in dependency order (a
+// summary before the probes that see it), a run killed while it waits resumes
+// on the same batches without submitting anything twice, and the result
+// equals a direct run's. Both servers are local and started here.
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig, type SuiteConfig } from '../../../harness/config.js';
+import { runSuite } from '../../../harness/run/run.js';
+import { BATCHES_FILE, BATCH_PRICE_FACTOR } from '../../../harness/run/batch.js';
+import { lastUserText, responsesBody, startFakeOpenAI, type FakeServer } from '../../../scripts/lib/fake-openai.js';
+import { startFakeBatchServer, type FakeBatchServer } from '../../../scripts/lib/fake-batch.js';
+import { contextText, stableCsv, tinyTranscript } from '../../helpers/cli.js';
+import { loadRun } from '../../../reports/load.js';
+
+const KEY_ENV = 'BATCH_TEST_KEY';
+const REPORTS = ['probes.csv', 'summary.csv', 'summaries.csv', 'turns.csv'];
+const FAST = { firstPollMs: 1, maxPollMs: 2 };
+
+/**
+ * One model for every role: a summary quotes the last thing it was asked to
+ * compress, an answer quotes its whole context, so each answer depends on the
+ * summaries before it, as with a real model.
+ */
+function reply(body: Record<string, unknown>): string {
+  const text = JSON.stringify(body);
+  if (text.includes('Compress the earlier conversation')) return `Summary: ${lastUserText(body).slice(-160)}`;
+  return `From the notes: ${contextText(body)}`;
+}
+
+function suite(baseURL: string, name: string): SuiteConfig {
+  const dir = mkdtempSync(join(tmpdir(), `memeval-batch-${name}-`));
+  mkdirSync(join(dir, 'data'));
+  for (const id of ['t1', 't2']) writeFileSync(join(dir, 'data', `${id}.yaml`), tinyTranscript(id));
+  const file = join(dir, 'memeval.config.yaml');
+  writeFileSync(
+    file,
+    `datasets: [data/*.yaml]
+out: runs
+model: local:answer-model
+judge: offline
+cache: cache
+prices:
+  local:answer-model: { input: 2, output: 8 }
+providers:
+  local: { base_url: "${baseURL}", api_key_env: ${KEY_ENV} }
+strategies:
+  - { id: full, use: full-history }
+  - id: sum-2-1
+    use: summarizing
+    context_limit: 2
+    keep_last_n_turns: 1
+    summarizer: { model: "local:answer-model", max_tokens: 200 }
+`,
+  );
+  return parseConfig(readFileSync(file, 'utf8'), file);
+}
+
+const quiet = (): void => undefined;
+
+/** A report without timings and without cost columns: a batch run's calls cost half (checked on their own). */
+function unpriced(path: string): string[][] {
+  const [header, ...rows] = stableCsv(path);
+  const keep = header.map((h, i) => (/cost/.test(h) ? -1 : i)).filter((i) => i >= 0);
+  return [header, ...rows].map((r) => keep.map((i) => r[i]));
+}
+
+describe('memeval run --batch', () => {
+  let direct: FakeServer;
+  let batches: FakeBatchServer;
+  let directDir: string;
+
+  beforeAll(async () => {
+    process.env[KEY_ENV] = 'sk-batch-test-not-a-real-key-0000';
+    direct = await startFakeOpenAI((req) => ({ json: responsesBody(reply(req.body)) }));
+    batches = await startFakeBatchServer({ answer: (line) => ({ body: responsesBody(reply(line.body)) }) });
+    directDir = (await runSuite({ config: suite(direct.baseURL, 'direct'), log: quiet })).dir;
+  });
+  afterAll(async () => {
+    await direct.close();
+    await batches.close();
+  });
+
+  it('is killed while it waits, resumes on the same batches, submits nothing twice, and equals a direct run', async () => {
+    const config = suite(batches.baseURL, 'killed');
+    const stop = new AbortController();
+    // The first batch never ends in the first process: it is stopped while it polls.
+    batches.configure({ pollsBeforeDone: 1_000_000 });
+    const log = (line: string): void => {
+      if (/submitted/.test(line)) setTimeout(() => stop.abort(), 20);
+    };
+    const first = await runSuite({ config, batch: FAST, signal: stop.signal, log });
+    expect(first.interrupted).toBe(true);
+    expect(first.run.info.status).toBe('interrupted');
+    expect(readFileSync(join(first.dir, BATCHES_FILE), 'utf8')).toMatch(/"type":"submitted"/);
+    const before = batches.submittedIds().length;
+    expect(before).toBeGreaterThan(0);
+
+    batches.configure({ pollsBeforeDone: 2 });
+    const resumed = await runSuite({ config, resumeDir: first.dir, batch: FAST, log: quiet });
+    expect(resumed.run.info.status).toBe('complete');
+    const ids = batches.submittedIds();
+    expect(new Set(ids).size).toBe(ids.length);
+    // Exactly the calls the direct run made, one by one: none held back, none made of an outstanding result.
+    expect(ids.length).toBe(direct.requests.length);
+    expect(JSON.stringify(batches.uploadedLines)).not.toMatch(/outstanding/);
+    // Rounds: the probes after a summary waited for it, so there was more than one batch.
+    expect(batches.batches.length).toBeGreaterThan(1);
+    expect(resumed.run.info.batch).toEqual({ requests: ids.length, batches: batches.batches.length, failedLines: 0 });
+    // No call went to the provider one by one.
+    expect(batches.requests.some((r) => /\/responses$|\/chat\/completions$/.test(r.path))).toBe(false);
+
+    for (const file of REPORTS) expect(unpriced(join(resumed.dir, file)), file).toEqual(unpriced(join(directDir, file)));
+    // Made by this run (not served from an earlier run's cache), at batch prices.
+    const answered = resumed.run.probes;
+    expect(answered.every((p) => p.cached === false)).toBe(true);
+    const cost = (probes: { cost?: number }[]) => probes.reduce((n, p) => n + (p.cost ?? 0), 0);
+    expect(cost(answered)).toBeGreaterThan(0);
+    expect(cost(answered)).toBeCloseTo(cost(loadRun(directDir).probes) * BATCH_PRICE_FACTOR, 10);
+    expect(existsSync(join(resumed.dir, 'batch-round'))).toBe(false);
+  }, 60_000);
+
+  it('counts a line the batch failed as an error, and submits only that one again on --resume', async () => {
+    const config = suite(batches.baseURL, 'failed-line');
+    const before = batches.submittedIds();
+    const broken = 'What colour is the router in t2?';
+    batches.configure({
+      pollsBeforeDone: 1,
+      answer: (line) => (lastUserText(line.body) === broken ? { status: 500, message: 'the server had an error' } : { body: responsesBody(reply(line.body)) }),
+    });
+    const first = await runSuite({ config, batch: FAST, log: quiet });
+    expect(first.run.info.status).toBe('incomplete');
+    const errored = first.run.probes.filter((p) => p.error);
+    expect(errored.length).toBe(2);
+    expect(errored.every((p) => p.question === broken && /batch .*500/.test(p.error ?? ''))).toBe(true);
+    const failedLines = first.run.info.batch?.failedLines ?? 0;
+    expect(failedLines).toBeGreaterThan(0);
+
+    batches.configure({ answer: (line) => ({ body: responsesBody(reply(line.body)) }) });
+    const submittedBefore = batches.submittedIds().length;
+    const resumed = await runSuite({ config, resumeDir: first.dir, batch: FAST, log: quiet });
+    expect(resumed.run.info.status).toBe('complete');
+    const again = batches.submittedIds().slice(submittedBefore);
+    expect(again).toHaveLength(failedLines);
+    expect(before.length).toBeLessThan(submittedBefore);
+    for (const file of REPORTS) expect(unpriced(join(resumed.dir, file)), file).toEqual(unpriced(join(directDir, file)));
+  }, 60_000);
+
+  it('fails, naming the reason, when the batch endpoint refuses the key', async () => {
+    const config = suite(batches.baseURL, 'refused-key');
+    batches.configure({ apiKey: 'sk-the-server-wants-another-key-1234' });
+    try {
+      const outcome = await runSuite({ config, batch: FAST, log: quiet });
+      expect(outcome.interrupted).toBe(false);
+      expect(outcome.run.info.status).toBe('failed');
+      expect(outcome.run.info.failure).toMatch(/stopped early: .*401/);
+      expect(outcome.run.info.failure).not.toContain(process.env[KEY_ENV]);
+      expect(readFileSync(join(outcome.dir, 'run.json'), 'utf8')).toMatch(/"status": "failed"/);
+    } finally {
+      batches.configure({ apiKey: undefined });
+    }
+  }, 60_000);
+
+  it('refuses what cannot be batched, before any run directory exists', async () => {
+    const config = suite(batches.baseURL, 'refused');
+    await expect(runSuite({ config: { ...config, cache: false }, batch: FAST, log: quiet })).rejects.toThrow(/--batch .* cache/);
+    await expect(runSuite({ config: { ...config, agent: 'runner' }, batch: FAST, log: quiet })).rejects.toThrow(/agent: runner/);
+    const offline = { ...config, model: 'offline', strategies: config.strategies.filter((s) => s.id === 'full') };
+    await expect(runSuite({ config: offline, batch: FAST, log: quiet })).rejects.toThrow(/needs a model behind an API/);
+    expect(existsSync(join(config.baseDir, 'runs'))).toBe(false);
+  });
+});
