@@ -160,7 +160,7 @@ export class BatchRun {
 
   /** The router every cached model of the run calls through (CachedModel's `router`). */
   readonly route = async ({ key, request, model, store }: RoutedCall): Promise<ModelResult> => {
-    // Known before its first submission: a resumed process waits on batches of models it has not called yet.
+    // Every model seen is known by id: a resumed process waits on its earlier batches once a round has met their calls again.
     this.targetOf(model);
     const stored = await store.read(key);
     // A result of this run's batches is a call this run made, whichever process stored it.

@@ -13,6 +13,7 @@ import { lastUserText, responsesBody, startFakeOpenAI, type FakeServer } from '.
 import { startFakeBatchServer, type FakeBatchServer } from '../../../scripts/lib/fake-batch.js';
 import { contextText, stableCsv, tinyTranscript } from '../../helpers/cli.js';
 import { loadRun } from '../../../reports/load.js';
+import { judgeReply } from '../../helpers/fake-judge.js';
 
 const KEY_ENV = 'BATCH_TEST_KEY';
 const REPORTS = ['probes.csv', 'summary.csv', 'summaries.csv', 'turns.csv'];
@@ -20,10 +21,13 @@ const FAST = { firstPollMs: 1, maxPollMs: 2 };
 
 /**
  * One model for every role: a summary quotes the last thing it was asked to
- * compress, an answer quotes its whole context, so each answer depends on the
- * summaries before it, as with a real model.
+ * compress, an answer quotes its whole context (so each answer depends on the
+ * summaries before it, as with a real model), and the judge grades answers and
+ * summaries it is sent (so each judgement depends on them).
  */
 function reply(body: Record<string, unknown>): string {
+  const judged = judgeReply(body);
+  if (judged !== undefined) return judged;
   const text = JSON.stringify(body);
   if (text.includes('Compress the earlier conversation')) return `Summary: ${lastUserText(body).slice(-160)}`;
   return `From the notes: ${contextText(body)}`;
@@ -39,7 +43,7 @@ function suite(baseURL: string, name: string): SuiteConfig {
     `datasets: [data/*.yaml]
 out: runs
 model: local:answer-model
-judge: offline
+judge: local:answer-model
 cache: cache
 prices:
   local:answer-model: { input: 2, output: 8 }
@@ -141,8 +145,15 @@ describe('memeval run --batch', () => {
     const submittedBefore = batches.submittedIds().length;
     const resumed = await runSuite({ config, resumeDir: first.dir, batch: FAST, log: quiet });
     expect(resumed.run.info.status).toBe('complete');
-    const again = batches.submittedIds().slice(submittedBefore);
-    expect(again).toHaveLength(failedLines);
+    // Submitted again: the failed lines, and nothing else already submitted (their judgements are new calls).
+    const failedKeys = readFileSync(join(first.dir, BATCHES_FILE), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .flatMap((l) => Object.keys((JSON.parse(l) as { failed?: Record<string, string> }).failed ?? {}));
+    expect(failedKeys).toHaveLength(failedLines);
+    const earlier = new Set(batches.submittedIds().slice(before.length, submittedBefore));
+    const again = batches.submittedIds().slice(submittedBefore).filter((id) => earlier.has(id));
+    expect(again.sort()).toEqual(failedKeys.sort());
     expect(before.length).toBeLessThan(submittedBefore);
     for (const file of REPORTS) expect(unpriced(join(resumed.dir, file)), file).toEqual(unpriced(join(directDir, file)));
   }, 60_000);
@@ -166,7 +177,7 @@ describe('memeval run --batch', () => {
     const config = suite(batches.baseURL, 'refused');
     await expect(runSuite({ config: { ...config, cache: false }, batch: FAST, log: quiet })).rejects.toThrow(/--batch .* cache/);
     await expect(runSuite({ config: { ...config, agent: 'runner' }, batch: FAST, log: quiet })).rejects.toThrow(/agent: runner/);
-    const offline = { ...config, model: 'offline', strategies: config.strategies.filter((s) => s.id === 'full') };
+    const offline = { ...config, model: 'offline', judge: 'offline', strategies: config.strategies.filter((s) => s.id === 'full') };
     await expect(runSuite({ config: offline, batch: FAST, log: quiet })).rejects.toThrow(/needs a model behind an API/);
     expect(existsSync(join(config.baseDir, 'runs'))).toBe(false);
   });

@@ -10,6 +10,7 @@ import { runSuite } from '../../../harness/run/run.js';
 import { summarize } from '../../../reports/aggregate.js';
 import { chatBody, lastUserText, responsesBody, startFakeOpenAI, type FakeServer, type RecordedRequest } from '../../../scripts/lib/fake-openai.js';
 import { journalKeepingLog } from '../../helpers/cli.js';
+import { judgeReply } from '../../helpers/fake-judge.js';
 
 const TRANSCRIPT = `
 id: router
@@ -51,21 +52,6 @@ const SUMMARY = [
   '• Next Recommended Step:', '- Install new firmware.',
 ].join('\n');
 
-/** Answers each coverage question by looking for the fact in the summary (all the coverage call sends), as a careful judge would. */
-function coverageVerdict(prompt: string): unknown {
-  const summary = prompt.split('SUMMARY:')[1]?.split('QUESTIONS:')[0] ?? '';
-  const questions = [...prompt.matchAll(/^\[([^\]]+)\] Does the summary state "(.+?)"(?: \(also written.*?\))?(?: as the current value)?\?$/gm)];
-  return { coverage: questions.map((m) => ({ id: m[1], answer: summary.includes(m[2]) ? 'yes' : 'no' })) };
-}
-
-const SUMMARY_VERDICT = {
-  claims: [{ claim: 'Router on Windows 10', verdict: 'supported' }],
-  temporal: { verdict: 'yes', reason: 'latest values' },
-  format: { verdict: 'yes', reason: 'all headings' },
-  overall: 4,
-  reasons: { faithfulness: 'ok', overall: 'good' },
-};
-
 /** Plays every role: summarizer, judge (answers and summaries) and the agent answering probes. */
 function reply(req: RecordedRequest): string {
   const body = JSON.stringify(req.body);
@@ -74,8 +60,8 @@ function reply(req: RecordedRequest): string {
     const yes = /Windows 10|RX-88812/.test(answer);
     return JSON.stringify({ verdict: yes ? 'yes' : 'no', reason: yes ? 'matches the reference' : 'wrong value' });
   }
-  if (body.includes('coverage_verdict')) return JSON.stringify(coverageVerdict(lastUserText(req.body)));
-  if (body.includes('summary_verdict')) return JSON.stringify(SUMMARY_VERDICT);
+  const judged = judgeReply(req.body);
+  if (judged !== undefined) return judged;
   if (body.includes('Compress the earlier conversation')) return SUMMARY;
   const question = lastUserText(req.body);
   // A model that can read: answers only when the context it was sent holds the fact.
