@@ -91,6 +91,18 @@ function genericFactsRow(i: RunResult['info']): [string, string][] {
   return n > 0 ? [['facts too generic to count', `${n} (left out at import: fact retention and answerable do not count them)`]] : [];
 }
 
+/** How the run was made, when not in one process with one call per request: a shard, shards merged, the Batch API. */
+function howMadeRows(i: RunResult['info']): [string, string][] {
+  const rows: [string, string][] = [];
+  if (i.shard) rows.push(['shard', `${i.shard.index} of ${i.shard.count} (${i.shard.jobs.length} jobs): these numbers cover its jobs only`]);
+  if (i.mergedFrom) rows.push(['merged from', i.mergedFrom.map((m) => `${m.runId} (shard ${m.shard})`).join(', ')]);
+  if (i.batch) {
+    const failed = i.batch.failedLines ? `, ${i.batch.failedLines} lines answered with an error` : '';
+    rows.push(['calls', `through the Batch API: ${i.batch.requests} calls in ${i.batch.batches} batches${failed}; cost at batch prices, latency not measured`]);
+  }
+  return rows;
+}
+
 function header(run: RunResult): string {
   const i = run.info;
   const rows: [string, string][] = [
@@ -107,6 +119,7 @@ function header(run: RunResult): string {
     ['config file', i.configFile ?? '–'],
     ['secrets redacted', redactionText(i.redactions)],
     ...genericFactsRow(i),
+    ...howMadeRows(i),
     ['memeval', `${i.memevalVersion} · node ${i.node}${i.gitSha ? ` · git ${i.gitSha}` : ''}`],
   ];
   const table = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${esc(v)}</td></tr>`).join('');

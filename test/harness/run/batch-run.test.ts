@@ -123,6 +123,7 @@ describe('memeval run --batch', () => {
     expect(cost(answered)).toBeGreaterThan(0);
     expect(cost(answered)).toBeCloseTo(cost(loadRun(directDir).probes) * BATCH_PRICE_FACTOR, 10);
     expect(existsSync(join(resumed.dir, 'batch-round'))).toBe(false);
+    expect(readFileSync(join(resumed.dir, 'report.html'), 'utf8')).toMatch(/through the Batch API: \d+ calls in \d+ batches/);
   }, 60_000);
 
   it('counts a line the batch failed as an error, and submits only that one again on --resume', async () => {

@@ -100,6 +100,9 @@ describe('three shards merged', () => {
     expect(merged.run.info.mergedFrom?.map((m) => m.shard)).toEqual(['1/3', '2/3', '3/3']);
     for (const file of REPORTS) expect(stableCsv(join(merged.dir, file)), file).toEqual(stableCsv(join(wholeDir, file)));
     expect(readdirSync(merged.dir).sort()).toEqual(expect.arrayContaining(['report.html', 'run.json', 'contexts.jsonl', ...REPORTS]));
+    expect(readFileSync(join(merged.dir, 'report.html'), 'utf8')).toMatch(/merged from.*shard 1\/3/);
+    const shardPage = readFileSync(join(shardDirs[0], 'report.html'), 'utf8');
+    expect(shardPage).toMatch(/<strong>SHARD<\/strong>shard 3 of 3/);
   });
 
   it('keeps every probe context readable', () => {
