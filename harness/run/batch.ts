@@ -97,6 +97,8 @@ export class BatchRun {
   mode: 'collect' | 'deliver' = 'collect';
   /** Calls this run's batches answered (in any of its processes): served as calls the run made, at batch prices. */
   private readonly delivered = new Set<string>();
+  /** Delivered calls the run has been given once: later requests for them are cache hits, as in a direct run. */
+  private readonly served = new Set<string>();
   /** Lines a batch of this process answered with an error; a resumed process submits them again. */
   private readonly failed = new Map<string, string>();
   private readonly pending = new Map<string, PendingBatch>();
@@ -163,8 +165,13 @@ export class BatchRun {
     // Every model seen is known by id: a resumed process waits on its earlier batches once a round has met their calls again.
     this.targetOf(model);
     const stored = await store.read(key);
-    // A result of this run's batches is a call this run made, whichever process stored it.
-    if (stored.result) return { ...stored.result, cached: !this.delivered.has(key) };
+    // A result of this run's batches is a call this run made (whichever process stored it), once:
+    // asked for again, it is a cache hit, as a direct run's second identical request is.
+    if (stored.result) {
+      const made = this.mode === 'deliver' && this.delivered.has(key) && !this.served.has(key);
+      if (made) this.served.add(key);
+      return { ...stored.result, cached: !made };
+    }
     const failure = this.failed.get(key);
     if (failure !== undefined) return result('', { cached: false, error: failure });
     if (this.mode === 'deliver') {

@@ -112,6 +112,8 @@ describe('memeval run --batch', () => {
     // Rounds: the probes after a summary waited for it, so there was more than one batch.
     expect(batches.batches.length).toBeGreaterThan(1);
     expect(resumed.run.info.batch).toEqual({ requests: ids.length, batches: batches.batches.length, failedLines: 0 });
+    // Each batched call counts once as made (its cost once), as in the direct run.
+    expect(resumed.run.info.calls?.made).toBe(ids.length);
     // No call went to the provider one by one.
     expect(batches.requests.some((r) => /\/responses$|\/chat\/completions$/.test(r.path))).toBe(false);
 
