@@ -21,7 +21,7 @@ import { readLines } from '../../core/lines.js';
 import { isRecord } from '../../core/record.js';
 import { redact } from '../../core/secrets.js';
 import { CacheStore, canonicalJson, type RoutedCall } from '../models/cache.js';
-import { BatchClient, MAX_BATCH_LINES, type BatchLineResult, type BatchStatus, type Sleep } from '../models/batch.js';
+import { BatchClient, BatchRequestError, MAX_BATCH_LINES, type BatchLineResult, type BatchStatus, type Sleep } from '../models/batch.js';
 import { openAIModelOf } from '../models/create.js';
 import type { OpenAIBatchTarget } from '../models/openai.js';
 import type { SuiteConfig } from '../config.js';
@@ -168,9 +168,12 @@ export class BatchRun {
     // A result of this run's batches is a call this run made (whichever process stored it), once:
     // asked for again, it is a cache hit, as a direct run's second identical request is.
     if (stored.result) {
-      const made = this.mode === 'deliver' && this.delivered.has(key) && !this.served.has(key);
+      const ours = this.delivered.has(key);
+      const made = this.mode === 'deliver' && ours && !this.served.has(key);
       if (made) this.served.add(key);
-      return { ...stored.result, cached: !made };
+      // The cache keeps the list price, which every other run reads; this run's batches cost less.
+      const cost = ours && stored.result.cost !== undefined ? stored.result.cost * BATCH_PRICE_FACTOR : stored.result.cost;
+      return { ...stored.result, cached: !made, ...(cost === undefined ? {} : { cost }) };
     }
     const failure = this.failed.get(key);
     if (failure !== undefined) return result('', { cached: false, error: failure });
@@ -232,9 +235,29 @@ export class BatchRun {
     }
   }
 
-  /** Waits for every batch still out and stores its results. An abort leaves them running, for a resumed process to wait on. */
+  /**
+   * Waits for every batch still out and stores its results. An abort leaves
+   * them running, for a resumed process to wait on. When one wait fails the
+   * others are stopped too (their batches go on, and a resume waits on them):
+   * a run that has failed must not keep polling for hours.
+   */
   async waitAll(signal: AbortSignal): Promise<void> {
-    await Promise.all([...this.pending.values()].map((batch) => this.waitOne(batch, signal)));
+    const round = new AbortController();
+    const stop = (): void => round.abort(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      const waits = [...this.pending.values()].map((batch) =>
+        this.waitOne(batch, round.signal).catch((error: unknown) => {
+          round.abort(error);
+          throw error;
+        }),
+      );
+      const settled = await Promise.allSettled(waits);
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw signal.aborted ? signal.reason : firstCause(settled, round.signal);
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
   }
 
   private async waitOne(batch: PendingBatch, signal: AbortSignal): Promise<void> {
@@ -242,15 +265,11 @@ export class BatchRun {
     if (!target) throw new Error(`batch ${batch.id} was made for ${batch.model}, which this run does not call; it cannot be read`);
     const client = this.clientFor(target);
     let said = '';
-    const status = await client.wait(batch.id, {
-      signal,
-      firstDelayMs: this.settings.firstPollMs,
-      maxDelayMs: this.settings.maxPollMs,
-      onPoll: (s) => {
-        const line = statusLine(s);
-        if (line !== said) this.log((said = line));
-      },
+    const status = await this.waitFor(client, batch, signal, (s) => {
+      const line = statusLine(s);
+      if (line !== said) this.log((said = line));
     });
+    if (!status) return;
     const results = await client.results(status, batch.keys, signal);
     const ok: string[] = [];
     const failed: Record<string, string> = {};
@@ -267,6 +286,24 @@ export class BatchRun {
     this.settle(batch.id);
   }
 
+  /**
+   * The batch once it has ended, or undefined for a batch the server does not
+   * know (404: another key, organisation or base URL since it was submitted):
+   * its calls are submitted again rather than every resume failing on it.
+   */
+  private async waitFor(client: BatchClient, batch: PendingBatch, signal: AbortSignal, onPoll: (s: BatchStatus) => void): Promise<BatchStatus | undefined> {
+    try {
+      return await client.wait(batch.id, { signal, firstDelayMs: this.settings.firstPollMs, maxDelayMs: this.settings.maxPollMs, onPoll });
+    } catch (error) {
+      if (!(error instanceof BatchRequestError) || error.status !== 404 || signal.aborted) throw error;
+      this.log(`batch ${batch.id}: the server does not know it (${error.message}); its ${batch.keys.length} calls will be submitted again`);
+      this.append({ type: 'done', batch: batch.id, status: 'lost', ok: [], failed: {} });
+      for (const key of batch.keys) this.submitted.delete(key);
+      this.settle(batch.id);
+      return undefined;
+    }
+  }
+
   /** Stores a line's result in the cache; returns its error, if it is one. */
   private async storeLine(key: string, line: BatchLineResult, target: OpenAIBatchTarget, batch: string): Promise<string | undefined> {
     if (!line.ok) return redact(`${target.id}: batch ${batch}: ${line.error}`);
@@ -276,13 +313,20 @@ export class BatchRun {
     } catch (error) {
       return redact(`${target.id}: batch ${batch}: ${error instanceof Error ? error.message : String(error)}`);
     }
+    // At list price, as every cache entry is: the batch discount applies where this run reads it back.
     const cost = costOf(reply.usage, target.price);
     // Latency is not measured for a batched call: the batch took as long as it took.
     const made: ModelResult = { output: redact(reply.output), usage: reply.usage, cached: false, latencyMs: 0 };
-    if (cost !== undefined) made.cost = cost * BATCH_PRICE_FACTOR;
+    if (cost !== undefined) made.cost = cost;
     await this.store.write(key, made);
     return undefined;
   }
+}
+
+/** The error that stopped a round: the first wait that failed on its own, not one stopped because of it. */
+function firstCause(settled: PromiseSettledResult<void>[], round: AbortSignal): unknown {
+  const reason: unknown = round.reason;
+  return reason ?? settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')?.reason;
 }
 
 function statusLine(s: BatchStatus): string {

@@ -9,7 +9,7 @@ import { userMessage } from '../../../core/items.js';
 import type { ModelRequest } from '../../../core/model.js';
 import { CacheStore } from '../../../harness/models/cache.js';
 import { OpenAIModel } from '../../../harness/models/openai.js';
-import { BATCHES_FILE, BatchRun } from '../../../harness/run/batch.js';
+import { BATCHES_FILE, BATCH_PRICE_FACTOR, BatchRun } from '../../../harness/run/batch.js';
 
 const model = new OpenAIModel({ name: 'm', provider: 'local', baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k' });
 const ask = (text: string): ModelRequest => ({ input: [userMessage(text)], purpose: 'answer' });
@@ -33,8 +33,10 @@ describe('BatchRun.route', () => {
     await store.write('k0', { output: 'old', usage: { inputTokens: 3, outputTokens: 1 }, cached: false, latencyMs: 0 });
     run.mode = 'deliver';
     const call = (key: string) => run.route({ key, request: ask('q'), model, store });
-    expect(await call('k1')).toMatchObject({ output: 'blue', cached: false, cost: 0.5 });
-    expect(await call('k1')).toMatchObject({ output: 'blue', cached: true });
+    // At batch prices; the cache keeps the list price for other runs.
+    expect(await call('k1')).toMatchObject({ output: 'blue', cached: false, cost: 0.5 * BATCH_PRICE_FACTOR });
+    expect(await call('k1')).toMatchObject({ output: 'blue', cached: true, cost: 0.5 * BATCH_PRICE_FACTOR });
+    expect((await store.read('k1')).result?.cost).toBe(0.5);
     // An earlier run's result is a cache hit, as always.
     expect(await call('k0')).toMatchObject({ output: 'old', cached: true });
     // Unanswered when the run is made: an error, never an empty answer.
@@ -56,7 +58,7 @@ describe('BatchRun.route', () => {
     expect(other.run.outstanding).toBe(true);
   });
 
-  it('submits again a line an earlier process's batch failed (--resume re-attempts errors)', async () => {
+  it('submits again a line the batch of an earlier process failed (--resume re-attempts errors)', async () => {
     const { run, store } = setUp([
       { type: 'submitted', batch: 'b1', model: 'local:m', endpoint: '/v1/responses', keys: ['bad'] },
       { type: 'done', batch: 'b1', status: 'completed', ok: [], failed: { bad: 'local:m: batch b1: 500: the server had an error' } },

@@ -33,7 +33,7 @@ function reply(body: Record<string, unknown>): string {
   return `From the notes: ${contextText(body)}`;
 }
 
-function suite(baseURL: string, name: string): SuiteConfig {
+function suite(baseURL: string, name: string, summarizer = 'local:answer-model'): SuiteConfig {
   const dir = mkdtempSync(join(tmpdir(), `memeval-batch-${name}-`));
   mkdirSync(join(dir, 'data'));
   for (const id of ['t1', 't2']) writeFileSync(join(dir, 'data', `${id}.yaml`), tinyTranscript(id));
@@ -55,7 +55,7 @@ strategies:
     use: summarizing
     context_limit: 2
     keep_last_n_turns: 1
-    summarizer: { model: "local:answer-model", max_tokens: 200 }
+    summarizer: { model: "${summarizer}", max_tokens: 200 }
 `,
   );
   return parseConfig(readFileSync(file, 'utf8'), file);
@@ -174,6 +174,48 @@ describe('memeval run --batch', () => {
     } finally {
       batches.configure({ apiKey: undefined });
     }
+  }, 60_000);
+
+  it('stops waiting on every batch once one of them cannot be read', async () => {
+    // Two models, so the first round makes two batches; the first of them answers 401 to every poll.
+    const config = suite(batches.baseURL, 'one-fails', 'local:summary-model');
+    const first = batches.batches.length;
+    batches.configure({
+      pollsBeforeDone: 1_000_000,
+      interrupt: (req) => (req.method === 'GET' && batches.batches[first] && req.path.endsWith(`/batches/${batches.batches[first].id}`) ? { status: 401, message: 'Incorrect API key provided' } : undefined),
+    });
+    try {
+      const outcome = await runSuite({ config, batch: FAST, log: quiet });
+      expect(batches.batches.length - first).toBe(2);
+      expect(outcome.run.info.status).toBe('failed');
+      expect(outcome.run.info.failure).toMatch(/401/);
+      // A request already on its way may still land; after that, nothing polls on.
+      await new Promise((r) => setTimeout(r, 50));
+      const requests = batches.requests.length;
+      await new Promise((r) => setTimeout(r, 200));
+      expect(batches.requests.length).toBe(requests);
+    } finally {
+      batches.configure({ pollsBeforeDone: 1, interrupt: undefined });
+    }
+  }, 60_000);
+
+  it('submits again the calls of a batch the server no longer knows', async () => {
+    const config = suite(batches.baseURL, 'lost');
+    const stop = new AbortController();
+    batches.configure({ pollsBeforeDone: 1_000_000 });
+    const log = (line: string): void => {
+      if (/submitted/.test(line)) setTimeout(() => stop.abort(), 20);
+    };
+    const first = await runSuite({ config, batch: FAST, signal: stop.signal, log });
+    expect(first.interrupted).toBe(true);
+    const file = join(first.dir, BATCHES_FILE);
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/"batch":"[^"]+"/, '"batch":"batch_gone"'));
+    batches.configure({ pollsBeforeDone: 1 });
+    const said: string[] = [];
+    const resumed = await runSuite({ config, resumeDir: first.dir, batch: FAST, log: (l) => said.push(l) });
+    expect(resumed.run.info.status).toBe('complete');
+    expect(said.join('\n')).toMatch(/batch batch_gone: the server does not know it .* submitted again/);
+    for (const f of REPORTS) expect(unpriced(join(resumed.dir, f)), f).toEqual(unpriced(join(directDir, f)));
   }, 60_000);
 
   it('refuses what cannot be batched, before any run directory exists', async () => {
