@@ -270,6 +270,9 @@ export class CachedModel implements Model {
     // Without a store the key only finds identical calls in flight (`flightKey`); hashing
     // and sorting every request body would cost more than the lookup.
     const key = this.store ? cacheKey(this.id, params, request) : flightKey(this.id, params, request);
+    // A routed call is the router's to decide every time, even one like a call in flight: the router
+    // needs to see each caller (a --batch round holds back every call that follows an outstanding one).
+    if (this.router && this.store) return this.routed(key, request, this.store, this.router);
     const inFlight = this.pending.get(key);
     if (inFlight) {
       this.stats.dedupHits++;
@@ -289,7 +292,6 @@ export class CachedModel implements Model {
   }
 
   private async lookupOrCall(key: string, request: ModelRequest): Promise<ModelResult> {
-    if (this.router && this.store) return this.routed(key, request, this.store, this.router);
     if (this.store) {
       const { result, corrupt } = await this.store.read(key);
       if (corrupt) this.stats.corruptEntries++;

@@ -14,6 +14,7 @@
 // (`memeval run --resume`) by waiting on the same batches: no call is
 // submitted twice. A line the batch answered with an error is an error of
 // the run (counted against max_errors); `--resume` submits those again.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync, closeSync, existsSync, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
@@ -76,6 +77,12 @@ function parseBatchLine(text: string): BatchLine | undefined {
   return undefined;
 }
 
+/** A chain of calls each of which may read the one before: a job's replay, one probe's answer and its judgement. */
+interface CallChain {
+  /** A call of the chain got an outstanding result: whatever follows it may be built on it. */
+  held: boolean;
+}
+
 /** What `info.batch` of run.json records. */
 export interface BatchCounts {
   /** Calls submitted through batches (over every process of the run). */
@@ -110,6 +117,7 @@ export class BatchRun {
   private readonly clients = new Map<string, BatchClient>();
   readonly counts: BatchCounts = { requests: 0, batches: 0, failedLines: 0 };
   private readonly store: CacheStore;
+  private readonly chains = new AsyncLocalStorage<CallChain>();
   private file = '';
 
   constructor(
@@ -160,6 +168,15 @@ export class BatchRun {
     }
   }
 
+  /**
+   * Runs `work` as a chain of calls branching from the current one, held back
+   * from the start if that one is. A round finds which calls may go out by
+   * their chains, not only by their text: an outstanding result read by a
+   * step that makes no call (the offline reader answering from a context that
+   * holds a pending summary) leaves no trace in the next request's text.
+   */
+  readonly chain = <T>(work: () => Promise<T>): Promise<T> => this.chains.run({ held: this.chains.getStore()?.held ?? false }, work);
+
   /** The router every cached model of the run calls through (CachedModel's `router`). */
   readonly route = async ({ key, request, model, store }: RoutedCall): Promise<ModelResult> => {
     // Every model seen is known by id: a resumed process waits on its earlier batches once a round has met their calls again.
@@ -180,12 +197,19 @@ export class BatchRun {
     if (this.mode === 'deliver') {
       return result('', { cached: false, error: 'the batches left this call unanswered (its result was not in the cache when the run was made); run again with --resume' });
     }
-    if (this.pendingKeys.has(key) || canonicalJson(request).includes(OUTSTANDING)) return result(OUTSTANDING);
+    const chain = this.chains.getStore();
+    if (chain?.held || this.pendingKeys.has(key) || canonicalJson(request).includes(OUTSTANDING)) return this.holdBack(chain);
     if (this.submitted.has(key)) return result('', { cached: false, error: 'a batch answered this call but its result could not be stored in the cache' });
     const target = this.targetOf(model);
     this.collected.set(key, { target, request });
-    return result(OUTSTANDING);
+    return this.holdBack(chain);
   };
+
+  /** The answer of a call whose result is not known yet; what its chain does next waits for a later round. */
+  private holdBack(chain: CallChain | undefined): ModelResult {
+    if (chain) chain.held = true;
+    return result(OUTSTANDING);
+  }
 
   private targetOf(model: Model): OpenAIBatchTarget {
     const known = this.targets.get(model.id);

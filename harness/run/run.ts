@@ -134,7 +134,12 @@ interface RunContext {
   stop: () => void;
   /** Errors met so far, per stage, for the progress line. */
   errors: Record<ErrorStage, number>;
+  /** Runs calls that depend on one another as one chain (what a `--batch` round holds back together); otherwise just runs them. */
+  chain: CallChains;
 }
+
+type CallChains = <T>(work: () => Promise<T>) => Promise<T>;
+const UNCHAINED: CallChains = (work) => work();
 
 /** An errored record is re-attempted on resume; a finished one never is. */
 const replayErrored = (summaries: SummaryRecord[]): boolean => summaries.some(summaryErrored);
@@ -209,7 +214,8 @@ async function gradeSummaries(job: Job, summaries: MadeSummary[], refs: (string 
         graded.push(stored(summary, i));
         continue;
       }
-      record = stored(await ctx.graders.gradeSummary(job.transcript, summary, graded.at(-1), job.strategy), i);
+      const previous = graded.at(-1);
+      record = stored(await ctx.chain(() => ctx.graders.gradeSummary(job.transcript, summary, previous, job.strategy)), i);
       // The grades only: the summary is journaled with its replay.
       if (record.grades) ctx.journal.append({ type: 'summary-grade', key, grades: record.grades });
       // Counted as the reports count it; a summarizer failure was counted with its replay.
@@ -235,7 +241,7 @@ async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext, fresh:
         continue;
       }
       tasks.push(
-        (async () => {
+        ctx.chain(async () => {
           await yieldToEvents();
           if (ctx.signal.aborted) return undefined;
           const answered = await answerProbe(
@@ -251,7 +257,7 @@ async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext, fresh:
           afterItem(ctx, probeErrorStage(record));
           ctx.progress.tick();
           return record;
-        })(),
+        }),
       );
     }
   }
@@ -294,7 +300,7 @@ function journaledJob(job: PlannedJob, ctx: RunContext): JobResult | undefined {
 async function runPlannedJob(planned: PlannedJob, ctx: RunContext): Promise<JobResult> {
   try {
     // A job the journal holds whole needs only the probe ids of its transcript, not the file read again.
-    return journaledJob(planned, ctx) ?? (await runJob({ key: planned.key, transcript: planned.slot.take(), strategy: planned.strategy }, ctx));
+    return journaledJob(planned, ctx) ?? (await ctx.chain(() => runJob({ key: planned.key, transcript: planned.slot.take(), strategy: planned.strategy }, ctx)));
   } finally {
     planned.slot.release();
   }
@@ -566,7 +572,7 @@ async function batchRounds(p: Prepared, batch: BatchRun): Promise<BatchRounds> {
   for (let round = 1; ; round++) {
     rmSync(scratch, { recursive: true, force: true });
     mkdirSync(scratch);
-    const pass = await runInDir({ ...p, dir: scratch, info: structuredClone(p.info), log: () => undefined, collecting: true });
+    const pass = await runInDir({ ...p, dir: scratch, info: structuredClone(p.info), log: () => undefined, collecting: true, chain: batch.chain });
     rmSync(scratch, { recursive: true, force: true });
     if (pass.interrupted || signal.aborted) return { ended: 'interrupted' };
     if (!batch.outstanding) return { ended: 'done' };
@@ -638,6 +644,8 @@ interface Prepared {
   shardJobs?: ReadonlySet<string>;
   /** A `--batch` round: the run is replayed to find the calls to submit; nothing is written but its journal. */
   collecting?: boolean;
+  /** A `--batch` round's call chains (BatchRun.chain). */
+  chain?: CallChains;
 }
 
 async function runInDir(p: Prepared): Promise<RunOutcome> {
@@ -659,7 +667,7 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   }
 
   const { signal, stop } = stopSignal(opts.signal);
-  const ctx: RunContext = { config, graders, registry, counter: graders.counter, journal, contexts, done, progress, signal, stop, errors };
+  const ctx: RunContext = { config, graders, registry, counter: graders.counter, journal, contexts, done, progress, signal, stop, errors, chain: p.chain ?? UNCHAINED };
   const results: (JobResult | undefined)[] = new Array(jobs.length);
   await graders.ready();
   const starting = { concurrency: Math.max(2, config.concurrency), signal, onceCallBegins: graders.onceModelCallBegins };

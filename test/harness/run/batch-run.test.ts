@@ -33,7 +33,7 @@ function reply(body: Record<string, unknown>): string {
   return `From the notes: ${contextText(body)}`;
 }
 
-function suite(baseURL: string, name: string, summarizer = 'local:answer-model'): SuiteConfig {
+function suite(baseURL: string, name: string, summarizer = 'local:answer-model', model = 'local:answer-model'): SuiteConfig {
   const dir = mkdtempSync(join(tmpdir(), `memeval-batch-${name}-`));
   mkdirSync(join(dir, 'data'));
   for (const id of ['t1', 't2']) writeFileSync(join(dir, 'data', `${id}.yaml`), tinyTranscript(id));
@@ -42,7 +42,7 @@ function suite(baseURL: string, name: string, summarizer = 'local:answer-model')
     file,
     `datasets: [data/*.yaml]
 out: runs
-model: local:answer-model
+model: ${model}
 judge: local:answer-model
 cache: cache
 prices:
@@ -174,6 +174,19 @@ describe('memeval run --batch', () => {
     } finally {
       batches.configure({ apiKey: undefined });
     }
+  }, 60_000);
+
+  it('holds back a judgement of an answer the offline reader read off a pending summary', async () => {
+    // No call's text shows the pending summary: the offline reader's answer is built on it, and its judge is sent the answer.
+    const viaDirect = suite(direct.baseURL, 'offline-direct', 'local:answer-model', 'offline');
+    const before = direct.requests.length;
+    const directOutcome = await runSuite({ config: viaDirect, log: quiet });
+    const made = direct.requests.length - before;
+    const submitted = batches.submittedIds().length;
+    const outcome = await runSuite({ config: suite(batches.baseURL, 'offline-batch', 'local:answer-model', 'offline'), batch: FAST, log: quiet });
+    expect(outcome.run.info.status).toBe('complete');
+    expect(batches.submittedIds().length - submitted).toBe(made);
+    for (const f of REPORTS) expect(unpriced(join(outcome.dir, f)), f).toEqual(unpriced(join(directOutcome.dir, f)));
   }, 60_000);
 
   it('stops waiting on every batch once one of them cannot be read', async () => {
