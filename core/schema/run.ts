@@ -557,7 +557,18 @@ export const runInfoSchema = z.object({
   config: z.record(z.string(), z.unknown()).default(() => ({})),
   strategies: z.array(strategyInfoSchema),
   transcripts: z
-    .array(z.object({ id: z.string(), file: z.string(), title: z.string().optional(), tags: names, turns: z.number(), probes: z.number() }))
+    .array(
+      z.object({
+        id: z.string(),
+        file: z.string(),
+        title: z.string().optional(),
+        tags: names,
+        turns: z.number(),
+        probes: z.number(),
+        /** sha256 of the file as read (absent in runs recorded before it was). */
+        sha256: z.string().optional(),
+      }),
+    )
     .default(() => []),
   /** How the numbers were produced (prompts, judges, scorers, imported data); absent in runs made before it was recorded. */
   protocol: protocolSchema.optional(),
@@ -566,7 +577,10 @@ export const runInfoSchema = z.object({
    * (`strategy::transcript`) listed, so its numbers are not the run's until
    * `memeval merge` combines every shard. Gates and diffs refuse a shard.
    */
-  shard: z.object({ index: z.number(), count: z.number(), jobs: names }).optional(),
+  shard: z
+    .object({ index: z.number().int().min(1), count: z.number().int().min(1), jobs: names })
+    .refine((s) => s.index <= s.count, { message: 'a shard\'s index is at most its count' })
+    .optional(),
   /**
    * Set on a run made with `--batch`: its calls went through the Batch API.
    * Calls submitted and batches made (over every process of the run), and

@@ -5,7 +5,7 @@
 // and gates are computed afresh from all of them. Shards that are not parts
 // of one run (another config, model, code version or suite), a shard missing
 // or given twice, and a shard still unfinished are refused with the reason.
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CONTEXTS_FILE, contextLine, messageDigest, messageLine, parseContextLine, toRanges } from '../../core/contexts.js';
 import { writeChunksAtomic } from '../../core/atomic.js';
@@ -14,7 +14,8 @@ import { readLines } from '../../core/lines.js';
 import type { ProbeRecord, RunInfo, RunResult, SummaryRecord, TurnRecord } from '../../core/types.js';
 import { canonicalJson } from '../models/cache.js';
 import { stageErrors } from '../../reports/aggregate.js';
-import { RUN_FILE, loadRun, runJsonChunks } from '../../reports/load.js';
+import { RUN_FILE, loadRun, runDirOf, runJsonChunks } from '../../reports/load.js';
+import { writableDirProblem } from '../schema/files.js';
 import { writeReports } from '../../reports/index.js';
 import { configRecord, recordedConfig, newRunId } from './run-info.js';
 import { jobKey, shardJobs } from './shards.js';
@@ -54,10 +55,14 @@ const SAME: [what: string, read: (info: RunInfo) => unknown][] = [
   ['transcripts', (i) => i.transcripts],
   ['protocol', (i) => i.protocol],
   ['model endpoints', (i) => i.provenance?.endpoints],
+  // Batched calls cost half: shards made both ways would mix prices.
+  ['way of calling models (--batch or one request each)', (i) => i.batch !== undefined],
 ];
 
-function readShard(dir: string): Shard {
-  const run = loadRun(dir);
+function readShard(given: string): Shard {
+  const run = loadRun(given);
+  // A shard may be named by its run.json; its contexts are beside it.
+  const dir = runDirOf(given);
   const shard = run.info.shard;
   if (!shard) throw new UsageError(`${dir}: run ${run.info.runId} is not a shard (it was not made with --shard); only shards are merged`);
   return { dir, run, shard };
@@ -102,10 +107,27 @@ function checkShardJobs(shards: Shard[]): string[][] {
     const jobs = new Set(s.shard.jobs);
     const stray = [...s.run.probes, ...s.run.summaries, ...s.run.turns].find((r) => !jobs.has(jobKey(r.strategy, r.transcript)));
     if (stray) throw new UsageError(`${label(s)} holds records of job ${jobKey(stray.strategy, stray.transcript)}, which is not one of its jobs`);
+    checkUnique(s);
     // A failed shard stopped early and says so; a finished one must hold an answer for every probe, or the merged rates would rest on fewer.
     if (status !== 'failed') checkProbeCounts(s, answersPerJob);
   }
   return split;
+}
+
+/** No record twice: a probe answer, summary or turn counted twice would weigh twice in every rate. */
+function checkUnique(s: Shard): void {
+  const kinds: [what: string, keys: string[]][] = [
+    ['probe answer', s.run.probes.map((p) => `${jobKey(p.strategy, p.transcript)}: probe ${p.probe}, repeat ${p.repeat}`)],
+    ['summary', s.run.summaries.map((m) => `${jobKey(m.strategy, m.transcript)}: summary ${m.index}`)],
+    ['turn record', s.run.turns.map((t) => `${jobKey(t.strategy, t.transcript)}: turn ${t.turn}`)],
+  ];
+  for (const [what, keys] of kinds) {
+    const seen = new Set<string>();
+    for (const key of keys) {
+      if (seen.has(key)) throw new UsageError(`${label(s)} holds the ${what} of job ${key} twice; its run.json is damaged`);
+      seen.add(key);
+    }
+  }
 }
 
 /** Every job of a finished shard has its transcript's probes × repeat answers (errored ones included). */
@@ -193,6 +215,14 @@ function mergedInfo(shards: Shard[], dir: string): RunInfo {
   // Each shard counted the distinct values it redacted; the largest count is a lower bound for the run.
   if (redactions.length) info.redactions = redactions.reduce((a, b) => (b.total > a.total ? b : a));
   else delete info.redactions;
+  const batches = infos.map((i) => i.batch);
+  if (batches[0]) {
+    info.batch = {
+      requests: sum(batches.map((b) => b?.requests)),
+      batches: sum(batches.map((b) => b?.batches)),
+      failedLines: sum(batches.map((b) => b?.failedLines)),
+    };
+  }
   return info;
 }
 
@@ -201,9 +231,8 @@ function mergedInfo(shards: Shard[], dir: string): RunInfo {
  * once. Context refs are digests of their messages, equal in every run, so
  * records keep their refs; message numbers are per file and are renumbered.
  */
-function* mergedContexts(dirs: string[]): Generator<string> {
+function* mergedContexts(dirs: string[], refs: Set<string>): Generator<string> {
   const numbers = new Map<string, number>();
-  const refs = new Set<string>();
   for (const dir of dirs) {
     const file = join(dir, CONTEXTS_FILE);
     if (!existsSync(file)) continue;
@@ -231,6 +260,19 @@ function* mergedContexts(dirs: string[]): Generator<string> {
   }
 }
 
+/** A record whose context (probe) or request (summary) the merged contexts.jsonl does not hold, and the shard it came from. */
+function unresolvedRef(shards: Shard[], refs: ReadonlySet<string>): { dir: string; what: string; ref: string } | undefined {
+  for (const s of shards) {
+    for (const p of s.run.probes) {
+      if (p.contextRef !== undefined && !refs.has(p.contextRef)) return { dir: s.dir, what: `probe ${p.probe} of job ${jobKey(p.strategy, p.transcript)}`, ref: p.contextRef };
+    }
+    for (const m of s.run.summaries) {
+      if (m.requestRef !== undefined && !refs.has(m.requestRef)) return { dir: s.dir, what: `summary ${m.index} of job ${jobKey(m.strategy, m.transcript)}`, ref: m.requestRef };
+    }
+  }
+  return undefined;
+}
+
 export interface MergeOptions {
   /** Shard run directories, in any order. */
   dirs: string[];
@@ -245,6 +287,8 @@ export interface MergeOutcome {
 
 function outputDir(shards: Shard[], out: string | undefined): string {
   const dir = out ? resolve(out) : join(dirname(resolve(shards[0].dir)), `${newRunId(recordedConfig(shards[0].run.info, resolve(shards[0].dir)))}-merged`);
+  const problem = writableDirProblem(dir);
+  if (problem) throw new UsageError(`--out ${out ?? dir} ${problem}`);
   if (existsSync(dir) && readdirSync(dir).length > 0) throw new UsageError(`${out ?? dir}: not empty; the merged run needs a new directory`);
   if (shards.some((s) => resolve(s.dir) === dir)) throw new UsageError(`${out}: is one of the shards`);
   return dir;
@@ -264,7 +308,13 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeOutcome> {
   Object.assign(run.info, mergedVerdict(shards, run, dir));
   if (run.info.status !== 'incomplete' && run.info.status !== 'failed') delete run.info.failure;
   run.info.errors = stageErrors(run);
-  writeChunksAtomic(join(dir, CONTEXTS_FILE), mergedContexts(shards.map((s) => s.dir)));
+  const refs = new Set<string>();
+  writeChunksAtomic(join(dir, CONTEXTS_FILE), mergedContexts(shards.map((s) => s.dir), refs));
+  const lost = unresolvedRef(shards, refs);
+  if (lost) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new UsageError(`${lost.dir}: ${lost.what} names context ${lost.ref}, which its ${CONTEXTS_FILE} does not hold (missing or damaged); the merged run would lose it`);
+  }
   writeChunksAtomic(join(dir, RUN_FILE), runJsonChunks(run));
   const written = loadRun(dir);
   await writeReports(written, dir);

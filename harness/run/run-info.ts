@@ -222,7 +222,7 @@ export function recordedConfig(info: RunInfo, runDir: string): SuiteConfig {
  * many turns it has. A run keeps these for every transcript and reads the
  * turns again when the transcript's first job starts (harness/run/run.ts).
  */
-export type TranscriptHeader = WithoutTurns & { turnCount: number };
+export type TranscriptHeader = WithoutTurns & { turnCount: number; sha256?: string };
 
 /** A transcript's fields that the protocol manifest reads (never the turns). */
 type WithoutTurns = Omit<Transcript, 'turns'>;
@@ -233,7 +233,9 @@ export function transcriptHeader(t: Transcript): TranscriptHeader {
 }
 
 function transcriptInfo(t: TranscriptHeader, baseDir: string): RunInfo['transcripts'][number] {
-  return { id: t.id, file: relativePath(baseDir, t.file), title: t.title, tags: t.tags, turns: t.turnCount, probes: t.probes.length };
+  const info: RunInfo['transcripts'][number] = { id: t.id, file: relativePath(baseDir, t.file), title: t.title, tags: t.tags, turns: t.turnCount, probes: t.probes.length };
+  if (t.sha256 !== undefined) info.sha256 = t.sha256;
+  return info;
 }
 
 /**

@@ -610,7 +610,11 @@ function batchStopped(p: Omit<Prepared, 'opts' | 'log'>, batch: BatchRun, rounds
 async function setUp(opts: RunOptions, batch?: { run: BatchRun | undefined }): Promise<Omit<Prepared, 'opts' | 'log'> & { release: () => void }> {
   const { config } = opts;
   const limits = config.limits ?? DEFAULT_LIMITS;
-  const entries = await readSuite(config.datasets, config.baseDir, limits, (t, file) => ({ header: structuredClone(transcriptHeader(t)), source: transcriptSource(file) }));
+  const entries = await readSuite(config.datasets, config.baseDir, limits, (t, file) => {
+    const source = transcriptSource(file);
+    // Its digest goes into run.json: shards merged, or a run resumed, must have read the same text.
+    return { header: { ...structuredClone(transcriptHeader(t)), sha256: source.sha256 }, source };
+  });
   const transcripts = entries.map((e) => e.header);
   const strategies = selectStrategies(config, opts.only);
   const registry = opts.registry ?? STRATEGIES;

@@ -1,7 +1,7 @@
 // Shards: a run split with --shard i/n over machines and combined with
 // `memeval merge` equals the run made in one go, and shards that are not
 // parts of one run are refused with the reason.
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { parseConfig, type SuiteConfig } from '../../../harness/config.js';
 import { mergeShards } from '../../../harness/run/merge.js';
 import { runSuite } from '../../../harness/run/run.js';
 import { jobWork, parseShard, shardJobs } from '../../../harness/run/shards.js';
-import { UsageError } from '../../../core/errors.js';
+import { InputError, UsageError } from '../../../core/errors.js';
 import type { GateConfig, RunResult } from '../../../core/types.js';
 import { evaluateGates, runFailure } from '../../../reports/gate.js';
 import { loadRun } from '../../../reports/load.js';
@@ -154,6 +154,45 @@ describe('three shards merged', () => {
     run.probes.pop();
     writeFileSync(file, JSON.stringify(run));
     await expect(mergeShards({ dirs: [shardDirs[0], copy, shardDirs[2]], out: join(root, 'm-short') })).rejects.toThrow(/has \d+ of the \d+ probe answers of job/);
+  });
+
+  /** A copy of shard 2 with its run.json edited by `edit`, or its files changed by `change`. */
+  function damaged(name: string, edit: (run: { info: Record<string, unknown>; probes: Record<string, unknown>[] }) => void, change?: (dir: string) => void): string {
+    const copy = join(root, name);
+    cpSync(shardDirs[2], copy, { recursive: true });
+    const file = join(copy, 'run.json');
+    const run = JSON.parse(readFileSync(file, 'utf8')) as { info: Record<string, unknown>; probes: Record<string, unknown>[] };
+    edit(run);
+    writeFileSync(file, JSON.stringify(run));
+    change?.(copy);
+    return copy;
+  }
+  const mergeWith = (copy: string, name: string) => mergeShards({ dirs: [shardDirs[0], shardDirs[1], copy], out: join(root, name) });
+
+  it('refuses a shard made from other transcript text, one holding a record twice, and one that lost its contexts', async () => {
+    const edited = damaged('edited-text', (run) => {
+      (run.info.transcripts as { sha256: string }[])[0].sha256 = 'f'.repeat(64);
+    });
+    await expect(mergeWith(edited, 'm-text')).rejects.toThrow(/differ in their transcripts/);
+    const twice = damaged('twice', (run) => {
+      run.probes[run.probes.length - 1] = run.probes[0];
+    });
+    await expect(mergeWith(twice, 'm-twice')).rejects.toThrow(/holds the probe answer of job .* twice/);
+    const noContexts = damaged('no-contexts', () => undefined, (dir) => rmSync(join(dir, 'contexts.jsonl')));
+    await expect(mergeWith(noContexts, 'm-contexts')).rejects.toThrow(/names context .* does not hold/);
+    expect(existsSync(join(root, 'm-contexts'))).toBe(false);
+    const badShard = damaged('bad-shard', (run) => {
+      (run.info.shard as { count: number }).count = 0;
+    });
+    await expect(mergeWith(badShard, 'm-bad')).rejects.toThrow(InputError);
+  });
+
+  it('takes a shard by its run.json, and refuses an --out that is a file', async () => {
+    const out = join(root, 'by-file');
+    const byFile = await mergeShards({ dirs: [shardDirs[0], join(shardDirs[1], 'run.json'), shardDirs[2]], out });
+    for (const file of REPORTS) expect(stableCsv(join(byFile.dir, file)), file).toEqual(stableCsv(join(wholeDir, file)));
+    writeFileSync(join(root, 'a-file'), 'x');
+    await expect(mergeShards({ dirs: shardDirs, out: join(root, 'a-file') })).rejects.toThrow(UsageError);
   });
 
   it('refuses shards of another config, model or code version', async () => {
