@@ -328,6 +328,11 @@ export class BatchClient {
 
   /** Uploads the JSONL (one line per request: {custom_id, method:'POST', url, body}) and creates the batch; returns its id. */
   async submit(endpoint: BatchEndpoint, lines: readonly BatchRequestLine[], signal?: AbortSignal): Promise<string> {
+    return this.create(endpoint, await this.upload(endpoint, lines, signal), signal);
+  }
+
+  /** Uploads the input file of a batch; returns the file's id. */
+  async upload(endpoint: BatchEndpoint, lines: readonly BatchRequestLine[], signal?: AbortSignal): Promise<string> {
     const text = batchInputFile(endpoint, lines);
     const { toFile } = await import('openai');
     // A lost reply means at worst one unused file, which no batch reads.
@@ -336,6 +341,16 @@ export class BatchClient {
       async (client, s) => client.files.create({ file: await toFile(Buffer.from(text), 'batch.jsonl'), purpose: 'batch' }, { signal: s }),
       signal,
     );
+    return file.id;
+  }
+
+  /**
+   * Creates the batch that reads an uploaded file; returns its id. Asked again
+   * for a file a batch already reads (a retry, or a process that stopped
+   * before it learnt the id), it returns that batch rather than a second one.
+   */
+  async create(endpoint: BatchEndpoint, fileId: string, signal?: AbortSignal): Promise<string> {
+    const file = { id: fileId };
     const batch = await this.call(
       'creating the batch',
       async (client, s, attempt) => {
@@ -350,6 +365,12 @@ export class BatchClient {
       signal,
     );
     return batch.id;
+  }
+
+  /** The id of the batch that reads an uploaded file, if one of the recent batches does. */
+  async findBatchReading(fileId: string, signal?: AbortSignal): Promise<string | undefined> {
+    const found = await this.call(`looking for the batch of file ${fileId}`, (client, s) => this.batchReading(client, fileId, s), signal);
+    return found?.id;
   }
 
   /** The newest batch that reads `fileId`, if there is one among the recent ones. */

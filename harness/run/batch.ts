@@ -22,7 +22,7 @@ import { readLines } from '../../core/lines.js';
 import { isRecord } from '../../core/record.js';
 import { redact } from '../../core/secrets.js';
 import { CacheStore, canonicalJson, type RoutedCall } from '../models/cache.js';
-import { BatchClient, BatchRequestError, MAX_BATCH_LINES, type BatchLineResult, type BatchStatus, type Sleep } from '../models/batch.js';
+import { BatchClient, BatchRequestError, MAX_BATCH_BYTES, MAX_BATCH_LINES, type BatchEndpoint, type BatchLineResult, type BatchStatus, type Sleep } from '../models/batch.js';
 import { openAIModelOf } from '../models/create.js';
 import type { OpenAIBatchTarget } from '../models/openai.js';
 import type { SuiteConfig } from '../config.js';
@@ -36,8 +36,6 @@ export const BATCHES_FILE = 'batches.jsonl';
  */
 export const BATCH_PRICE_FACTOR = 0.5;
 
-/** Lines per batch are capped by the API (50,000); bytes per input file too (200 MB). A line's body is most of its bytes. */
-const MAX_BATCH_BODY_BYTES = 190 * 1024 * 1024;
 
 /**
  * What a call whose result is still outstanding answers during a round. It
@@ -61,14 +59,25 @@ interface PendingBatch {
   keys: string[];
 }
 
+/** An input file uploaded whose batch may not exist yet (the process stopped between the two). */
+interface Upload {
+  file: string;
+  model: string;
+  endpoint: BatchEndpoint;
+  keys: string[];
+}
+
 type BatchLine =
-  | { type: 'submitted'; batch: string; model: string; endpoint: string; keys: string[] }
+  | ({ type: 'uploaded' } & Upload)
+  | { type: 'submitted'; batch: string; file?: string; model: string; endpoint: string; keys: string[] }
   | { type: 'done'; batch: string; status: string; ok: string[]; failed: Record<string, string> };
 
 function parseBatchLine(text: string): BatchLine | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    if (!isRecord(value) || typeof value.batch !== 'string') return undefined;
+    if (!isRecord(value)) return undefined;
+    if (value.type === 'uploaded' && typeof value.file === 'string' && typeof value.model === 'string' && Array.isArray(value.keys)) return value as BatchLine;
+    if (typeof value.batch !== 'string') return undefined;
     if (value.type === 'submitted' && typeof value.model === 'string' && Array.isArray(value.keys)) return value as BatchLine;
     if (value.type === 'done' && Array.isArray(value.ok) && isRecord(value.failed)) return value as BatchLine;
   } catch {
@@ -109,6 +118,8 @@ export class BatchRun {
   /** Lines a batch of this process answered with an error; a resumed process submits them again. */
   private readonly failed = new Map<string, string>();
   private readonly pending = new Map<string, PendingBatch>();
+  /** Input files uploaded by an earlier process that stopped before batches.jsonl named their batch. */
+  private readonly unclaimed = new Map<string, Upload>();
   private readonly pendingKeys = new Set<string>();
   /** Keys submitted by this process: never twice, even should the cache lose a result. */
   private readonly submitted = new Set<string>();
@@ -140,7 +151,11 @@ export class BatchRun {
     for (const { text } of readLines(this.file, { invalidUtf8: 'replace' })) {
       const line = parseBatchLine(text);
       if (!line) continue;
-      if (line.type === 'submitted') {
+      if (line.type === 'uploaded') {
+        this.unclaimed.set(line.file, line);
+        for (const key of line.keys) this.pendingKeys.add(key);
+      } else if (line.type === 'submitted') {
+        if (line.file !== undefined) this.unclaimed.delete(line.file);
         this.pending.set(line.batch, { id: line.batch, model: line.model, keys: line.keys });
         for (const key of line.keys) this.pendingKeys.add(key);
         this.counts.batches++;
@@ -224,7 +239,7 @@ export class BatchRun {
 
   /** Whether a round found calls to send, or batches are still out. */
   get outstanding(): boolean {
-    return this.collected.size > 0 || this.pending.size > 0;
+    return this.collected.size > 0 || this.pending.size > 0 || this.unclaimed.size > 0;
   }
 
   private clientFor(target: OpenAIBatchTarget): BatchClient {
@@ -236,26 +251,51 @@ export class BatchRun {
     return client;
   }
 
-  /** Submits the calls the last round collected, one batch per model (split at the API's limits). */
+  /**
+   * Submits the calls the last round collected, one batch per model (split at
+   * the API's limits). Each input file is recorded as soon as it is uploaded,
+   * and its batch as soon as it is made: a process stopped in between leaves a
+   * file that the next one gives to the batch already reading it, if any.
+   */
   async submit(signal: AbortSignal): Promise<void> {
+    await this.claimUploads(signal);
     const byModel = new Map<string, [string, { target: OpenAIBatchTarget; request: ModelRequest }][]>();
     for (const entry of this.collected) byModel.set(entry[1].target.id, [...(byModel.get(entry[1].target.id) ?? []), entry]);
     this.collected = new Map();
     for (const [model, calls] of byModel) {
       const target = calls[0][1].target;
-      for (const chunk of chunks(calls.map(([key, c]) => ({ customId: key, body: target.body(c.request) })))) {
-        const id = await this.clientFor(target).submit(target.endpoint, chunk, signal);
+      for (const chunk of chunks(calls.map(([key, c]) => ({ customId: key, body: target.body(c.request) })), target.endpoint)) {
+        const client = this.clientFor(target);
         const keys = chunk.map((l) => l.customId);
-        this.append({ type: 'submitted', batch: id, model, endpoint: target.endpoint, keys });
-        this.pending.set(id, { id, model, keys });
+        const file = await client.upload(target.endpoint, chunk, signal);
+        this.append({ type: 'uploaded', file, model, endpoint: target.endpoint, keys });
         for (const key of keys) {
           this.pendingKeys.add(key);
           this.submitted.add(key);
         }
-        this.counts.batches++;
-        this.counts.requests += keys.length;
-        this.log(`batch ${id}: ${keys.length} calls to ${model} submitted`);
+        this.madeBatch({ file, model, endpoint: target.endpoint, keys }, await client.create(target.endpoint, file, signal));
       }
+    }
+  }
+
+  private madeBatch(upload: Upload, id: string): void {
+    const { file, model, endpoint, keys } = upload;
+    this.append({ type: 'submitted', batch: id, file, model, endpoint, keys });
+    this.unclaimed.delete(file);
+    this.pending.set(id, { id, model, keys });
+    this.counts.batches++;
+    this.counts.requests += keys.length;
+    this.log(`batch ${id}: ${keys.length} calls to ${model} submitted`);
+  }
+
+  /** Input files an earlier process uploaded but did not see a batch made for: the batch reading one is found, or made. */
+  private async claimUploads(signal: AbortSignal): Promise<void> {
+    for (const upload of [...this.unclaimed.values()]) {
+      const target = this.targets.get(upload.model);
+      if (!target) throw new Error(`batch input ${upload.file} was uploaded for ${upload.model}, which this run does not call`);
+      const client = this.clientFor(target);
+      const id = (await client.findBatchReading(upload.file, signal)) ?? (await client.create(upload.endpoint, upload.file, signal));
+      this.madeBatch(upload, id);
     }
   }
 
@@ -358,13 +398,13 @@ function statusLine(s: BatchStatus): string {
   return `batch ${s.id}: ${s.status}${counts}`;
 }
 
-/** Lines split at the API's limits per batch. */
-function* chunks<T extends { body: Record<string, unknown> }>(lines: T[]): Generator<T[]> {
+/** Lines split at the API's limits per batch: lines, and bytes of the input file (UTF-8, as uploaded). */
+function* chunks<T extends { customId: string; body: Record<string, unknown> }>(lines: T[], url: string): Generator<T[]> {
   let chunk: T[] = [];
   let bytes = 0;
   for (const line of lines) {
-    const size = JSON.stringify(line.body).length + 200;
-    if (chunk.length > 0 && (chunk.length >= MAX_BATCH_LINES || bytes + size > MAX_BATCH_BODY_BYTES)) {
+    const size = Buffer.byteLength(JSON.stringify({ custom_id: line.customId, method: 'POST', url, body: line.body })) + 1;
+    if (chunk.length > 0 && (chunk.length >= MAX_BATCH_LINES || bytes + size > MAX_BATCH_BYTES)) {
       yield chunk;
       chunk = [];
       bytes = 0;

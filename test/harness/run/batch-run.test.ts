@@ -231,6 +231,35 @@ describe('memeval run --batch', () => {
     for (const f of REPORTS) expect(unpriced(join(resumed.dir, f)), f).toEqual(unpriced(join(directDir, f)));
   }, 60_000);
 
+  it('stopped after its batch was made but before it learnt the batch id, resumes on that batch', async () => {
+    const config = suite(batches.baseURL, 'lost-reply');
+    const stop = new AbortController();
+    let creates = 0;
+    batches.configure({
+      pollsBeforeDone: 1,
+      // The first batch is made, its reply lost, and the run stopped while it would retry.
+      interrupt: (req) => {
+        if (req.method !== 'POST' || !req.path.endsWith('/batches') || creates++ > 0) return undefined;
+        setTimeout(() => stop.abort(), 5);
+        return 'lose-reply';
+      },
+    });
+    try {
+      const before = batches.submittedIds().length;
+      const first = await runSuite({ config, batch: FAST, signal: stop.signal, log: quiet });
+      expect(first.interrupted).toBe(true);
+      expect(readFileSync(join(first.dir, BATCHES_FILE), 'utf8')).toMatch(/"type":"uploaded"/);
+      expect(readFileSync(join(first.dir, BATCHES_FILE), 'utf8')).not.toMatch(/"type":"submitted"/);
+      const resumed = await runSuite({ config, resumeDir: first.dir, batch: FAST, log: quiet });
+      expect(resumed.run.info.status).toBe('complete');
+      const ids = batches.submittedIds().slice(before);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const f of REPORTS) expect(unpriced(join(resumed.dir, f)), f).toEqual(unpriced(join(directDir, f)));
+    } finally {
+      batches.configure({ interrupt: undefined });
+    }
+  }, 60_000);
+
   it('refuses what cannot be batched, before any run directory exists', async () => {
     const config = suite(batches.baseURL, 'refused');
     await expect(runSuite({ config: { ...config, cache: false }, batch: FAST, log: quiet })).rejects.toThrow(/--batch .* cache/);
