@@ -23,7 +23,7 @@ import { ModelSetupError } from '../models/create.js';
 import { answerProbe } from './probes.js';
 import { runInfo, newRunId, transcriptHeader, type TranscriptHeader } from './run-info.js';
 import { writeReports } from '../../reports/index.js';
-import { redactDeep, redactionCounts, resetRedactionCount, type RedactionCounts } from '../../core/secrets.js';
+import { redact, redactDeep, redactionCounts, resetRedactionCount, type RedactionCounts } from '../../core/secrets.js';
 import { InputError, UsageError, fileProblem } from '../../core/errors.js';
 import { judgeRun } from './verdict.js';
 import { isProbeError, probeErrorStage, stageErrors, summaryErrorStage, summaryErrored, summaryJudgeErrored as gradeErrored } from '../../reports/aggregate.js';
@@ -32,7 +32,6 @@ import { DEFAULT_LIMITS, type Limits } from '../schema/limits.js';
 import { turnTables } from '../../core/schema/run.js';
 import { jobKey, shardJobs, type ShardSpec } from './shards.js';
 import { BatchRun, batchProblem, type BatchSettings } from './batch.js';
-import { BatchRequestError } from '../models/batch.js';
 import { NO_PROGRESS } from './progress.js';
 import type { CallRouter } from '../models/cache.js';
 
@@ -582,9 +581,10 @@ async function batchRounds(p: Prepared, batch: BatchRun): Promise<BatchRounds> {
       await batch.waitAll(signal);
     } catch (error) {
       if (signal.aborted) return { ended: 'interrupted' };
-      // A batch that cannot be submitted or read (a rejected key, nothing listening) stops the run; --resume goes on from batches.jsonl.
-      if (error instanceof BatchRequestError) return { ended: 'failed', failure: `The run stopped early: ${error.message}` };
-      throw error;
+      // A batch that cannot be submitted or read (a rejected key, nothing listening), or a result that cannot be
+      // stored (a full disk), stops the run, and run.json says why; --resume goes on from batches.jsonl.
+      const why = error instanceof Error ? error.message : String(error);
+      return { ended: 'failed', failure: `The run stopped early: ${redact(why)}` };
     }
   }
 }
