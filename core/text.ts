@@ -1,7 +1,7 @@
 // The one text normalisation used for fact presence and the offline reader: case,
 // surrounding punctuation and repeated white space are ignored. Answers are graded with
 // `normalizeAnswer`, the official scorers' normalisation, which is deliberately stricter.
-// Also the reader's stemmer and the one word counter (its callers' rules are named modes).
+// Also the reader's stemmer and stop words, and the one word counter (its callers' rules are named modes).
 import { BoundedMemo } from './memo.js';
 import { porterStem } from './porter.js';
 import type { Fact } from './types.js';
@@ -392,6 +392,26 @@ export class NormalizedSegments {
     this.suffixOwners = index;
     return index;
   }
+}
+
+/**
+ * Words that name nothing a question asks about (articles, pronouns, auxiliaries, asking
+ * verbs such as "tell" or "remember"): the offline reader and retrieval scoring skip them.
+ * Lower-case words as `normalizeText` writes them.
+ */
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a an the and or but if then else of to in on at by for with from into onto over under about as is are was were be been being ' +
+    'am do does did done doing have has had having i me my mine myself we us our ours you your yours he him his she her hers it its ' +
+    'they them their theirs this that these those there here what which who whom whose when where why how all any both each few more ' +
+    'other some such no nor not only own same so than too very can could will would shall should may might must just also again ' +
+    'now ever still yet please tell told say said says mention mentioned remember recall know knew think thought anything ' +
+    'something everything one ok okay yes yeah hi hello thanks thank s t d ll m re ve get got let lets many much long whole per ca wo up'
+  ).split(/\s+/),
+);
+
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
 }
 
 /**

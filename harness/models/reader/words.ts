@@ -1,17 +1,6 @@
 // Word lists and the content-stem reduction the reader compares questions and context with.
-import { normalizeText, stem } from '../../../core/text.js';
+import { isStopWord, normalizeText, stem } from '../../../core/text.js';
 import { TextMemo } from './memo.js';
-
-const STOP_WORDS = new Set(
-  (
-    'a an the and or but if then else of to in on at by for with from into onto over under about as is are was were be been being ' +
-    'am do does did done doing have has had having i me my mine myself we us our ours you your yours he him his she her hers it its ' +
-    'they them their theirs this that these those there here what which who whom whose when where why how all any both each few more ' +
-    'other some such no nor not only own same so than too very can could will would shall should may might must just also again ' +
-    'now ever still yet please tell told say said says mention mentioned remember recall know knew think thought anything ' +
-    'something everything one ok okay yes yeah hi hello thanks thank s t d ll m re ve get got let lets many much long whole per ca wo up'
-  ).split(/\s+/),
-);
 
 /**
  * Words a question uses to ask, not to name what it asks about ("What firmware version did I
@@ -55,11 +44,11 @@ export function contentStems(text: string): Set<string> {
     }
     const unitWord = UNIT_WORDS[word];
     if (unitWord) out.add(stem(unitWord));
-    if (word.length === 0 || STOP_WORDS.has(word)) continue;
+    if (word.length === 0 || isStopWord(word)) continue;
     if (word.length < 2 && !/\d/.test(word)) continue;
     out.add(stem(word));
     // `db-orders-16a` also matches "orders"; `kitchen-dining` matches "kitchen".
-    if (/[-.:/()]/.test(word)) for (const part of word.split(/[-.:/()]+/)) if (part.length > 1 && !STOP_WORDS.has(part)) out.add(stem(part));
+    if (/[-.:/()]/.test(word)) for (const part of word.split(/[-.:/()]+/)) if (part.length > 1 && !isStopWord(part)) out.add(stem(part));
   }
   return out;
 }
