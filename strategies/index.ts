@@ -2,6 +2,7 @@
 // production code (`import { SummarizingStrategy } from 'memeval/strategies'`).
 import { fullHistory } from './full-history.js';
 import { StrategyRegistry, type StrategyDefinition } from './registry.js';
+import { retrieval } from './retrieval.js';
 import { slidingWindow } from './sliding-window.js';
 import { softLimitCompaction } from './soft-limit-compaction.js';
 import { summarizing } from './summarizing.js';
@@ -15,6 +16,7 @@ export const BUILTIN_STRATEGIES: readonly StrategyDefinition[] = [
   tokenBudget,
   slidingWindow,
   softLimitCompaction,
+  retrieval,
 ];
 
 /** What a config's `use:` may name, unless a caller passes its own registry. */
@@ -31,5 +33,6 @@ export { SummarizingStrategy, summarizing, type HistoryRecord, type RecordMetada
 export { TokenBudgetStrategy, tokenBudget, budgetOf, type TokenBudgetSettings } from './token-budget.js';
 export { SlidingWindowStrategy, slidingWindow } from './sliding-window.js';
 export { SoftLimitCompactionStrategy, softLimitCompaction, COMPACT_HEADER } from './soft-limit-compaction.js';
+export { RetrievalStrategy, retrieval, retrievalTerms, RECALL_HEADER, RECALL_END, type RetrievalSettings } from './retrieval.js';
 export { OfflineSummarizer, SUMMARY_HEADINGS, extractiveSummary, scoreSentence, sectionFor } from './offline-summarizer.js';
 export { SUMMARY_SHADOW, buildSummaryInput, loadSummaryPrompt, summarizerOptionsOf } from './summary-input.js';
