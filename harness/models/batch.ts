@@ -367,6 +367,15 @@ export class BatchClient {
     return batch.id;
   }
 
+  /**
+   * Succeeds when the server answers for its batches at all (it lists them): a
+   * 404 for one batch then means the server does not know that batch, not that
+   * the base URL or a gateway lacks the route.
+   */
+  async listsBatches(signal?: AbortSignal): Promise<void> {
+    await this.call('listing batches', (client, s) => client.batches.list({ limit: 1 }, { signal: s }), signal);
+  }
+
   /** The id of the batch that reads an uploaded file, if one of the recent batches does. */
   async findBatchReading(fileId: string, signal?: AbortSignal): Promise<string | undefined> {
     const found = await this.call(`looking for the batch of file ${fileId}`, (client, s) => this.batchReading(client, fileId, s), signal);

@@ -215,11 +215,15 @@ export interface RoutedCall {
 }
 
 /**
- * Answers a call in place of the cache read and the provider: a `--batch` run
+ * Answers calls in place of the cache read and the provider: a `--batch` run
  * (harness/run/batch.ts) serves its batches' results and collects the calls to
  * submit. A result with `cached: false` counts as a call the run made.
  */
-export type CallRouter = (call: RoutedCall) => Promise<ModelResult>;
+export interface CallRouter {
+  route(call: RoutedCall): Promise<ModelResult>;
+  /** Whether it must see each caller, even of a call identical to one in flight (which is otherwise shared). */
+  readonly seesEveryCall: boolean;
+}
 
 /**
  * Wraps a model with the disk cache and in-flight deduplication. Hits come back
@@ -270,9 +274,8 @@ export class CachedModel implements Model {
     // Without a store the key only finds identical calls in flight (`flightKey`); hashing
     // and sorting every request body would cost more than the lookup.
     const key = this.store ? cacheKey(this.id, params, request) : flightKey(this.id, params, request);
-    // A routed call is the router's to decide every time, even one like a call in flight: the router
-    // needs to see each caller (a --batch round holds back every call that follows an outstanding one).
-    if (this.router && this.store) return this.routed(key, request, this.store, this.router);
+    // A router that follows each caller (a --batch round holds back every call after an outstanding one) sees them all.
+    if (this.router?.seesEveryCall && this.store) return this.routed(key, request, this.store, this.router);
     const inFlight = this.pending.get(key);
     if (inFlight) {
       this.stats.dedupHits++;
@@ -284,7 +287,7 @@ export class CachedModel implements Model {
   }
 
   private async routed(key: string, request: ModelRequest, store: CacheStore, router: CallRouter): Promise<ModelResult> {
-    const result = await router({ key, request, model: this.inner, store });
+    const result = await router.route({ key, request, model: this.inner, store });
     if (result.error !== undefined) this.stats.errors++;
     else if (result.cached) this.stats.cacheHits++;
     else this.stats.calls++;
@@ -292,6 +295,7 @@ export class CachedModel implements Model {
   }
 
   private async lookupOrCall(key: string, request: ModelRequest): Promise<ModelResult> {
+    if (this.router && this.store) return this.routed(key, request, this.store, this.router);
     if (this.store) {
       const { result, corrupt } = await this.store.read(key);
       if (corrupt) this.stats.corruptEntries++;

@@ -21,7 +21,7 @@ import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
 import { readLines } from '../../core/lines.js';
 import { isRecord } from '../../core/record.js';
 import { redact } from '../../core/secrets.js';
-import { CacheStore, canonicalJson, type RoutedCall } from '../models/cache.js';
+import { CacheStore, canonicalJson, type CallRouter, type RoutedCall } from '../models/cache.js';
 import { BatchClient, BatchRequestError, MAX_BATCH_BYTES, MAX_BATCH_LINES, type BatchEndpoint, type BatchLineResult, type BatchStatus, type Sleep } from '../models/batch.js';
 import { openAIModelOf } from '../models/create.js';
 import type { OpenAIBatchTarget } from '../models/openai.js';
@@ -69,6 +69,7 @@ interface Upload {
 
 type BatchLine =
   | ({ type: 'uploaded' } & Upload)
+  | { type: 'abandoned'; file: string }
   | { type: 'submitted'; batch: string; file?: string; model: string; endpoint: string; keys: string[] }
   | { type: 'done'; batch: string; status: string; ok: string[]; failed: Record<string, string> };
 
@@ -77,6 +78,7 @@ function parseBatchLine(text: string): BatchLine | undefined {
     const value: unknown = JSON.parse(text);
     if (!isRecord(value)) return undefined;
     if (value.type === 'uploaded' && typeof value.file === 'string' && typeof value.model === 'string' && Array.isArray(value.keys)) return value as BatchLine;
+    if (value.type === 'abandoned' && typeof value.file === 'string') return value as BatchLine;
     if (typeof value.batch !== 'string') return undefined;
     if (value.type === 'submitted' && typeof value.model === 'string' && Array.isArray(value.keys)) return value as BatchLine;
     if (value.type === 'done' && Array.isArray(value.ok) && isRecord(value.failed)) return value as BatchLine;
@@ -108,9 +110,9 @@ const result = (output: string, extra: Partial<ModelResult> = {}): ModelResult =
  * collects the calls to submit, submits and waits for them, and keeps
  * batches.jsonl.
  */
-export class BatchRun {
+export class BatchRun implements CallRouter {
   /** `collect` while rounds run; `deliver` for the run made for real. */
-  mode: 'collect' | 'deliver' = 'collect';
+  private mode: 'collect' | 'deliver' = 'collect';
   /** Calls this run's batches answered (in any of its processes): served as calls the run made, at batch prices. */
   private readonly delivered = new Set<string>();
   /** Delivered calls the run has been given once: later requests for them are cache hits, as in a direct run. */
@@ -154,6 +156,9 @@ export class BatchRun {
       if (line.type === 'uploaded') {
         this.unclaimed.set(line.file, line);
         for (const key of line.keys) this.pendingKeys.add(key);
+      } else if (line.type === 'abandoned') {
+        const upload = this.unclaimed.get(line.file);
+        if (upload) this.dropUpload(upload);
       } else if (line.type === 'submitted') {
         if (line.file !== undefined) this.unclaimed.delete(line.file);
         this.pending.set(line.batch, { id: line.batch, model: line.model, keys: line.keys });
@@ -191,6 +196,18 @@ export class BatchRun {
    * holds a pending summary) leaves no trace in the next request's text.
    */
   readonly chain = <T>(work: () => Promise<T>): Promise<T> => this.chains.run({ held: this.chains.getStore()?.held ?? false }, work);
+
+  /** While rounds collect, every caller is seen: a call after an outstanding one in its chain is held back. */
+  get seesEveryCall(): boolean {
+    return this.mode === 'collect';
+  }
+
+  /** The rounds are over: the run is made for real, from the batches' results. */
+  endRounds(): void {
+    this.mode = 'deliver';
+    // Chains only matter to rounds; the run made for real need not pay for following them.
+    this.chains.disable();
+  }
 
   /** The router every cached model of the run calls through (CachedModel's `router`). */
   readonly route = async ({ key, request, model, store }: RoutedCall): Promise<ModelResult> => {
@@ -294,8 +311,33 @@ export class BatchRun {
       const target = this.targets.get(upload.model);
       if (!target) throw new Error(`batch input ${upload.file} was uploaded for ${upload.model}, which this run does not call`);
       const client = this.clientFor(target);
-      const id = (await client.findBatchReading(upload.file, signal)) ?? (await client.create(upload.endpoint, upload.file, signal));
-      this.madeBatch(upload, id);
+      const id = (await client.findBatchReading(upload.file, signal)) ?? (await this.createOrAbandon(client, upload, signal));
+      if (id !== undefined) this.madeBatch(upload, id);
+    }
+  }
+
+  /**
+   * Makes the batch of an earlier process's upload, or gives the upload up when
+   * the server does not know the file (404: another key or base URL since; the
+   * server did answer the listing just before): its calls are collected again.
+   */
+  private async createOrAbandon(client: BatchClient, upload: Upload, signal: AbortSignal): Promise<string | undefined> {
+    try {
+      return await client.create(upload.endpoint, upload.file, signal);
+    } catch (error) {
+      if (!(error instanceof BatchRequestError) || error.status !== 404 || signal.aborted) throw error;
+      this.log(`batch input ${upload.file}: the server does not know it (${error.message}); its ${upload.keys.length} calls will be submitted again`);
+      this.append({ type: 'abandoned', file: upload.file });
+      this.dropUpload(upload);
+      return undefined;
+    }
+  }
+
+  private dropUpload(upload: Upload): void {
+    this.unclaimed.delete(upload.file);
+    for (const key of upload.keys) {
+      this.pendingKeys.delete(key);
+      this.submitted.delete(key);
     }
   }
 
@@ -360,6 +402,8 @@ export class BatchRun {
       return await client.wait(batch.id, { signal, firstDelayMs: this.settings.firstPollMs, maxDelayMs: this.settings.maxPollMs, onPoll });
     } catch (error) {
       if (!(error instanceof BatchRequestError) || error.status !== 404 || signal.aborted) throw error;
+      // A 404 from a server that does not list batches either is a wrong route, not a lost batch: resubmitting would pay twice.
+      await client.listsBatches(signal);
       this.log(`batch ${batch.id}: the server does not know it (${error.message}); its ${batch.keys.length} calls will be submitted again`);
       this.append({ type: 'done', batch: batch.id, status: 'lost', ok: [], failed: {} });
       for (const key of batch.keys) this.submitted.delete(key);
@@ -398,13 +442,16 @@ function statusLine(s: BatchStatus): string {
   return `batch ${s.id}: ${s.status}${counts}`;
 }
 
+/** An input file's bytes at most: under the API's 200 MB whether it means 10^6 or 2^20 bytes. */
+const CHUNK_BYTES = Math.min(MAX_BATCH_BYTES, 190_000_000);
+
 /** Lines split at the API's limits per batch: lines, and bytes of the input file (UTF-8, as uploaded). */
 function* chunks<T extends { customId: string; body: Record<string, unknown> }>(lines: T[], url: string): Generator<T[]> {
   let chunk: T[] = [];
   let bytes = 0;
   for (const line of lines) {
     const size = Buffer.byteLength(JSON.stringify({ custom_id: line.customId, method: 'POST', url, body: line.body })) + 1;
-    if (chunk.length > 0 && (chunk.length >= MAX_BATCH_LINES || bytes + size > MAX_BATCH_BYTES)) {
+    if (chunk.length > 0 && (chunk.length >= MAX_BATCH_LINES || bytes + size > CHUNK_BYTES)) {
       yield chunk;
       chunk = [];
       bytes = 0;

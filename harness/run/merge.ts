@@ -303,6 +303,7 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeOutcome> {
   checkShardJobs(shards);
   shards.sort((a, b) => a.shard.index - b.shard.index);
   const dir = outputDir(shards, opts.out);
+  const made = !existsSync(dir);
   mkdirSync(dir, { recursive: true });
   const run: RunResult = { info: mergedInfo(shards, dir), ...mergedRecords(shards) };
   Object.assign(run.info, mergedVerdict(shards, run, dir));
@@ -312,7 +313,8 @@ export async function mergeShards(opts: MergeOptions): Promise<MergeOutcome> {
   writeChunksAtomic(join(dir, CONTEXTS_FILE), mergedContexts(shards.map((s) => s.dir), refs));
   const lost = unresolvedRef(shards, refs);
   if (lost) {
-    rmSync(dir, { recursive: true, force: true });
+    // Only what this merge made goes: a directory the user made (a mount point, say) stays.
+    rmSync(made ? dir : join(dir, CONTEXTS_FILE), { recursive: made, force: true });
     throw new UsageError(`${lost.dir}: ${lost.what} names context ${lost.ref}, which its ${CONTEXTS_FILE} does not hold (missing or damaged); the merged run would lose it`);
   }
   writeChunksAtomic(join(dir, RUN_FILE), runJsonChunks(run));

@@ -341,6 +341,21 @@ function checkpoint(ctx: RunContext): void {
   ctx.journal.sync();
 }
 
+/**
+ * A resumed run must read the text it started with: records of two texts
+ * would be mixed in one run (and a shard made of them would merge as one).
+ * Runs recorded before digests were kept are not checked.
+ */
+function refuseChangedTranscripts(transcripts: readonly TranscriptHeader[], previous: RunInfo): void {
+  const recorded = new Map(previous.transcripts.map((t) => [t.id, t.sha256]));
+  for (const t of transcripts) {
+    const was = recorded.get(t.id);
+    if (was !== undefined && t.sha256 !== undefined && was !== t.sha256) {
+      throw new InputError([fileProblem(t.file, 'changed since the run started (its sha256 differs from the one in run.json); a resumed run must read what it started with: start a new run')]);
+    }
+  }
+}
+
 /** The run's jobs, strategy by strategy; a shard's run keeps only the keys in `only`. */
 function planJobs(slots: TranscriptSlot[], strategies: StrategyConfig[], only: ReadonlySet<string> | undefined): PlannedJob[] {
   const jobs: PlannedJob[] = [];
@@ -546,8 +561,8 @@ export async function runSuite(given: RunOptions): Promise<RunOutcome> {
       const rounds = await batchRounds({ ...prepared, opts, log }, batch);
       if (rounds.ended !== 'done') return batchStopped(prepared, batch, rounds);
       // The run made for real: every call is answered from the batches' results, counted afresh.
-      batch.mode = 'deliver';
-      prepared.graders = setUpGraders(opts.config, prepared.strategies, prepared.registry, batch.route);
+      batch.endRounds();
+      prepared.graders = setUpGraders(opts.config, prepared.strategies, prepared.registry, batch);
       prepared.info.batch = { ...batch.counts };
     }
     return await runInDir({ ...prepared, opts, log });
@@ -616,13 +631,14 @@ async function setUp(opts: RunOptions, batch?: { run: BatchRun | undefined }): P
     return { header: { ...structuredClone(transcriptHeader(t)), sha256: source.sha256 }, source };
   });
   const transcripts = entries.map((e) => e.header);
+  if (opts.resumeInfo) refuseChangedTranscripts(transcripts, opts.resumeInfo);
   const strategies = selectStrategies(config, opts.only);
   const registry = opts.registry ?? STRATEGIES;
   if (batch) {
     const problem = batchProblem(config, modelSpecs(config, strategies, registry));
     if (problem || !batch.run) throw new UsageError(problem ?? '--batch needs the call cache');
   }
-  const graders = setUpGraders(config, strategies, registry, batch?.run?.route);
+  const graders = setUpGraders(config, strategies, registry, batch?.run);
   // Counted per run: what this run's files show as [REDACTED].
   resetRedactionCount();
   const shard = shardOf(opts, strategies, transcripts, config.repeat);

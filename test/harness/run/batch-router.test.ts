@@ -31,7 +31,7 @@ describe('BatchRun.route', () => {
     ]);
     await store.write('k1', { output: 'blue', usage: { inputTokens: 3, outputTokens: 1 }, cost: 0.5, cached: false, latencyMs: 0 });
     await store.write('k0', { output: 'old', usage: { inputTokens: 3, outputTokens: 1 }, cached: false, latencyMs: 0 });
-    run.mode = 'deliver';
+    run.endRounds();
     const call = (key: string) => run.route({ key, request: ask('q'), model, store });
     // At batch prices; the cache keeps the list price for other runs.
     expect(await call('k1')).toMatchObject({ output: 'blue', cached: false, cost: 0.5 * BATCH_PRICE_FACTOR });

@@ -231,13 +231,13 @@ describe('memeval run --batch', () => {
     for (const f of REPORTS) expect(unpriced(join(resumed.dir, f)), f).toEqual(unpriced(join(directDir, f)));
   }, 60_000);
 
-  it('stopped after its batch was made but before it learnt the batch id, resumes on that batch', async () => {
-    const config = suite(batches.baseURL, 'lost-reply');
+  /** A run stopped after its first upload, its batch made but the reply lost (so batches.jsonl holds only the upload). */
+  async function stoppedAfterUpload(name: string): Promise<{ config: SuiteConfig; dir: string }> {
+    const config = suite(batches.baseURL, name);
     const stop = new AbortController();
     let creates = 0;
     batches.configure({
       pollsBeforeDone: 1,
-      // The first batch is made, its reply lost, and the run stopped while it would retry.
       interrupt: (req) => {
         if (req.method !== 'POST' || !req.path.endsWith('/batches') || creates++ > 0) return undefined;
         setTimeout(() => stop.abort(), 5);
@@ -245,19 +245,65 @@ describe('memeval run --batch', () => {
       },
     });
     try {
-      const before = batches.submittedIds().length;
       const first = await runSuite({ config, batch: FAST, signal: stop.signal, log: quiet });
       expect(first.interrupted).toBe(true);
-      expect(readFileSync(join(first.dir, BATCHES_FILE), 'utf8')).toMatch(/"type":"uploaded"/);
-      expect(readFileSync(join(first.dir, BATCHES_FILE), 'utf8')).not.toMatch(/"type":"submitted"/);
-      const resumed = await runSuite({ config, resumeDir: first.dir, batch: FAST, log: quiet });
-      expect(resumed.run.info.status).toBe('complete');
-      const ids = batches.submittedIds().slice(before);
-      expect(new Set(ids).size).toBe(ids.length);
-      for (const f of REPORTS) expect(unpriced(join(resumed.dir, f)), f).toEqual(unpriced(join(directDir, f)));
+      return { config, dir: first.dir };
     } finally {
       batches.configure({ interrupt: undefined });
     }
+  }
+
+  it('stopped after its batch was made but before it learnt the batch id, resumes on that batch', async () => {
+    const before = batches.submittedIds().length;
+    const { config, dir } = await stoppedAfterUpload('lost-reply');
+    expect(readFileSync(join(dir, BATCHES_FILE), 'utf8')).toMatch(/"type":"uploaded"/);
+    expect(readFileSync(join(dir, BATCHES_FILE), 'utf8')).not.toMatch(/"type":"submitted"/);
+    const resumed = await runSuite({ config, resumeDir: dir, batch: FAST, log: quiet });
+    expect(resumed.run.info.status).toBe('complete');
+    const ids = batches.submittedIds().slice(before);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const f of REPORTS) expect(unpriced(join(resumed.dir, f)), f).toEqual(unpriced(join(directDir, f)));
+  }, 60_000);
+
+  it('gives up an upload the server no longer knows, and submits its calls again', async () => {
+    const { config, dir } = await stoppedAfterUpload('file-gone');
+    const file = join(dir, BATCHES_FILE);
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/"file":"[^"]+"/, '"file":"file_gone"'));
+    const said: string[] = [];
+    const resumed = await runSuite({ config, resumeDir: dir, batch: FAST, log: (l) => said.push(l) });
+    expect(resumed.run.info.status).toBe('complete');
+    expect(said.join('\n')).toMatch(/batch input file_gone: the server does not know it .* submitted again/);
+    expect(readFileSync(file, 'utf8')).toMatch(/"type":"abandoned","file":"file_gone"/);
+    for (const f of REPORTS) expect(unpriced(join(resumed.dir, f)), f).toEqual(unpriced(join(directDir, f)));
+  }, 60_000);
+
+  it('does not take a 404 of a server that lists no batches for a lost batch', async () => {
+    const config = suite(batches.baseURL, 'wrong-route');
+    const start = batches.submittedIds().length;
+    const stop = new AbortController();
+    batches.configure({ pollsBeforeDone: 1_000_000 });
+    const first = await runSuite({
+      config,
+      batch: FAST,
+      signal: stop.signal,
+      log: (line) => {
+        if (/submitted/.test(line)) setTimeout(() => stop.abort(), 20);
+      },
+    });
+    expect(first.interrupted).toBe(true);
+    const before = batches.submittedIds().length;
+    // A gateway in the way answers 404 for every batch route.
+    batches.configure({ pollsBeforeDone: 1, interrupt: (req) => (req.path.includes('/batches') ? { status: 404, message: 'Invalid URL' } : undefined) });
+    const wrong = await runSuite({ config, resumeDir: first.dir, batch: FAST, log: quiet });
+    expect(wrong.run.info.status).toBe('failed');
+    expect(readFileSync(join(first.dir, BATCHES_FILE), 'utf8')).not.toMatch(/"lost"/);
+    batches.configure({ interrupt: undefined });
+    const resumed = await runSuite({ config, resumeDir: first.dir, batch: FAST, log: quiet });
+    expect(resumed.run.info.status).toBe('complete');
+    const ids = batches.submittedIds().slice(before);
+    const earlier = new Set(batches.submittedIds().slice(start, before));
+    expect(earlier.size).toBeGreaterThan(0);
+    expect(ids.filter((id) => earlier.has(id))).toEqual([]);
   }, 60_000);
 
   it('refuses what cannot be batched, before any run directory exists', async () => {
