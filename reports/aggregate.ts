@@ -114,9 +114,22 @@ export interface StrategySummary {
   outputTokens: number;
   /** Nominal cost of every answer, cache hits included, so warm and cold runs compare. */
   cost?: number;
+  /** `cost` with each answer's cacheable input tokens at the cached-input price (README "Cost as billed"). */
+  costCached?: number;
+  /** Input tokens the provider reported as served from its prompt cache, over the answers that report them. */
+  apiCachedTokens?: number;
+  /** Sum over replayed turns of the tokens a prompt cache could serve of each turn's request; undefined for runs recorded before it. */
+  cacheableInputTokens?: number;
+  /** cacheableInputTokens / the context tokens of the same turns. */
+  cacheableShare?: number;
+  /** Turns whose request dropped or rewrote part of what the previous request left cached. */
+  cacheBreaks?: number;
   latencyMean?: number;
   latencyP50?: number;
   latencyP95?: number;
+  /** Turn latency as a user feels it: the answer plus the summarizer calls made on that turn (see turnLatencies). */
+  turnLatencyP50?: number;
+  turnLatencyP95?: number;
   judgeOverall?: number;
   judgeCoverage?: number;
   judgeFaithfulness?: number;
@@ -207,7 +220,45 @@ function turnMetrics(turns: TurnRecord[]) {
     factRetention: mean(turns.map(retentionOf).filter((v): v is number => v !== undefined)),
     criticalDrops: dropped.size,
     turnsWithCriticalDrop: turns.filter((t) => t.criticalMissingCount > 0).length,
+    ...cacheMetrics(turns),
   };
+}
+
+/** Prompt-cache reach over the turns that measured it (runs recorded before it have none: no numbers, not zeros). */
+function cacheMetrics(turns: TurnRecord[]) {
+  const measured = turns.filter((t) => t.cacheableTokens !== undefined);
+  if (measured.length === 0) return {};
+  const cacheable = sum(measured.map((t) => t.cacheableTokens ?? 0));
+  return {
+    cacheableInputTokens: cacheable,
+    cacheableShare: ratio(cacheable, sum(measured.map((t) => t.contextTokens))),
+    cacheBreaks: measured.filter((t) => t.cacheBreak).length,
+  };
+}
+
+/**
+ * Latency per user turn, in ms: each answer at a turn (a probe record that made
+ * its call: cache hits left out, as for the answer latency) plus every
+ * summarizer call made while that turn was added, since the user waits for
+ * both; a turn with summarizer calls and no probe counts its summarizer time
+ * alone (its reply was not measured). Turns with no model call do not count.
+ */
+export function turnLatencies(probes: ProbeRecord[], summaries: SummaryRecord[]): number[] {
+  const key = (transcript: string, turn: number) => `${transcript}\u0000${turn}`;
+  const summarizing = new Map<string, number>();
+  for (const s of summaries) {
+    if (Number.isNaN(s.durationMs)) continue;
+    const k = key(s.transcript, s.turn);
+    summarizing.set(k, (summarizing.get(k) ?? 0) + s.durationMs);
+  }
+  const probed = new Set(probes.map((r) => key(r.transcript, r.afterTurn)));
+  const out: number[] = [];
+  for (const r of probes) {
+    if (r.cached || r.latencyMs === undefined || Number.isNaN(r.latencyMs)) continue;
+    out.push(r.latencyMs + (summarizing.get(key(r.transcript, r.afterTurn)) ?? 0));
+  }
+  for (const [k, ms] of summarizing) if (!probed.has(k)) out.push(ms);
+  return out;
 }
 
 /** Repeats and passes per transcript × probe, for pass^N; an errored repeat counts as not passed. */
@@ -312,6 +363,8 @@ function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean) {
   const attribution = Object.fromEntries(ATTRIBUTIONS.map((a) => [a, 0])) as Record<Attribution, number>;
   for (const r of probes) if (r.attribution) attribution[r.attribution]++;
   const costs = probes.map((r) => r.cost).filter((c): c is number => c !== undefined);
+  const costsCached = probes.map((r) => r.costCached).filter((c): c is number => c !== undefined);
+  const apiCached = probes.map((r) => r.usage?.cachedTokens).filter((c): c is number => c !== undefined);
   // Cache hits made no call, so their near-zero latency would flatter the numbers.
   const latencies = probes.filter((r) => !r.cached && r.latencyMs !== undefined).map((r) => r.latencyMs as number);
   return {
@@ -336,6 +389,8 @@ function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean) {
     apiVsCountedInput: countAgreement(probes),
     outputTokens: sum(probes.map((r) => r.usage?.outputTokens ?? 0)),
     cost: costs.length ? sum(costs) : undefined,
+    costCached: costsCached.length ? sum(costsCached) : undefined,
+    apiCachedTokens: apiCached.length ? sum(apiCached) : undefined,
     latencyMean: mean(latencies),
     latencyP50: percentile(latencies, 0.5),
     latencyP95: percentile(latencies, 0.95),
@@ -380,7 +435,13 @@ export function summarizeStrategy(run: RunResult, strategy: string, withCI = tru
     ...turnMetrics(mine(run.turns)),
     ...summaryMetrics(mine(run.summaries)),
     ...probeMetrics(mine(run.probes), run.info.repeat, withCI),
+    ...turnLatencyMetrics(mine(run.probes), mine(run.summaries)),
   };
+}
+
+function turnLatencyMetrics(probes: ProbeRecord[], summaries: SummaryRecord[]) {
+  const latencies = turnLatencies(probes, summaries);
+  return { turnLatencyP50: percentile(latencies, 0.5), turnLatencyP95: percentile(latencies, 0.95) };
 }
 
 export function summarize(run: RunResult): StrategySummary[] {

@@ -97,6 +97,8 @@ function turnRow(t: TurnRecord): Row {
     facts_regained: list(t.factsRegained),
     critical_lost: list(t.criticalLost),
     summaries: t.summaries,
+    cacheable_tokens: t.cacheableTokens,
+    cache_break: t.cacheBreak,
   };
 }
 
@@ -114,6 +116,8 @@ const TURN_CSV_COLUMNS = [
   'facts_regained',
   'critical_lost',
   'summaries',
+  'cacheable_tokens',
+  'cache_break',
 ];
 
 /** A meta value that is one word or number (LoCoMo's `category`, LongMemEval's `question_type`); empty otherwise. */
@@ -160,6 +164,9 @@ function probeRow(p: ProbeRecord, runModel: string, tags: Map<string, string[]>)
     facts_present: list(p.factsPresent),
     facts_missing: list(p.factsMissing),
     cost: p.cost,
+    cost_cached: p.costCached,
+    cacheable_tokens: p.cacheableTokens,
+    api_cached_tokens: p.usage?.cachedTokens,
     latency_ms: p.latencyMs,
     cached: p.cached,
     error: p.error,
@@ -177,7 +184,7 @@ export const PROBE_COLUMNS = [
   'strategy', 'transcript', 'probe', 'kind', 'after_turn', 'repeat', 'model', 'model_kind', 'question', 'reference',
   'context_items', 'context_tokens', 'counted_input_tokens', 'api_input_tokens', 'output_tokens', 'answer', 'exact', 'f1', 'judge_verdict',
   'judge_reason', 'judge_model', 'passed', 'answerable', 'attribution', 'facts_needed', 'facts_present', 'facts_missing', 'cost',
-  'latency_ms', 'cached', 'error', 'error_stage', 'category', 'question_type', 'evidence_turns', 'tags',
+  'cost_cached', 'cacheable_tokens', 'api_cached_tokens', 'latency_ms', 'cached', 'error', 'error_stage', 'category', 'question_type', 'evidence_turns', 'tags',
 ];
 
 // The strategy lost it (not answerable) against the reader missed it (answerable, not passed), each with its denominator.
@@ -247,9 +254,17 @@ function summaryRow(s: StrategySummary, model: string): Row {
     api_vs_counted_input: s.apiVsCountedInput,
     output_tokens: s.outputTokens,
     cost: s.cost,
+    // Cost as billed: cacheable input at the cached-input price, beside the nominal cost (README "Cost as billed").
+    cost_cached: s.costCached,
+    api_cached_tokens: s.apiCachedTokens,
+    cacheable_input_tokens: s.cacheableInputTokens,
+    cacheable_share: s.cacheableShare,
+    cache_breaks: s.cacheBreaks,
     latency_mean_ms: s.latencyMean,
     latency_p50_ms: s.latencyP50,
     latency_p95_ms: s.latencyP95,
+    turn_latency_p50_ms: s.turnLatencyP50,
+    turn_latency_p95_ms: s.turnLatencyP95,
     judge_overall: s.judgeOverall,
     judge_coverage: s.judgeCoverage,
     judge_faithfulness: s.judgeFaithfulness,

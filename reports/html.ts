@@ -192,7 +192,7 @@ function judgedCell(s: StrategySummary): string {
 }
 
 function overview(rows: StrategySummary[]): string {
-  const head = ['strategy', 'accuracy (passed/attempted) [95% CI]', 'answerable (of known)', 'reader gap (missed/answerable)', 'graded', 'errors', 'mean ctx tokens', 'peak ctx tokens', 'compression', 'fact retention', 'critical drops', 'summaries', 'judge overall', 'judge score', 'judged / made', 'check coverage', 'cost', 'latency p50 / p95 ms'];
+  const head = ['strategy', 'accuracy (passed/attempted) [95% CI]', 'answerable (of known)', 'reader gap (missed/answerable)', 'graded', 'errors', 'mean ctx tokens', 'peak ctx tokens', 'compression', 'fact retention', 'critical drops', 'summaries', 'judge overall', 'judge score', 'judged / made', 'check coverage', 'cost', 'prompt cache: cacheable · breaks · cost as billed', 'latency p50 / p95 ms', 'turn latency p50 / p95 ms'];
   const body = rows.map((s) => {
     const cells = [
       `<td>${esc(s.strategy)}${s.use ? ` <span class="muted">(${esc(s.use)})</span>` : ''}</td>`,
@@ -212,7 +212,9 @@ function overview(rows: StrategySummary[]): string {
       judgedCell(s),
       `<td class="n">${pct(s.checksCoverage)}</td>`,
       `<td class="n">${usd(s.cost)}</td>`,
+      `<td class="n">${pct(s.cacheableShare)} · ${num(s.cacheBreaks)} · ${usd(s.costCached)}</td>`,
       `<td class="n">${num(s.latencyP50)} / ${num(s.latencyP95)}</td>`,
+      `<td class="n">${num(s.turnLatencyP50)} / ${num(s.turnLatencyP95)}</td>`,
     ];
     return `<tr>${cells.join('')}</tr>`;
   });

@@ -19,7 +19,23 @@ export const PROBE_KINDS = ['recall', 'update', 'temporal', 'multi-hop', 'absten
 export const ERROR_STAGES = ['answer', 'answer-judge', 'summarizer', 'summary-judge'] as const;
 
 /** Token usage as reported by a provider (or counted, for the offline model). */
-export const usageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
+export const usageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  /** Input tokens the provider served from its prompt cache, when it reports them (`cached_tokens`). */
+  cachedTokens: z.number().optional(),
+});
+
+/**
+ * A field runs made before it existed lack. A turn table writes every column,
+ * and a record without the field puts null in its cell: null reads as absent.
+ */
+function absentBefore<T extends z.ZodType>(schema: T) {
+  return schema
+    .nullable()
+    .transform((value) => value ?? undefined)
+    .optional();
+}
 
 /**
  * One record per strategy × transcript × turn. Which facts the context holds
@@ -50,6 +66,14 @@ export const turnRecordSchema = z.object({
   criticalLost: names,
   /** Summarisation events that happened while this turn was added. */
   summaries: z.number(),
+  /**
+   * Tokens of this turn's request a provider's prompt cache can serve: the prefix
+   * it shares with the previous turn's request, under the provider's rule
+   * (core/prompt-cache.ts). Absent in runs recorded before it was measured.
+   */
+  cacheableTokens: absentBefore(z.number()),
+  /** The request dropped or rewrote part of what the previous one left cached (core/prompt-cache.ts). */
+  cacheBreak: absentBefore(z.boolean()),
 });
 
 /** A turn record as runs before the counts wrote it: every present, missing and critical missing fact at every turn. */
@@ -66,7 +90,7 @@ type TurnRecordIn = z.output<typeof turnRecordInputSchema>;
 /** The columns of a turn table, in the order a run writes them (strategy and transcript are the table's). */
 export const TURN_COLUMNS = [
   'turn', 'fullTokens', 'contextTokens', 'items', 'factsPresentCount', 'factsMissingCount', 'criticalMissingCount',
-  'factsLost', 'factsRegained', 'criticalLost', 'summaries',
+  'factsLost', 'factsRegained', 'criticalLost', 'summaries', 'cacheableTokens', 'cacheBreak',
 ] as const;
 
 /**
@@ -346,6 +370,10 @@ export const probeRecordSchema = z.object({
   /** tiktoken count of the whole request (instructions, context, question), beside the API's `usage.inputTokens`. */
   countedInputTokens: z.number().optional(),
   cost: measured.optional(),
+  /** Tokens of the request the prompt cache can serve: those of the probe's turn (the question itself is new). */
+  cacheableTokens: z.number().optional(),
+  /** `cost` with the cacheable tokens at the cached-input price (equal to `cost` when the price has none). */
+  costCached: measured.optional(),
   latencyMs: measured.optional(),
   cached: z.boolean().optional(),
   error: z.string().optional(),

@@ -173,6 +173,7 @@ const TEMP_NAME = /\.json\.(\d+)\.[0-9a-f]+\.tmp$/;
 function storedResult(result: ModelResult): ModelResult {
   const { output, usage, cost, latencyMs } = result;
   const stored: ModelResult = { output: redact(output), usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }, cached: false, latencyMs };
+  if (usage.cachedTokens !== undefined) stored.usage.cachedTokens = usage.cachedTokens;
   if (cost !== undefined) stored.cost = cost;
   return stored;
 }

@@ -241,7 +241,7 @@ export function parseResponsesReply(raw: unknown): { output: string; usage: Usag
   }
   if (!Array.isArray(rec.output)) throw new PermanentError('the Responses API reply has no `output` list');
   const usage = asRecord(rec.usage) ?? {};
-  return { output: texts.join(''), usage: { inputTokens: count(usage.input_tokens), outputTokens: count(usage.output_tokens) } };
+  return { output: texts.join(''), usage: usageOf(usage.input_tokens, usage.output_tokens, usage.input_tokens_details) };
 }
 
 /** Text and usage of a Chat Completions reply. */
@@ -251,7 +251,15 @@ export function parseChatReply(raw: unknown): { output: string; usage: Usage } {
   const message = asRecord(asRecord(rec.choices[0])?.message) ?? {};
   const output = typeof message.content === 'string' ? message.content : typeof message.refusal === 'string' ? message.refusal : '';
   const usage = asRecord(rec.usage) ?? {};
-  return { output, usage: { inputTokens: count(usage.prompt_tokens), outputTokens: count(usage.completion_tokens) } };
+  return { output, usage: usageOf(usage.prompt_tokens, usage.completion_tokens, usage.prompt_tokens_details) };
+}
+
+/** Usage as a reply reports it; `cached_tokens` (served by the prompt cache) only when the server reports it. */
+function usageOf(input: unknown, output: unknown, details: unknown): Usage {
+  const usage: Usage = { inputTokens: count(input), outputTokens: count(output) };
+  const cached = asRecord(details)?.cached_tokens;
+  if (typeof cached === 'number' && Number.isFinite(cached) && cached >= 0) usage.cachedTokens = cached;
+  return usage;
 }
 
 /** The error of a failed call: a tripped breaker's message already names the model; others get the id in front. */

@@ -6,6 +6,7 @@ import type { LimitFunction } from 'p-limit';
 import { Breakers } from '../models/breaker.js';
 import { CachedModel, ModelStats, type CallRouter } from '../models/cache.js';
 import { createModel, runnerTargetOf } from '../models/create.js';
+import { priceFor, type Price } from '../models/prices.js';
 import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
 import { questionAndContext } from '../models/offline.js';
 import type { OpenAIRunnerTarget } from '../models/openai.js';
@@ -36,6 +37,8 @@ export interface Graders {
   fatal(): string | undefined;
   model: string;
   judge: string;
+  /** The answering model's price, to cost its calls with cached-input prices; undefined when it has none. */
+  answerPrice?: Price;
 }
 
 /**
@@ -146,5 +149,6 @@ export function buildGraders(
     fatal: () => breakers.fatal(),
     model: config.model,
     judge: config.judge,
+    answerPrice: config.model === 'offline' ? undefined : priceFor(config.model, config.prices),
   };
 }

@@ -5,6 +5,7 @@ import { itemLabel, itemText, userMessage } from '../../core/items.js';
 import type { ContextMessage } from '../../core/contexts.js';
 import type { ModelResult } from '../../core/model.js';
 import { modelForRepeat } from '../models/create.js';
+import { discountedCost } from '../models/prices.js';
 import type { ProbeContext } from './replay.js';
 import type { AgentInputItem, ProbeRecord, Transcript } from '../../core/types.js';
 import { answerableOf, attribute, evidenceTurnsOf } from '../../graders/attribution.js';
@@ -87,6 +88,9 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
   record.countedInputTokens = graders.counter.request(req.system, req.input);
   const result = await ask(req, task.repeat, graders);
   Object.assign(record, { usage: result.usage, cost: result.cost, latencyMs: result.latencyMs, cached: result.cached });
+  // The probe stands for the agent's request at its turn: what that request shares with the turn before is cacheable.
+  record.cacheableTokens = task.context.cacheableTokens;
+  record.costCached = discountedCost(result.cost, result.usage, graders.answerPrice, task.context.cacheableTokens);
   if (result.error) {
     Object.assign(record, { error: result.error, errorStage: 'answer', passed: false, attribution: 'error' });
     return record;

@@ -9,6 +9,7 @@ import { containsNormalized, factPhrases, isAscii, normalizeText } from '../../c
 import type { TokenCounter } from '../../core/tokens.js';
 import { FactChanges, type TurnFacts } from '../../core/schema/run.js';
 import { yieldToEvents } from './yield.js';
+import { OPENAI_PROMPT_CACHE, cacheStanding, type PromptCacheRule } from '../../core/prompt-cache.js';
 import type { AgentInputItem, Fact, MadeSummary, Probe, Transcript, TurnRecord } from '../../core/types.js';
 
 /** What the model would be sent for one probe, and what that context holds. */
@@ -23,6 +24,8 @@ export interface ProbeContext {
   /** Turns stood for by a summary that is in the view, and the summary texts. */
   summarizedTurns: number[];
   summaryTexts: string[];
+  /** Tokens of the request at the probe's turn a provider's prompt cache can serve (see core/prompt-cache.ts). */
+  cacheableTokens: number;
 }
 
 export interface ReplayResult {
@@ -42,6 +45,8 @@ export interface ReplayInput {
   makeSummarizer: StrategyContext['makeSummarizer'];
   /** Checked between turns: a stopped run does not finish a long replay first. */
   stop?: AbortSignal;
+  /** The answering provider's prompt-cache rule (`false`: none); OpenAI's by default. */
+  promptCache?: PromptCacheRule | false;
 }
 
 /**
@@ -121,42 +126,61 @@ function longestWord(normalized: string): string {
 }
 
 /**
- * Measures a view's tokens and facts. Most views grow by appending (full
- * history, and every strategy between compactions), so when a view starts with
- * the previous view's items only the new items are measured: replay time stays
- * linear in the transcript's length instead of quadratic in its turns.
+ * Measures a view's tokens and facts, and the prefix it shares with the view
+ * before it. Most views grow by appending (full history, and every strategy
+ * between compactions), so only the items after the shared prefix are counted:
+ * replay time stays linear in the transcript's length instead of quadratic in
+ * its turns.
+ *
+ * The shared prefix is item-granular: the instructions, then the leading items
+ * equal to the previous view's (the same object, or the same content); the
+ * first item that differs ends it, even when it differs only at its end.
  */
 class ViewMeter {
   private last: AgentInputItem[] = [];
-  private lastTokens = 0;
+  /** Tokens of the instructions and the first i items of `last`, at i (so its last entry is the whole view). */
+  private prefixTokens: number[];
   private lastBits: Uint8Array;
+  private measured = false;
 
   constructor(
     private readonly counter: TokenCounter,
     private readonly index: FactIndex,
-    private readonly instructions: string | undefined,
+    instructions: string | undefined,
     private readonly systemBits: Uint8Array,
   ) {
+    this.prefixTokens = [counter.request(instructions, [])];
     this.lastBits = Uint8Array.from(systemBits);
   }
 
-  measure(view: AgentInputItem[]): { tokens: number; bits: Uint8Array } {
-    const grows = this.extends(view);
-    const added = grows ? view.slice(this.last.length) : view;
-    let tokens = grows ? this.lastTokens : this.counter.request(this.instructions, []);
-    for (const item of added) tokens += this.counter.item(item);
-    const bits = this.index.present(added, grows ? this.lastBits : this.systemBits);
+  measure(view: AgentInputItem[]): { tokens: number; bits: Uint8Array; sharedTokens: number; previousTokens?: number } {
+    const kept = this.sharedItems(view);
+    const previousTokens = this.measured ? this.prefixTokens[this.last.length] : undefined;
+    const sharedTokens = this.prefixTokens[kept];
+    const prefix = this.prefixTokens.slice(0, kept + 1);
+    for (let i = kept; i < view.length; i++) prefix.push(prefix[i] + this.counter.item(view[i]));
+    // Bits only grow by appending: a view that dropped or rewrote an item is scanned whole.
+    const grows = kept === this.last.length;
+    const bits = this.index.present(grows ? view.slice(kept) : view, grows ? this.lastBits : this.systemBits);
     this.last = view;
-    this.lastTokens = tokens;
+    this.prefixTokens = prefix;
     this.lastBits = bits;
-    return { tokens, bits };
+    this.measured = true;
+    return { tokens: prefix[view.length], bits, sharedTokens, previousTokens };
   }
 
-  private extends(view: AgentInputItem[]): boolean {
-    if (this.last.length === 0 || view.length < this.last.length) return false;
-    for (let i = 0; i < this.last.length; i++) if (view[i] !== this.last[i]) return false;
-    return true;
+  /** How many leading items `view` has in common with the previous view. */
+  private sharedItems(view: AgentInputItem[]): number {
+    const n = Math.min(view.length, this.last.length);
+    let i = 0;
+    while (i < n && sameItem(view[i], this.last[i])) i++;
+    return i;
   }
+}
+
+/** A strategy may rebuild an item it keeps (a summary message, say): equal content is the same prefix to a provider. */
+function sameItem(a: AgentInputItem, b: AgentInputItem): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** Facts that are due at `turn`: stated by then and not replaced by a fact also stated by then. */
@@ -295,7 +319,8 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     for (const item of items) fullTokens += counter.item(item);
 
     const view = await strategy.getItems();
-    const { tokens: contextTokens, bits } = meter.measure(view);
+    const { tokens: contextTokens, bits, sharedTokens, previousTokens } = meter.measure(view);
+    const cache = cacheStanding(sharedTokens, previousTokens, input.promptCache ?? OPENAI_PROMPT_CACHE);
     const presence = tracker.turn(dueFacts(facts, n), bits);
     const newEvents = strategy.events.slice(eventsBefore);
     newEvents.forEach((event, i) => {
@@ -310,11 +335,12 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
       items: view.length,
       ...presence,
       summaries: newEvents.length,
+      ...cache,
     });
 
     for (const probe of transcript.probes.filter((p) => p.afterTurn === n)) {
       const where = cutAndSummarized(view, strategy.getHistory(), turnMap, strategy.events);
-      result.probes.push({ ...probeFacts(probe, bits, facts), probe, items: view, contextTokens, ...where });
+      result.probes.push({ ...probeFacts(probe, bits, facts), probe, items: view, contextTokens, ...where, cacheableTokens: cache.cacheableTokens });
     }
   }
   return result;

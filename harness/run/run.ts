@@ -20,6 +20,7 @@ import type { StrategyRegistry } from '../../strategies/registry.js';
 import { STRATEGIES } from '../../strategies/index.js';
 import { buildGraders, modelSpecs, type Graders } from './grading.js';
 import { ModelSetupError } from '../models/create.js';
+import { promptCacheFor } from '../models/prices.js';
 import { answerProbe } from './probes.js';
 import { runInfo, newRunId, transcriptHeader, type TranscriptHeader } from './run-info.js';
 import { writeReports } from '../../reports/index.js';
@@ -175,6 +176,7 @@ async function replayJob(job: Job, ctx: RunContext, journaled: JournaledSummarie
     counter: ctx.counter,
     makeSummarizer: (options) => journaled.wrap(ctx.graders.makeSummarizer(options)),
     stop: ctx.signal,
+    promptCache: promptCacheFor(ctx.config.model, ctx.config.providers),
   });
 }
 

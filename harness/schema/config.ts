@@ -1,5 +1,6 @@
 // The suite config as a schema (docs/config-format.md is the contract). The
 // config only ever holds the *name* of an API key's variable.
+import type { PromptCacheRule } from '../../core/prompt-cache.js';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { didYouMean, quote } from '../../core/errors.js';
@@ -382,6 +383,12 @@ function baseUrlProblem(value: string): string | undefined {
   return undefined;
 }
 
+/** `false`, or the smallest cached prefix and the step hits grow by (OpenAI: 1024 and 128). */
+function promptCache(): z.ZodType<PromptCacheRule | false, unknown> {
+  const rule = map({ min_tokens: int({ min: 1 }), step: int({ min: 1 }) }, { expected: 'false or a mapping (min_tokens:, step:)' });
+  return z.union([z.literal(false), rule], { error: typeError('false or a mapping (min_tokens:, step:)') });
+}
+
 const providerSchema = map({
   // The URL is not echoed: it may carry credentials.
   base_url: word()
@@ -400,6 +407,8 @@ const providerSchema = map({
   /** Backoff cap of the first retry (doubles per attempt) and of any retry, in ms. */
   retry_base_delay_ms: int({ min: 0 }).optional(),
   retry_max_delay_ms: int({ min: 0 }).optional(),
+  /** What the provider's prompt cache serves of a request's shared prefix (core/prompt-cache.ts); `false` for no cache. */
+  prompt_cache: promptCache().optional(),
 }).superRefine((p, rctx) => {
   const { retry_base_delay_ms: base, retry_max_delay_ms: max } = p;
   // A cap below the first delay would make every retry wait the cap, which is never what was meant.
@@ -421,7 +430,7 @@ const providers = z.record(z.string(), providerSchema, { error: typeError('a map
 );
 
 /** USD per 1M tokens. */
-const priceSchema = map({ input: number({ min: 0 }), output: number({ min: 0 }) });
+const priceSchema = map({ input: number({ min: 0 }), output: number({ min: 0 }), cached_input: number({ min: 0 }).optional() });
 export type PriceConfig = z.output<typeof priceSchema>;
 
 // ---------------------------------------------------------------- the config

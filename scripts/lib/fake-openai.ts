@@ -42,8 +42,15 @@ export function lastUserText(body: Record<string, unknown>): string {
   return '';
 }
 
+/** Token counts a fake reply reports; `cached`: input tokens served from the prompt cache. */
+export interface FakeUsage {
+  input: number;
+  output: number;
+  cached?: number;
+}
+
 /** A Responses API body whose output is one assistant message with `text`. */
-export function responsesBody(text: string, usage = { input: 10, output: 5 }): Record<string, unknown> {
+export function responsesBody(text: string, usage: FakeUsage = { input: 10, output: 5 }): Record<string, unknown> {
   return {
     id: `resp_${Math.random().toString(36).slice(2)}`,
     object: 'response',
@@ -63,21 +70,26 @@ export function responsesBody(text: string, usage = { input: 10, output: 5 }): R
       input_tokens: usage.input,
       output_tokens: usage.output,
       total_tokens: usage.input + usage.output,
-      input_tokens_details: { cached_tokens: 0 },
+      input_tokens_details: { cached_tokens: usage.cached ?? 0 },
       output_tokens_details: { reasoning_tokens: 0 },
     },
   };
 }
 
 /** A Chat Completions body whose single choice says `text`. */
-export function chatBody(text: string, usage = { input: 10, output: 5 }): Record<string, unknown> {
+export function chatBody(text: string, usage: FakeUsage = { input: 10, output: 5 }): Record<string, unknown> {
   return {
     id: `chatcmpl_${Math.random().toString(36).slice(2)}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: 'fake-model',
     choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: text } }],
-    usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+    usage: {
+      prompt_tokens: usage.input,
+      completion_tokens: usage.output,
+      total_tokens: usage.input + usage.output,
+      ...(usage.cached === undefined ? {} : { prompt_tokens_details: { cached_tokens: usage.cached } }),
+    },
   };
 }
 

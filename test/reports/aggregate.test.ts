@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { METRIC_NAMES, accuracyByTag, baselineComparisons, isMetricName, judgeLabel, metricDef, metricValue, modelLabel, runNotice, stageErrors, summarize, summarizeStrategy } from '../../reports/aggregate.js';
-import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
+import { METRIC_NAMES, accuracyByTag, baselineComparisons, isMetricName, judgeLabel, metricDef, metricValue, modelLabel, runNotice, stageErrors, summarize, summarizeStrategy, turnLatencies } from '../../reports/aggregate.js';
+import { bareProbeRecord, bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
+import type { ProbeRecord, SummaryRecord } from '../../core/types.js';
 
 // Every expected number below is worked out by hand from test/helpers/sample-run.ts.
 describe('summarize', () => {
@@ -381,5 +382,22 @@ describe('accuracyByTag', () => {
   it('lists no tags for a run whose transcripts have none', () => {
     const run = bulkRun({ runId: 'r', strategies: ['a'], transcripts: 2, probesPer: 1, passes: () => true });
     expect(accuracyByTag(run).tags).toEqual([]);
+  });
+});
+
+describe('turn latency', () => {
+  const probe = (afterTurn: number, latencyMs: number, extra: Partial<ProbeRecord> = {}): ProbeRecord =>
+    bareProbeRecord({ strategy: 's', transcript: 't', probe: `p${afterTurn}-${latencyMs}`, reference: 'x', afterTurn, latencyMs, ...extra });
+  const summary = (turn: number, durationMs: number): SummaryRecord => ({
+    strategy: 's', transcript: 't', turn, coveredTurns: [1, turn - 1], index: turn, summarizer: 'offline-extractive',
+    text: 'sum', usage: { inputTokens: 1, outputTokens: 1 }, durationMs,
+  });
+
+  it('adds the summarizer calls made on a turn to its answers; a summarizer-only turn counts alone; cache hits do not', () => {
+    const probes = [probe(2, 100), probe(4, 200), probe(4, 300), probe(5, 50, { cached: true })];
+    // Turn 4 summarised twice (40 + 60 ms); turn 3 summarised with no probe (25 ms); turn 2 made no summary.
+    const summaries = [summary(4, 40), summary(4, 60), summary(3, 25)];
+    // 100, 200 + 100, 300 + 100, and 25 for turn 3 alone.
+    expect(turnLatencies(probes, summaries).sort((a, b) => a - b)).toEqual([25, 100, 300, 400]);
   });
 });

@@ -65,6 +65,15 @@ describe('OpenAIModel against a local OpenAI-compatible server', () => {
     sleeps = [];
   });
 
+  it('records the cached_tokens a reply reports, on either API, and none when it reports none', async () => {
+    server.setHandler(() => ({ json: responsesBody('ok', { input: 2000, output: 5, cached: 1152 }) }));
+    expect((await make().complete(request)).usage).toEqual({ inputTokens: 2000, outputTokens: 5, cachedTokens: 1152 });
+    server.setHandler(() => ({ json: chatBody('ok', { input: 1500, output: 5, cached: 1024 }) }));
+    expect((await make({ api: 'chat' }).complete(request)).usage).toEqual({ inputTokens: 1500, outputTokens: 5, cachedTokens: 1024 });
+    server.setHandler(() => ({ json: chatBody('ok', { input: 1500, output: 5 }) }));
+    expect((await make({ api: 'chat' }).complete(request)).usage).toEqual({ inputTokens: 1500, outputTokens: 5 });
+  });
+
   it('sends the Responses API shape: instructions, converted items, limits, json schema', async () => {
     server.setHandler(() => ({ json: responsesBody('{"a":"1.0.3"}', { input: 321, output: 7 }) }));
     const result = await make().complete(request);
@@ -89,7 +98,7 @@ describe('OpenAIModel against a local OpenAI-compatible server', () => {
       { role: 'user', content: 'Which firmware?' },
     ]);
     // The API's own token counts surface, and the price table gives the cost.
-    expect(result.usage).toEqual({ inputTokens: 321, outputTokens: 7 });
+    expect(result.usage).toEqual({ inputTokens: 321, outputTokens: 7, cachedTokens: 0 });
     expect(result.cost).toBeUndefined();
     const priced = await make({ price: { input: 0.4, output: 1.6 } }).complete(request);
     expect(priced.cost).toBeCloseTo((321 * 0.4 + 7 * 1.6) / 1e6, 12);
