@@ -255,7 +255,7 @@ function tagTable(run: RunResult): string {
 }
 
 // One colour per cause, Okabe–Ito hues; error and unknown are greys since they are not a memory failure.
-const ATTRIBUTION_COLORS = ['#D55E00', '#E69F00', '#56B4E9', '#0072B2', '#CC79A7', '#6e7781', '#afb8c1'];
+const ATTRIBUTION_COLORS = ['#D55E00', '#E69F00', '#0072B2', '#CC79A7', '#6e7781', '#56B4E9', '#afb8c1'];
 
 /** Why probes failed, counted per strategy (graders/attribution.ts): stacked bars, the counts in the table under them. */
 function attributionTable(rows: StrategySummary[]): string {

@@ -227,7 +227,8 @@ export function migrateTurns(turns: TurnRecordIn[]): TurnRecordOut[] {
       job = new FactChanges();
       jobs.set(key, job);
     }
-    return { ...rest, ...job.turn({ present: factsPresent, missing: factsMissing, criticalMissing: criticalDropped }) };
+    // Those runs counted every token locally.
+    return { ...rest, apiTokens: rest.apiTokens ?? 0, ...job.turn({ present: factsPresent, missing: factsMissing, criticalMissing: criticalDropped }) };
   });
 }
 
@@ -321,7 +322,7 @@ export const summaryRecordSchema = z.object({
  * an item only it can read (`openai-compaction`), so whether the context lost it
  * is not known.
  */
-export const ATTRIBUTIONS = ['trimmed', 'lost-in-summary', 'opaque', 'present-but-missed', 'abstain-fail', 'error', 'unknown'] as const;
+export const ATTRIBUTIONS = ['trimmed', 'lost-in-summary', 'present-but-missed', 'abstain-fail', 'error', 'opaque', 'unknown'] as const;
 
 /** One record per strategy × transcript × probe × repeat. */
 export const probeRecordSchema = z.object({
