@@ -20,6 +20,8 @@ export interface AttributionInput {
   factsNeeded: string[];
   /** Ids of the facts present in the context the model was sent. */
   factsPresent: string[];
+  /** Ids of needed facts in a span a server compacted into an opaque item (neither present nor missing). */
+  factsOpaque?: readonly string[];
   /** The transcript's facts (to know the turn each fact was stated in). */
   facts: Fact[];
   /** Summaries in the context at probe time (empty for strategies that never summarise). */
@@ -37,6 +39,8 @@ export interface AttributionInput {
 export interface TurnsInView {
   cutTurns: readonly number[];
   summarizedTurns: readonly number[];
+  /** Turns a server compacted into an opaque item in the context (`openai-compaction`). */
+  opaqueTurns?: readonly number[];
 }
 
 /**
@@ -46,7 +50,9 @@ export interface TurnsInView {
  * `present-but-missed`. Otherwise a missing fact decides: if any missing fact's
  * turn was cut with no summary standing for it the answer is `trimmed` (the
  * cruder loss wins); if every missing fact sits in a summarised turn whose
- * summary text lacks it, `lost-in-summary`.
+ * summary text lacks it, `lost-in-summary`. A missing fact in a span the server
+ * compacted into an opaque item makes it `opaque` (unless another fact was
+ * trimmed): what that item holds cannot be read, so no loss is guessed.
  * A probe that names no facts is judged by the turns of its evidence instead
  * (`attributeByEvidence`); with no evidence either, nothing says what it needed,
  * and it is `unknown` rather than a guess.
@@ -60,14 +66,21 @@ export function attribute(input: AttributionInput): Attribution | undefined {
   const missing = input.factsNeeded.filter((id) => !present.has(id));
   if (missing.length === 0) return 'present-but-missed';
   const byId = new Map(input.facts.map((f) => [f.id, f]));
+  const opaque = new Set(input.factsOpaque ?? []);
   let lostInSummary = false;
+  let unreadable = false;
   for (const id of missing) {
+    if (opaque.has(id)) {
+      unreadable = true;
+      continue;
+    }
     const fact = byId.get(id);
     const covering = fact ? input.summaries.filter((s) => covers(s, fact.turn)) : [];
     if (covering.length === 0) return 'trimmed';
     // The presence scan says the fact is absent; a summary that does state it means the scan saw it elsewhere.
     if (fact && covering.every((s) => !factPresentIn(s.text, fact))) lostInSummary = true;
   }
+  if (unreadable) return 'opaque';
   return lostInSummary ? 'lost-in-summary' : 'present-but-missed';
 }
 
@@ -75,7 +88,8 @@ export function attribute(input: AttributionInput): Attribution | undefined {
  * Attribution from where the evidence turns stood: every one in the context is
  * `present-but-missed`; one cut with no summary in the context standing for it
  * is `trimmed` (the cruder loss wins, as for facts); cut ones all stood for by a
- * summary are `lost-in-summary`. No evidence, or no view to place it in, is `unknown`.
+ * summary are `lost-in-summary`; cut ones that are not trimmed but some compacted
+ * into an opaque item are `opaque`. No evidence, or no view to place it in, is `unknown`.
  */
 export function attributeByEvidence(evidenceTurns: readonly number[], view: TurnsInView | undefined): Attribution {
   if (evidenceTurns.length === 0 || view === undefined) return 'unknown';
@@ -83,7 +97,9 @@ export function attributeByEvidence(evidenceTurns: readonly number[], view: Turn
   const summarized = new Set(view.summarizedTurns);
   const lost = evidenceTurns.filter((t) => cut.has(t));
   if (lost.length === 0) return 'present-but-missed';
-  return lost.every((t) => summarized.has(t)) ? 'lost-in-summary' : 'trimmed';
+  const opaque = new Set(view.opaqueTurns ?? []);
+  if (lost.some((t) => !summarized.has(t) && !opaque.has(t))) return 'trimmed';
+  return lost.some((t) => opaque.has(t)) ? 'opaque' : 'lost-in-summary';
 }
 
 /**
@@ -179,6 +195,7 @@ export function attributeProbe(record: ProbeRecord, facts: Fact[], summaries: Su
     error: record.error ?? judgeError,
     factsNeeded: record.factsNeeded,
     factsPresent: record.factsPresent,
+    factsOpaque: record.factsOpaque,
     facts,
     summaries,
     evidenceTurns: record.evidenceTurns,

@@ -89,10 +89,13 @@ function turnRow(t: TurnRecord): Row {
     turn: t.turn,
     full_tokens: t.fullTokens,
     context_tokens: t.contextTokens,
+    // The part of context_tokens the API reported (a server-compacted, opaque span); the rest is counted locally.
+    api_tokens: t.apiTokens ?? 0,
     items: t.items,
     facts_present_count: t.factsPresentCount,
     facts_missing_count: t.factsMissingCount,
     critical_missing_count: t.criticalMissingCount,
+    facts_opaque_count: t.factsOpaqueCount ?? 0,
     facts_lost: list(t.factsLost),
     facts_regained: list(t.factsRegained),
     critical_lost: list(t.criticalLost),
@@ -108,10 +111,12 @@ const TURN_CSV_COLUMNS = [
   'turn',
   'full_tokens',
   'context_tokens',
+  'api_tokens',
   'items',
   'facts_present_count',
   'facts_missing_count',
   'critical_missing_count',
+  'facts_opaque_count',
   'facts_lost',
   'facts_regained',
   'critical_lost',
@@ -163,6 +168,7 @@ function probeRow(p: ProbeRecord, runModel: string, tags: Map<string, string[]>)
     facts_needed: list(p.factsNeeded),
     facts_present: list(p.factsPresent),
     facts_missing: list(p.factsMissing),
+    facts_opaque: list(p.factsOpaque),
     cost: p.cost,
     cost_cached: p.costCached,
     cacheable_tokens: p.cacheableTokens,
@@ -183,7 +189,7 @@ function probeRow(p: ProbeRecord, runModel: string, tags: Map<string, string[]>)
 export const PROBE_COLUMNS = [
   'strategy', 'transcript', 'probe', 'kind', 'after_turn', 'repeat', 'model', 'model_kind', 'question', 'reference',
   'context_items', 'context_tokens', 'counted_input_tokens', 'api_input_tokens', 'output_tokens', 'answer', 'exact', 'f1', 'judge_verdict',
-  'judge_reason', 'judge_model', 'passed', 'answerable', 'attribution', 'facts_needed', 'facts_present', 'facts_missing', 'cost',
+  'judge_reason', 'judge_model', 'passed', 'answerable', 'attribution', 'facts_needed', 'facts_present', 'facts_missing', 'facts_opaque', 'cost',
   'cost_cached', 'cacheable_tokens', 'api_cached_tokens', 'latency_ms', 'cached', 'error', 'error_stage', 'category', 'question_type', 'evidence_turns', 'tags',
 ];
 

@@ -257,7 +257,7 @@ function tagTable(run: RunResult): string {
 }
 
 // One colour per cause, Okabe–Ito hues; error and unknown are greys since they are not a memory failure.
-const ATTRIBUTION_COLORS = ['#D55E00', '#E69F00', '#0072B2', '#CC79A7', '#6e7781', '#afb8c1'];
+const ATTRIBUTION_COLORS = ['#D55E00', '#E69F00', '#0072B2', '#CC79A7', '#6e7781', '#56B4E9', '#afb8c1'];
 
 /** Why probes failed, counted per strategy (graders/attribution.ts): stacked bars, the counts in the table under them. */
 function attributionTable(rows: StrategySummary[]): string {
@@ -265,7 +265,7 @@ function attributionTable(rows: StrategySummary[]): string {
   const head = ['strategy', ...ATTRIBUTIONS];
   const body = rows.map((s) => `<tr><td>${esc(s.strategy)}</td>${ATTRIBUTIONS.map((a) => `<td class="n">${s.attribution[a]}</td>`).join('')}</tr>`);
   const note =
-    'Failed probes by cause: a needed fact (or, for a probe naming no facts, an evidence turn) was cut (trimmed), only a summary stood for it (lost-in-summary), or it was in the context (present-but-missed); unknown: the probe names neither facts nor evidence.';
+    'Failed probes by cause: a needed fact (or, for a probe naming no facts, an evidence turn) was cut (trimmed), only a summary stood for it (lost-in-summary), only a server-compacted item that cannot be read stood for it (opaque), or it was in the context (present-but-missed); unknown: the probe names neither facts nor evidence.';
   const colors = ATTRIBUTIONS.map((_, i) => ATTRIBUTION_COLORS[i % ATTRIBUTION_COLORS.length]);
   const bars = stackedBars('failed probes by cause, per strategy', rows.map((s) => ({ label: s.strategy, counts: ATTRIBUTIONS.map((a) => s.attribution[a]) })), ATTRIBUTIONS, colors);
   return `<h3 id="attribution">Why probes failed</h3><p class="muted">${esc(note)}</p>${categoryKey(ATTRIBUTIONS, colors)}${bars}<table class="attribution"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>`;

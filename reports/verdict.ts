@@ -37,6 +37,7 @@ const PLAIN_INK: Ink = { text: (s) => s, strong: (s) => s, delta: (s) => (s.vsBa
 const CAUSE: Record<Attribution, string> = {
   trimmed: 'the fact was cut',
   'lost-in-summary': 'only a summary stood for the fact, and it lacked it',
+  opaque: 'the fact was in a span the server compacted into an item that cannot be read',
   'present-but-missed': 'the fact was in the context; the reader missed it',
   'abstain-fail': 'answered where it should have abstained',
   error: 'the call or its grading failed',

@@ -44,6 +44,20 @@ export function failedSummary(lastItem: number, error: unknown, durationMs: numb
   };
 }
 
+/**
+ * The start of the history a server compacted into items only it can read
+ * (`openai-compaction`): their tokens are the API's count, and the facts of the
+ * compacted span can be neither found nor ruled out in the view.
+ */
+export interface OpaqueSpan {
+  /** Full-history index of the last item compacted (the span runs from item 0). */
+  lastItem: number;
+  /** How many items at the start of the view the compaction produced. */
+  viewItems: number;
+  /** Tokens of those items, as the API reported them. */
+  apiTokens: number;
+}
+
 /** Items the harness must never see dropped (e.g. those stating a critical fact). */
 export type ProtectPredicate = (item: AgentInputItem) => boolean;
 
@@ -88,6 +102,11 @@ export abstract class MemoryStrategy implements Session {
   async clearSession(): Promise<void> {
     this.history = [];
     this.events.length = 0;
+  }
+
+  /** The span of the view a server compacted, if any; strategies that compact locally have none. */
+  opaqueSpan(): OpaqueSpan | undefined {
+    return undefined;
   }
 
   /** The untrimmed history (for fact accounting and debugging). */

@@ -1,6 +1,7 @@
 // The built-in strategies as one static registry, and the classes for use in
 // production code (`import { SummarizingStrategy } from 'memeval/strategies'`).
 import { fullHistory } from './full-history.js';
+import { openaiCompaction } from './openai-compaction.js';
 import { StrategyRegistry, type StrategyDefinition } from './registry.js';
 import { retrieval } from './retrieval.js';
 import { slidingWindow } from './sliding-window.js';
@@ -17,13 +18,14 @@ export const BUILTIN_STRATEGIES: readonly StrategyDefinition[] = [
   slidingWindow,
   softLimitCompaction,
   retrieval,
+  openaiCompaction,
 ];
 
 /** What a config's `use:` may name, unless a caller passes its own registry. */
 export const STRATEGIES = new StrategyRegistry(BUILTIN_STRATEGIES);
 
-export { StrategyRegistry, DEFAULT_SUMMARIZER, type StrategyDefinition, type StrategyOptions, type SummarizerOptions } from './registry.js';
-export { MemoryStrategy, type Summarizer, type SummaryEvent, type SummaryOutput } from './base.js';
+export { StrategyRegistry, DEFAULT_SUMMARIZER, type StrategyDefinition, type StrategyOptions, type SummarizerOptions, type ServerModel, type ServerCallOutcome } from './registry.js';
+export { MemoryStrategy, type OpaqueSpan, type Summarizer, type SummaryEvent, type SummaryOutput } from './base.js';
 export { LlmSummarizer, fromSdkModel, SDK_MODEL_LABEL, type LlmSummarizerOptions } from './llm-summarizer.js';
 export type { Model, ModelRequest, ModelResult } from '../core/model.js';
 
@@ -34,5 +36,6 @@ export { TokenBudgetStrategy, tokenBudget, budgetOf, type TokenBudgetSettings } 
 export { SlidingWindowStrategy, slidingWindow } from './sliding-window.js';
 export { SoftLimitCompactionStrategy, softLimitCompaction, COMPACT_HEADER } from './soft-limit-compaction.js';
 export { RetrievalStrategy, retrieval, retrievalTerms, RECALL_HEADER, RECALL_END, type RetrievalSettings } from './retrieval.js';
+export { OpenAICompactionStrategy, openaiCompaction, sdkCompactionName, type CompactionTrigger } from './openai-compaction.js';
 export { OfflineSummarizer, SUMMARY_HEADINGS, extractiveSummary, scoreSentence, sectionFor } from './offline-summarizer.js';
 export { SUMMARY_SHADOW, buildSummaryInput, loadSummaryPrompt, summarizerOptionsOf } from './summary-input.js';

@@ -1,5 +1,6 @@
 // Strategies register by their `use:` name with a typed option schema, so the
 // config loader can reject a bad option with its file:line:col.
+import type OpenAI from 'openai';
 import type { TokenCounter } from '../core/tokens.js';
 import type { MemoryStrategy, ProtectPredicate, Summarizer } from './base.js';
 
@@ -22,6 +23,21 @@ export const DEFAULT_SUMMARIZER: SummarizerOptions = {
   word_limit: 200,
 };
 
+/** How one server call of a strategy ended; a failure carries the final, redacted message. */
+export type ServerCallOutcome<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** An OpenAI-compatible model a strategy calls itself (`openai-compaction`), as the run set it up. */
+export interface ServerModel {
+  /** The model spec as configured, e.g. `local:gpt-4.1-mini`. */
+  spec: string;
+  /** The name the server knows, e.g. `gpt-4.1-mini`. */
+  name: string;
+  /** The run's `openai` client for the model (built on first use). */
+  client(): Promise<OpenAI>;
+  /** Runs one call under the run's retries, circuit breaker and concurrency limit, and counts it. Never throws. */
+  call<T>(fn: () => Promise<T>): Promise<ServerCallOutcome<T>>;
+}
+
 /** What the harness hands a strategy when it builds one for a transcript. */
 export interface StrategyContext {
   counter: TokenCounter;
@@ -30,9 +46,12 @@ export interface StrategyContext {
   /** Items that must survive any trimming (they state a critical fact). */
   protect?: ProtectPredicate;
   makeSummarizer(options: SummarizerOptions): Summarizer;
+  /** The model of a `type: 'model'` option; absent where nothing may call a server (benchmarks). */
+  serverCompaction?(spec: string): ServerModel;
 }
 
-export type OptionType = 'int' | 'number' | 'boolean' | 'string' | 'summarizer';
+/** `model`: a model spec (`offline` or `<provider>:<name>`), checked against the config's providers. */
+export type OptionType = 'int' | 'number' | 'boolean' | 'string' | 'model' | 'summarizer';
 
 export interface OptionSpec {
   type: OptionType;

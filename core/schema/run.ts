@@ -51,6 +51,13 @@ export const turnRecordSchema = z.object({
   fullTokens: z.number(),
   /** Tokens of what the strategy would send at this turn. */
   contextTokens: z.number(),
+  /**
+   * The part of `contextTokens` an API reported rather than the local counter
+   * counted: the span a server compacted into an item only it can read
+   * (`openai-compaction`). 0 when every token was counted locally; absent in
+   * runs made before the field existed (read as 0).
+   */
+  apiTokens: z.number().optional(),
   items: z.number(),
   /** Facts stated by now that the context holds. */
   factsPresentCount: z.number(),
@@ -58,6 +65,12 @@ export const turnRecordSchema = z.object({
   factsMissingCount: z.number(),
   /** Critical facts stated by now that the context lacks. */
   criticalMissingCount: z.number(),
+  /**
+   * Facts stated by now, inside a span the server compacted into an opaque item:
+   * whether the context still holds them cannot be read, so they are counted
+   * neither present nor missing. Absent in runs made before the field existed (read as 0).
+   */
+  factsOpaqueCount: z.number().optional(),
   /** Facts missing now that were not missing at the previous turn (dropped, or stated but never kept). */
   factsLost: names,
   /** Facts present now that were missing at the previous turn. */
@@ -78,7 +91,7 @@ export const turnRecordSchema = z.object({
 
 /** A turn record as runs before the counts wrote it: every present, missing and critical missing fact at every turn. */
 const listedTurnRecordSchema = turnRecordSchema
-  .omit({ factsPresentCount: true, factsMissingCount: true, criticalMissingCount: true, factsLost: true, factsRegained: true, criticalLost: true })
+  .omit({ factsPresentCount: true, factsMissingCount: true, criticalMissingCount: true, factsOpaqueCount: true, factsLost: true, factsRegained: true, criticalLost: true })
   .extend({ factsPresent: names, factsMissing: names, criticalDropped: names });
 
 /** A turn record of either shape; `migrateTurns` turns a run's records into the current one. */
@@ -89,8 +102,8 @@ type TurnRecordIn = z.output<typeof turnRecordInputSchema>;
 
 /** The columns of a turn table, in the order a run writes them (strategy and transcript are the table's). */
 export const TURN_COLUMNS = [
-  'turn', 'fullTokens', 'contextTokens', 'items', 'factsPresentCount', 'factsMissingCount', 'criticalMissingCount',
-  'factsLost', 'factsRegained', 'criticalLost', 'summaries', 'cacheableTokens', 'cacheBreak',
+  'turn', 'fullTokens', 'contextTokens', 'apiTokens', 'items', 'factsPresentCount', 'factsMissingCount', 'criticalMissingCount',
+  'factsOpaqueCount', 'factsLost', 'factsRegained', 'criticalLost', 'summaries', 'cacheableTokens', 'cacheBreak',
 ] as const;
 
 /**
@@ -144,7 +157,8 @@ export function* turnTables(turns: Iterable<TurnRecordOut>): Generator<TurnTable
       if (table) yield table;
       table = { strategy: t.strategy, transcript: t.transcript, columns: [...TURN_COLUMNS], rows: [] };
     }
-    table.rows.push(TURN_COLUMNS.map((c) => t[c]));
+    // The columns added later are optional in a record (older runs lack them); a cell is never left empty.
+    table.rows.push(TURN_COLUMNS.map((c) => t[c] ?? 0));
   }
   if (table) yield table;
 }
@@ -179,7 +193,10 @@ export const turnEntriesSchema = z.array(turnEntrySchema).transform((entries, ct
 });
 
 /** The fact fields of a turn record. */
-export type TurnFacts = Pick<TurnRecordOut, 'factsPresentCount' | 'factsMissingCount' | 'criticalMissingCount' | 'factsLost' | 'factsRegained' | 'criticalLost'>;
+export type TurnFacts = Pick<
+  TurnRecordOut,
+  'factsPresentCount' | 'factsMissingCount' | 'criticalMissingCount' | 'factsOpaqueCount' | 'factsLost' | 'factsRegained' | 'criticalLost'
+>;
 
 /** The ids of the facts due at a turn, as held or not by the context. */
 export interface FactsAtTurn {
@@ -187,6 +204,8 @@ export interface FactsAtTurn {
   missing: readonly string[];
   /** The critical facts among `missing`. */
   criticalMissing: readonly string[];
+  /** Facts in a span compacted into an opaque item: neither present nor missing. */
+  opaque?: readonly string[];
 }
 
 /**
@@ -208,6 +227,7 @@ export class FactChanges {
       factsPresentCount: now.present.length,
       factsMissingCount: now.missing.length,
       criticalMissingCount: now.criticalMissing.length,
+      factsOpaqueCount: now.opaque?.length ?? 0,
       factsLost: lost,
       factsRegained: now.present.filter((id) => before.has(id)),
       criticalLost: lost.filter((id) => critical.has(id)),
@@ -231,7 +251,8 @@ export function migrateTurns(turns: TurnRecordIn[]): TurnRecordOut[] {
       job = new FactChanges();
       jobs.set(key, job);
     }
-    return { ...rest, ...job.turn({ present: factsPresent, missing: factsMissing, criticalMissing: criticalDropped }) };
+    // Those runs counted every token locally.
+    return { ...rest, apiTokens: rest.apiTokens ?? 0, ...job.turn({ present: factsPresent, missing: factsMissing, criticalMissing: criticalDropped }) };
   });
 }
 
@@ -321,9 +342,11 @@ export const summaryRecordSchema = z.object({
 /**
  * Why a probe was answered wrongly (graders/attribution.ts). `unknown`: the probe
  * names neither facts nor evidence turns, so nothing says whether the context held
- * what it needed.
+ * what it needed. `opaque`: a needed fact lies in a span a server compacted into
+ * an item only it can read (`openai-compaction`), so whether the context lost it
+ * is not known.
  */
-export const ATTRIBUTIONS = ['trimmed', 'lost-in-summary', 'present-but-missed', 'abstain-fail', 'error', 'unknown'] as const;
+export const ATTRIBUTIONS = ['trimmed', 'lost-in-summary', 'present-but-missed', 'abstain-fail', 'error', 'opaque', 'unknown'] as const;
 
 /** One record per strategy × transcript × probe × repeat. */
 export const probeRecordSchema = z.object({
@@ -340,6 +363,8 @@ export const probeRecordSchema = z.object({
   factsNeeded: names,
   factsPresent: names,
   factsMissing: names,
+  /** Needed facts in a span a server compacted into an opaque item (neither present nor missing). */
+  factsOpaque: names.optional(),
   /**
    * The turns (1-based) the probe's `meta` names as its evidence (LoCoMo dialogue ids,
    * LongMemEval evidence turns or answer sessions), resolved against the transcript;

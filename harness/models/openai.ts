@@ -94,7 +94,8 @@ function callFields(item: AgentInputItem): { callId: string; name: string; argum
 
 /**
  * SDK items → Responses API input. Reasoning items are dropped: they are a model's
- * private state, and the API only accepts ones it issued itself (by id).
+ * private state, and the API only accepts ones it issued itself (by id). A
+ * `compaction` item is kept: it is how a compacted history is sent back.
  */
 export function toResponsesInput(items: AgentInputItem[]): ResponseInputItem[] {
   const out: ResponseInputItem[] = [];
@@ -109,6 +110,10 @@ export function toResponsesInput(items: AgentInputItem[]): ResponseInputItem[] {
       out.push({ type: 'function_call', call_id: call.callId, name: call.name, arguments: call.arguments });
     } else if (type === 'function_call_result') {
       out.push({ type: 'function_call_output', call_id: callFields(item).callId, output: itemText(item) });
+    } else if (type === 'compaction') {
+      // A server's compacted history (openai-compaction): opaque here, passed back as the server issued it.
+      const content = (item as unknown as AnyRecord).encrypted_content;
+      if (typeof content === 'string') out.push({ type: 'compaction', encrypted_content: content });
     }
   }
   return out;

@@ -5,8 +5,9 @@ import type { SuiteConfig, StrategyConfig } from '../config.js';
 import type { LimitFunction } from 'p-limit';
 import { Breakers } from '../models/breaker.js';
 import { CachedModel, ModelStats, type CallRouter } from '../models/cache.js';
-import { createModel, runnerTargetOf } from '../models/create.js';
+import { createModel, ModelSetupError, runnerTargetOf } from '../models/create.js';
 import { priceFor, type Price } from '../models/prices.js';
+import { withRetry } from '../models/retry.js';
 import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
 import { questionAndContext } from '../models/offline.js';
 import type { OpenAIRunnerTarget } from '../models/openai.js';
@@ -17,7 +18,7 @@ import { createSummaryJudge, gradeSummary, type SummaryJudge } from '../../grade
 import type { Summarizer } from '../../strategies/base.js';
 import { OfflineSummarizer } from '../../strategies/offline-summarizer.js';
 import { createLlmSummarizer } from '../../strategies/llm-summarizer.js';
-import type { SummarizerOptions } from '../../strategies/registry.js';
+import type { ServerModel, StrategyOptions, SummarizerOptions } from '../../strategies/registry.js';
 import { summarizerOptionsOf } from '../../strategies/summary-input.js';
 import type { StrategyRegistry } from '../../strategies/registry.js';
 import { STRATEGIES } from '../../strategies/index.js';
@@ -27,6 +28,8 @@ export interface Graders {
   answerModel: Model;
   answerJudge: AnswerJudge;
   makeSummarizer(options: SummarizerOptions): Summarizer;
+  /** The model a strategy calls itself (a `type: 'model'` option, e.g. openai-compaction's). */
+  serverCompaction(spec: string): ServerModel;
   gradeSummary(transcript: Transcript, summary: MadeSummary, previous: SummaryRecord | undefined, strategy: StrategyConfig): Promise<MadeSummary>;
   counts(): { calls: number; cacheHits: number; dedupHits: number; errors: number };
   /** Settles when the clients the run's first calls need are loaded (with the cache off; at once otherwise). */
@@ -81,9 +84,42 @@ export function modelSpecs(config: SuiteConfig, strategies: StrategyConfig[], re
   const specs = new Set([config.model, config.judge]);
   for (const s of strategies) {
     if (Object.values(registry.get(s.use)?.options ?? {}).some((o) => o.type === 'summarizer')) specs.add(summarizerOptionsOf(s.options).model);
+    for (const spec of modelOptions(s.options, registry.get(s.use)?.options ?? {})) specs.add(spec);
   }
   specs.delete('offline');
   return [...specs];
+}
+
+/** The values of a strategy's `type: 'model'` options. */
+function modelOptions(options: StrategyOptions, specs: Record<string, { type: string }>): string[] {
+  return Object.entries(specs).flatMap(([name, spec]) => {
+    const value = options[name];
+    return spec.type === 'model' && typeof value === 'string' ? [value] : [];
+  });
+}
+
+/**
+ * A model a strategy calls itself through the SDK (server compaction). The SDK
+ * makes the request with the run's `openai` client, so it cannot sit behind the
+ * call cache (which stores text answers of Model calls); each call still gets
+ * the run's retries, breaker and concurrency limit, and is counted.
+ */
+function serverModel(spec: string, model: Model, limit: LimitFunction, stats: ModelStats): ServerModel {
+  const target = runnerTargetOf(model);
+  if (!target) throw new ModelSetupError(`${spec} is not served by an OpenAI-compatible provider, which server compaction needs`);
+  if (target.api !== 'responses') throw new ModelSetupError(`${spec}: server compaction needs the Responses API, but its provider sets api: chat`);
+  return {
+    spec,
+    name: target.name,
+    client: target.client,
+    async call(fn) {
+      stats.callBegins();
+      const outcome = await limit(() => withRetry(() => fn(), target));
+      if (outcome.ok) stats.calls++;
+      else stats.errors++;
+      return outcome.ok ? { ok: true, value: outcome.value } : { ok: false, error: outcome.fatal ? outcome.error : `${target.id}: ${outcome.error}` };
+    },
+  };
 }
 
 function runnerModel(model: Model, config: SuiteConfig, limit: LimitFunction, stats: ModelStats): Model {
@@ -117,6 +153,17 @@ export function buildGraders(
     return model;
   };
   for (const spec of modelSpecs(config, strategies, registry)) modelFor(spec);
+  const servers = new Map<string, ServerModel>();
+  const serverFor = (spec: string): ServerModel => {
+    let server = servers.get(spec);
+    if (!server) {
+      server = serverModel(spec, modelFor(spec), limit, stats);
+      servers.set(spec, server);
+    }
+    return server;
+  };
+  // Checked up front, like every model: a chat-only provider is bad input before any work starts.
+  for (const s of strategies) for (const spec of modelOptions(s.options, registry.get(s.use)?.options ?? {})) serverFor(spec);
   const answerModel = config.agent === 'runner' ? runnerModel(modelFor(config.model), config, limit, stats) : modelFor(config.model);
   const judgeModel = config.judge === 'offline' ? undefined : modelFor(config.judge);
   const summaryJudges = new Map<number, SummaryJudge>();
@@ -135,6 +182,7 @@ export function buildGraders(
     answerJudge: createAnswerJudge(config.judge, judgeModel),
     makeSummarizer: (options) =>
       options.model === 'offline' ? new OfflineSummarizer(options, TokenCounter.shared()) : createLlmSummarizer(options, modelFor(options.model)),
+    serverCompaction: serverFor,
     async gradeSummary(transcript, summary, previous, strategy) {
       const wordLimit = summarizerOptionsOf(strategy.options).word_limit;
       const grades = await gradeSummary({ transcript, summary, previous }, { wordLimit }, summaryJudgeFor(wordLimit));

@@ -63,9 +63,11 @@ function baseRecord(task: ProbeTask, model: string): ProbeRecord {
     factsNeeded: probe.facts,
     factsPresent: task.context.factsPresent,
     factsMissing: task.context.factsMissing,
+    ...(task.context.factsOpaque.length > 0 ? { factsOpaque: task.context.factsOpaque } : {}),
     ...(evidenceTurns.length > 0 ? { evidenceTurns } : {}),
     // Set before the model is asked: it depends on the context alone, so an errored answer still has it.
-    answerable: answerableOf({ kind: probe.kind, factsNeeded: probe.facts, factsMissing: task.context.factsMissing }),
+    // A needed fact inside an opaque compacted span makes it unknown, not a guess either way.
+    answerable: task.context.factsOpaque.length > 0 ? null : answerableOf({ kind: probe.kind, factsNeeded: probe.facts, factsMissing: task.context.factsMissing }),
     model,
     // Every probe's context, passed or not: a diff shows what each side sent.
     contextRef: task.keepContext(sentContext(task)),
@@ -113,6 +115,7 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
     error: record.error,
     factsNeeded: record.factsNeeded,
     factsPresent: record.factsPresent,
+    factsOpaque: record.factsOpaque,
     facts: task.transcript.facts,
     summaries: summariesInView(task.context),
     // A probe naming no facts is placed by where its evidence turns stood in the context sent.

@@ -1,7 +1,7 @@
 // Replays one transcript through one strategy, turn by turn, and measures what
 // the strategy would send: token pressure, facts kept, summaries made. Probes
 // are captured as the exact view the model would see; they never enter the session.
-import type { MemoryStrategy, ProtectPredicate, SummaryEvent } from '../../strategies/base.js';
+import type { MemoryStrategy, OpaqueSpan, ProtectPredicate, SummaryEvent } from '../../strategies/base.js';
 import type { StrategyContext, StrategyDefinition, StrategyOptions } from '../../strategies/registry.js';
 import { summarizerOptionsOf } from '../../strategies/summary-input.js';
 import { itemText, turnItems } from '../../core/items.js';
@@ -19,8 +19,12 @@ export interface ProbeContext {
   contextTokens: number;
   factsPresent: string[];
   factsMissing: string[];
+  /** Needed facts stated in a span the server compacted into an opaque item. */
+  factsOpaque: string[];
   /** Turns (1-based) whose items are absent from the view. */
   cutTurns: number[];
+  /** Cut turns that a server-compacted, opaque item in the view stands for. */
+  opaqueTurns: number[];
   /** Turns stood for by a summary that is in the view, and the summary texts. */
   summarizedTurns: number[];
   summaryTexts: string[];
@@ -43,6 +47,8 @@ export interface ReplayInput {
   options: StrategyOptions;
   counter: TokenCounter;
   makeSummarizer: StrategyContext['makeSummarizer'];
+  /** For strategies that compact on a server; a replay without it cannot build them. */
+  serverCompaction?: StrategyContext['serverCompaction'];
   /** Checked between turns: a stopped run does not finish a long replay first. */
   stop?: AbortSignal;
   /** The answering provider's prompt-cache rule (`false`: none); OpenAI's by default. */
@@ -199,19 +205,25 @@ class FactTracker {
     this.position = new Map(facts.map((f, i) => [f, i]));
   }
 
-  turn(due: Fact[], bits: Uint8Array): TurnFacts {
+  /** `opaqueUpTo`: the last turn of a span compacted into an opaque item (0: none); its facts not found in the view are opaque. */
+  turn(due: Fact[], bits: Uint8Array, opaqueUpTo = 0): TurnFacts {
     const present: string[] = [];
     const missing: string[] = [];
     const criticalMissing: string[] = [];
+    const opaque: string[] = [];
     for (const fact of due) {
       if (bits[this.position.get(fact) ?? -1]) {
         present.push(fact.id);
         continue;
       }
+      if (fact.turn <= opaqueUpTo) {
+        opaque.push(fact.id);
+        continue;
+      }
       missing.push(fact.id);
       if (fact.critical) criticalMissing.push(fact.id);
     }
-    return this.changes.turn({ present, missing, criticalMissing });
+    return this.changes.turn({ present, missing, criticalMissing, opaque });
   }
 }
 
@@ -262,6 +274,8 @@ function summaryRecord(
 }
 
 function summarizerLabel(input: ReplayInput): string {
+  // A strategy that compacts on a server names its model in `model:`, not in a summarizer block.
+  if (typeof input.options.model === 'string') return input.options.model;
   const { model } = summarizerOptionsOf(input.options);
   return model === 'offline' ? 'offline-extractive' : model;
 }
@@ -302,6 +316,7 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     instructions: transcript.system,
     protect: protectCritical(index, facts),
     makeSummarizer: input.makeSummarizer,
+    serverCompaction: input.serverCompaction,
   });
   const turnMap = new TurnMap();
   const meter = new ViewMeter(counter, index, transcript.system, systemBits);
@@ -319,9 +334,13 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     for (const item of items) fullTokens += counter.item(item);
 
     const view = await strategy.getItems();
-    const { tokens: contextTokens, bits, sharedTokens, previousTokens } = meter.measure(view);
+    const measured = meter.measure(view);
+    const { bits, sharedTokens, previousTokens } = measured;
     const cache = cacheStanding(sharedTokens, previousTokens, input.promptCache ?? OPENAI_PROMPT_CACHE);
-    const presence = tracker.turn(dueFacts(facts, n), bits);
+    const span = strategy.opaqueSpan();
+    const opaqueUpTo = span ? turnMap.turnAt(span.lastItem) : 0;
+    const contextTokens = span ? apiMeasuredTokens(counter, transcript.system, view, span) : measured.tokens;
+    const presence = tracker.turn(dueFacts(facts, n), bits, opaqueUpTo);
     const newEvents = strategy.events.slice(eventsBefore);
     newEvents.forEach((event, i) => {
       result.summaries.push(summaryRecord(input, event, eventsBefore + i + 1, n, turnMap));
@@ -332,6 +351,7 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
       turn: n,
       fullTokens,
       contextTokens,
+      apiTokens: span?.apiTokens ?? 0,
       items: view.length,
       ...presence,
       summaries: newEvents.length,
@@ -340,19 +360,39 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
 
     for (const probe of transcript.probes.filter((p) => p.afterTurn === n)) {
       const where = cutAndSummarized(view, strategy.getHistory(), turnMap, strategy.events);
-      result.probes.push({ ...probeFacts(probe, bits, facts), probe, items: view, contextTokens, ...where, cacheableTokens: cache.cacheableTokens });
+      const opaqueTurns = where.cutTurns.filter((t) => t <= opaqueUpTo);
+      result.probes.push({ ...probeFacts(probe, bits, facts, opaqueUpTo), probe, items: view, contextTokens, ...where, opaqueTurns, cacheableTokens: cache.cacheableTokens });
     }
   }
   return result;
 }
 
-function probeFacts(probe: Probe, bits: Uint8Array, facts: Fact[]): { factsPresent: string[]; factsMissing: string[] } {
+/**
+ * Tokens of a view whose start a server compacted: the API's count for the
+ * compacted items, the local count for the instructions and the items after them
+ * (the compacted items are opaque, so counting them locally would be a guess).
+ */
+function apiMeasuredTokens(counter: TokenCounter, instructions: string | undefined, view: AgentInputItem[], span: OpaqueSpan): number {
+  let tokens = counter.request(instructions, []) + span.apiTokens;
+  for (const item of view.slice(span.viewItems)) tokens += counter.item(item);
+  return tokens;
+}
+
+function probeFacts(
+  probe: Probe,
+  bits: Uint8Array,
+  facts: Fact[],
+  opaqueUpTo: number,
+): { factsPresent: string[]; factsMissing: string[]; factsOpaque: string[] } {
   const wanted = new Set(probe.facts);
   const factsPresent: string[] = [];
   const factsMissing: string[] = [];
+  const factsOpaque: string[] = [];
   // In the transcript's order of facts; a fact's bit is at its index.
   facts.forEach((fact, i) => {
-    if (wanted.has(fact.id)) (bits[i] ? factsPresent : factsMissing).push(fact.id);
+    if (!wanted.has(fact.id)) return;
+    if (bits[i]) factsPresent.push(fact.id);
+    else (fact.turn <= opaqueUpTo ? factsOpaque : factsMissing).push(fact.id);
   });
-  return { factsPresent, factsMissing };
+  return { factsPresent, factsMissing, factsOpaque };
 }

@@ -175,6 +175,7 @@ async function replayJob(job: Job, ctx: RunContext, journaled: JournaledSummarie
     options: job.strategy.options,
     counter: ctx.counter,
     makeSummarizer: (options) => journaled.wrap(ctx.graders.makeSummarizer(options)),
+    serverCompaction: ctx.graders.serverCompaction,
     stop: ctx.signal,
     promptCache: promptCacheFor(ctx.config.model, ctx.config.providers),
   });

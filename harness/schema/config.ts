@@ -251,6 +251,8 @@ function option(spec: OptionSpec): z.ZodType<StrategyOptions[string], unknown> {
       return bool();
     case 'string':
       return text();
+    case 'model':
+      return modelName();
     case 'summarizer':
       return summarizer();
   }

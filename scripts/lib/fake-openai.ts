@@ -182,3 +182,53 @@ export async function startFakeOpenAI(handler: FakeHandler = echoHandler): Promi
       }),
   };
 }
+
+/**
+ * A `POST /responses/compact` reply as the Agents SDK reads it: the compacted
+ * history as one `compaction` item whose `encrypted_content` only this server
+ * can read, and the usage (`output_tokens` is the compacted item's size).
+ */
+export function compactedBody(encryptedContent: string, usage = { input: 100, output: 20 }): Record<string, unknown> {
+  return {
+    id: `cmp_${Math.random().toString(36).slice(2)}`,
+    object: 'response.compaction',
+    created_at: Math.floor(Date.now() / 1000),
+    output: [{ type: 'compaction', id: `cmp_item_${Math.random().toString(36).slice(2)}`, encrypted_content: encryptedContent }],
+    usage: {
+      input_tokens: usage.input,
+      output_tokens: usage.output,
+      total_tokens: usage.input + usage.output,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    },
+  };
+}
+
+/** The input items of a Responses body (a string input is one user message). */
+function inputItems(body: Record<string, unknown>): Record<string, unknown>[] {
+  const input = body.input;
+  if (!Array.isArray(input)) return [];
+  return input.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null);
+}
+
+/**
+ * Server compaction as the Responses API does it, for tests: `/responses/compact`
+ * folds the input into one `compaction` item (its content names how many items
+ * it holds, so a test can tell compactions apart) with `output_tokens` as given;
+ * `/responses` accepts such items in its input (a compaction item without
+ * `encrypted_content` is a 400, as the API answers) and answers with `answer`.
+ */
+export function compactionHandler(opts: { outputTokens: number; answer: (body: Record<string, unknown>) => string }): FakeHandler {
+  let compactions = 0;
+  return (req) => {
+    const items = inputItems(req.body);
+    if (req.path.endsWith('/responses/compact')) {
+      compactions += 1;
+      return { json: compactedBody(`enc-${compactions}:${items.length}-items`, { input: 10 * items.length, output: opts.outputTokens }) };
+    }
+    if (items.some((item) => item.type === 'compaction' && typeof item.encrypted_content !== 'string')) {
+      return apiError(400, 'compaction item without encrypted_content');
+    }
+    return { json: responsesBody(opts.answer(req.body)) };
+  };
+}

@@ -74,7 +74,7 @@ describe('config options of strategies', () => {
     expectProblem(
       problems(['strategies:', '  - { id: w, use: test-windw }']),
       '2:19',
-      'unknown strategy "test-windw" in strategy "w" (did you mean "test-window"? registered: full-history, retrieval, sliding-window, soft-limit-compaction, summarizing, test-summary, test-window, token-budget, trimming)',
+      'unknown strategy "test-windw" in strategy "w" (did you mean "test-window"? registered: full-history, openai-compaction, retrieval, sliding-window, soft-limit-compaction, summarizing, test-summary, test-window, token-budget, trimming)',
     );
   });
 

@@ -66,7 +66,7 @@ describe('summarize', () => {
   it('counts attribution, tokens, cost and latency (cache hits excluded)', () => {
     const { full, summ } = byId;
     const trim = byId['trim-2'];
-    expect(full.attribution).toEqual({ trimmed: 0, 'lost-in-summary': 0, 'present-but-missed': 0, 'abstain-fail': 1, error: 0, unknown: 0 });
+    expect(full.attribution).toEqual({ trimmed: 0, 'lost-in-summary': 0, 'present-but-missed': 0, 'abstain-fail': 1, error: 0, opaque: 0, unknown: 0 });
     expect(trim.attribution).toMatchObject({ trimmed: 2, error: 1 });
     expect(summ.attribution).toMatchObject({ 'lost-in-summary': 1, 'present-but-missed': 2 });
     expect([full.inputTokens, full.outputTokens]).toEqual([6 * 410 + 4 * 160, 50]);

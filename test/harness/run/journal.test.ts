@@ -112,8 +112,8 @@ it('gives journaled summaries their requests back from the store, and serves non
 
 it('reads a replay’s turns as a table, as records of the current shape and (older journals) as listed facts, all alike', () => {
   const turn = (n: number, lost: string[]): TurnRecord => ({
-    strategy: 's', transcript: 't', turn: n, fullTokens: 100 * n, contextTokens: 100, items: 2 * n,
-    factsPresentCount: 2 - lost.length, factsMissingCount: lost.length, criticalMissingCount: 0, factsLost: lost, factsRegained: [], criticalLost: [], summaries: 0,
+    strategy: 's', transcript: 't', turn: n, fullTokens: 100 * n, contextTokens: 100, apiTokens: 0, items: 2 * n,
+    factsPresentCount: 2 - lost.length, factsMissingCount: lost.length, criticalMissingCount: 0, factsOpaqueCount: 0, factsLost: lost, factsRegained: [], criticalLost: [], summaries: 0,
   });
   const turns = [turn(1, []), turn(2, ['f2'])];
   const listed = [

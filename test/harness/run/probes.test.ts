@@ -65,6 +65,9 @@ function graders(answerModel: Model, judgeModel?: Model): Graders {
     makeSummarizer: () => {
       throw new Error('unused');
     },
+    serverCompaction: () => {
+      throw new Error('unused');
+    },
     gradeSummary: () => Promise.reject(new Error('unused')),
     counts: () => ({ calls: 0, cacheHits: 0, dedupHits: 0, errors: 0 }),
     ready: () => Promise.resolve(),

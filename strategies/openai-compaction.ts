@@ -1,0 +1,194 @@
+// Server compaction, as the Agents SDK does it: the history lives in a session
+// wrapped by `OpenAIResponsesCompactionSession`, which, once its trigger fires,
+// sends the history to `POST /responses/compact` and replaces it with what the
+// server returns (an encrypted `compaction` item). That item is opaque: its
+// tokens are the ones the API reported, and facts said in the compacted span
+// are neither present nor missing but `opaque` (harness/run/replay.ts).
+// The SDK only accepts `gpt-*`, `o<digit>…` and `ft:gpt-*` model names, so the
+// model must be served under such a name, a local server included.
+import type { OpenAIResponsesCompactionSession, Session } from '@openai/agents';
+import { msSince } from '../core/model.js';
+import type { TokenCounter } from '../core/tokens.js';
+import type { AgentInputItem } from '../core/types.js';
+import { failedSummary, MemoryStrategy, type OpaqueSpan } from './base.js';
+import { optionalNum, type ServerModel, type StrategyDefinition, type StrategyOptions } from './registry.js';
+
+/** The synthetic request line of a failed compaction's record (there is no summary prompt). */
+export const COMPACTION_SHADOW = 'Compact the conversation so far (POST /responses/compact).';
+
+/** When to compact; with neither set, the SDK's own default (10 candidate items) applies. */
+export interface CompactionTrigger {
+  /** Candidate items (everything but user messages and compaction items), as the SDK counts them. */
+  items?: number;
+  /** Tokens of the session: the API's count for the compacted part, the local count for the rest. */
+  tokens?: number;
+}
+
+/** The SDK's model-name rule (it throws on any other name; checked here so a config says so first). */
+export function sdkCompactionName(spec: string): boolean {
+  const name = spec.includes(':') ? spec.slice(spec.indexOf(':') + 1) : spec;
+  const root = (name.startsWith('ft:') ? name.slice(3) : name).split(':', 1)[0];
+  return root.startsWith('gpt-') || /^o\d[a-z0-9-]*$/i.test(root);
+}
+
+/** A plain in-memory Session: the one the SDK's compaction session wraps and rewrites. */
+class ListSession implements Session {
+  items: AgentInputItem[] = [];
+
+  constructor(private readonly id: string) {}
+
+  async getSessionId(): Promise<string> {
+    return this.id;
+  }
+
+  async getItems(limit?: number): Promise<AgentInputItem[]> {
+    if (limit === undefined || limit === null) return [...this.items];
+    return limit <= 0 ? [] : this.items.slice(-limit);
+  }
+
+  async addItems(items: AgentInputItem[]): Promise<void> {
+    this.items.push(...items);
+  }
+
+  async popItem(): Promise<AgentInputItem | undefined> {
+    return this.items.pop();
+  }
+
+  async clearSession(): Promise<void> {
+    this.items = [];
+  }
+}
+
+export class OpenAICompactionStrategy extends MemoryStrategy {
+  private readonly list = new ListSession('openai-compaction');
+  /** Built on the first add: the SDK and the client load only when the strategy runs. */
+  private compactor: Promise<OpenAIResponsesCompactionSession> | undefined;
+  private span: OpaqueSpan | undefined;
+  /** Adds and compactions one at a time, in order. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly model: ServerModel,
+    private readonly trigger: CompactionTrigger,
+    private readonly counter: TokenCounter,
+  ) {
+    super();
+  }
+
+  protected view(): AgentInputItem[] {
+    return [...this.list.items];
+  }
+
+  override opaqueSpan(): OpaqueSpan | undefined {
+    return this.span;
+  }
+
+  override addItems(items: AgentInputItem[]): Promise<void> {
+    if (items.length === 0) return Promise.resolve();
+    const next = this.queue.then(() => this.addAndCompact(items));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async addAndCompact(items: AgentInputItem[]): Promise<void> {
+    this.history.push(...items);
+    const compactor = await this.compactorFor();
+    await compactor.addItems(items);
+    const started = performance.now();
+    const lastItem = this.history.length - 1;
+    // Input mode: the history itself is sent, so no stored response on the server is needed.
+    const outcome = await this.model.call(() => compactor.runCompaction({ compactionMode: 'input' }));
+    if (!outcome.ok) {
+      // The SDK keeps the history when the call fails; the failure is recorded, never passed over.
+      this.events.push(failedSummary(lastItem, outcome.error, msSince(started), COMPACTION_SHADOW));
+      return;
+    }
+    if (outcome.value === null) return;
+    const { outputTokens } = outcome.value.usage;
+    this.span = { lastItem, viewItems: this.list.items.length, apiTokens: outputTokens };
+  }
+
+  private compactorFor(): Promise<OpenAIResponsesCompactionSession> {
+    this.compactor ??= (async () => {
+      const [{ OpenAIResponsesCompactionSession: Compaction }, client] = await Promise.all([import('@openai/agents'), this.model.client()]);
+      const decide = this.decider();
+      return new Compaction({
+        client,
+        model: this.model.name,
+        underlyingSession: this.list,
+        compactionMode: 'input',
+        ...(decide ? { shouldTriggerCompaction: decide } : {}),
+      });
+    })();
+    return this.compactor;
+  }
+
+  /** The trigger as the SDK's decision hook; undefined leaves the SDK's default. */
+  private decider(): ((context: { compactionCandidateItems: AgentInputItem[]; sessionItems: AgentInputItem[] }) => boolean) | undefined {
+    const { items, tokens } = this.trigger;
+    if (items === undefined && tokens === undefined) return undefined;
+    return ({ compactionCandidateItems, sessionItems }) =>
+      (items !== undefined && compactionCandidateItems.length >= items) || (tokens !== undefined && this.sessionTokens(sessionItems) >= tokens);
+  }
+
+  /** The compacted items at the API's count (they cannot be counted here), the rest counted locally. */
+  private sessionTokens(items: AgentInputItem[]): number {
+    const skip = this.span?.viewItems ?? 0;
+    let tokens = this.span?.apiTokens ?? 0;
+    for (const item of items.slice(skip)) tokens += this.counter.item(item);
+    return tokens;
+  }
+
+  override async popItem(): Promise<AgentInputItem | undefined> {
+    await this.queue;
+    const item = this.history.pop();
+    if (item === undefined) return undefined;
+    if (this.span && this.history.length <= this.span.lastItem) {
+      // Popping into the compacted span: the compaction no longer stands for the history, so the view goes back to it.
+      this.span = undefined;
+      const compactor = await this.compactorFor();
+      await compactor.clearSession();
+      await compactor.addItems([...this.history]);
+    } else if (this.compactor) {
+      await (await this.compactor).popItem();
+    }
+    return item;
+  }
+
+  override async clearSession(): Promise<void> {
+    await this.queue;
+    await super.clearSession();
+    this.span = undefined;
+    if (this.compactor) await (await this.compactor).clearSession();
+  }
+}
+
+function triggerOf(options: StrategyOptions): CompactionTrigger {
+  return { items: optionalNum(options, 'trigger_items'), tokens: optionalNum(options, 'trigger_tokens') };
+}
+
+export const openaiCompaction: StrategyDefinition = {
+  use: 'openai-compaction',
+  doc: 'Server compaction through the Agents SDK (OpenAIResponsesCompactionSession, POST /responses/compact): the compacted item is opaque, so its tokens are the API-reported ones and facts in it are "opaque". Needs a gpt-* model on an OpenAI-compatible Responses API.',
+  options: {
+    model: { type: 'model', required: true, doc: 'The model that compacts: a gpt-* (or o<digit>) model on an OpenAI-compatible provider, e.g. openai:gpt-4.1-mini.' },
+    trigger_items: { type: 'int', min: 1, doc: 'Compact once the session holds this many candidate items (all but user messages); the SDK default is 10.' },
+    trigger_tokens: { type: 'int', min: 1, doc: 'Compact once the session holds this many tokens (the API-reported count for the compacted part).' },
+  },
+  check(options) {
+    const model = options.model;
+    if (model === 'offline') {
+      return ['needs a model on an OpenAI-compatible API: the server does the compaction (POST /responses/compact), which the offline model cannot; set model: to e.g. openai:gpt-4.1-mini'];
+    }
+    if (typeof model === 'string' && !sdkCompactionName(model)) {
+      return [`model "${model}" is not a name the Agents SDK compacts with (it needs gpt-*, o<digit>… or ft:gpt-*; serve a local model under such a name)`];
+    }
+    return [];
+  },
+  create(options, ctx) {
+    const spec = options.model;
+    if (typeof spec !== 'string') throw new Error('option model is not a string');
+    if (!ctx.serverCompaction) throw new Error('openai-compaction needs a run that can call a server; this replay has none');
+    return new OpenAICompactionStrategy(ctx.serverCompaction(spec), triggerOf(options), ctx.counter);
+  },
+};

@@ -1,0 +1,168 @@
+// openai-compaction end to end: a run through runSuite whose strategy compacts
+// with the Agents SDK's OpenAIResponsesCompactionSession against a local server
+// that implements POST /v1/responses/compact. The compacted item is opaque, so
+// the turn records carry the API's token count and the facts it swallowed are
+// `opaque`; an offline model is refused at the config's strategy entry.
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InputError } from '../../core/errors.js';
+import { parseConfig, type SuiteConfig } from '../../harness/config.js';
+import { runSuite, type RunOutcome } from '../../harness/run/run.js';
+import { compactionHandler, lastUserText, startFakeOpenAI, type FakeServer } from '../../scripts/lib/fake-openai.js';
+import { tinyTranscript } from '../helpers/cli.js';
+
+const COMPACT_TOKENS = 37;
+
+function configText(baseURL: string, strategyModel = 'local:gpt-4.1-mini'): string {
+  return `datasets: [data/*.yaml]
+out: runs
+model: local:gpt-4.1-mini
+judge: offline
+cache: false
+providers:
+  local: { base_url: "${baseURL}" }
+strategies:
+  - { id: full, use: full-history }
+  - id: compact
+    use: openai-compaction
+    model: ${strategyModel}
+    trigger_items: 2
+`;
+}
+
+function suite(baseURL: string): SuiteConfig {
+  const dir = mkdtempSync(join(tmpdir(), 'memeval-compaction-'));
+  mkdirSync(join(dir, 'data'));
+  writeFileSync(join(dir, 'data', 't1.yaml'), tinyTranscript('t1'));
+  const file = join(dir, 'memeval.config.yaml');
+  writeFileSync(file, configText(baseURL));
+  return parseConfig(readFileSync(file, 'utf8'), file);
+}
+
+/** Data rows of a CSV report whose first cell is `strategy`. */
+function rowsOf(dir: string, name: string, strategy: string): { header: string[]; rows: string[][] } {
+  const [head, ...lines] = readFileSync(join(dir, name), 'utf8').trim().split('\n');
+  return { header: head.split(','), rows: lines.map((l) => l.split(',')).filter((cells) => cells[0] === strategy) };
+}
+
+describe('openai-compaction through the Agents SDK', () => {
+  let server: FakeServer;
+  let result: RunOutcome;
+
+  beforeAll(async () => {
+    // Answers never state the fact, so every probe fails and gets an attribution.
+    server = await startFakeOpenAI(compactionHandler({ outputTokens: COMPACT_TOKENS, answer: (body) => `no idea about: ${lastUserText(body)}` }));
+    result = await runSuite({ config: suite(server.baseURL), log: () => undefined });
+  }, 60_000);
+
+  afterAll(() => server?.close());
+
+  it('calls POST /v1/responses/compact with the history, under the configured model name', () => {
+    const compacts = server.requests.filter((r) => r.path === '/v1/responses/compact');
+    // trigger_items 2: after turn 2 (two assistant replies) and again after turn 4.
+    expect(compacts).toHaveLength(2);
+    expect(compacts.every((r) => r.method === 'POST' && r.body.model === 'gpt-4.1-mini')).toBe(true);
+    expect(JSON.stringify(compacts[0].body.input)).toContain('ACC-27731');
+    // The second compaction is sent the first one's item, not the turns it replaced.
+    const second = JSON.stringify(compacts[1].body.input);
+    expect(second).toContain('enc-1:4-items');
+    expect(second).not.toContain('ACC-27731');
+  });
+
+  it('sends the compacted item back on the later answer requests', () => {
+    const answers = server.requests.filter((r) => r.path === '/v1/responses');
+    const withCompaction = answers.filter((r) => JSON.stringify(r.body.input).includes('"type":"compaction"'));
+    // Both compact probes (after turns 4 and 5); the full-history ones send plain turns.
+    expect(withCompaction).toHaveLength(2);
+    for (const r of withCompaction) expect(JSON.stringify(r.body.input)).toContain('"encrypted_content":"enc-2:');
+  });
+
+  it('records API-reported token pressure and opaque facts per turn', () => {
+    expect(result.run.info.status).toBe('complete');
+    const turns = result.run.turns.filter((t) => t.strategy === 'compact').sort((a, b) => a.turn - b.turn);
+    const full = result.run.turns.filter((t) => t.strategy === 'full').sort((a, b) => a.turn - b.turn);
+    expect(turns.map((t) => t.apiTokens)).toEqual([0, COMPACT_TOKENS, COMPACT_TOKENS, COMPACT_TOKENS, COMPACT_TOKENS]);
+    // Before any compaction both strategies count the same view locally.
+    expect(turns[0].contextTokens).toBe(full[0].contextTokens);
+    // Right after a compaction the view is the compacted item alone: instructions plus the API's count.
+    const instructions = turns[1].contextTokens - COMPACT_TOKENS;
+    expect(instructions).toBeGreaterThan(0);
+    expect(turns[3].contextTokens).toBe(instructions + COMPACT_TOKENS);
+    expect(turns[1].contextTokens).toBeLessThan(full[1].contextTokens);
+    // Facts said in the compacted span are opaque: neither present nor missing (nor lost).
+    expect(turns.map((t) => t.factsOpaqueCount)).toEqual([0, 2, 2, 2, 2]);
+    expect(turns.every((t) => t.factsMissingCount === 0 && t.factsLost.length === 0)).toBe(true);
+    expect(full.every((t) => (t.apiTokens ?? 0) === 0 && (t.factsOpaqueCount ?? 0) === 0)).toBe(true);
+  });
+
+  it('attributes failed probes on opaque facts as opaque, with answerability unknown', () => {
+    const probes = result.run.probes.filter((p) => p.strategy === 'compact');
+    expect(probes).toHaveLength(2);
+    for (const p of probes) {
+      expect(p.error).toBeUndefined();
+      expect(p.passed).toBe(false);
+      expect(p.factsMissing).toEqual([]);
+      expect(p.factsOpaque).toEqual(p.factsNeeded);
+      expect(p.answerable).toBeNull();
+      expect(p.attribution).toBe('opaque');
+    }
+    const full = result.run.probes.filter((p) => p.strategy === 'full');
+    expect(full.map((p) => p.attribution)).toEqual(['present-but-missed', 'present-but-missed']);
+  });
+
+  it("puts the strategy's rows in every report", () => {
+    const turns = rowsOf(result.dir, 'turns.csv', 'compact');
+    expect(turns.rows).toHaveLength(5);
+    const api = turns.header.indexOf('api_tokens');
+    const opaque = turns.header.indexOf('facts_opaque_count');
+    expect(turns.rows.map((r) => r[api])).toEqual(['0', '37', '37', '37', '37']);
+    expect(turns.rows.map((r) => r[opaque])).toEqual(['0', '2', '2', '2', '2']);
+    const probes = rowsOf(result.dir, 'probes.csv', 'compact');
+    expect(probes.rows).toHaveLength(2);
+    expect(probes.rows.every((r) => r[probes.header.indexOf('attribution')] === 'opaque')).toBe(true);
+    const summary = rowsOf(result.dir, 'summary.csv', 'compact');
+    expect(summary.rows).toHaveLength(1);
+    expect(summary.rows[0][summary.header.indexOf('attribution_opaque')]).toBe('2');
+    const html = readFileSync(join(result.dir, 'report.html'), 'utf8');
+    expect(html).toContain('compact');
+    expect(html).toContain('opaque');
+  });
+});
+
+describe('openai-compaction refused without an API', () => {
+  function load(text: string): () => SuiteConfig {
+    const dir = mkdtempSync(join(tmpdir(), 'memeval-compaction-bad-'));
+    const file = join(dir, 'memeval.config.yaml');
+    writeFileSync(file, text);
+    return () => parseConfig(text, file);
+  }
+
+  function problems(run: () => unknown): string {
+    try {
+      run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(InputError);
+      return (error as Error).message;
+    }
+    throw new Error('the config was accepted');
+  }
+
+  it('an offline model is bad input, located at the strategy entry', () => {
+    const message = problems(load(configText('http://127.0.0.1:9/v1', 'offline')));
+    expect(message).toMatch(/memeval\.config\.yaml:10:5: strategy "compact": /);
+    expect(message).toContain('strategy "compact"');
+    expect(message).toContain('needs a model on an OpenAI-compatible API');
+  });
+
+  it('a model name the SDK does not compact with is bad input', () => {
+    const message = problems(load(configText('http://127.0.0.1:9/v1', 'local:llama3')));
+    expect(message).toContain('not a name the Agents SDK compacts with');
+  });
+
+  it('a provider that is not configured is bad input', () => {
+    const message = problems(load(configText('http://127.0.0.1:9/v1', 'elsewhere:gpt-4.1-mini')));
+    expect(message).toContain('uses provider "elsewhere", which is not defined');
+  });
+});
