@@ -57,7 +57,7 @@ export const turnRecordSchema = z.object({
    * (`openai-compaction`). 0 when every token was counted locally; absent in
    * runs made before the field existed (read as 0).
    */
-  apiTokens: z.number().optional(),
+  apiTokens: absentBefore(z.number()),
   items: z.number(),
   /** Facts stated by now that the context holds. */
   factsPresentCount: z.number(),
@@ -70,7 +70,7 @@ export const turnRecordSchema = z.object({
    * whether the context still holds them cannot be read, so they are counted
    * neither present nor missing. Absent in runs made before the field existed (read as 0).
    */
-  factsOpaqueCount: z.number().optional(),
+  factsOpaqueCount: absentBefore(z.number()),
   /** Facts missing now that were not missing at the previous turn (dropped, or stated but never kept). */
   factsLost: names,
   /** Facts present now that were missing at the previous turn. */
@@ -158,7 +158,8 @@ export function* turnTables(turns: Iterable<TurnRecordOut>): Generator<TurnTable
       table = { strategy: t.strategy, transcript: t.transcript, columns: [...TURN_COLUMNS], rows: [] };
     }
     // The columns added later are optional in a record (older runs lack them); a cell is never left empty.
-    table.rows.push(TURN_COLUMNS.map((c) => t[c] ?? 0));
+    // A value a record does not have is written null: the columns added later read it as absent.
+    table.rows.push(TURN_COLUMNS.map((c) => t[c] ?? null));
   }
   if (table) yield table;
 }

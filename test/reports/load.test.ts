@@ -125,7 +125,7 @@ describe('loadRun', () => {
   it('names the line of a turn table whose row is of the wrong shape, and the row and column', () => {
     const text = written(sampleRun());
     const table = '{"strategy":"trim-2","transcript":"t1","columns":';
-    const damaged = text.replace(/^(\{"strategy":"trim-2","transcript":"t1","columns":.*?"rows":\[\[1,100,100,0,2,1,0,0,0,\[\],\[\],\[\],0\],\[)2,/m, '$1"two",');
+    const damaged = text.replace(/^(\{"strategy":"trim-2","transcript":"t1","columns":.*?"rows":\[\[1,100,100,0,2,1,0,0,0,\[\],\[\],\[\],0,null,null\],\[)2,/m, '$1"two",');
     expect(damaged).not.toBe(text);
     const file = runFile(damaged);
     const index = text.split('\n').filter((l) => l.startsWith('{"strategy"') && l.includes('"columns":')).findIndex((l) => l.startsWith(table));
@@ -135,11 +135,11 @@ describe('loadRun', () => {
   it('names the line of a turn table whose row has a cell too many', () => {
     const text = written(sampleRun());
     const table = '{"strategy":"trim-2","transcript":"t1","columns":';
-    const damaged = text.replace(/^(\{"strategy":"trim-2","transcript":"t1","columns":.*?"rows":\[\[1,100,100,0,2,1,0,0,0,\[\],\[\],\[\],0)\]/m, '$1,7]');
+    const damaged = text.replace(/^(\{"strategy":"trim-2","transcript":"t1","columns":.*?"rows":\[\[1,100,100,0,2,1,0,0,0,\[\],\[\],\[\],0,null,null)\]/m, '$1,7]');
     expect(damaged).not.toBe(text);
     const file = runFile(damaged);
     const index = text.split('\n').filter((l) => l.startsWith('{"strategy"') && l.includes('"columns":')).findIndex((l) => l.startsWith(table));
-    expect(errorOf(() => loadRun(file)).message).toBe(`${file}:${lineOf(text, table)}:1: "turns[${index}].rows[0]": has 14 cells for 13 columns`);
+    expect(errorOf(() => loadRun(file)).message).toBe(`${file}:${lineOf(text, table)}:1: "turns[${index}].rows[0]": has 16 cells for 15 columns`);
   });
 
   it('reads turn records written a record per line (older runs) as the tables a run writes now', () => {

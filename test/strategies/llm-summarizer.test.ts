@@ -56,7 +56,7 @@ describe('LlmSummarizer (the cookbook LLMSummarizer)', () => {
     expect(out.userShadow).toBe('Summarize the conversation we had so far.');
     expect(out.summary).toBe('• Product & Environment:\n  - Windows 10');
     expect(out.request).toEqual({ system: cookbookPrompt, user: expectedUser });
-    expect(out.usage).toEqual({ inputTokens: 321, outputTokens: 45 });
+    expect(out.usage).toEqual({ inputTokens: 321, outputTokens: 45, cachedTokens: 0 });
     expect(out.durationMs).toBeGreaterThanOrEqual(0);
     expect(out.promptPath).toMatch(/cookbook-summary\.md$/);
     expect(out.promptHash).toMatch(/^[0-9a-f]{12}$/);

@@ -122,7 +122,7 @@ it('reads a replay’s turns as a table, as records of the current shape and (ol
   ];
   const tables = [...turnTables(turns)];
   // One table for the job: strategy and transcript once, a row of values per turn.
-  expect(tables).toEqual([{ strategy: 's', transcript: 't', columns: [...TURN_COLUMNS], rows: turns.map((t) => TURN_COLUMNS.map((c) => t[c])) }]);
+  expect(tables).toEqual([{ strategy: 's', transcript: 't', columns: [...TURN_COLUMNS], rows: turns.map((t) => TURN_COLUMNS.map((c) => t[c] ?? null)) }]);
   const replay = (job: string, entries: unknown[]) => ({ type: 'replay', job, turns: entries, summaries: [] }) as unknown as JournalEntry;
   const work = finishedWork([replay('table', tables), replay('records', turns), replay('listed', listed)]);
   for (const job of ['table', 'records', 'listed']) expect(work.replays.get(job)?.turns, job).toEqual(turns);
