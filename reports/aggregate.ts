@@ -454,6 +454,105 @@ export function summarize(run: RunResult): StrategySummary[] {
   return rows;
 }
 
+// ---------- sweeps ----------
+
+/** One point of a sweep's curve: the swept value and what the strategy at that value measured. */
+export interface SweepPoint {
+  strategy: string;
+  value: number;
+  /** passed / attempted, with the 95% interval the overview shows. */
+  accuracy?: number;
+  accuracyLow?: number;
+  accuracyHigh?: number;
+  passed: number;
+  attempted: number;
+  meanContextTokens?: number;
+}
+
+/** The knee of a curve, and the best point it was measured against. */
+export interface SweepKnee {
+  knee: SweepPoint;
+  best: SweepPoint;
+}
+
+/**
+ * One curve of a sweep: its points over the swept option (the first the
+ * strategy declares), ascending. A grid has one curve per value of its
+ * second option, which `fixed` names.
+ */
+export interface SweepCurve {
+  group: string;
+  option: string;
+  fixed?: { option: string; value: number };
+  points: SweepPoint[];
+  /** Undefined when no point has a measured accuracy. */
+  knee?: SweepKnee;
+}
+
+/**
+ * The smallest setting within the CI of the best accuracy: the best point is
+ * the highest accuracy (the smallest value on a tie), and the knee is the
+ * smallest value whose accuracy is at least the lower bound of the best
+ * point's 95% interval (its accuracy when it has no interval). Points with no
+ * attempted probe are left out. "Smallest" is the cheapest for every swept
+ * option of the built-in strategies (fewer turns, tokens or messages kept).
+ */
+export function sweepKnee(points: readonly SweepPoint[]): SweepKnee | undefined {
+  const measured = [...points].filter((p) => p.accuracy !== undefined).sort((a, b) => a.value - b.value);
+  if (measured.length === 0) return undefined;
+  const best = measured.reduce((top, p) => ((p.accuracy as number) > (top.accuracy as number) ? p : top));
+  const bar = best.accuracyLow ?? (best.accuracy as number);
+  const knee = measured.find((p) => (p.accuracy as number) >= bar) ?? best;
+  return { knee, best };
+}
+
+function sweepPoint(row: StrategySummary, value: number): SweepPoint {
+  const point: SweepPoint = { strategy: row.strategy, value, passed: row.passed, attempted: row.attempted };
+  if (row.accuracy !== undefined) point.accuracy = row.accuracy;
+  if (row.accuracyLow !== undefined) point.accuracyLow = row.accuracyLow;
+  if (row.accuracyHigh !== undefined) point.accuracyHigh = row.accuracyHigh;
+  if (row.meanContextTokens !== undefined) point.meanContextTokens = row.meanContextTokens;
+  return point;
+}
+
+/**
+ * The sweeps of a run, from the membership run.json records per strategy:
+ * a curve per sweep, or per value of a grid's second option, in config order,
+ * each with its knee. `rows` are the run's summaries (`summarize`).
+ */
+export function sweepCurves(run: RunResult, rows: readonly StrategySummary[]): SweepCurve[] {
+  const byId = new Map(rows.map((r) => [r.strategy, r]));
+  const curves = new Map<string, SweepCurve>();
+  for (const info of run.info.strategies) {
+    const row = byId.get(info.id);
+    if (!info.sweep || !row) continue;
+    const [[option, value], second] = Object.entries(info.sweep.options);
+    const key = `${info.sweep.group}\u0000${second ? `${second[0]}=${second[1]}` : ''}`;
+    let curve = curves.get(key);
+    if (!curve) {
+      curve = { group: info.sweep.group, option, points: [] };
+      if (second) curve.fixed = { option: second[0], value: second[1] };
+      curves.set(key, curve);
+    }
+    curve.points.push(sweepPoint(row, value));
+  }
+  return [...curves.values()].map((curve) => {
+    const points = [...curve.points].sort((a, b) => a.value - b.value);
+    const knee = sweepKnee(points);
+    return knee ? { ...curve, points, knee } : { ...curve, points };
+  });
+}
+
+/** `knee: max_turns = 4 (62.0% vs best 65.0% [60.1, 69.8])`, how every report names a curve's knee. */
+export function kneeText(curve: SweepCurve): string {
+  const fixed = curve.fixed ? ` at ${curve.fixed.option} = ${curve.fixed.value}` : '';
+  if (!curve.knee) return `knee${fixed}: none (no point has an attempted probe)`;
+  const { knee, best } = curve.knee;
+  const percent = (v: number | undefined) => (v === undefined ? '–' : (100 * v).toFixed(1));
+  const ci = best.accuracyLow !== undefined ? ` [${percent(best.accuracyLow)}, ${percent(best.accuracyHigh)}]` : '';
+  return `knee${fixed}: ${curve.option} = ${knee.value} (${percent(knee.accuracy)}% vs best ${percent(best.accuracy)}%${ci})`;
+}
+
 // ---------- tags ----------
 
 /** Passed / attempted probe records of one strategy on the transcripts carrying one tag. */

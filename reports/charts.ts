@@ -451,3 +451,64 @@ export function heatCell(value: number | undefined, text: string): string {
   const bg = heatColor(value);
   return `<td class="n heat" style="background:${bg};color:${readableOn(bg)}">${text}</td>`;
 }
+
+// ---------- sweeps ----------
+
+/** One point of a curve over a swept option; `low`/`high` the 95% interval of a rate. */
+export interface CurvePoint {
+  /** The swept value, written under its tick. */
+  value: number;
+  y: number;
+  low?: number;
+  high?: number;
+  /** The strategy at this value, for the tooltip. */
+  label: string;
+}
+
+export interface CurveSpec {
+  title: string;
+  /** The swept option, the x axis. */
+  option: string;
+  yLabel: string;
+  /** A rate is drawn on a fitted 0–100% axis, a count from 0. */
+  kind: 'rate' | 'count';
+  /** The swept value to mark as the knee. */
+  knee?: number;
+  style: SeriesStyle;
+}
+
+/**
+ * The x axis of a sweep: its values evenly spaced in order, each under its
+ * tick. Sweeps mostly double (2, 4, 8, 16), which a linear axis would crowd
+ * into its left end.
+ */
+function sweepScale(f: Frame, count: number): Scale {
+  const scale = linearScale(f.left + 16, f.width - f.right - 16, [0, Math.max(1, count - 1)]);
+  scale.ticks = [...Array(count).keys()];
+  return scale;
+}
+
+/** A curve over a swept option: accuracy with its CI whiskers, or mean tokens; the knee a dashed vertical line. */
+export function curveChart(spec: CurveSpec, points: readonly CurvePoint[]): string {
+  const f = SMALL;
+  const x = sweepScale(f, points.length);
+  const ys = points.flatMap((p) => [p.y, p.low ?? p.y, p.high ?? p.y]);
+  const y = linearScale(f.height - f.bottom, f.top, spec.kind === 'rate' ? fittedTicks(ys, 0, 1) : niceTicks(0, Math.max(1, ...ys), 4));
+  const yFormat = spec.kind === 'rate' ? (v: number) => `${+(v * 100).toFixed(1)}%` : (v: number) => num(v);
+  const parts = [axes(f, x, y, spec.option, spec.yLabel, (i) => String(points[i]?.value ?? ''), yFormat)];
+  const kneeAt = points.findIndex((p) => p.value === spec.knee);
+  if (kneeAt >= 0) {
+    const px = x(kneeAt).toFixed(1);
+    parts.push(`<line class="knee" x1="${px}" y1="${f.top}" x2="${px}" y2="${f.height - f.bottom}" stroke="#1b1f24" stroke-width="1" stroke-dasharray="4 3"><title>${esc(`knee: ${spec.option} = ${spec.knee}`)}</title></line>`);
+    parts.push(`<text class="knee-label" x="${(x(kneeAt) + 4).toFixed(1)}" y="${f.top + 10}">knee</text>`);
+  }
+  const dash = spec.style.dash ? ` stroke-dasharray="${spec.style.dash}"` : '';
+  parts.push(`<path class="series" d="${pathD(points.map((p, i) => [x(i), y(p.y)]))}" fill="none" stroke="${spec.style.color}" stroke-width="2"${dash}/>`);
+  points.forEach((p, i) => {
+    if (p.low !== undefined && p.high !== undefined) parts.push(whisker(x(i), y(p.low), y(p.high), spec.style.color));
+    const ci = p.low !== undefined ? ` [${pct(p.low)}, ${pct(p.high)}]` : '';
+    const shown = spec.kind === 'rate' ? `${pct(p.y)}${ci}` : `${num(p.y)} tokens`;
+    parts.push(marker(spec.style, x(i), y(p.y), 4, 'class="pt"', `${p.label} (${spec.option} = ${p.value}): ${shown}`));
+  });
+  return svg(f, spec.title, parts.join('\n'));
+}

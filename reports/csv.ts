@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { REBUILDABLE, writeChunksAtomic } from '../core/atomic.js';
 import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../core/types.js';
-import { ATTRIBUTIONS, modelKind, modelLabel, probeErrorStage, summarize, summarizeStrategy, type StrategySummary } from './aggregate.js';
+import { ATTRIBUTIONS, modelKind, modelLabel, probeErrorStage, summarize, summarizeStrategy, sweepCurves, type StrategySummary } from './aggregate.js';
 import type { Reporter } from './types.js';
 import { officialSummaryColumns } from './official.js';
 import { longMemEvalSummaryColumns } from './longmemeval.js';
@@ -209,11 +209,39 @@ function answerableColumns(s: StrategySummary): Row {
   };
 }
 
+/** A sweep's four columns; empty for a strategy that is no point of a sweep. */
+interface SweepCells {
+  sweep?: string;
+  sweep_option?: string;
+  sweep_value?: Cell;
+  sweep_knee?: boolean;
+}
+
+/**
+ * Per point of a sweep: its sweep, the swept option(s) and value(s) (a grid's
+ * two joined by ";", the x option first), and whether it is its curve's knee.
+ */
+function sweepCells(run: RunResult, rows: StrategySummary[]): Map<string, SweepCells> {
+  const cells = new Map<string, SweepCells>();
+  for (const curve of sweepCurves(run, rows)) {
+    const options = curve.fixed ? `${curve.option};${curve.fixed.option}` : curve.option;
+    for (const p of curve.points) {
+      const value = curve.fixed ? `${p.value};${curve.fixed.value}` : p.value;
+      cells.set(p.strategy, { sweep: curve.group, sweep_option: options, sweep_value: value, sweep_knee: curve.knee?.knee.strategy === p.strategy });
+    }
+  }
+  return cells;
+}
+
 // Every count a rate rests on sits beside it, so a reader can see what the rate could not measure.
-function summaryRow(s: StrategySummary, model: string): Row {
+function summaryRow(s: StrategySummary, model: string, sweep: SweepCells = {}): Row {
   const row: Row = {
     strategy: s.strategy,
     use: s.use,
+    sweep: sweep.sweep,
+    sweep_option: sweep.sweep_option,
+    sweep_value: sweep.sweep_value,
+    sweep_knee: sweep.sweep_knee,
     model: modelLabel(model),
     transcripts: s.transcripts,
     turns: s.turns,
@@ -354,7 +382,9 @@ export function probesCsv(run: RunResult): string {
 
 export function summaryCsv(run: RunResult): string {
   // Official benchmark scores (LoCoMo F1) follow memeval's own columns when the run has such probes.
-  const rows = summarize(run).map((s) => ({ ...summaryRow(s, run.info.model), ...officialSummaryColumns(run, s.strategy), ...longMemEvalSummaryColumns(run, s.strategy) }));
+  const summaries = summarize(run);
+  const sweeps = sweepCells(run, summaries);
+  const rows = summaries.map((s) => ({ ...summaryRow(s, run.info.model, sweeps.get(s.strategy)), ...officialSummaryColumns(run, s.strategy), ...longMemEvalSummaryColumns(run, s.strategy) }));
   // A run without strategies still gets the full header: the row of an empty run names every column.
   const empty: RunResult = { info: run.info, turns: [], probes: [], summaries: [] };
   return toCsv(rows, Object.keys(rows[0] ?? summaryRow(summarizeStrategy(empty, '', false), run.info.model)));

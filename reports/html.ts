@@ -5,8 +5,8 @@
 import { join } from 'node:path';
 import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeKind, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
-import { ATTRIBUTIONS, accuracyByTag, judgeLabel, modelLabel, runNotice, stageErrors, strategyIds, summarize, type StrategySummary } from './aggregate.js';
-import { categoryKey, heatCell, legend, lineChart, mergeIdentical, scatterChart, scatterLegend, sharedTokenTicks, stackedBars, styleFor, type ScatterPoint, type Series, type SeriesStyle } from './charts.js';
+import { ATTRIBUTIONS, accuracyByTag, judgeLabel, kneeText, modelLabel, runNotice, stageErrors, strategyIds, summarize, sweepCurves, type StrategySummary, type SweepCurve } from './aggregate.js';
+import { categoryKey, curveChart, heatCell, legend, lineChart, mergeIdentical, scatterChart, scatterLegend, sharedTokenTicks, stackedBars, styleFor, type ScatterPoint, type Series, type SeriesStyle } from './charts.js';
 import { esc, num, pct } from './format.js';
 import { median } from '../core/stats.js';
 import { answerJudgeLine, judgeDisagreementSection } from './judge.js';
@@ -295,6 +295,39 @@ function scatterSection(rows: StrategySummary[]): string {
   return `<h2 id="tradeoff">Accuracy vs context size</h2><p class="muted">${esc(note)}</p>${chart}`;
 }
 
+/** The points of a curve as a table, so every figure the charts draw can be read exactly. */
+function sweepTable(curve: SweepCurve): string {
+  const rows = curve.points.map((p) => {
+    const ci = p.accuracyLow !== undefined ? ` <span class="muted">[${pct(p.accuracyLow)}, ${pct(p.accuracyHigh)}]</span>` : '';
+    const knee = curve.knee?.knee.strategy === p.strategy ? '<strong>knee</strong>' : '';
+    return `<tr><td class="n">${esc(String(p.value))}</td><td>${esc(p.strategy)}</td><td class="n">${pct(p.accuracy)} (${p.passed}/${p.attempted})${ci}</td><td class="n">${num(p.meanContextTokens)}</td><td>${knee}</td></tr>`;
+  });
+  return `<table class="sweep-points"><tr><th>${esc(curve.option)}</th><th>strategy</th><th>accuracy (passed/attempted) [95% CI]</th><th>mean ctx tokens</th><th></th></tr>${rows.join('')}</table>`;
+}
+
+/** One curve: accuracy and mean context tokens over the swept value, side by side, the knee marked in both and named under them. */
+function sweepFigure(curve: SweepCurve, index: number): string {
+  const style = styleFor(index);
+  const name = `${curve.group}: ${curve.option}${curve.fixed ? ` at ${curve.fixed.option} = ${curve.fixed.value}` : ''}`;
+  const knee = curve.knee?.knee.value;
+  const accuracy = curve.points.filter((p) => p.accuracy !== undefined).map((p) => ({ value: p.value, y: p.accuracy as number, low: p.accuracyLow, high: p.accuracyHigh, label: p.strategy }));
+  const tokens = curve.points.filter((p) => p.meanContextTokens !== undefined).map((p) => ({ value: p.value, y: p.meanContextTokens as number, label: p.strategy }));
+  const charts = [
+    accuracy.length ? curveChart({ title: `probe accuracy over ${name}`, option: curve.option, yLabel: 'probe accuracy (95% CI)', kind: 'rate', knee, style }, accuracy) : '<p class="muted">No attempted probes.</p>',
+    tokens.length ? curveChart({ title: `mean context tokens over ${name}`, option: curve.option, yLabel: 'mean context tokens', kind: 'count', knee, style }, tokens) : '<p class="muted">No turn records.</p>',
+  ];
+  return `<figure class="sweep"><figcaption><strong>${esc(name)}</strong> — <span class="knee-text">${esc(kneeText(curve))}</span></figcaption><div class="multiples">${charts.map((c) => `<div>${c}</div>`).join('')}</div>${sweepTable(curve)}</figure>`;
+}
+
+/** Sweeps as curves over the swept option, each with its knee; nothing when the run has no sweep. */
+function sweepSection(run: RunResult, rows: StrategySummary[]): string {
+  const curves = sweepCurves(run, rows);
+  if (curves.length === 0) return '';
+  const note =
+    "Each sweep's strategies over the swept option, its values evenly spaced on the x axis. The knee is the smallest setting whose accuracy is at least the lower bound of the best point's 95% CI (the best point is the highest accuracy, the smallest setting on a tie). A grid (two swept options) has one curve per value of its second option.";
+  return `<h2 id="sweeps">Sweeps</h2><p class="muted">${esc(note)}</p>${curves.map(sweepFigure).join('\n')}`;
+}
+
 function transcriptCharts(run: RunResult): string {
   const ids = strategyIds(run);
   const styles = new Map(ids.map((id, i) => [id, styleFor(i)]));
@@ -444,10 +477,14 @@ function summariesSection(run: RunResult): string {
   return `${heading}<p class="warn">${esc(note)}</p>${shown.map(summaryBlock).join('\n')}`;
 }
 
+function sweepNavLink(run: RunResult): string {
+  return run.info.strategies.some((s) => s.sweep) ? '<a href="#sweeps">sweeps</a>' : '';
+}
+
 export function renderReport(run: RunResult): string {
   const rows = summarize(run);
-  const nav = `<nav><a href="#verdict">verdict</a><a href="#overview">overview</a>${officialNavLink(run)}${longMemEvalNavLink(run)}<a href="#tradeoff">trade-off</a><a href="#transcripts">per transcript</a><a href="#failures">failures</a><a href="#summaries">summaries</a></nav>`;
-  const body = [banner(run), verdictSection(run, rows), header(run), nav, overview(rows), judgeDisagreementSection(run), stageTable(run), kindTable(rows), tagTable(run), attributionTable(rows), officialSections(run), longMemEvalSection(run), powerSections(run), scatterSection(rows), transcriptCharts(run), drilldownSection(run), summariesSection(run)];
+  const nav = `<nav><a href="#verdict">verdict</a><a href="#overview">overview</a>${officialNavLink(run)}${longMemEvalNavLink(run)}${sweepNavLink(run)}<a href="#tradeoff">trade-off</a><a href="#transcripts">per transcript</a><a href="#failures">failures</a><a href="#summaries">summaries</a></nav>`;
+  const body = [banner(run), verdictSection(run, rows), header(run), nav, overview(rows), judgeDisagreementSection(run), stageTable(run), kindTable(rows), tagTable(run), attributionTable(rows), officialSections(run), longMemEvalSection(run), powerSections(run), sweepSection(run, rows), scatterSection(rows), transcriptCharts(run), drilldownSection(run), summariesSection(run)];
   return page(`memeval ${run.info.runId}`, body.join('\n'));
 }
 

@@ -4,7 +4,7 @@
 import { disagreementLine, judgeExactDisagreement } from './judge.js';
 import type { RunResult, StageErrors } from '../core/types.js';
 import { SIGNIFICANCE_LEVEL } from '../core/stats.js';
-import { runNotice, stageErrors, summarize, type StrategySummary } from './aggregate.js';
+import { kneeText, runNotice, stageErrors, summarize, sweepCurves, type StrategySummary } from './aggregate.js';
 import { officialLines } from './official.js';
 import { verdictMarkdown } from './verdict.js';
 import { longMemEvalLines } from './longmemeval.js';
@@ -81,6 +81,8 @@ export function formatTable(run: RunResult): string {
     line(HEAD),
     ...rows.map(row),
     ...baselineLegend(rows),
+    // Each sweep's knee, named as report.html names it.
+    ...sweepCurves(run, rows).map((curve) => `${curve.group}: ${kneeText(curve)}`),
     ...verdictMarkdown(run, rows),
     ...ANSWERABLE_NOTE,
     // LoCoMo runs also get LoCoMo's own per-category F1, the figure its users compare.

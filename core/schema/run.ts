@@ -446,11 +446,25 @@ export const strategyFingerprintSchema = z.object({
   agent,
 });
 
+/**
+ * The sweep a strategy is one point of (docs/config-format.md, "Sweeps"): the
+ * entry's own id, and the value of each swept option in the order the
+ * strategy declares its options; the first is the x axis of the sweep's curves.
+ */
+export const sweepMembershipSchema = z.object({
+  group: z.string(),
+  options: z.record(z.string(), z.number()),
+});
+
+export type SweepMembership = z.output<typeof sweepMembershipSchema>;
+
 /** A configured strategy as it appears in reports. */
 export const strategyInfoSchema = z.object({
   id: z.string(),
   use: z.string(),
   options: z.record(z.string(), z.unknown()),
+  /** Set on a point of a sweep, so `memeval report` can draw the sweep's curve from run.json alone. */
+  sweep: sweepMembershipSchema.optional(),
   /** Absent in runs made before fingerprints were recorded. */
   fingerprint: strategyFingerprintSchema.optional(),
 });

@@ -273,6 +273,8 @@ export function runInfo(
       id: s.id,
       use: s.use,
       options: recordedOptions(s.options, config.baseDir),
+      // A point of a sweep says so, so its curve can be drawn again from run.json alone.
+      ...(s.sweep ? { sweep: s.sweep } : {}),
       fingerprint: strategyFingerprint(s, config, provenance),
     })),
     transcripts: transcripts.map((t) => transcriptInfo(t, config.baseDir)),

@@ -150,15 +150,17 @@ function afterItem(ctx: RunContext, stage: ErrorStage | undefined): void {
   if (ctx.graders.fatal()) ctx.stop();
 }
 
+/** `--strategies` names a strategy by its id, or every point of a sweep by the sweep's id. */
 function selectStrategies(config: SuiteConfig, only?: string[]): StrategyConfig[] {
   if (!only?.length) return config.strategies;
-  const unknown = only.filter((id) => !config.strategies.some((s) => s.id === id));
+  const named = (s: StrategyConfig, id: string) => s.id === id || s.sweep?.group === id;
+  const unknown = only.filter((id) => !config.strategies.some((s) => named(s, id)));
   if (unknown.length) {
     const known = config.strategies.map((s) => s.id).join(', ');
     // Bad input, not a failed run: exit 2 with a one-line reason.
     throw new InputError([fileProblem('--strategies', `unknown strategy id ${unknown.join(', ')} (configured: ${known})`)]);
   }
-  return config.strategies.filter((s) => only.includes(s.id));
+  return config.strategies.filter((s) => only.some((id) => named(s, id)));
 }
 
 const probeKey = (job: string, probe: string, repeat: number): string => `${job}::${probe}::${repeat}`;

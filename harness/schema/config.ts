@@ -12,10 +12,11 @@ import { METRIC_NAMES, isMetricName } from '../../reports/aggregate.js';
 import { DEFAULT_SUMMARIZER, type OptionSpec, type StrategyDefinition, type StrategyOptions, type StrategyRegistry } from '../../strategies/registry.js';
 import { parseMaxErrors } from '../run/verdict.js';
 import type { Path } from '../yaml-source.js';
-import { Scope, bool, choice, int, list, map, number, report, text, typeError, uniqueIds, whenValid, word } from './fields.js';
+import { Scope, bool, choice, int, list, map, number, report, text, typeError, whenValid, word } from './fields.js';
 import { existingDirProblem, textFileProblem, writableDirProblem } from './files.js';
 import { templateFor, type YamlFormat } from './issues.js';
 import { DEFAULT_LIMITS, LIMIT_NAMES, limitHint, overLimit, type Limits } from './limits.js';
+import { MAX_SWEPT_OPTIONS, expandEntry, isSweepable, pointId, pointLabel, sweepPoints, sweptListsOf, type SweepMembership } from './sweeps.js';
 
 export const CONFIG_FORMAT: YamlFormat = {
   root: 'the config',
@@ -54,8 +55,10 @@ export interface ConfigFacts {
   baseDir: string;
   /** Provider names a model name may use (`openai` and those under `providers:`). */
   providers: ReadonlySet<string>;
-  /** Strategy ids as written (an entry without `id` goes by its `use`). */
+  /** Strategy ids as the run knows them: as written (an entry without `id` goes by its `use`), a sweep's as expanded. */
   ids: readonly string[];
+  /** The ids of each `strategies:` entry, for the checks that ids are unique. */
+  entries: readonly EntryIds[];
   hasBaseline: boolean;
   /** The bounds of `limits:` (defaults where it is absent or not valid; the block reports its own problems). */
   limits: Readonly<Limits>;
@@ -66,17 +69,38 @@ export interface ConfigFacts {
 /** Set while one config is parsed; see `Scope`. */
 export const configFacts = new Scope<ConfigFacts>();
 
+/** The ids one `strategies:` entry makes. */
+export interface EntryIds {
+  /** Its place in the list. */
+  index: number;
+  /** The id it is written with (or its `use`); a sweep's group. */
+  id: string;
+  /** Written as `id:`, not taken from `use:`. */
+  explicit: boolean;
+  /** A sweep's: the option whose list makes the ids (the first swept), and the id of each point. */
+  sweep?: { key: string; points: string[] };
+}
+
 /** Reads provider names, strategy ids and the baseline from still unchecked data. */
 export function factsOf(data: unknown, registry: StrategyRegistry, baseDir: string, where: (path: Path) => string): ConfigFacts {
   const top = isRecord(data) ? data : {};
   const providers = isRecord(top.providers) ? Object.keys(top.providers).filter(isProviderName) : [];
-  const ids = (Array.isArray(top.strategies) ? top.strategies : []).flatMap((entry) => {
-    if (!isRecord(entry) || typeof entry.use !== 'string' || !registry.get(entry.use)) return [];
-    const id = 'id' in entry ? entry.id : entry.use;
-    return typeof id === 'string' && ID_PATTERN.test(id) ? [id] : [];
-  });
+  const entries = (Array.isArray(top.strategies) ? top.strategies : []).flatMap((entry, index) => entryIds(entry, index, registry));
+  const ids = entries.flatMap((e) => e.sweep?.points ?? [e.id]);
   const hasBaseline = typeof top.baseline === 'string' && ids.includes(top.baseline);
-  return { baseDir, providers: new Set(['openai', ...providers]), ids, hasBaseline, limits: limitsOf(top.limits), where };
+  return { baseDir, providers: new Set(['openai', ...providers]), ids, entries, hasBaseline, limits: limitsOf(top.limits), where };
+}
+
+/** The ids of a still unchecked entry; none when it names no registered strategy or its id is not valid. */
+function entryIds(entry: unknown, index: number, registry: StrategyRegistry): EntryIds[] {
+  const def = isRecord(entry) && typeof entry.use === 'string' ? registry.get(entry.use) : undefined;
+  if (!def || !isRecord(entry)) return [];
+  const id = 'id' in entry ? entry.id : entry.use;
+  if (typeof id !== 'string' || !ID_PATTERN.test(id)) return [];
+  const lists = sweptListsOf(entry, def.options).slice(0, MAX_SWEPT_OPTIONS);
+  const out: EntryIds = { index, id, explicit: 'id' in entry };
+  if (lists.length > 0) out.sweep = { key: lists[0][0], points: sweepPoints(lists).map((point) => pointId(id, Object.values(point))) };
+  return [out];
 }
 
 /** The bounds a `limits:` block sets, each one that is not a valid bound left at its default. */
@@ -258,30 +282,81 @@ function option(spec: OptionSpec): z.ZodType<StrategyOptions[string], unknown> {
   }
 }
 
+/** A numeric option may be a list of values to sweep, each checked as the option is; others take one value. */
+function sweepable(spec: OptionSpec): z.ZodType {
+  const one = option(spec);
+  if (!isSweepable(spec)) return one;
+  const many = list(one, { nonEmpty: true, emptyMessage: '{label} must list at least one value to sweep' }).superRefine(
+    (values, rctx) => {
+      // Each value is one strategy in the run: a repeat is a slip (a typo for another value), not a second point.
+      values.forEach((value, i) => {
+        if (values.indexOf(value) < i) report(rctx, { path: [i], message: `{label} repeats ${value} of the sweep; list each value once` });
+      });
+    },
+    { when: (payload) => Array.isArray(payload.value) },
+  );
+  const kind = spec.type === 'int' ? 'a whole number' : 'a number';
+  return z.union([one, many], { error: typeError(`${kind} or a list of them (a sweep)`) });
+}
+
+
+/** A third list in one entry would make a cube of points no chart can show: it is reported at that option. */
+function tooManySweeps(entry: Record<string, unknown>, def: StrategyDefinition, rctx: z.core.$RefinementCtx): void {
+  const swept = sweptListsOf(entry, def.options).map(([name]) => name);
+  for (const name of swept.slice(MAX_SWEPT_OPTIONS)) {
+    report(rctx, { path: [name], message: `{label-1} sweeps ${swept.length} options (${swept.join(', ')}); an entry may sweep at most ${MAX_SWEPT_OPTIONS} (a curve, or a grid of curves): give {key} one value or split the entry` });
+  }
+}
+
 function strategyId(): z.ZodString {
   return word().refine((id) => ID_PATTERN.test(id), {
     error: (iss) => `strategy id ${quote(String(iss.input))} must start with a letter or digit and use only letters, digits, ".", "_" and "-"`,
   });
 }
 
-/** Options as the definition declares them: required ones present, defaults filled in, its own check run once they are valid. */
-function strategyOf(def: StrategyDefinition) {
+/** A strategy of the run: a plain entry, or one point of a sweep. */
+export interface StrategyConfig {
+  id: string;
+  use: string;
+  options: StrategyOptions;
+  /** Set on a point of a sweep: the entry it came from and its swept values. */
+  sweep?: SweepMembership;
+}
+
+/**
+ * Options as the definition declares them: required ones present, defaults
+ * filled in, its own check run once they are valid. An entry that sweeps
+ * options is read as one strategy per point (harness/schema/sweeps.ts).
+ */
+function strategyOf(def: StrategyDefinition): z.ZodType<StrategyConfig[], unknown> {
   const specs = Object.entries(def.options);
-  const shape: Record<string, z.ZodType> = Object.fromEntries(specs.map(([name, spec]) => [name, option(spec).optional()]));
+  const shape: Record<string, z.ZodType> = Object.fromEntries(specs.map(([name, spec]) => [name, sweepable(spec).optional()]));
   return map({ id: strategyId().optional(), use: word(), ...shape }, { noun: 'option', context: ` (use: ${def.use})` })
     .superRefine(
       (s, rctx) => {
         for (const [name, spec] of specs) {
           if (spec.required && (s as Record<string, unknown>)[name] === undefined) report(rctx, { path: [name], message: `{label-1} needs option {key} (${spec.doc})` });
         }
+        tooManySweeps(s as Record<string, unknown>, def, rctx);
       },
       { when: (payload) => isRecord(payload.value) },
     )
     // Runs only once every field is valid (a transform skips a value with issues), so the check sees options of the right types.
-    .transform((s) => ({ id: s.id ?? def.use, use: def.use, options: withDefaults(def, s) }))
+    .transform((s): StrategyConfig[] => {
+      const entry = s as Record<string, unknown>;
+      return expandEntry(s.id ?? def.use, entry, sweptListsOf(entry, def.options)).map((point) => {
+        const config: StrategyConfig = { id: point.id, use: def.use, options: withDefaults(def, point.options) };
+        if (point.sweep) config.sweep = point.sweep;
+        return config;
+      });
+    })
     .superRefine(
-      (s, rctx) => {
-        for (const message of def.check?.(s.options) ?? []) report(rctx, { message: `{label}: ${message}` });
+      (points, rctx) => {
+        for (const point of points) {
+          // A sweep's point is named, since the entry as written holds a list where the check saw one value.
+          const at = point.sweep ? ` (at ${pointLabel(point.sweep.options)})` : '';
+          for (const message of def.check?.(point.options) ?? []) report(rctx, { message: `{label}: ${message}${at}` });
+        }
       },
       { when: (payload) => payload.issues.length === 0 },
     );
@@ -308,23 +383,57 @@ function unknownStrategy(registry: StrategyRegistry) {
   return z.looseObject({ id: strategyId().optional(), use }, { error: typeError('a mapping') });
 }
 
-export type StrategyConfig = z.output<ReturnType<typeof strategyOf>>;
-
-/** One `strategies:` entry, read with the options of the strategy its `use` names. */
-function strategy(registry: StrategyRegistry): z.ZodType<StrategyConfig, unknown> {
+/** One `strategies:` entry, read with the options of the strategy its `use` names: one strategy, or a sweep's points. */
+function strategy(registry: StrategyRegistry): z.ZodType<StrategyConfig[], unknown> {
   const known = new Map(registry.names().map((name) => [name, strategyOf(registry.get(name) as StrategyDefinition)]));
   const unknown = unknownStrategy(registry);
   return z.unknown().transform((value, rctx) => {
     const schema = isRecord(value) && typeof value.use === 'string' ? known.get(value.use) : undefined;
     const parsed = (schema ?? unknown).safeParse(value, { error: templateFor });
-    if (parsed.success && schema) return parsed.data as StrategyConfig;
+    if (parsed.success && schema) return parsed.data as StrategyConfig[];
     for (const issue of parsed.success ? [] : parsed.error.issues) rctx.addIssue({ ...issue });
     return z.NEVER;
   });
 }
 
+/**
+ * Every id once. Read from the entries as written (configFacts), so an id is
+ * checked even when its entry has other problems: a written id used twice is
+ * reported at the second; a sweep's point that takes an id already in use, at
+ * the sweep's list.
+ */
+function uniqueStrategyIds(rctx: z.core.$RefinementCtx): void {
+  const { entries } = configFacts.get();
+  const written = new Map<string, EntryIds>();
+  for (const e of entries.filter((entry) => entry.explicit)) {
+    const earlier = written.get(e.id);
+    if (earlier) report(rctx, { path: [e.index, 'id'], message: `duplicate strategy id ${quote(e.id)} (first defined at {first})`, first: ['strategies', earlier.index, 'id'] });
+    else written.set(e.id, e);
+  }
+  const made = new Map<string, EntryIds>();
+  for (const e of entries) {
+    if (!e.sweep) continue;
+    for (const id of e.sweep.points) {
+      const other = entries.find((o) => o !== e && !o.sweep && o.id === id) ?? made.get(id);
+      if (other) report(rctx, { path: [e.index, e.sweep.key], atKey: true, message: `the sweep of {label-1} makes strategy id ${quote(id)}, ${takenBy(other)}; rename one of them`, first: takenAt(other) });
+      made.set(id, e);
+    }
+  }
+}
+
+/** Who else has an id a sweep makes, for the collision message; {first} is `takenAt`. */
+function takenBy(other: EntryIds): string {
+  return other.sweep ? `which the sweep of strategy ${quote(other.id)} (at {first}) makes too` : `which strategy ${quote(other.id)} (defined at {first}) already has`;
+}
+
+function takenAt(other: EntryIds): PropertyKey[] {
+  return ['strategies', other.index, other.sweep?.key ?? (other.explicit ? 'id' : 'use')];
+}
+
 function strategies(registry: StrategyRegistry): z.ZodType<StrategyConfig[], unknown> {
-  return list(strategy(registry), { nonEmpty: true }).superRefine(...uniqueIds('strategies', 'strategy'));
+  return list(strategy(registry), { nonEmpty: true })
+    .superRefine((_, rctx) => uniqueStrategyIds(rctx), { when: (payload) => Array.isArray(payload.value) })
+    .transform((groups) => groups.flat());
 }
 
 // ---------------------------------------------------------------- gates
