@@ -50,7 +50,7 @@ strategies:
 async function runWith(dir: string, server: FakeServer, values: number[]) {
   const file = suite(dir, server, values);
   const before = server.requests.length;
-  const { run } = await runSuite({ config: parseConfig(readFileSync(file, 'utf8'), file) });
+  const { run } = await runSuite({ config: parseConfig(readFileSync(file, 'utf8'), file), log: () => undefined });
   return { run, requests: server.requests.length - before };
 }
 
