@@ -404,11 +404,17 @@ function strategy(registry: StrategyRegistry): z.ZodType<StrategyConfig[], unkno
  */
 function uniqueStrategyIds(rctx: z.core.$RefinementCtx): void {
   const { entries } = configFacts.get();
-  const written = new Map<string, EntryIds>();
-  for (const e of entries.filter((entry) => entry.explicit)) {
-    const earlier = written.get(e.id);
-    if (earlier) report(rctx, { path: [e.index, 'id'], message: `duplicate strategy id ${quote(e.id)} (first defined at {first})`, first: ['strategies', earlier.index, 'id'] });
-    else written.set(e.id, e);
+  // An entry without `id:` is named by its `use:`: two of them would pool their records under one id.
+  const plain = new Map<string, EntryIds>();
+  for (const e of entries.filter((entry) => !entry.sweep)) {
+    const earlier = plain.get(e.id);
+    const hint = e.explicit && earlier?.explicit ? '' : '; an entry without id: is named by its use:, so give one of them an id:';
+    if (earlier) report(rctx, { path: [e.index, e.explicit ? 'id' : 'use'], message: `duplicate strategy id ${quote(e.id)} (first defined at {first})${hint}`, first: takenAt(earlier) });
+    else plain.set(e.id, e);
+  }
+  // `--strategies ID` selects a sweep's points by its id: a strategy of the same id would be selected with them.
+  for (const e of entries.filter((entry) => entry.sweep && plain.has(entry.id))) {
+    report(rctx, { path: [e.index, e.explicit ? 'id' : 'use'], message: `the sweep's id ${quote(e.id)} is also a strategy's id (at {first}); rename one of them`, first: takenAt(plain.get(e.id) as EntryIds) });
   }
   const made = new Map<string, EntryIds>();
   for (const e of entries) {

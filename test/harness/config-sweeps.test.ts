@@ -108,3 +108,15 @@ describe('sweeps in the config', () => {
     expect(new Set(ids).size).toBe(4);
   });
 });
+
+describe('ids taken from use:', () => {
+  it('refuses two entries without id: of one strategy, whose records would pool under one id', () => {
+    const found = problems(['strategies:', '  - use: trimming', '    max_turns: 4', '  - use: trimming', '    max_turns: 6']);
+    expectProblem(found, '4:10', 'duplicate strategy id "trimming" (first defined at suite/memeval.yaml:2:10); an entry without id: is named by its use:');
+  });
+
+  it('refuses a sweep whose id is also a strategy id (--strategies would select both)', () => {
+    const found = problems(['strategies:', '  - { id: trim, use: full-history }', '  - id: trim', '    use: trimming', '    max_turns: [2, 4]']);
+    expectProblem(found, '3:9', `the sweep's id "trim" is also a strategy's id`);
+  });
+});
