@@ -31,11 +31,17 @@ export interface StrategySummary {
   meanFullTokens?: number;
   /** Mean context tokens / mean full-history tokens (1 = no saving). */
   compression?: number;
-  /** Mean over turn records of present / (present + missing) facts. */
+  /** Mean over turn records of present / (present + missing + opaque) facts: a fact whose presence cannot be read is not counted kept. */
   factRetention?: number;
-  /** Distinct transcript × critical fact pairs dropped at any turn. */
-  criticalDrops: number;
-  turnsWithCriticalDrop: number;
+  /**
+   * Distinct transcript × critical fact pairs dropped at any turn. Undefined
+   * when facts were opaque at some turn (inside a server-compacted span): a
+   * critical fact in there may be gone, and 0 would claim it is not.
+   */
+  criticalDrops?: number;
+  turnsWithCriticalDrop?: number;
+  /** Turns at which some stated facts were opaque (server compaction). */
+  turnsWithOpaqueFacts: number;
   /** Summaries the strategy tried to make: made + summarizer errors. */
   summariesAttempted: number;
   summariesMade: number;
@@ -198,7 +204,7 @@ function sum(values: number[]): number {
 }
 
 function retentionOf(t: TurnRecord): number | undefined {
-  const total = t.factsPresentCount + t.factsMissingCount;
+  const total = t.factsPresentCount + t.factsMissingCount + (t.factsOpaqueCount ?? 0);
   return total === 0 ? undefined : t.factsPresentCount / total;
 }
 
@@ -208,6 +214,7 @@ function turnMetrics(turns: TurnRecord[]) {
   const meanContextTokens = mean(context);
   const meanFullTokens = mean(full);
   const dropped = new Set<string>();
+  const opaqueTurns = turns.filter((t) => (t.factsOpaqueCount ?? 0) > 0).length;
   // Every critical fact ever missing was lost at some turn: the union of the losses is the set dropped.
   for (const t of turns) for (const f of t.criticalLost) dropped.add(`${t.transcript}\u0000${f}`);
   return {
@@ -218,8 +225,9 @@ function turnMetrics(turns: TurnRecord[]) {
     meanFullTokens,
     compression: meanContextTokens !== undefined && meanFullTokens ? meanContextTokens / meanFullTokens : undefined,
     factRetention: mean(turns.map(retentionOf).filter((v): v is number => v !== undefined)),
-    criticalDrops: dropped.size,
-    turnsWithCriticalDrop: turns.filter((t) => t.criticalMissingCount > 0).length,
+    criticalDrops: opaqueTurns > 0 ? undefined : dropped.size,
+    turnsWithCriticalDrop: opaqueTurns > 0 ? undefined : turns.filter((t) => t.criticalMissingCount > 0).length,
+    turnsWithOpaqueFacts: opaqueTurns,
     ...cacheMetrics(turns),
   };
 }

@@ -252,6 +252,7 @@ function summaryRow(s: StrategySummary, model: string, sweep: SweepCells = {}): 
     fact_retention: s.factRetention,
     critical_drops: s.criticalDrops,
     turns_with_critical_drop: s.turnsWithCriticalDrop,
+    turns_with_opaque_facts: s.turnsWithOpaqueFacts,
     summaries_attempted: s.summariesAttempted,
     summaries: s.summariesMade,
     summary_errors: s.summaryErrors,

@@ -205,7 +205,7 @@ function overview(rows: StrategySummary[]): string {
       `<td class="n">${num(s.peakContextTokens)}</td>`,
       `<td class="n">${num(s.compression, 2)}</td>`,
       `<td class="n">${pct(s.factRetention)}</td>`,
-      `<td class="n${s.criticalDrops ? ' bad' : ''}">${s.criticalDrops}</td>`,
+      `<td class="n${s.criticalDrops ? ' bad' : ''}">${s.criticalDrops ?? '–'}</td>`,
       `<td class="n">${s.summariesMade}${s.summaryErrors ? ` <span class="bad">(+${s.summaryErrors} failed)</span>` : ''}</td>`,
       `<td class="n">${num(s.judgeOverall, 2)}</td>`,
       `<td class="n">${num(s.judgeScore, 2)}</td>`,

@@ -59,6 +59,12 @@ class ListSession implements Session {
   }
 }
 
+/** The server's opaque stand-in for the compacted history. */
+function isCompactionItem(item: AgentInputItem): boolean {
+  const fields = item as { type?: unknown; encrypted_content?: unknown };
+  return fields.type === 'compaction' && typeof fields.encrypted_content === 'string';
+}
+
 export class OpenAICompactionStrategy extends MemoryStrategy {
   private readonly list = new ListSession('openai-compaction');
   /** Built on the first add: the SDK and the client load only when the strategy runs. */
@@ -104,6 +110,12 @@ export class OpenAICompactionStrategy extends MemoryStrategy {
       return;
     }
     if (outcome.value === null) return;
+    // A reply without the compaction item replaced the history with nothing: that is a failed compaction, not an
+    // opaque one (its facts are gone, and read as missing), recorded as an error.
+    if (!this.list.items.some(isCompactionItem)) {
+      this.events.push(failedSummary(lastItem, 'the compaction reply held no compaction item (type "compaction" with encrypted_content)', msSince(started), COMPACTION_SHADOW));
+      return;
+    }
     const { outputTokens } = outcome.value.usage;
     this.span = { lastItem, viewItems: this.list.items.length, apiTokens: outputTokens };
   }

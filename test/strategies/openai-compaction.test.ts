@@ -166,3 +166,37 @@ describe('openai-compaction refused without an API', () => {
     expect(message).toContain('uses provider "elsewhere", which is not defined');
   });
 });
+
+describe('openai-compaction when it cannot be read', () => {
+  it('counts no critical drop as 0 and no opaque fact as kept', async () => {
+    const server = await startFakeOpenAI(compactionHandler({ outputTokens: COMPACT_TOKENS, answer: () => 'no idea' }));
+    try {
+      const { dir } = await runSuite({ config: suite(server.baseURL), log: () => undefined });
+      const { header, rows } = rowsOf(dir, 'summary.csv', 'compact');
+      const cell = (name: string) => rows[0][header.indexOf(name)];
+      // A critical fact inside the compacted span may be gone: the count is left empty, so a gate on it cannot pass.
+      expect(cell('critical_drops')).toBe('');
+      expect(Number(cell('turns_with_opaque_facts'))).toBeGreaterThan(0);
+      expect(Number(cell('fact_retention'))).toBeLessThan(1);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it('records a compaction reply without a compaction item as a failure, not as opaque facts', async () => {
+    const inner = compactionHandler({ outputTokens: COMPACT_TOKENS, answer: () => 'no idea' });
+    const server = await startFakeOpenAI((req, i) =>
+      req.path.endsWith('/responses/compact') ? { json: { id: 'cmp_1', object: 'response.compaction', output: [], usage: { input_tokens: 5, output_tokens: 0, total_tokens: 5 } } } : inner(req, i),
+    );
+    try {
+      const { run } = await runSuite({ config: suite(server.baseURL), log: () => undefined });
+      expect(run.info.status).not.toBe('complete');
+      const failed = run.summaries.filter((s) => s.strategy === 'compact' && s.error);
+      expect(failed.length).toBeGreaterThan(0);
+      expect(failed[0].error).toMatch(/no compaction item/);
+      expect(run.probes.filter((p) => p.strategy === 'compact').some((p) => p.attribution === 'opaque')).toBe(false);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
