@@ -502,8 +502,9 @@ export interface SweepCurve {
  * the highest accuracy (the smallest value on a tie), and the knee is the
  * smallest value whose accuracy is at least the lower bound of the best
  * point's 95% interval (its accuracy when it has no interval). Points with no
- * attempted probe are left out. "Smallest" is the cheapest for every swept
- * option of the built-in strategies (fewer turns, tokens or messages kept).
+ * attempted probe are left out. "Smallest" is the cheapest for every option
+ * a sweep may take (fewer turns, tokens or messages kept); options whose
+ * larger values are cheaper take no list (OptionSpec `sweep: false`).
  */
 export function sweepKnee(points: readonly SweepPoint[]): SweepKnee | undefined {
   const measured = [...points].filter((p) => p.accuracy !== undefined).sort((a, b) => a.value - b.value);

@@ -60,6 +60,12 @@ export interface OptionSpec {
   max?: number;
   default?: number | boolean | string;
   doc: string;
+  /**
+   * False for a number whose larger values are the cheaper ones (a margin held
+   * back): a sweep's knee is its smallest setting within the best accuracy's
+   * CI, which assumes smaller is cheaper, so such an option takes no list.
+   */
+  sweep?: false;
 }
 
 export type StrategyOptions = Record<string, number | boolean | string | SummarizerOptions | undefined>;

@@ -200,8 +200,8 @@ export const tokenBudget: StrategyDefinition = {
   options: {
     max_tokens: { type: 'int', min: 1, doc: 'Prompt budget in tokens (or give context_window).' },
     context_window: { type: 'int', min: 1, doc: 'Model context window; budget = context_window − max_output − safety_margin.' },
-    max_output: { type: 'int', min: 0, default: 0, doc: 'Tokens reserved for the reply (with context_window).' },
-    safety_margin: { type: 'int', min: 0, default: 0, doc: 'Extra tokens held back (with context_window).' },
+    max_output: { type: 'int', min: 0, default: 0, sweep: false, doc: 'Tokens reserved for the reply (with context_window).' },
+    safety_margin: { type: 'int', min: 0, default: 0, sweep: false, doc: 'Extra tokens held back (with context_window).' },
     preserve_system: { type: 'boolean', default: true, doc: 'Never drop system items.' },
     compact_at: { type: 'number', min: 0, max: 1, default: 0.9, doc: 'Compact when the prompt exceeds this share of the budget.' },
     compact_to: { type: 'number', min: 0, max: 1, default: 0.7, doc: 'Compact down to this share of the budget.' },

@@ -12,9 +12,13 @@ export type { SweepMembership };
 /** One curve, or a grid of curves: more lists would make a cube no chart can show. */
 export const MAX_SWEPT_OPTIONS = 2;
 
-/** Whether an option can take a list of values to sweep: numbers only, since a curve needs an ordered axis. */
+/**
+ * Whether an option can take a list of values to sweep: numbers only, since a
+ * curve needs an ordered axis, and not those whose larger values are cheaper
+ * (the knee takes the smallest setting as the cheapest).
+ */
 export function isSweepable(spec: OptionSpec | undefined): boolean {
-  return spec?.type === 'int' || spec?.type === 'number';
+  return (spec?.type === 'int' || spec?.type === 'number') && spec.sweep !== false;
 }
 
 /**

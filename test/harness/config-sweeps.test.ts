@@ -120,3 +120,11 @@ describe('ids taken from use:', () => {
     expectProblem(found, '3:9', `the sweep's id "trim" is also a strategy's id`);
   });
 });
+
+describe('options whose larger values are cheaper', () => {
+  it('take no list: the knee would name the most expensive setting', () => {
+    const found = problems(['strategies:', '  - id: tb', '    use: token-budget', '    context_window: 4000', '    safety_margin: [0, 3000]']);
+    expect(found.some((l) => l.startsWith(`${FILE}:5:`))).toBe(true);
+    expect(parseConfig(['strategies:', '  - id: tb', '    use: token-budget', '    context_window: [2000, 4000]'].join('\n'), FILE, REGISTRY).strategies.map((s) => s.id)).toEqual(['tb-2000', 'tb-4000']);
+  });
+});
