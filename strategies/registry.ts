@@ -38,6 +38,17 @@ export interface ServerModel {
   call<T>(fn: () => Promise<T>): Promise<ServerCallOutcome<T>>;
 }
 
+/** An OpenAI-compatible embeddings model (`retrieval`'s `embedding_model`), as the run set it up. */
+export interface Embedder {
+  /** The model spec as configured, e.g. `openai:text-embedding-3-small`. */
+  readonly spec: string;
+  /**
+   * One vector per text, in order: from the run's cache where it holds them, the rest in one
+   * request under the run's retries, breaker and concurrency limit. Never throws.
+   */
+  embed(texts: readonly string[]): Promise<ServerCallOutcome<number[][]>>;
+}
+
 /** What the harness hands a strategy when it builds one for a transcript. */
 export interface StrategyContext {
   counter: TokenCounter;
@@ -48,10 +59,15 @@ export interface StrategyContext {
   makeSummarizer(options: SummarizerOptions): Summarizer;
   /** The model of a `type: 'model'` option; absent where nothing may call a server (benchmarks). */
   serverCompaction?(spec: string): ServerModel;
+  /** The embedder of a `type: 'embedding-model'` option; absent where nothing may call a server (benchmarks). */
+  embedder?(spec: string): Embedder;
 }
 
-/** `model`: a model spec (`offline` or `<provider>:<name>`), checked against the config's providers. */
-export type OptionType = 'int' | 'number' | 'boolean' | 'string' | 'model' | 'summarizer';
+/**
+ * `model`: a model spec (`offline` or `<provider>:<name>`), checked against the config's providers.
+ * `embedding-model`: the same, but `offline` is refused (no local model embeds).
+ */
+export type OptionType = 'int' | 'number' | 'boolean' | 'string' | 'model' | 'embedding-model' | 'summarizer';
 
 export interface OptionSpec {
   type: OptionType;
@@ -59,6 +75,8 @@ export interface OptionSpec {
   min?: number;
   max?: number;
   default?: number | boolean | string;
+  /** A `string` option's allowed values; anything else is refused at the option. */
+  values?: readonly [string, ...string[]];
   doc: string;
   /**
    * False for a number whose larger values are the cheaper ones (a margin held

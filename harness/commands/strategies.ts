@@ -9,7 +9,9 @@ export function strategiesCommand(): number {
     process.stdout.write(`${name} — ${def.doc}\n`);
     for (const [key, spec] of Object.entries(def.options)) {
       const dflt = spec.default === undefined ? '' : ` (default ${String(spec.default)})`;
-      process.stdout.write(`    ${key}: ${spec.type}${spec.required ? ', required' : ''}${dflt} — ${spec.doc}\n`);
+      // A string option with fixed values shows them in place of its type.
+      const type = spec.values ? spec.values.join(' | ') : spec.type;
+      process.stdout.write(`    ${key}: ${type}${spec.required ? ', required' : ''}${dflt} — ${spec.doc}\n`);
     }
   }
   return EXIT.ok;

@@ -5,7 +5,8 @@ import type { SuiteConfig, StrategyConfig } from '../config.js';
 import type { LimitFunction } from 'p-limit';
 import { Breakers } from '../models/breaker.js';
 import { CachedModel, ModelStats, type CallRouter } from '../models/cache.js';
-import { createModel, ModelSetupError, runnerTargetOf } from '../models/create.js';
+import { createModel, ModelSetupError, openAIModelOf, runnerTargetOf } from '../models/create.js';
+import { createEmbedder } from '../models/embeddings.js';
 import { priceFor, type Price } from '../models/prices.js';
 import { withRetry } from '../models/retry.js';
 import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
@@ -18,7 +19,7 @@ import { createSummaryJudge, gradeSummary, type SummaryJudge } from '../../grade
 import type { Summarizer } from '../../strategies/base.js';
 import { OfflineSummarizer } from '../../strategies/offline-summarizer.js';
 import { createLlmSummarizer } from '../../strategies/llm-summarizer.js';
-import type { ServerModel, StrategyOptions, SummarizerOptions } from '../../strategies/registry.js';
+import type { Embedder, OptionType, ServerModel, StrategyOptions, SummarizerOptions } from '../../strategies/registry.js';
 import { summarizerOptionsOf } from '../../strategies/summary-input.js';
 import type { StrategyRegistry } from '../../strategies/registry.js';
 import { STRATEGIES } from '../../strategies/index.js';
@@ -30,6 +31,8 @@ export interface Graders {
   makeSummarizer(options: SummarizerOptions): Summarizer;
   /** The model a strategy calls itself (a `type: 'model'` option, e.g. openai-compaction's). */
   serverCompaction(spec: string): ServerModel;
+  /** The embedder of a `type: 'embedding-model'` option (retrieval's embedding_model). */
+  embedder(spec: string): Embedder;
   gradeSummary(transcript: Transcript, summary: MadeSummary, previous: SummaryRecord | undefined, strategy: StrategyConfig): Promise<MadeSummary>;
   counts(): { calls: number; cacheHits: number; dedupHits: number; errors: number };
   /** Settles when the clients the run's first calls need are loaded (with the cache off; at once otherwise). */
@@ -84,17 +87,18 @@ export function modelSpecs(config: SuiteConfig, strategies: StrategyConfig[], re
   const specs = new Set([config.model, config.judge]);
   for (const s of strategies) {
     if (Object.values(registry.get(s.use)?.options ?? {}).some((o) => o.type === 'summarizer')) specs.add(summarizerOptionsOf(s.options).model);
-    for (const spec of modelOptions(s.options, registry.get(s.use)?.options ?? {})) specs.add(spec);
+    const options = registry.get(s.use)?.options ?? {};
+    for (const spec of [...modelOptions(s.options, options), ...modelOptions(s.options, options, 'embedding-model')]) specs.add(spec);
   }
   specs.delete('offline');
   return [...specs];
 }
 
-/** The values of a strategy's `type: 'model'` options. */
-function modelOptions(options: StrategyOptions, specs: Record<string, { type: string }>): string[] {
+/** The values of a strategy's options of one type (`model` by default). */
+function modelOptions(options: StrategyOptions, specs: Record<string, { type: OptionType }>, type: OptionType = 'model'): string[] {
   return Object.entries(specs).flatMap(([name, spec]) => {
     const value = options[name];
-    return spec.type === 'model' && typeof value === 'string' ? [value] : [];
+    return spec.type === type && typeof value === 'string' ? [value] : [];
   });
 }
 
@@ -120,6 +124,18 @@ function serverModel(spec: string, model: Model, limit: LimitFunction, stats: Mo
       return outcome.ok ? { ok: true, value: outcome.value } : { ok: false, error: outcome.fatal ? outcome.error : `${target.id}: ${outcome.error}` };
     },
   };
+}
+
+/**
+ * An embeddings model on the provider settings (base URL, key variable, retries,
+ * timeout) of its spec, with the run's breaker, concurrency limit, counters and cache.
+ */
+function embedderOf(spec: string, model: Model, config: SuiteConfig, limit: LimitFunction, stats: ModelStats): Embedder {
+  const openai = openAIModelOf(model);
+  const target = openai?.runnerTarget();
+  if (!openai || !target) throw new ModelSetupError(`${spec} is not served by an OpenAI-compatible provider, which embeddings need`);
+  const baseURL = openai.params.baseURL;
+  return createEmbedder({ spec, target, params: baseURL === undefined ? {} : { baseURL }, cacheDir: config.cache, limit, stats });
 }
 
 function runnerModel(model: Model, config: SuiteConfig, limit: LimitFunction, stats: ModelStats): Model {
@@ -164,6 +180,16 @@ export function buildGraders(
   };
   // Checked up front, like every model: a chat-only provider is bad input before any work starts.
   for (const s of strategies) for (const spec of modelOptions(s.options, registry.get(s.use)?.options ?? {})) serverFor(spec);
+  const embedders = new Map<string, Embedder>();
+  const embedderFor = (spec: string): Embedder => {
+    let embedder = embedders.get(spec);
+    if (!embedder) {
+      embedder = embedderOf(spec, modelFor(spec), config, limit, stats);
+      embedders.set(spec, embedder);
+    }
+    return embedder;
+  };
+  for (const s of strategies) for (const spec of modelOptions(s.options, registry.get(s.use)?.options ?? {}, 'embedding-model')) embedderFor(spec);
   const answerModel = config.agent === 'runner' ? runnerModel(modelFor(config.model), config, limit, stats) : modelFor(config.model);
   const judgeModel = config.judge === 'offline' ? undefined : modelFor(config.judge);
   const summaryJudges = new Map<number, SummaryJudge>();
@@ -183,6 +209,7 @@ export function buildGraders(
     makeSummarizer: (options) =>
       options.model === 'offline' ? new OfflineSummarizer(options, TokenCounter.shared()) : createLlmSummarizer(options, modelFor(options.model)),
     serverCompaction: serverFor,
+    embedder: embedderFor,
     async gradeSummary(transcript, summary, previous, strategy) {
       const wordLimit = summarizerOptionsOf(strategy.options).word_limit;
       const grades = await gradeSummary({ transcript, summary, previous }, { wordLimit }, summaryJudgeFor(wordLimit));

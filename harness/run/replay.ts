@@ -49,6 +49,7 @@ export interface ReplayInput {
   makeSummarizer: StrategyContext['makeSummarizer'];
   /** For strategies that compact on a server; a replay without it cannot build them. */
   serverCompaction?: StrategyContext['serverCompaction'];
+  embedder?: StrategyContext['embedder'];
   /** Checked between turns: a stopped run does not finish a long replay first. */
   stop?: AbortSignal;
   /** The answering provider's prompt-cache rule (`false`: none); OpenAI's by default. */
@@ -276,6 +277,8 @@ function summaryRecord(
 function summarizerLabel(input: ReplayInput): string {
   // A strategy that compacts on a server names its model in `model:`, not in a summarizer block.
   if (typeof input.options.model === 'string') return input.options.model;
+  // Retrieval by embeddings records a failed embedding call as a failed summary, named by its model.
+  if (typeof input.options.embedding_model === 'string') return input.options.embedding_model;
   const { model } = summarizerOptionsOf(input.options);
   return model === 'offline' ? 'offline-extractive' : model;
 }
@@ -317,6 +320,7 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     protect: protectCritical(index, facts),
     makeSummarizer: input.makeSummarizer,
     serverCompaction: input.serverCompaction,
+    embedder: input.embedder,
   });
   const turnMap = new TurnMap();
   const meter = new ViewMeter(counter, index, transcript.system, systemBits);

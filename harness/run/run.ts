@@ -178,6 +178,7 @@ async function replayJob(job: Job, ctx: RunContext, journaled: JournaledSummarie
     counter: ctx.counter,
     makeSummarizer: (options) => journaled.wrap(ctx.graders.makeSummarizer(options)),
     serverCompaction: ctx.graders.serverCompaction,
+    embedder: ctx.graders.embedder,
     stop: ctx.signal,
     promptCache: promptCacheFor(ctx.config.model, ctx.config.providers),
   });

@@ -140,6 +140,17 @@ function modelName(): z.ZodString {
   });
 }
 
+/** A model that embeds text: one behind an OpenAI-compatible embeddings endpoint, never `offline`. */
+function embeddingModelName(): z.ZodString {
+  return word().superRefine((name, rctx) => {
+    const problem =
+      name === 'offline'
+        ? 'cannot embed: embeddings need a model behind an OpenAI-compatible /v1/embeddings endpoint (e.g. openai:text-embedding-3-small or <provider>:<name>)'
+        : modelNameProblem(name, configFacts.get().providers);
+    if (problem) report(rctx, { message: `{key} ${quote(name)} in {label-1} ${problem}` });
+  });
+}
+
 // ---------------------------------------------------------------- top-level scalars
 
 /** A single glob is short for a list of one. */
@@ -274,9 +285,11 @@ function option(spec: OptionSpec): z.ZodType<StrategyOptions[string], unknown> {
     case 'boolean':
       return bool();
     case 'string':
-      return text();
+      return spec.values ? choice(spec.values) : text();
     case 'model':
       return modelName();
+    case 'embedding-model':
+      return embeddingModelName();
     case 'summarizer':
       return summarizer();
   }

@@ -115,8 +115,62 @@ export async function closedBaseURL(): Promise<string> {
   return server.baseURL;
 }
 
-/** Default behaviour: echo the last user message back, in the shape of the endpoint called. */
+/** Dimensions of the fake's embedding vectors. */
+export const FAKE_EMBEDDING_DIMS = 64;
+
+/** Words too common to say what a text is about; the fake embeds without them. */
+const FAKE_STOP_WORDS = new Set('a an and are at did do for from i in is it me my of on or the to was what which you your'.split(' '));
+
+/** FNV-1a: a stable hash of a word, the same on every platform and run. */
+function wordHash(word: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
+}
+
+/**
+ * A deterministic bag-of-words embedding: each content word (lower-cased, stop
+ * words skipped, mapped through `synonyms` first) adds 1 to one of `dims`
+ * dimensions, so texts sharing words, or synonyms, point the same way.
+ */
+export function fakeEmbedding(text: string, synonyms: Record<string, string> = {}, dims = FAKE_EMBEDDING_DIMS): number[] {
+  const vector = new Array<number>(dims).fill(0);
+  for (const raw of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    if (FAKE_STOP_WORDS.has(raw)) continue;
+    const word = synonyms[raw] ?? raw;
+    vector[wordHash(word) % dims] += 1;
+  }
+  return vector;
+}
+
+/** A `POST /embeddings` reply: one vector per input, in order, with the API's usage shape. */
+export function embeddingsBody(body: Record<string, unknown>, synonyms: Record<string, string> = {}): Record<string, unknown> {
+  const inputs = Array.isArray(body.input) ? body.input.map(String) : [String(body.input ?? '')];
+  const tokens = inputs.reduce((sum, text) => sum + text.split(/\s+/).length, 0);
+  return {
+    object: 'list',
+    model: body.model,
+    data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, synonyms) })),
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  };
+}
+
+/**
+ * `POST /embeddings` answered with fakeEmbedding vectors (`synonyms` maps a word
+ * to another before hashing, to stand for what a real model learns), every other
+ * path by `other`. Only float vectors: a base64 request is a 400.
+ */
+export function embeddingsHandler(synonyms: Record<string, string> = {}, other: FakeHandler = (req, i) => echoHandler(req, i)): FakeHandler {
+  return (req, index) => {
+    if (!req.path.endsWith('/embeddings')) return other(req, index);
+    if (req.body.encoding_format !== undefined && req.body.encoding_format !== 'float') return apiError(400, 'this server only sends float embeddings');
+    return { json: embeddingsBody(req.body, synonyms) };
+  };
+}
+
+/** Default behaviour: echo the last user message back, in the shape of the endpoint called (embeddings get fakeEmbedding vectors). */
 export const echoHandler: FakeHandler = (req) => {
+  if (req.path.endsWith('/embeddings')) return { json: embeddingsBody(req.body) };
   const text = `echo: ${lastUserText(req.body)}`;
   return { json: req.path.endsWith('/chat/completions') ? chatBody(text) : responsesBody(text) };
 };

@@ -68,6 +68,9 @@ function graders(answerModel: Model, judgeModel?: Model): Graders {
     serverCompaction: () => {
       throw new Error('unused');
     },
+    embedder: () => {
+      throw new Error('unused');
+    },
     gradeSummary: () => Promise.reject(new Error('unused')),
     counts: () => ({ calls: 0, cacheHits: 0, dedupHits: 0, errors: 0 }),
     ready: () => Promise.resolve(),
