@@ -164,7 +164,9 @@ class ViewMeter {
     const kept = this.sharedItems(view);
     const previousTokens = this.measured ? this.prefixTokens[this.last.length] : undefined;
     const sharedTokens = this.prefixTokens[kept];
-    const prefix = this.prefixTokens.slice(0, kept + 1);
+    // Cut back to the shared prefix in place, not copied: a view that only grows would copy every earlier count per turn.
+    const prefix = this.prefixTokens;
+    prefix.length = kept + 1;
     for (let i = kept; i < view.length; i++) prefix.push(prefix[i] + this.counter.item(view[i]));
     // Bits only grow by appending: a view that dropped or rewrote an item is scanned whole.
     const grows = kept === this.last.length;
