@@ -9,8 +9,8 @@
 import type { OpenAIResponsesCompactionSession, Session } from '@openai/agents';
 import { msSince } from '../core/model.js';
 import type { TokenCounter } from '../core/tokens.js';
-import type { AgentInputItem } from '../core/types.js';
-import { failedSummary, MemoryStrategy, type OpaqueSpan } from './base.js';
+import type { AgentInputItem, Usage } from '../core/types.js';
+import { failedSummary, MemoryStrategy, type OpaqueSpan, type SummaryEvent } from './base.js';
 import { optionalNum, type ServerModel, type StrategyDefinition, type StrategyOptions } from './registry.js';
 
 /** The synthetic request line of a failed compaction's record (there is no summary prompt). */
@@ -116,8 +116,23 @@ export class OpenAICompactionStrategy extends MemoryStrategy {
       this.events.push(failedSummary(lastItem, 'the compaction reply held no compaction item (type "compaction" with encrypted_content)', msSince(started), COMPACTION_SHADOW));
       return;
     }
-    const { outputTokens } = outcome.value.usage;
+    const { inputTokens, outputTokens } = outcome.value.usage;
     this.span = { lastItem, viewItems: this.list.items.length, apiTokens: outputTokens };
+    this.events.push(this.compactionEvent(lastItem, { inputTokens, outputTokens }, msSince(started)));
+  }
+
+  /**
+   * A compaction as a summary event, so its tokens, time and cost count with the
+   * strategy's summary calls; it has no text, so it is marked opaque and not graded.
+   */
+  private compactionEvent(lastItem: number, usage: Usage, durationMs: number): SummaryEvent {
+    const cost = this.model.cost(usage);
+    return {
+      firstItem: 0,
+      lastItem,
+      opaque: true,
+      output: { userShadow: COMPACTION_SHADOW, summary: '', request: { system: '', user: '' }, usage, durationMs, ...(cost === undefined ? {} : { cost }) },
+    };
   }
 
   private compactorFor(): Promise<OpenAIResponsesCompactionSession> {

@@ -14,6 +14,8 @@ import { compactionHandler, lastUserText, startFakeOpenAI, type FakeServer } fro
 import { tinyTranscript } from '../helpers/cli.js';
 
 const COMPACT_TOKENS = 37;
+/** USD per 1M tokens, so the compaction calls' cost is a number a test can predict. */
+const PRICE = { input: 2, output: 10 };
 
 function configText(baseURL: string, strategyModel = 'local:gpt-4.1-mini'): string {
   return `datasets: [data/*.yaml]
@@ -29,6 +31,8 @@ strategies:
     use: openai-compaction
     model: ${strategyModel}
     trigger_items: 2
+prices:
+  local:gpt-4.1-mini: { input: ${PRICE.input}, output: ${PRICE.output} }
 `;
 }
 
@@ -128,6 +132,83 @@ describe('openai-compaction through the Agents SDK', () => {
     const html = readFileSync(join(result.dir, 'report.html'), 'utf8');
     expect(html).toContain('compact');
     expect(html).toContain('opaque');
+  });
+});
+
+describe('openai-compaction counts its compaction calls', () => {
+  let server: FakeServer;
+  let result: RunOutcome;
+
+  beforeAll(async () => {
+    // A compaction takes 40 ms here, so the turn latency must show it.
+    const inner = compactionHandler({ outputTokens: COMPACT_TOKENS, answer: () => 'no idea' });
+    server = await startFakeOpenAI(async (req, i) => {
+      if (req.path.endsWith('/responses/compact')) await new Promise((resolve) => setTimeout(resolve, 40));
+      return inner(req, i);
+    });
+    result = await runSuite({ config: suite(server.baseURL), log: () => undefined });
+  }, 60_000);
+
+  afterAll(() => server?.close());
+
+  /** What the fake server reported for each compaction call, in order. */
+  function compactUsages(): { input: number; output: number }[] {
+    return server.requests
+      .filter((r) => r.path === '/v1/responses/compact')
+      .map((r) => ({ input: 10 * (Array.isArray(r.body.input) ? r.body.input.length : 0), output: COMPACT_TOKENS }));
+  }
+
+  it('records each compaction as an opaque summary with its usage, time and cost, never graded', () => {
+    expect(result.run.info.status).toBe('complete');
+    const records = result.run.summaries.filter((s) => s.strategy === 'compact');
+    const usages = compactUsages();
+    expect(usages).toHaveLength(2);
+    expect(records.map((s) => ({ input: s.usage.inputTokens, output: s.usage.outputTokens }))).toEqual(usages);
+    for (const [i, s] of records.entries()) {
+      expect(s.error).toBeUndefined();
+      expect(s.opaque).toBe(true);
+      expect(s.text).toBe('');
+      expect(s.grades).toBeUndefined();
+      expect(s.durationMs).toBeGreaterThanOrEqual(35);
+      expect(s.cost).toBeCloseTo((usages[i].input * PRICE.input + usages[i].output * PRICE.output) / 1e6, 12);
+    }
+    expect(records.map((s) => s.turn)).toEqual([2, 4]);
+    expect(records[0].coveredTurns).toEqual([1, 2]);
+  });
+
+  it('puts their tokens, cost and time in summary.csv, with no summary-judge error', () => {
+    const { header, rows } = rowsOf(result.dir, 'summary.csv', 'compact');
+    const cell = (name: string) => {
+      expect(header).toContain(name);
+      return rows[0][header.indexOf(name)];
+    };
+    const usages = compactUsages();
+    const compactCost = usages.reduce((total, u) => total + (u.input * PRICE.input + u.output * PRICE.output) / 1e6, 0);
+    expect(Number(cell('summary_tokens_in'))).toBe(usages.reduce((t, u) => t + u.input, 0));
+    expect(Number(cell('summary_tokens_out'))).toBe(2 * COMPACT_TOKENS);
+    expect(Number(cell('summary_cost'))).toBeCloseTo(compactCost, 12);
+    const answers = result.run.probes.filter((p) => p.strategy === 'compact').reduce((total, p) => total + (p.cost ?? Number.NaN), 0);
+    expect(answers).toBeGreaterThan(0);
+    expect(Number(cell('cost'))).toBeCloseTo(answers + compactCost, 12);
+    expect(cell('summary_judge_errors')).toBe('0');
+    expect(cell('summarizer_errors')).toBe('0');
+    expect(Number(cell('turn_latency_p95_ms'))).toBeGreaterThanOrEqual(35);
+    const full = rowsOf(result.dir, 'summary.csv', 'full');
+    expect(full.rows[0][full.header.indexOf('summary_tokens_in')]).toBe('0');
+    expect(full.rows[0][full.header.indexOf('summary_cost')]).toBe('');
+  });
+
+  it('shows them as opaque in summaries.csv and report.html, not as scores', () => {
+    const { header, rows } = rowsOf(result.dir, 'summaries.csv', 'compact');
+    expect(rows).toHaveLength(2);
+    for (const r of rows) {
+      expect(r[header.indexOf('opaque')]).toBe('opaque (server compaction)');
+      expect(r[header.indexOf('judge_score')]).toBe('');
+      expect(Number(r[header.indexOf('tokens_out')])).toBe(COMPACT_TOKENS);
+    }
+    const html = readFileSync(join(result.dir, 'report.html'), 'utf8');
+    // Both compactions' blocks say so in their heading, where a summary shows its judge score.
+    expect(html.match(/compact · t1 · summary \d — opaque \(server compaction\)/g)).toHaveLength(2);
   });
 });
 
