@@ -212,6 +212,107 @@ describe('openai-compaction counts its compaction calls', () => {
   });
 });
 
+/** Tokens at which `mode: context-management` compacts: reached after turn 2 of the tiny transcript, not after turn 1. */
+const THRESHOLD = 50;
+
+function managedConfig(baseURL: string, extra = ''): string {
+  return `datasets: [data/*.yaml]
+out: runs
+model: local:gpt-4.1-mini
+judge: offline
+cache: false
+providers:
+  local: { base_url: "${baseURL}" }
+strategies:
+  - { id: full, use: full-history }
+  - id: managed
+    use: openai-compaction
+    model: local:gpt-4.1-mini
+    mode: context-management
+    compact_threshold: ${THRESHOLD}${extra}
+prices:
+  local:gpt-4.1-mini: { input: ${PRICE.input}, output: ${PRICE.output} }
+`;
+}
+
+describe('openai-compaction in context-management mode', () => {
+  let server: FakeServer;
+  let result: RunOutcome;
+
+  beforeAll(async () => {
+    server = await startFakeOpenAI(compactionHandler({ outputTokens: COMPACT_TOKENS, answer: (body) => `no idea about: ${lastUserText(body)}` }));
+    const dir = mkdtempSync(join(tmpdir(), 'memeval-managed-'));
+    mkdirSync(join(dir, 'data'));
+    writeFileSync(join(dir, 'data', 't1.yaml'), tinyTranscript('t1'));
+    const file = join(dir, 'memeval.config.yaml');
+    writeFileSync(file, managedConfig(server.baseURL));
+    result = await runSuite({ config: parseConfig(readFileSync(file, 'utf8'), file), log: () => undefined });
+  }, 60_000);
+
+  afterAll(() => server?.close());
+
+  const managing = () => server.requests.filter((r) => r.path === '/v1/responses' && r.body.context_management !== undefined);
+
+  it('sends the history to POST /v1/responses with context_management and a tiny max_output_tokens, never /responses/compact', () => {
+    expect(result.run.info.status).toBe('complete');
+    expect(server.requests.some((r) => r.path === '/v1/responses/compact')).toBe(false);
+    const requests = managing();
+    expect(requests.length).toBeGreaterThan(0);
+    for (const r of requests) {
+      expect(r.body.context_management).toEqual([{ type: 'compaction', compact_threshold: THRESHOLD }]);
+      expect(r.body.max_output_tokens).toBe(16);
+      expect(r.body.model).toBe('gpt-4.1-mini');
+    }
+    // The first compaction is sent the first two turns in full.
+    const first = JSON.stringify(requests[0].body.input);
+    expect(first).toContain('ACC-27731');
+    expect(first).toContain('blue router');
+    expect(first).not.toContain('power supply');
+    // The next one is sent the first one's item, not the turns it replaced.
+    const second = JSON.stringify(requests[1].body.input);
+    expect(second).toContain('"encrypted_content":"enc-1:4-items"');
+    expect(second).not.toContain('ACC-27731');
+  });
+
+  it('answers on the compaction item from the reply, with its tokens at the API count and its facts opaque', () => {
+    const answers = server.requests.filter((r) => r.path === '/v1/responses' && r.body.context_management === undefined);
+    const withCompaction = answers.filter((r) => JSON.stringify(r.body.input).includes('"type":"compaction"'));
+    expect(withCompaction).toHaveLength(2);
+    for (const r of withCompaction) {
+      expect(JSON.stringify(r.body.input)).not.toContain('ACC-27731');
+      // The reply's short message is no turn of the conversation: it is not sent on.
+      expect(JSON.stringify(r.body.input)).not.toContain('"text":"ok"');
+    }
+    const turns = result.run.turns.filter((t) => t.strategy === 'managed').sort((a, b) => a.turn - b.turn);
+    expect(turns[0].apiTokens ?? 0).toBe(0);
+    expect(turns.slice(1).every((t) => t.apiTokens === COMPACT_TOKENS)).toBe(true);
+    expect(turns[1].factsOpaqueCount).toBe(2);
+    const probes = result.run.probes.filter((p) => p.strategy === 'managed');
+    expect(probes.map((p) => p.attribution)).toEqual(['opaque', 'opaque']);
+  });
+
+  it('counts each compaction call as an opaque summary: tokens, time and cost, no judge error', () => {
+    const records = result.run.summaries.filter((s) => s.strategy === 'managed');
+    expect(records).toHaveLength(managing().length);
+    // The compacted item (37 tokens) plus any later turn is over the threshold: a compaction at every turn from 2.
+    expect(records.map((s) => s.turn)).toEqual([2, 3, 4, 5]);
+    expect(records[0].coveredTurns).toEqual([1, 2]);
+    for (const s of records) {
+      expect(s.error).toBeUndefined();
+      expect(s.opaque).toBe(true);
+      expect(s.grades).toBeUndefined();
+      expect(s.usage.outputTokens).toBe(COMPACT_TOKENS);
+      expect(s.cost).toBeCloseTo((s.usage.inputTokens * PRICE.input + COMPACT_TOKENS * PRICE.output) / 1e6, 12);
+    }
+    const { header, rows } = rowsOf(result.dir, 'summary.csv', 'managed');
+    const cell = (name: string) => rows[0][header.indexOf(name)];
+    expect(Number(cell('summary_tokens_out'))).toBe(records.length * COMPACT_TOKENS);
+    expect(Number(cell('summary_tokens_in'))).toBeGreaterThan(0);
+    expect(Number(cell('summary_cost'))).toBeGreaterThan(0);
+    expect(cell('summary_judge_errors')).toBe('0');
+  });
+});
+
 describe('openai-compaction refused without an API', () => {
   function load(text: string): () => SuiteConfig {
     const dir = mkdtempSync(join(tmpdir(), 'memeval-compaction-bad-'));
@@ -240,6 +341,14 @@ describe('openai-compaction refused without an API', () => {
   it('a model name the SDK does not compact with is bad input', () => {
     const message = problems(load(configText('http://127.0.0.1:9/v1', 'local:llama3')));
     expect(message).toContain('not a name the Agents SDK compacts with');
+  });
+
+  it('each mode refuses the other mode\'s trigger options', () => {
+    const missing = managedConfig('http://127.0.0.1:9/v1').replace(/\n    compact_threshold: \d+/, '');
+    expect(problems(load(missing))).toContain('mode: context-management needs option compact_threshold');
+    expect(problems(load(managedConfig('http://127.0.0.1:9/v1', '\n    trigger_items: 2')))).toContain('trigger_items is only used with mode: compact');
+    const stray = configText('http://127.0.0.1:9/v1').replace('trigger_items: 2', 'trigger_items: 2\n    compact_threshold: 10');
+    expect(problems(load(stray))).toContain('compact_threshold is only used with mode: context-management');
   });
 
   it('a provider that is not configured is bad input', () => {
