@@ -305,6 +305,6 @@ export async function gradeSummary(
   const grades: SummaryGrades = { checks: checkSummary(input.transcript, input.summary, options) };
   if (input.summary.error) return grades;
   if (judge) grades.judge = await judge.grade(input);
-  if (input.previous && !input.previous.error) grades.drift = summaryDrift(input.transcript, input.previous, input.summary);
+  if (input.previous && !input.previous.error && !input.previous.opaque) grades.drift = summaryDrift(input.transcript, input.previous, input.summary);
   return grades;
 }

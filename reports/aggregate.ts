@@ -49,6 +49,8 @@ export interface StrategySummary {
   summaryErrors: number;
   summaryTokensIn: number;
   summaryTokensOut: number;
+  /** USD of the summary calls a strategy priced itself (server compaction); undefined when none was priced. */
+  summaryCost?: number;
   /** Every probe record (the same number as `attempted`). */
   probes: number;
   /** passed + failed + errors: every probe record. */
@@ -118,9 +120,12 @@ export interface StrategySummary {
   /** API-reported input tokens over our tiktoken count, on calls that report usage (1 = the counts agree). */
   apiVsCountedInput?: number;
   outputTokens: number;
-  /** Nominal cost of every answer, cache hits included, so warm and cold runs compare. */
+  /**
+   * Nominal cost of every answer, cache hits included, so warm and cold runs compare,
+   * plus `summaryCost` (the strategy's own priced calls: server compaction).
+   */
   cost?: number;
-  /** `cost` with each answer's cacheable input tokens at the cached-input price (README "Cost as billed"). */
+  /** `cost` with each answer's cacheable input tokens at the cached-input price (README "Cost as billed"); `summaryCost` is nominal. */
   costCached?: number;
   /** Input tokens the provider reported as served from its prompt cache, over the answers that report them. */
   apiCachedTokens?: number;
@@ -415,6 +420,7 @@ function summaryMetrics(summaries: SummaryRecord[]) {
     summaryErrors: summaries.length - made.length,
     summaryTokensIn: sum(summaries.map((s) => s.usage.inputTokens)),
     summaryTokensOut: sum(summaries.map((s) => s.usage.outputTokens)),
+    summaryCost: optionalSum(summaries.map((s) => s.cost)),
     judgeOverall: mean(judged.map((j) => j.overall)),
     judgeCoverage: mean(judged.map((j) => j.coverage)),
     judgeFaithfulness: mean(judged.map((j) => j.faithfulness)),
@@ -436,7 +442,7 @@ function transcriptCount(run: RunResult, strategy: string): number {
 /** `withCI: false` skips the bootstrap interval when only point values are needed (gates, diffs). */
 export function summarizeStrategy(run: RunResult, strategy: string, withCI = true): StrategySummary {
   const mine = <T extends { strategy: string }>(list: T[]) => list.filter((r) => r.strategy === strategy);
-  return {
+  return withSummaryCost({
     strategy,
     use: run.info.strategies.find((s) => s.id === strategy)?.use,
     transcripts: transcriptCount(run, strategy),
@@ -444,7 +450,19 @@ export function summarizeStrategy(run: RunResult, strategy: string, withCI = tru
     ...summaryMetrics(mine(run.summaries)),
     ...probeMetrics(mine(run.probes), run.info.repeat, withCI),
     ...turnLatencyMetrics(mine(run.probes), mine(run.summaries)),
-  };
+  });
+}
+
+/** The sum of the values present; undefined when none is. */
+function optionalSum(values: (number | undefined)[]): number | undefined {
+  const present = values.filter((v): v is number => v !== undefined);
+  return present.length ? sum(present) : undefined;
+}
+
+/** The strategy's own priced calls (server compaction) cost as much as its answers do, so `cost` holds both. */
+function withSummaryCost(s: StrategySummary): StrategySummary {
+  if (s.summaryCost === undefined) return s;
+  return { ...s, cost: (s.cost ?? 0) + s.summaryCost, costCached: (s.costCached ?? 0) + s.summaryCost };
 }
 
 function turnLatencyMetrics(probes: ProbeRecord[], summaries: SummaryRecord[]) {
@@ -817,7 +835,7 @@ const BASE_METRICS: MetricDef[] = [
   def('summary.judge.score', true, 'mean judge score = min(coverage, faithfulness) over judged summaries', (s) => s.judgeScore, judgedSummaries),
   def('summary.checks.coverage', true, 'mean deterministic fact coverage over summaries made', (s) => s.checksCoverage, madeSummaries),
   def('summary.checks.unsupported', false, 'identifiers in summaries made that are absent from the source', (s) => s.unsupportedClaims, madeSummaries),
-  def('cost.total', false, 'USD spent answering probes', (s) => s.cost, answeredProbes),
+  def('cost.total', false, 'USD spent answering probes, plus the strategy\'s own priced calls (server compaction)', (s) => s.cost, answeredProbes),
   def('latency.p50', false, 'median answer latency in ms over answered probes (cache hits excluded)', (s) => s.latencyP50, answeredProbes),
 ];
 

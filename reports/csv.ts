@@ -291,6 +291,8 @@ function summaryRow(s: StrategySummary, model: string, sweep: SweepCells = {}): 
     cost: s.cost,
     // Cost as billed: cacheable input at the cached-input price, beside the nominal cost (README "Cost as billed").
     cost_cached: s.costCached,
+    // The part of both that server compaction calls cost (nominal), so answers alone are cost minus it.
+    summary_cost: s.summaryCost,
     api_cached_tokens: s.apiCachedTokens,
     cacheable_input_tokens: s.cacheableInputTokens,
     cacheable_share: s.cacheableShare,
@@ -334,6 +336,9 @@ function summariesRow(s: SummaryRecord): Row {
     tokens_in: s.usage.inputTokens,
     tokens_out: s.usage.outputTokens,
     duration_ms: s.durationMs,
+    cost: s.cost,
+    // A server compaction has no text: its grade cells stay empty, and this says why.
+    opaque: s.opaque ? 'opaque (server compaction)' : undefined,
     error: s.error,
     fact_coverage: checks?.factCoverage,
     facts_kept: list(checks?.factsKept),
@@ -362,7 +367,7 @@ function summariesRow(s: SummaryRecord): Row {
 
 export const SUMMARIES_COLUMNS = [
   'strategy', 'transcript', 'index', 'turn', 'covered_from', 'covered_to', 'summarizer', 'prompt_path', 'prompt_hash',
-  'tokens_in', 'tokens_out', 'duration_ms', 'error', 'fact_coverage', 'facts_kept', 'facts_missing', 'unsupported',
+  'tokens_in', 'tokens_out', 'duration_ms', 'cost', 'opaque', 'error', 'fact_coverage', 'facts_kept', 'facts_missing', 'unsupported',
   'words', 'word_limit', 'over_limit', 'headings_missing', 'stale_facts', 'judge_model', 'judge_coverage',
   'judge_faithfulness', 'judge_temporal', 'judge_format', 'judge_overall', 'judge_score', 'judge_invented',
   'judge_error', 'drift_lost', 'drift_changed', 'drift_reverted', 'text',

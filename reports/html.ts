@@ -409,6 +409,7 @@ function summaryBlock(s: SummaryRecord): string {
     ['summarizer', `${s.summarizer}${s.promptPath ? ` · ${s.promptPath}` : ''}${s.promptHash ? ` · ${s.promptHash}` : ''}`],
     ['tokens in / out', `${s.usage.inputTokens} / ${s.usage.outputTokens}`],
   ];
+  if (s.opaque) rows.push(['graded', 'no: the server returned an item only it can read (server compaction), so there is no text to check or judge']);
   if (s.error) rows.push(['error', s.error]);
   if (g?.judge) {
     const j = g.judge;
@@ -433,6 +434,7 @@ function summaryBlock(s: SummaryRecord): string {
 function summaryVerdict(s: SummaryRecord): string {
   const judge = s.grades?.judge;
   if (s.error) return '<span class="bad">summarizer failed</span>';
+  if (s.opaque) return 'opaque (server compaction)';
   if (judge?.error) return '<span class="warn">judge error</span>';
   return judge ? `judge ${judge.overall}/5` : 'not judged';
 }

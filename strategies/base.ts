@@ -14,6 +14,8 @@ export interface SummaryOutput {
   request: { system: string; user: string };
   usage: Usage;
   durationMs: number;
+  /** USD of the call, when the strategy prices it (server compaction); summarizers leave it out. */
+  cost?: number;
   promptPath?: string;
   promptHash?: string;
 }
@@ -32,6 +34,8 @@ export interface SummaryEvent {
   lastItem: number;
   output: SummaryOutput;
   error?: string;
+  /** The server compacted the items into one only it can read: no text stands for them, so nothing is graded. */
+  opaque?: true;
 }
 
 /** The event for a summariser call that failed over items 0..lastItem; the view keeps those items. */

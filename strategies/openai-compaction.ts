@@ -6,15 +6,26 @@
 // are neither present nor missing but `opaque` (harness/run/replay.ts).
 // The SDK only accepts `gpt-*`, `o<digit>…` and `ft:gpt-*` model names, so the
 // model must be served under such a name, a local server included.
+// A second mode (`mode: context-management`) asks for the same compaction the
+// way an answer request can: the history goes to `POST /responses` with
+// `context_management: [{ type: 'compaction', compact_threshold }]` (the SDK's
+// `modelSettings.contextManagement`) and a tiny `max_output_tokens`, and the
+// `compaction` item of the reply's output replaces the history.
 import type { OpenAIResponsesCompactionSession, Session } from '@openai/agents';
 import { msSince } from '../core/model.js';
 import type { TokenCounter } from '../core/tokens.js';
-import type { AgentInputItem } from '../core/types.js';
-import { failedSummary, MemoryStrategy, type OpaqueSpan } from './base.js';
+import type { AgentInputItem, Usage } from '../core/types.js';
+import { failedSummary, MemoryStrategy, type OpaqueSpan, type SummaryEvent } from './base.js';
 import { optionalNum, type ServerModel, type StrategyDefinition, type StrategyOptions } from './registry.js';
 
 /** The synthetic request line of a failed compaction's record (there is no summary prompt). */
 export const COMPACTION_SHADOW = 'Compact the conversation so far (POST /responses/compact).';
+
+/** The synthetic request line of a failed compaction in `context-management` mode. */
+export const CONTEXT_MANAGEMENT_SHADOW = 'Compact the conversation so far (POST /responses with context_management).';
+
+/** Output tokens a `context-management` compaction request allows: the reply's text is thrown away. */
+export const COMPACTION_REQUEST_MAX_OUTPUT = 16;
 
 /** When to compact; with neither set, the SDK's own default (10 candidate items) applies. */
 export interface CompactionTrigger {
@@ -22,6 +33,11 @@ export interface CompactionTrigger {
   items?: number;
   /** Tokens of the session: the API's count for the compacted part, the local count for the rest. */
   tokens?: number;
+  /**
+   * `context-management` mode: compact once the session's tokens (counted as for
+   * `tokens`) reach this; it is also the request's `compact_threshold`.
+   */
+  compactThreshold?: number;
 }
 
 /** The SDK's model-name rule (it throws on any other name; checked here so a config says so first). */
@@ -97,6 +113,7 @@ export class OpenAICompactionStrategy extends MemoryStrategy {
   }
 
   private async addAndCompact(items: AgentInputItem[]): Promise<void> {
+    if (this.trigger.compactThreshold !== undefined) return this.addAndManage(items, this.trigger.compactThreshold);
     this.history.push(...items);
     const compactor = await this.compactorFor();
     await compactor.addItems(items);
@@ -116,8 +133,67 @@ export class OpenAICompactionStrategy extends MemoryStrategy {
       this.events.push(failedSummary(lastItem, 'the compaction reply held no compaction item (type "compaction" with encrypted_content)', msSince(started), COMPACTION_SHADOW));
       return;
     }
-    const { outputTokens } = outcome.value.usage;
+    const { inputTokens, outputTokens } = outcome.value.usage;
     this.span = { lastItem, viewItems: this.list.items.length, apiTokens: outputTokens };
+    this.events.push(this.compactionEvent(lastItem, { inputTokens, outputTokens }, msSince(started)));
+  }
+
+  /**
+   * `context-management` mode: once the session reaches the threshold, one
+   * Responses request through the SDK's model with `modelSettings.contextManagement`;
+   * the `compaction` item of its output becomes the whole session (the reply's
+   * text, if any, belongs to no turn and is dropped).
+   */
+  private async addAndManage(items: AgentInputItem[], threshold: number): Promise<void> {
+    this.history.push(...items);
+    this.list.items.push(...items);
+    if (this.sessionTokens(this.list.items) < threshold) return;
+    const started = performance.now();
+    const lastItem = this.history.length - 1;
+    const input = [...this.list.items];
+    const outcome = await this.model.call(async () => {
+      const [{ OpenAIResponsesModel, NoopTrace, withTrace }, client] = await Promise.all([import('@openai/agents'), this.model.client()]);
+      // The model opens a span in the current trace; a no-op trace keeps tracing off, as the run's Runner does.
+      return withTrace(new NoopTrace(), () => new OpenAIResponsesModel(client, this.model.name).getResponse({
+        input,
+        modelSettings: { contextManagement: [{ type: 'compaction', compactThreshold: threshold }], maxTokens: COMPACTION_REQUEST_MAX_OUTPUT, store: false },
+        tools: [],
+        outputType: 'text',
+        handoffs: [],
+        tracing: false,
+      }));
+    });
+    if (!outcome.ok) {
+      this.events.push(failedSummary(lastItem, outcome.error, msSince(started), CONTEXT_MANAGEMENT_SHADOW));
+      return;
+    }
+    const compaction = outcome.value.output.find((item) => isCompactionItem(item as AgentInputItem));
+    if (!compaction) {
+      // The server did not compact (its count may be under the threshold where ours is not): the history stays,
+      // and the call is recorded as a failed compaction rather than passed over.
+      const error = 'the context_management reply held no compaction item (type "compaction" with encrypted_content)';
+      this.events.push(failedSummary(lastItem, error, msSince(started), CONTEXT_MANAGEMENT_SHADOW));
+      return;
+    }
+    this.list.items = [compaction as AgentInputItem];
+    const { inputTokens, outputTokens } = outcome.value.usage;
+    // The reply's output tokens stand for the compaction item (the few of the dropped text included).
+    this.span = { lastItem, viewItems: 1, apiTokens: outputTokens };
+    this.events.push(this.compactionEvent(lastItem, { inputTokens, outputTokens }, msSince(started)));
+  }
+
+  /**
+   * A compaction as a summary event, so its tokens, time and cost count with the
+   * strategy's summary calls; it has no text, so it is marked opaque and not graded.
+   */
+  private compactionEvent(lastItem: number, usage: Usage, durationMs: number): SummaryEvent {
+    const cost = this.model.cost(usage);
+    return {
+      firstItem: 0,
+      lastItem,
+      opaque: true,
+      output: { userShadow: COMPACTION_SHADOW, summary: '', request: { system: '', user: '' }, usage, durationMs, ...(cost === undefined ? {} : { cost }) },
+    };
   }
 
   private compactorFor(): Promise<OpenAIResponsesCompactionSession> {
@@ -158,11 +234,11 @@ export class OpenAICompactionStrategy extends MemoryStrategy {
     if (this.span && this.history.length <= this.span.lastItem) {
       // Popping into the compacted span: the compaction no longer stands for the history, so the view goes back to it.
       this.span = undefined;
-      const compactor = await this.compactorFor();
-      await compactor.clearSession();
-      await compactor.addItems([...this.history]);
+      await this.resetSession([...this.history]);
     } else if (this.compactor) {
       await (await this.compactor).popItem();
+    } else {
+      this.list.items.pop();
     }
     return item;
   }
@@ -171,23 +247,63 @@ export class OpenAICompactionStrategy extends MemoryStrategy {
     await this.queue;
     await super.clearSession();
     this.span = undefined;
-    if (this.compactor) await (await this.compactor).clearSession();
+    await this.resetSession([]);
+  }
+
+  /** The session holds `items` again: through the SDK's compaction session in `compact` mode, so it starts over too. */
+  private async resetSession(items: AgentInputItem[]): Promise<void> {
+    if (!this.compactor) {
+      this.list.items = items;
+      return;
+    }
+    const compactor = await this.compactor;
+    await compactor.clearSession();
+    await compactor.addItems(items);
   }
 }
 
 function triggerOf(options: StrategyOptions): CompactionTrigger {
+  if (options.mode === 'context-management') return { compactThreshold: optionalNum(options, 'compact_threshold') };
   return { items: optionalNum(options, 'trigger_items'), tokens: optionalNum(options, 'trigger_tokens') };
+}
+
+/** Each mode takes its own trigger options only: one set for the other would be silently unused. */
+function modeProblems(options: StrategyOptions): string[] {
+  if (options.mode === 'context-management') {
+    const problems = options.compact_threshold === undefined ? ['mode: context-management needs option compact_threshold (tokens)'] : [];
+    for (const name of ['trigger_items', 'trigger_tokens']) {
+      if (options[name] !== undefined) problems.push(`${name} is only used with mode: compact; mode: context-management compacts at compact_threshold`);
+    }
+    return problems;
+  }
+  return options.compact_threshold === undefined ? [] : ['compact_threshold is only used with mode: context-management; set that mode or remove it'];
 }
 
 export const openaiCompaction: StrategyDefinition = {
   use: 'openai-compaction',
-  doc: 'Server compaction through the Agents SDK (OpenAIResponsesCompactionSession, POST /responses/compact): the compacted item is opaque, so its tokens are the API-reported ones and facts in it are "opaque". Needs a gpt-* model on an OpenAI-compatible Responses API.',
+  doc:
+    'Server compaction through the Agents SDK: mode compact (OpenAIResponsesCompactionSession, POST /responses/compact) or mode context-management ' +
+    '(POST /responses with context_management compaction at compact_threshold). The compacted item is opaque, so its tokens are the API-reported ones ' +
+    'and facts in it are "opaque". Needs a gpt-* model on an OpenAI-compatible Responses API.',
   options: {
     model: { type: 'model', required: true, doc: 'The model that compacts: a gpt-* (or o<digit>) model on an OpenAI-compatible provider, e.g. openai:gpt-4.1-mini.' },
     trigger_items: { type: 'int', min: 1, doc: 'Compact once the session holds this many candidate items (all but user messages); the SDK default is 10.' },
     trigger_tokens: { type: 'int', min: 1, doc: 'Compact once the session holds this many tokens (the API-reported count for the compacted part).' },
+    mode: {
+      type: 'string',
+      values: ['compact', 'context-management'],
+      default: 'compact',
+      doc: 'compact: POST /responses/compact through the SDK\'s compaction session; context-management: POST /responses with context_management (compaction at compact_threshold).',
+    },
+    compact_threshold: {
+      type: 'int',
+      min: 1,
+      doc: 'mode context-management: compact once the session holds this many tokens (counted as for trigger_tokens); sent as compact_threshold.',
+    },
   },
   check(options) {
+    const problems = modeProblems(options);
+    if (problems.length) return problems;
     const model = options.model;
     if (model === 'offline') {
       return ['needs a model on an OpenAI-compatible API: the server does the compaction (POST /responses/compact), which the offline model cannot; set model: to e.g. openai:gpt-4.1-mini'];

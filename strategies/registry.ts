@@ -2,6 +2,7 @@
 // config loader can reject a bad option with its file:line:col.
 import type OpenAI from 'openai';
 import type { TokenCounter } from '../core/tokens.js';
+import type { Usage } from '../core/types.js';
 import type { MemoryStrategy, ProtectPredicate, Summarizer } from './base.js';
 
 /** The `summarizer:` block of a strategy's config. */
@@ -36,6 +37,8 @@ export interface ServerModel {
   client(): Promise<OpenAI>;
   /** Runs one call under the run's retries, circuit breaker and concurrency limit, and counts it. Never throws. */
   call<T>(fn: () => Promise<T>): Promise<ServerCallOutcome<T>>;
+  /** USD of a call with this usage at the run's price table; undefined when the model has no price. */
+  cost(usage: Usage): number | undefined;
 }
 
 /** An OpenAI-compatible embeddings model (`retrieval`'s `embedding_model`), as the run set it up. */

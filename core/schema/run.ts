@@ -335,6 +335,14 @@ export const summaryRecordSchema = z.object({
   text: z.string(),
   usage: usageSchema,
   durationMs: measured,
+  /** USD of the call at the run's price table, for a strategy that prices its own calls (server compaction); absent: not priced. */
+  cost: z.number().optional(),
+  /**
+   * A server compaction (`openai-compaction`): the server returned an item only it
+   * can read, so `text` is empty and the record is never graded; it stands for the
+   * call's tokens, time and cost.
+   */
+  opaque: z.boolean().optional(),
   error: z.string().optional(),
   /** Filled by summary graders. */
   grades: summaryGradesSchema.optional(),

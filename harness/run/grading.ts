@@ -7,7 +7,7 @@ import { Breakers } from '../models/breaker.js';
 import { CachedModel, ModelStats, type CallRouter } from '../models/cache.js';
 import { createModel, ModelSetupError, openAIModelOf, runnerTargetOf } from '../models/create.js';
 import { createEmbedder } from '../models/embeddings.js';
-import { priceFor, type Price } from '../models/prices.js';
+import { costOf, priceFor, type Price } from '../models/prices.js';
 import { withRetry } from '../models/retry.js';
 import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
 import { questionAndContext } from '../models/offline.js';
@@ -108,7 +108,7 @@ function modelOptions(options: StrategyOptions, specs: Record<string, { type: Op
  * call cache (which stores text answers of Model calls); each call still gets
  * the run's retries, breaker and concurrency limit, and is counted.
  */
-function serverModel(spec: string, model: Model, limit: LimitFunction, stats: ModelStats): ServerModel {
+function serverModel(spec: string, model: Model, limit: LimitFunction, stats: ModelStats, price: Price | undefined): ServerModel {
   const target = runnerTargetOf(model);
   if (!target) throw new ModelSetupError(`${spec} is not served by an OpenAI-compatible provider, which server compaction needs`);
   if (target.api !== 'responses') throw new ModelSetupError(`${spec}: server compaction needs the Responses API, but its provider sets api: chat`);
@@ -123,6 +123,8 @@ function serverModel(spec: string, model: Model, limit: LimitFunction, stats: Mo
       else stats.errors++;
       return outcome.ok ? { ok: true, value: outcome.value } : { ok: false, error: outcome.fatal ? outcome.error : `${target.id}: ${outcome.error}` };
     },
+    // Nominal price: these calls are made one by one, never through the Batch API.
+    cost: (usage) => costOf(usage, price),
   };
 }
 
@@ -173,7 +175,7 @@ export function buildGraders(
   const serverFor = (spec: string): ServerModel => {
     let server = servers.get(spec);
     if (!server) {
-      server = serverModel(spec, modelFor(spec), limit, stats);
+      server = serverModel(spec, modelFor(spec), limit, stats, priceFor(spec, config.prices));
       servers.set(spec, server);
     }
     return server;

@@ -272,6 +272,8 @@ function summaryRecord(
     text: out.summary,
     usage: out.usage,
     durationMs: out.durationMs,
+    ...(out.cost === undefined ? {} : { cost: out.cost }),
+    ...(event.opaque ? { opaque: true } : {}),
     error: event.error,
   };
 }
@@ -301,7 +303,8 @@ function cutAndSummarized(
   const summarized = new Set<number>();
   for (const event of events) {
     // A strategy may wrap the summary (e.g. under a header); the summary text itself must be in the view.
-    if (event.error || !view.some((item) => itemText(item).includes(event.output.summary))) continue;
+    // A server compaction has no text: its facts are opaque (opaqueSpan), never summarized.
+    if (event.error || event.opaque || !view.some((item) => itemText(item).includes(event.output.summary))) continue;
     texts.push(event.output.summary);
     for (let t = turns.turnAt(event.firstItem); t <= turns.turnAt(event.lastItem); t++) summarized.add(t);
   }

@@ -210,6 +210,11 @@ async function gradeSummaries(job: Job, summaries: MadeSummary[], refs: (string 
   const stored = (summary: MadeSummary, i: number): SummaryRecord => redactDeep(byReference(summary, refs[i]));
   for (const [i, summary] of summaries.entries()) {
     const key = summaryKey(job.key, summary.index);
+    if (summary.opaque) {
+      // A server compaction has no text to check or judge: stored ungraded, which is no judge error.
+      graded.push(stored(summary, i));
+      continue;
+    }
     const journaled = fresh && summary.index >= fresh.index ? undefined : ctx.done.summaryGrades.get(key);
     let record: SummaryRecord | undefined = journaled && stored({ ...summary, grades: journaled }, i);
     if (!record || gradeErrored(record)) {

@@ -268,7 +268,10 @@ function inputItems(body: Record<string, unknown>): Record<string, unknown>[] {
 /**
  * Server compaction as the Responses API does it, for tests: `/responses/compact`
  * folds the input into one `compaction` item (its content names how many items
- * it holds, so a test can tell compactions apart) with `output_tokens` as given;
+ * it holds, so a test can tell compactions apart) with `output_tokens` as given,
+ * and so does `/responses` with `context_management: [{ type: 'compaction',
+ * compact_threshold }]` when the input's estimated tokens reach the threshold
+ * (the item first in its output, a short message after it);
  * `/responses` accepts such items in its input (a compaction item without
  * `encrypted_content` is a 400, as the API answers) and answers with `answer`.
  */
@@ -283,6 +286,33 @@ export function compactionHandler(opts: { outputTokens: number; answer: (body: R
     if (items.some((item) => item.type === 'compaction' && typeof item.encrypted_content !== 'string')) {
       return apiError(400, 'compaction item without encrypted_content');
     }
+    const threshold = compactThreshold(req.body);
+    if (threshold !== undefined && estimatedTokens(items) >= threshold) {
+      compactions += 1;
+      return { json: managedBody(`enc-${compactions}:${items.length}-items`, { input: 10 * items.length, output: opts.outputTokens }) };
+    }
     return { json: responsesBody(opts.answer(req.body)) };
   };
+}
+
+/** The `compact_threshold` of a Responses body's `context_management` compaction entry, if it has one. */
+function compactThreshold(body: Record<string, unknown>): number | undefined {
+  const entries = Array.isArray(body.context_management) ? (body.context_management as unknown[]) : [];
+  for (const entry of entries) {
+    const fields = entry as { type?: unknown; compact_threshold?: unknown };
+    if (fields?.type === 'compaction' && typeof fields.compact_threshold === 'number') return fields.compact_threshold;
+  }
+  return undefined;
+}
+
+/** A rough count (4 characters of the items' JSON a token): above any tokenizer's count of their text, so a client's count under it. */
+function estimatedTokens(items: Record<string, unknown>[]): number {
+  return Math.ceil(JSON.stringify(items).length / 4);
+}
+
+/** A Responses reply whose input went over `compact_threshold`: a compaction item, then a short message. */
+function managedBody(encryptedContent: string, usage: { input: number; output: number }): Record<string, unknown> {
+  const compacted = compactedBody(encryptedContent, usage);
+  const reply = responsesBody('ok');
+  return { ...reply, output: [...(compacted.output as unknown[]), ...(reply.output as unknown[])], usage: compacted.usage };
 }

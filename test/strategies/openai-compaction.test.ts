@@ -14,6 +14,8 @@ import { compactionHandler, lastUserText, startFakeOpenAI, type FakeServer } fro
 import { tinyTranscript } from '../helpers/cli.js';
 
 const COMPACT_TOKENS = 37;
+/** USD per 1M tokens, so the compaction calls' cost is a number a test can predict. */
+const PRICE = { input: 2, output: 10 };
 
 function configText(baseURL: string, strategyModel = 'local:gpt-4.1-mini'): string {
   return `datasets: [data/*.yaml]
@@ -29,6 +31,8 @@ strategies:
     use: openai-compaction
     model: ${strategyModel}
     trigger_items: 2
+prices:
+  local:gpt-4.1-mini: { input: ${PRICE.input}, output: ${PRICE.output} }
 `;
 }
 
@@ -131,6 +135,184 @@ describe('openai-compaction through the Agents SDK', () => {
   });
 });
 
+describe('openai-compaction counts its compaction calls', () => {
+  let server: FakeServer;
+  let result: RunOutcome;
+
+  beforeAll(async () => {
+    // A compaction takes 40 ms here, so the turn latency must show it.
+    const inner = compactionHandler({ outputTokens: COMPACT_TOKENS, answer: () => 'no idea' });
+    server = await startFakeOpenAI(async (req, i) => {
+      if (req.path.endsWith('/responses/compact')) await new Promise((resolve) => setTimeout(resolve, 40));
+      return inner(req, i);
+    });
+    result = await runSuite({ config: suite(server.baseURL), log: () => undefined });
+  }, 60_000);
+
+  afterAll(() => server?.close());
+
+  /** What the fake server reported for each compaction call, in order. */
+  function compactUsages(): { input: number; output: number }[] {
+    return server.requests
+      .filter((r) => r.path === '/v1/responses/compact')
+      .map((r) => ({ input: 10 * (Array.isArray(r.body.input) ? r.body.input.length : 0), output: COMPACT_TOKENS }));
+  }
+
+  it('records each compaction as an opaque summary with its usage, time and cost, never graded', () => {
+    expect(result.run.info.status).toBe('complete');
+    const records = result.run.summaries.filter((s) => s.strategy === 'compact');
+    const usages = compactUsages();
+    expect(usages).toHaveLength(2);
+    expect(records.map((s) => ({ input: s.usage.inputTokens, output: s.usage.outputTokens }))).toEqual(usages);
+    for (const [i, s] of records.entries()) {
+      expect(s.error).toBeUndefined();
+      expect(s.opaque).toBe(true);
+      expect(s.text).toBe('');
+      expect(s.grades).toBeUndefined();
+      expect(s.durationMs).toBeGreaterThanOrEqual(35);
+      expect(s.cost).toBeCloseTo((usages[i].input * PRICE.input + usages[i].output * PRICE.output) / 1e6, 12);
+    }
+    expect(records.map((s) => s.turn)).toEqual([2, 4]);
+    expect(records[0].coveredTurns).toEqual([1, 2]);
+  });
+
+  it('puts their tokens, cost and time in summary.csv, with no summary-judge error', () => {
+    const { header, rows } = rowsOf(result.dir, 'summary.csv', 'compact');
+    const cell = (name: string) => {
+      expect(header).toContain(name);
+      return rows[0][header.indexOf(name)];
+    };
+    const usages = compactUsages();
+    const compactCost = usages.reduce((total, u) => total + (u.input * PRICE.input + u.output * PRICE.output) / 1e6, 0);
+    expect(Number(cell('summary_tokens_in'))).toBe(usages.reduce((t, u) => t + u.input, 0));
+    expect(Number(cell('summary_tokens_out'))).toBe(2 * COMPACT_TOKENS);
+    expect(Number(cell('summary_cost'))).toBeCloseTo(compactCost, 12);
+    const answers = result.run.probes.filter((p) => p.strategy === 'compact').reduce((total, p) => total + (p.cost ?? Number.NaN), 0);
+    expect(answers).toBeGreaterThan(0);
+    expect(Number(cell('cost'))).toBeCloseTo(answers + compactCost, 12);
+    expect(cell('summary_judge_errors')).toBe('0');
+    expect(cell('summarizer_errors')).toBe('0');
+    expect(Number(cell('turn_latency_p95_ms'))).toBeGreaterThanOrEqual(35);
+    const full = rowsOf(result.dir, 'summary.csv', 'full');
+    expect(full.rows[0][full.header.indexOf('summary_tokens_in')]).toBe('0');
+    expect(full.rows[0][full.header.indexOf('summary_cost')]).toBe('');
+  });
+
+  it('shows them as opaque in summaries.csv and report.html, not as scores', () => {
+    const { header, rows } = rowsOf(result.dir, 'summaries.csv', 'compact');
+    expect(rows).toHaveLength(2);
+    for (const r of rows) {
+      expect(r[header.indexOf('opaque')]).toBe('opaque (server compaction)');
+      expect(r[header.indexOf('judge_score')]).toBe('');
+      expect(Number(r[header.indexOf('tokens_out')])).toBe(COMPACT_TOKENS);
+    }
+    const html = readFileSync(join(result.dir, 'report.html'), 'utf8');
+    // Both compactions' blocks say so in their heading, where a summary shows its judge score.
+    expect(html.match(/compact · t1 · summary \d — opaque \(server compaction\)/g)).toHaveLength(2);
+  });
+});
+
+/** Tokens at which `mode: context-management` compacts: reached after turn 2 of the tiny transcript, not after turn 1. */
+const THRESHOLD = 50;
+
+function managedConfig(baseURL: string, extra = ''): string {
+  return `datasets: [data/*.yaml]
+out: runs
+model: local:gpt-4.1-mini
+judge: offline
+cache: false
+providers:
+  local: { base_url: "${baseURL}" }
+strategies:
+  - { id: full, use: full-history }
+  - id: managed
+    use: openai-compaction
+    model: local:gpt-4.1-mini
+    mode: context-management
+    compact_threshold: ${THRESHOLD}${extra}
+prices:
+  local:gpt-4.1-mini: { input: ${PRICE.input}, output: ${PRICE.output} }
+`;
+}
+
+describe('openai-compaction in context-management mode', () => {
+  let server: FakeServer;
+  let result: RunOutcome;
+
+  beforeAll(async () => {
+    server = await startFakeOpenAI(compactionHandler({ outputTokens: COMPACT_TOKENS, answer: (body) => `no idea about: ${lastUserText(body)}` }));
+    const dir = mkdtempSync(join(tmpdir(), 'memeval-managed-'));
+    mkdirSync(join(dir, 'data'));
+    writeFileSync(join(dir, 'data', 't1.yaml'), tinyTranscript('t1'));
+    const file = join(dir, 'memeval.config.yaml');
+    writeFileSync(file, managedConfig(server.baseURL));
+    result = await runSuite({ config: parseConfig(readFileSync(file, 'utf8'), file), log: () => undefined });
+  }, 60_000);
+
+  afterAll(() => server?.close());
+
+  const managing = () => server.requests.filter((r) => r.path === '/v1/responses' && r.body.context_management !== undefined);
+
+  it('sends the history to POST /v1/responses with context_management and a tiny max_output_tokens, never /responses/compact', () => {
+    expect(result.run.info.status).toBe('complete');
+    expect(server.requests.some((r) => r.path === '/v1/responses/compact')).toBe(false);
+    const requests = managing();
+    expect(requests.length).toBeGreaterThan(0);
+    for (const r of requests) {
+      expect(r.body.context_management).toEqual([{ type: 'compaction', compact_threshold: THRESHOLD }]);
+      expect(r.body.max_output_tokens).toBe(16);
+      expect(r.body.model).toBe('gpt-4.1-mini');
+    }
+    // The first compaction is sent the first two turns in full.
+    const first = JSON.stringify(requests[0].body.input);
+    expect(first).toContain('ACC-27731');
+    expect(first).toContain('blue router');
+    expect(first).not.toContain('power supply');
+    // The next one is sent the first one's item, not the turns it replaced.
+    const second = JSON.stringify(requests[1].body.input);
+    expect(second).toContain('"encrypted_content":"enc-1:4-items"');
+    expect(second).not.toContain('ACC-27731');
+  });
+
+  it('answers on the compaction item from the reply, with its tokens at the API count and its facts opaque', () => {
+    const answers = server.requests.filter((r) => r.path === '/v1/responses' && r.body.context_management === undefined);
+    const withCompaction = answers.filter((r) => JSON.stringify(r.body.input).includes('"type":"compaction"'));
+    expect(withCompaction).toHaveLength(2);
+    for (const r of withCompaction) {
+      expect(JSON.stringify(r.body.input)).not.toContain('ACC-27731');
+      // The reply's short message is no turn of the conversation: it is not sent on.
+      expect(JSON.stringify(r.body.input)).not.toContain('"text":"ok"');
+    }
+    const turns = result.run.turns.filter((t) => t.strategy === 'managed').sort((a, b) => a.turn - b.turn);
+    expect(turns[0].apiTokens ?? 0).toBe(0);
+    expect(turns.slice(1).every((t) => t.apiTokens === COMPACT_TOKENS)).toBe(true);
+    expect(turns[1].factsOpaqueCount).toBe(2);
+    const probes = result.run.probes.filter((p) => p.strategy === 'managed');
+    expect(probes.map((p) => p.attribution)).toEqual(['opaque', 'opaque']);
+  });
+
+  it('counts each compaction call as an opaque summary: tokens, time and cost, no judge error', () => {
+    const records = result.run.summaries.filter((s) => s.strategy === 'managed');
+    expect(records).toHaveLength(managing().length);
+    // The compacted item (37 tokens) plus any later turn is over the threshold: a compaction at every turn from 2.
+    expect(records.map((s) => s.turn)).toEqual([2, 3, 4, 5]);
+    expect(records[0].coveredTurns).toEqual([1, 2]);
+    for (const s of records) {
+      expect(s.error).toBeUndefined();
+      expect(s.opaque).toBe(true);
+      expect(s.grades).toBeUndefined();
+      expect(s.usage.outputTokens).toBe(COMPACT_TOKENS);
+      expect(s.cost).toBeCloseTo((s.usage.inputTokens * PRICE.input + COMPACT_TOKENS * PRICE.output) / 1e6, 12);
+    }
+    const { header, rows } = rowsOf(result.dir, 'summary.csv', 'managed');
+    const cell = (name: string) => rows[0][header.indexOf(name)];
+    expect(Number(cell('summary_tokens_out'))).toBe(records.length * COMPACT_TOKENS);
+    expect(Number(cell('summary_tokens_in'))).toBeGreaterThan(0);
+    expect(Number(cell('summary_cost'))).toBeGreaterThan(0);
+    expect(cell('summary_judge_errors')).toBe('0');
+  });
+});
+
 describe('openai-compaction refused without an API', () => {
   function load(text: string): () => SuiteConfig {
     const dir = mkdtempSync(join(tmpdir(), 'memeval-compaction-bad-'));
@@ -159,6 +341,14 @@ describe('openai-compaction refused without an API', () => {
   it('a model name the SDK does not compact with is bad input', () => {
     const message = problems(load(configText('http://127.0.0.1:9/v1', 'local:llama3')));
     expect(message).toContain('not a name the Agents SDK compacts with');
+  });
+
+  it('each mode refuses the other mode\'s trigger options', () => {
+    const missing = managedConfig('http://127.0.0.1:9/v1').replace(/\n    compact_threshold: \d+/, '');
+    expect(problems(load(missing))).toContain('mode: context-management needs option compact_threshold');
+    expect(problems(load(managedConfig('http://127.0.0.1:9/v1', '\n    trigger_items: 2')))).toContain('trigger_items is only used with mode: compact');
+    const stray = configText('http://127.0.0.1:9/v1').replace('trigger_items: 2', 'trigger_items: 2\n    compact_threshold: 10');
+    expect(problems(load(stray))).toContain('compact_threshold is only used with mode: context-management');
   });
 
   it('a provider that is not configured is bad input', () => {
