@@ -150,8 +150,12 @@ export interface StrategySummary {
   /** Summaries made whose judging failed. */
   judgeErrors: number;
   checksCoverage?: number;
-  unsupportedClaims: number;
-  driftLost: number;
+  unsupportedClaims?: number;
+  driftLost?: number;
+  /** Summaries made with no text to check or judge (server compactions). */
+  summariesOpaque: number;
+  /** Summaries the deterministic checks ran on. */
+  summariesChecked: number;
 }
 
 /**
@@ -417,6 +421,9 @@ function summaryMetrics(summaries: SummaryRecord[]) {
   return {
     summariesAttempted: summaries.length,
     summariesMade: made.length,
+    // Server compactions: made, but with no text to check or judge.
+    summariesOpaque: made.filter((s) => s.opaque).length,
+    summariesChecked: checked.length,
     summaryErrors: summaries.length - made.length,
     summaryTokensIn: sum(summaries.map((s) => s.usage.inputTokens)),
     summaryTokensOut: sum(summaries.map((s) => s.usage.outputTokens)),
@@ -428,8 +435,9 @@ function summaryMetrics(summaries: SummaryRecord[]) {
     judged: judged.length,
     judgeErrors: made.filter((s) => s.grades?.judge?.error).length,
     checksCoverage: mean(checked.map((g) => g.checks.factCoverage)),
-    unsupportedClaims: sum(checked.map((g) => g.checks.unsupported.length)),
-    driftLost: sum(checked.map((g) => g.drift?.lost.length ?? 0)),
+    // Nothing checked is no count, not a count of 0: a gate on it must not pass on no data.
+    unsupportedClaims: checked.length ? sum(checked.map((g) => g.checks.unsupported.length)) : undefined,
+    driftLost: checked.length ? sum(checked.map((g) => g.drift?.lost.length ?? 0)) : undefined,
   };
 }
 
@@ -459,10 +467,15 @@ function optionalSum(values: (number | undefined)[]): number | undefined {
   return present.length ? sum(present) : undefined;
 }
 
-/** The strategy's own priced calls (server compaction) cost as much as its answers do, so `cost` holds both. */
+/**
+ * The strategy's own priced calls (server compaction) cost as much as its
+ * answers do, so `cost` holds both; unpriced answers leave it unknown (a
+ * compaction-only figure would read as the strategy's whole cost).
+ */
 function withSummaryCost(s: StrategySummary): StrategySummary {
   if (s.summaryCost === undefined) return s;
-  return { ...s, cost: (s.cost ?? 0) + s.summaryCost, costCached: (s.costCached ?? 0) + s.summaryCost };
+  const plus = (answers: number | undefined) => (answers === undefined ? undefined : answers + (s.summaryCost as number));
+  return { ...s, cost: plus(s.cost), costCached: plus(s.costCached) };
 }
 
 function turnLatencyMetrics(probes: ProbeRecord[], summaries: SummaryRecord[]) {
@@ -797,7 +810,7 @@ const answeredProbes = (s: StrategySummary): MetricSupport => ({ measured: s.att
 // A summary the summarizer failed to make is one the judge could not score either.
 const judgedSummaries = (s: StrategySummary): MetricSupport => ({ measured: s.judged, errors: s.judgeErrors + s.summaryErrors, unit: 'summaries' });
 
-const madeSummaries = (s: StrategySummary): MetricSupport => ({ measured: s.summariesMade, errors: s.summaryErrors, unit: 'summaries' });
+const checkedSummaries = (s: StrategySummary): MetricSupport => ({ measured: s.summariesChecked, errors: s.summaryErrors, unit: 'summaries' });
 
 const replayedTurns = (s: StrategySummary): MetricSupport => ({ measured: s.turns, errors: 0, unit: 'turns' });
 
@@ -833,8 +846,8 @@ const BASE_METRICS: MetricDef[] = [
   def('summary.judge.coverage', true, 'mean judge coverage (0–1) over judged summaries', (s) => s.judgeCoverage, judgedSummaries),
   def('summary.judge.faithfulness', true, 'mean judge faithfulness (0–1) over judged summaries', (s) => s.judgeFaithfulness, judgedSummaries),
   def('summary.judge.score', true, 'mean judge score = min(coverage, faithfulness) over judged summaries', (s) => s.judgeScore, judgedSummaries),
-  def('summary.checks.coverage', true, 'mean deterministic fact coverage over summaries made', (s) => s.checksCoverage, madeSummaries),
-  def('summary.checks.unsupported', false, 'identifiers in summaries made that are absent from the source', (s) => s.unsupportedClaims, madeSummaries),
+  def('summary.checks.coverage', true, 'mean deterministic fact coverage over summaries made', (s) => s.checksCoverage, checkedSummaries),
+  def('summary.checks.unsupported', false, 'identifiers in summaries made that are absent from the source', (s) => s.unsupportedClaims, checkedSummaries),
   def('cost.total', false, 'USD spent answering probes, plus the strategy\'s own priced calls (server compaction)', (s) => s.cost, answeredProbes),
   def('latency.p50', false, 'median answer latency in ms over answered probes (cache hits excluded)', (s) => s.latencyP50, answeredProbes),
 ];

@@ -188,7 +188,8 @@ function errorsCell(s: StrategySummary): string {
 // Judge means are over judged summaries only, so how many that is, and how many failed, stand beside them.
 function judgedCell(s: StrategySummary): string {
   const errors = s.judgeErrors ? ` <span class="bad">(${s.judgeErrors} judge errors)</span>` : '';
-  return `<td class="n">${s.judged} / ${s.summariesMade}${errors}</td>`;
+  const opaque = s.summariesOpaque ? `<br><span class="muted">${s.summariesOpaque} opaque (server compaction), not graded</span>` : '';
+  return `<td class="n">${s.judged} / ${s.summariesMade - s.summariesOpaque}${errors}${opaque}</td>`;
 }
 
 function overview(rows: StrategySummary[]): string {

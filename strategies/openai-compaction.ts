@@ -130,12 +130,19 @@ export class OpenAICompactionStrategy extends MemoryStrategy {
     // A reply without the compaction item replaced the history with nothing: that is a failed compaction, not an
     // opaque one (its facts are gone, and read as missing), recorded as an error.
     if (!this.list.items.some(isCompactionItem)) {
-      this.events.push(failedSummary(lastItem, 'the compaction reply held no compaction item (type "compaction" with encrypted_content)', msSince(started), COMPACTION_SHADOW));
+      const failed = failedSummary(lastItem, 'the compaction reply held no compaction item (type "compaction" with encrypted_content)', msSince(started), COMPACTION_SHADOW);
+      this.events.push(this.billed(failed, outcome.value.usage));
       return;
     }
     const { inputTokens, outputTokens } = outcome.value.usage;
     this.span = { lastItem, viewItems: this.list.items.length, apiTokens: outputTokens };
-    this.events.push(this.compactionEvent(lastItem, { inputTokens, outputTokens }, msSince(started)));
+    this.events.push(this.compactionEvent(lastItem, { inputTokens, outputTokens }, msSince(started), COMPACTION_SHADOW));
+  }
+
+  /** A call the server answered (and billed) without compacting: its usage and cost stay on the failure. */
+  private billed(failed: SummaryEvent, usage: { inputTokens: number; outputTokens: number }): SummaryEvent {
+    const cost = this.model.cost({ inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
+    return { ...failed, output: { ...failed.output, usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }, ...(cost === undefined ? {} : { cost }) } };
   }
 
   /**
@@ -172,27 +179,27 @@ export class OpenAICompactionStrategy extends MemoryStrategy {
       // The server did not compact (its count may be under the threshold where ours is not): the history stays,
       // and the call is recorded as a failed compaction rather than passed over.
       const error = 'the context_management reply held no compaction item (type "compaction" with encrypted_content)';
-      this.events.push(failedSummary(lastItem, error, msSince(started), CONTEXT_MANAGEMENT_SHADOW));
+      this.events.push(this.billed(failedSummary(lastItem, error, msSince(started), CONTEXT_MANAGEMENT_SHADOW), outcome.value.usage));
       return;
     }
     this.list.items = [compaction as AgentInputItem];
     const { inputTokens, outputTokens } = outcome.value.usage;
     // The reply's output tokens stand for the compaction item (the few of the dropped text included).
     this.span = { lastItem, viewItems: 1, apiTokens: outputTokens };
-    this.events.push(this.compactionEvent(lastItem, { inputTokens, outputTokens }, msSince(started)));
+    this.events.push(this.compactionEvent(lastItem, { inputTokens, outputTokens }, msSince(started), CONTEXT_MANAGEMENT_SHADOW));
   }
 
   /**
    * A compaction as a summary event, so its tokens, time and cost count with the
    * strategy's summary calls; it has no text, so it is marked opaque and not graded.
    */
-  private compactionEvent(lastItem: number, usage: Usage, durationMs: number): SummaryEvent {
+  private compactionEvent(lastItem: number, usage: Usage, durationMs: number, shadow: string): SummaryEvent {
     const cost = this.model.cost(usage);
     return {
       firstItem: 0,
       lastItem,
       opaque: true,
-      output: { userShadow: COMPACTION_SHADOW, summary: '', request: { system: '', user: '' }, usage, durationMs, ...(cost === undefined ? {} : { cost }) },
+      output: { userShadow: shadow, summary: '', request: { system: '', user: '' }, usage, durationMs, ...(cost === undefined ? {} : { cost }) },
     };
   }
 

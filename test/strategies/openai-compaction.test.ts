@@ -12,6 +12,7 @@ import { parseConfig, type SuiteConfig } from '../../harness/config.js';
 import { runSuite, type RunOutcome } from '../../harness/run/run.js';
 import { compactionHandler, lastUserText, startFakeOpenAI, type FakeServer } from '../../scripts/lib/fake-openai.js';
 import { tinyTranscript } from '../helpers/cli.js';
+import { evaluateGates } from '../../reports/gate.js';
 
 const COMPACT_TOKENS = 37;
 /** USD per 1M tokens, so the compaction calls' cost is a number a test can predict. */
@@ -355,6 +356,21 @@ describe('openai-compaction refused without an API', () => {
     const message = problems(load(configText('http://127.0.0.1:9/v1', 'elsewhere:gpt-4.1-mini')));
     expect(message).toContain('uses provider "elsewhere", which is not defined');
   });
+});
+
+describe('gates on what server compaction does not produce', () => {
+  it('cannot pass a summary-check gate on compactions, which have no text to check', async () => {
+    const server = await startFakeOpenAI(compactionHandler({ outputTokens: COMPACT_TOKENS, answer: () => 'no idea' }));
+    try {
+      const { run } = await runSuite({ config: suite(server.baseURL), log: () => undefined });
+      expect(run.summaries.some((s) => s.strategy === 'compact' && s.opaque)).toBe(true);
+      const [gate] = evaluateGates(run, [{ metric: 'summary.checks.unsupported', strategy: 'compact', max: 0, where: 'test' }]);
+      expect(gate.status).toBe('fail');
+      expect(gate.notEvaluated).toBeDefined();
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });
 
 describe('openai-compaction when it cannot be read', () => {
