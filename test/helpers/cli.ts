@@ -367,6 +367,27 @@ ${provider}strategies:
 `;
 }
 
+/**
+ * Full history beside a summarizing strategy whose summarizer is an API model,
+ * on a local provider: every answer depends on the summaries before it (what
+ * `--batch` rounds must respect). `head` holds the top-level lines that differ.
+ */
+export function summarizingSuiteConfig(opts: { baseURL: string; keyEnv: string; head: string; summarizer: string }): string {
+  return `datasets: [data/*.yaml]
+out: runs
+${opts.head}
+providers:
+  local: { base_url: "${opts.baseURL}", api_key_env: ${opts.keyEnv} }
+strategies:
+  - { id: full, use: full-history }
+  - id: sum-2-1
+    use: summarizing
+    context_limit: 2
+    keep_last_n_turns: 1
+    summarizer: { model: "${opts.summarizer}", max_tokens: 200 }
+`;
+}
+
 /** A workspace with `count` tiny transcripts and a config. */
 export function tinySuite(count: number, config: SuiteConfigOptions = {}, extraUserText = ''): Workspace {
   const files: Record<string, string> = { 'memeval.config.yaml': suiteConfig(config) };

@@ -18,7 +18,8 @@ const COMPACT_TOKENS = 37;
 /** USD per 1M tokens, so the compaction calls' cost is a number a test can predict. */
 const PRICE = { input: 2, output: 10 };
 
-function configText(baseURL: string, strategyModel = 'local:gpt-4.1-mini'): string {
+/** A suite of full history beside one `openai-compaction` entry, whose id and options follow `use:`. */
+function compactionConfig(baseURL: string, id: string, options: string): string {
   return `datasets: [data/*.yaml]
 out: runs
 model: local:gpt-4.1-mini
@@ -28,13 +29,16 @@ providers:
   local: { base_url: "${baseURL}" }
 strategies:
   - { id: full, use: full-history }
-  - id: compact
+  - id: ${id}
     use: openai-compaction
-    model: ${strategyModel}
-    trigger_items: 2
+${options}
 prices:
   local:gpt-4.1-mini: { input: ${PRICE.input}, output: ${PRICE.output} }
 `;
+}
+
+function configText(baseURL: string, strategyModel = 'local:gpt-4.1-mini'): string {
+  return compactionConfig(baseURL, 'compact', `    model: ${strategyModel}\n    trigger_items: 2`);
 }
 
 function suite(baseURL: string): SuiteConfig {
@@ -217,23 +221,7 @@ describe('openai-compaction counts its compaction calls', () => {
 const THRESHOLD = 50;
 
 function managedConfig(baseURL: string, extra = ''): string {
-  return `datasets: [data/*.yaml]
-out: runs
-model: local:gpt-4.1-mini
-judge: offline
-cache: false
-providers:
-  local: { base_url: "${baseURL}" }
-strategies:
-  - { id: full, use: full-history }
-  - id: managed
-    use: openai-compaction
-    model: local:gpt-4.1-mini
-    mode: context-management
-    compact_threshold: ${THRESHOLD}${extra}
-prices:
-  local:gpt-4.1-mini: { input: ${PRICE.input}, output: ${PRICE.output} }
-`;
+  return compactionConfig(baseURL, 'managed', `    model: local:gpt-4.1-mini\n    mode: context-management\n    compact_threshold: ${THRESHOLD}${extra}`);
 }
 
 describe('openai-compaction in context-management mode', () => {

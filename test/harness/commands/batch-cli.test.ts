@@ -6,28 +6,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { responsesBody } from '../../../scripts/lib/fake-openai.js';
 import { startFakeBatchServer, type FakeBatchServer } from '../../../scripts/lib/fake-batch.js';
-import { contextText, onlyRunDir, runCli, spawnCli, tinyTranscript, waitFor, Workspace } from '../../helpers/cli.js';
+import { contextText, onlyRunDir, runCli, spawnCli, summarizingSuiteConfig, tinyTranscript, waitFor, Workspace } from '../../helpers/cli.js';
 
 const ENV = { BATCH_CLI_KEY: 'sk-batch-cli-not-a-real-key-00000', MEMEVAL_BATCH_POLL_MS: '5' };
 
 function workspace(baseURL: string): Workspace {
   return new Workspace({
     'data/t1.yaml': tinyTranscript('t1'),
-    'memeval.config.yaml': `datasets: [data/*.yaml]
-out: runs
-model: local:answer-model
-judge: offline
-cache: .cache
-providers:
-  local: { base_url: "${baseURL}", api_key_env: BATCH_CLI_KEY }
-strategies:
-  - { id: full, use: full-history }
-  - id: sum-2-1
-    use: summarizing
-    context_limit: 2
-    keep_last_n_turns: 1
-    summarizer: { model: "local:answer-model", max_tokens: 200 }
-`,
+    'memeval.config.yaml': summarizingSuiteConfig({
+      baseURL,
+      keyEnv: 'BATCH_CLI_KEY',
+      summarizer: 'local:answer-model',
+      head: 'model: local:answer-model\njudge: offline\ncache: .cache',
+    }),
   });
 }
 

@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig, type SuiteConfig } from '../../../harness/config.js';
-import { runSuite } from '../../../harness/run/run.js';
+import { runSuite, type RunOutcome } from '../../../harness/run/run.js';
 import { BATCHES_FILE, BATCH_PRICE_FACTOR } from '../../../harness/run/batch.js';
 import { lastUserText, responsesBody, startFakeOpenAI, type FakeServer } from '../../../scripts/lib/fake-openai.js';
 import { startFakeBatchServer, type FakeBatchServer } from '../../../scripts/lib/fake-batch.js';
-import { contextText, stableCsv, tinyTranscript } from '../../helpers/cli.js';
+import { contextText, stableCsv, summarizingSuiteConfig, tinyTranscript } from '../../helpers/cli.js';
 import { loadRun } from '../../../reports/load.js';
 import { judgeReply } from '../../helpers/fake-judge.js';
 
@@ -40,23 +40,12 @@ function suite(baseURL: string, name: string, summarizer = 'local:answer-model',
   const file = join(dir, 'memeval.config.yaml');
   writeFileSync(
     file,
-    `datasets: [data/*.yaml]
-out: runs
-model: ${model}
-judge: local:answer-model
-cache: cache
-prices:
-  local:answer-model: { input: 2, output: 8 }
-providers:
-  local: { base_url: "${baseURL}", api_key_env: ${KEY_ENV} }
-strategies:
-  - { id: full, use: full-history }
-  - id: sum-2-1
-    use: summarizing
-    context_limit: 2
-    keep_last_n_turns: 1
-    summarizer: { model: "${summarizer}", max_tokens: 200 }
-`,
+    summarizingSuiteConfig({
+      baseURL,
+      keyEnv: KEY_ENV,
+      summarizer,
+      head: `model: ${model}\njudge: local:answer-model\ncache: cache\nprices:\n  local:answer-model: { input: 2, output: 8 }`,
+    }),
   );
   return parseConfig(readFileSync(file, 'utf8'), file);
 }
@@ -86,16 +75,21 @@ describe('memeval run --batch', () => {
     await batches.close();
   });
 
-  it('is killed while it waits, resumes on the same batches, submits nothing twice, and equals a direct run', async () => {
-    const config = suite(batches.baseURL, 'killed');
+  /** A run stopped while it polls its first batch, which never ends in that process. */
+  async function stoppedWhileWaiting(config: SuiteConfig): Promise<RunOutcome> {
     const stop = new AbortController();
-    // The first batch never ends in the first process: it is stopped while it polls.
     batches.configure({ pollsBeforeDone: 1_000_000 });
     const log = (line: string): void => {
       if (/submitted/.test(line)) setTimeout(() => stop.abort(), 20);
     };
     const first = await runSuite({ config, batch: FAST, signal: stop.signal, log });
     expect(first.interrupted).toBe(true);
+    return first;
+  }
+
+  it('is killed while it waits, resumes on the same batches, submits nothing twice, and equals a direct run', async () => {
+    const config = suite(batches.baseURL, 'killed');
+    const first = await stoppedWhileWaiting(config);
     expect(first.run.info.status).toBe('interrupted');
     expect(readFileSync(join(first.dir, BATCHES_FILE), 'utf8')).toMatch(/"type":"submitted"/);
     const before = batches.submittedIds().length;
@@ -214,13 +208,7 @@ describe('memeval run --batch', () => {
 
   it('submits again the calls of a batch the server no longer knows', async () => {
     const config = suite(batches.baseURL, 'lost');
-    const stop = new AbortController();
-    batches.configure({ pollsBeforeDone: 1_000_000 });
-    const log = (line: string): void => {
-      if (/submitted/.test(line)) setTimeout(() => stop.abort(), 20);
-    };
-    const first = await runSuite({ config, batch: FAST, signal: stop.signal, log });
-    expect(first.interrupted).toBe(true);
+    const first = await stoppedWhileWaiting(config);
     const file = join(first.dir, BATCHES_FILE);
     writeFileSync(file, readFileSync(file, 'utf8').replace(/"batch":"[^"]+"/, '"batch":"batch_gone"'));
     batches.configure({ pollsBeforeDone: 1 });
@@ -280,17 +268,7 @@ describe('memeval run --batch', () => {
   it('does not take a 404 of a server that lists no batches for a lost batch', async () => {
     const config = suite(batches.baseURL, 'wrong-route');
     const start = batches.submittedIds().length;
-    const stop = new AbortController();
-    batches.configure({ pollsBeforeDone: 1_000_000 });
-    const first = await runSuite({
-      config,
-      batch: FAST,
-      signal: stop.signal,
-      log: (line) => {
-        if (/submitted/.test(line)) setTimeout(() => stop.abort(), 20);
-      },
-    });
-    expect(first.interrupted).toBe(true);
+    const first = await stoppedWhileWaiting(config);
     const before = batches.submittedIds().length;
     // A gateway in the way answers 404 for every batch route.
     batches.configure({ pollsBeforeDone: 1, interrupt: (req) => (req.path.includes('/batches') ? { status: 404, message: 'Invalid URL' } : undefined) });
