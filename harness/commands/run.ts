@@ -106,13 +106,13 @@ function maxErrorsFlag(value: string | undefined): MaxErrors | undefined {
  * A resumed run uses the config it started with, whatever the file says now;
  * only `--max-errors` may be given again (to accept a known level of errors).
  */
-function resumedConfig(dir: string, flags: RunFlags): { config: SuiteConfig; only: string[]; info: RunInfo; shard?: ShardSpec } {
+function resumedConfig(dir: string, flags: RunFlags): { config: SuiteConfig; only: string[]; info: RunInfo } {
   const info = resumableRun(dir);
   const config = recordedConfig(info, resolve(dir));
   const maxErrors = maxErrorsFlag(flags['max-errors']);
   if (maxErrors) config.max_errors = maxErrors;
-  const shard = info.shard && { index: info.shard.index, count: info.shard.count };
-  return { config, only: info.strategies.map((s) => s.id), info, ...(shard ? { shard } : {}) };
+  // A resumed shard stays the shard it was: runSuite reads that from `info`.
+  return { config, only: info.strategies.map((s) => s.id), info };
 }
 
 /**
@@ -163,7 +163,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const only = resumed?.only ?? flags.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
   const stopper = stopOnSignals();
   try {
-    const outcome = await runSuite({ config, only, resumeDir: flags.resume, resumeInfo: resumed?.info, signal: stopper.signal, shard: resumed?.shard ?? shard, batch });
+    const outcome = await runSuite({ config, only, resumeDir: flags.resume, resumeInfo: resumed?.info, signal: stopper.signal, shard, batch });
     if (outcome.interrupted) {
       process.stderr.write(
         `memeval: interrupted; finished work is saved. Resume with:\n  memeval run --resume ${outcome.dir}\n` +

@@ -7,6 +7,7 @@
 // as failed, and whoever submitted it decides whether to send it again.
 import type OpenAI from 'openai';
 import type { Batch } from 'openai/resources/batches';
+import { isRecord } from '../../core/record.js';
 import { redact, registerSecret } from '../../core/secrets.js';
 import { withRetry, type RetryOptions } from './retry.js';
 
@@ -147,6 +148,11 @@ export class BatchRequestError extends Error {
  * Checked first against what would fail the whole batch later (after a wait in
  * OpenAI's queue): no requests, a custom_id twice, more than OpenAI accepts.
  */
+/** One line of a batch's input file, as uploaded. */
+export function inputLine(endpoint: BatchEndpoint, line: BatchRequestLine): string {
+  return JSON.stringify({ custom_id: line.customId, method: 'POST', url: endpoint, body: line.body });
+}
+
 export function batchInputFile(endpoint: BatchEndpoint, lines: readonly BatchRequestLine[]): string {
   if (lines.length === 0) throw new Error('a batch needs at least one request');
   if (lines.length > MAX_BATCH_LINES) throw new Error(`a batch takes at most ${MAX_BATCH_LINES} requests, not ${lines.length}`);
@@ -155,7 +161,7 @@ export function batchInputFile(endpoint: BatchEndpoint, lines: readonly BatchReq
   for (const line of lines) {
     if (seen.has(line.customId)) throw new Error(`custom_id ${JSON.stringify(line.customId)} is in the batch twice`);
     seen.add(line.customId);
-    out.push(JSON.stringify({ custom_id: line.customId, method: 'POST', url: endpoint, body: line.body }));
+    out.push(inputLine(endpoint, line));
   }
   const text = `${out.join('\n')}\n`;
   const bytes = Buffer.byteLength(text);
@@ -189,10 +195,9 @@ export function toBatchStatus(batch: Batch): BatchStatus {
   return status;
 }
 
-type AnyRecord = Record<string, unknown>;
-
-function asRecord(value: unknown): AnyRecord | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as AnyRecord) : undefined;
+/** The value as an object, or undefined (core/record.ts's check, for optional chaining). */
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return isRecord(value) ? value : undefined;
 }
 
 /** The message of an error body (`{error: {message}}`), else a short preview of the body. */

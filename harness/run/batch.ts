@@ -21,8 +21,8 @@ import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
 import { readLines } from '../../core/lines.js';
 import { isRecord } from '../../core/record.js';
 import { redact } from '../../core/secrets.js';
-import { CacheStore, canonicalJson, type CallRouter, type RoutedCall } from '../models/cache.js';
-import { BatchClient, BatchRequestError, MAX_BATCH_BYTES, MAX_BATCH_LINES, type BatchEndpoint, type BatchLineResult, type BatchStatus, type Sleep } from '../models/batch.js';
+import { CacheStore, type CallRouter, type RoutedCall } from '../models/cache.js';
+import { BatchClient, BatchRequestError, MAX_BATCH_BYTES, MAX_BATCH_LINES, inputLine, type BatchEndpoint, type BatchLineResult, type BatchRequestLine, type BatchStatus, type Sleep } from '../models/batch.js';
 import { openAIModelOf } from '../models/create.js';
 import type { OpenAIBatchTarget } from '../models/openai.js';
 import type { SuiteConfig } from '../config.js';
@@ -161,16 +161,21 @@ export class BatchRun implements CallRouter {
         if (upload) this.dropUpload(upload);
       } else if (line.type === 'submitted') {
         if (line.file !== undefined) this.unclaimed.delete(line.file);
-        this.pending.set(line.batch, { id: line.batch, model: line.model, keys: line.keys });
-        for (const key of line.keys) this.pendingKeys.add(key);
-        this.counts.batches++;
-        this.counts.requests += line.keys.length;
+        this.track({ id: line.batch, model: line.model, keys: line.keys });
       } else {
         this.settle(line.batch);
         for (const key of line.ok) this.delivered.add(key);
         this.counts.failedLines += Object.keys(line.failed).length;
       }
     }
+  }
+
+  /** A batch made (by this process or, read back, by an earlier one): waited on, its calls held back until then. */
+  private track(batch: PendingBatch): void {
+    this.pending.set(batch.id, batch);
+    for (const key of batch.keys) this.pendingKeys.add(key);
+    this.counts.batches++;
+    this.counts.requests += batch.keys.length;
   }
 
   private settle(batch: string): void {
@@ -212,7 +217,7 @@ export class BatchRun implements CallRouter {
   /** The router every cached model of the run calls through (CachedModel's `router`). */
   readonly route = async ({ key, request, model, store }: RoutedCall): Promise<ModelResult> => {
     // Every model seen is known by id: a resumed process waits on its earlier batches once a round has met their calls again.
-    this.targetOf(model);
+    const target = this.targetOf(model);
     const stored = await store.read(key);
     // A result of this run's batches is a call this run made (whichever process stored it), once:
     // asked for again, it is a cache hit, as a direct run's second identical request is.
@@ -230,9 +235,9 @@ export class BatchRun implements CallRouter {
       return result('', { cached: false, error: 'the batches left this call unanswered (its result was not in the cache when the run was made); run again with --resume' });
     }
     const chain = this.chains.getStore();
-    if (chain?.held || this.pendingKeys.has(key) || canonicalJson(request).includes(OUTSTANDING)) return this.holdBack(chain);
+    // Plain JSON: only whether the marker is in there matters, not a canonical key order.
+    if (chain?.held || this.pendingKeys.has(key) || JSON.stringify(request).includes(OUTSTANDING)) return this.holdBack(chain);
     if (this.submitted.has(key)) return result('', { cached: false, error: 'a batch answered this call but its result could not be stored in the cache' });
-    const target = this.targetOf(model);
     this.collected.set(key, { target, request });
     return this.holdBack(chain);
   };
@@ -299,9 +304,7 @@ export class BatchRun implements CallRouter {
     const { file, model, endpoint, keys } = upload;
     this.append({ type: 'submitted', batch: id, file, model, endpoint, keys });
     this.unclaimed.delete(file);
-    this.pending.set(id, { id, model, keys });
-    this.counts.batches++;
-    this.counts.requests += keys.length;
+    this.track({ id, model, keys });
     this.log(`batch ${id}: ${keys.length} calls to ${model} submitted`);
   }
 
@@ -360,7 +363,8 @@ export class BatchRun implements CallRouter {
       );
       const settled = await Promise.allSettled(waits);
       const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      if (failed) throw signal.aborted ? signal.reason : firstCause(settled, round.signal);
+      // Every failing wait aborts the round with its error first, so the round's reason is the first cause.
+      if (failed) throw signal.aborted ? signal.reason : round.signal.reason;
     } finally {
       signal.removeEventListener('abort', stop);
     }
@@ -431,12 +435,6 @@ export class BatchRun implements CallRouter {
   }
 }
 
-/** The error that stopped a round: the first wait that failed on its own, not one stopped because of it. */
-function firstCause(settled: PromiseSettledResult<void>[], round: AbortSignal): unknown {
-  const reason: unknown = round.reason;
-  return reason ?? settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')?.reason;
-}
-
 function statusLine(s: BatchStatus): string {
   const counts = s.counts ? ` ${s.counts.completed + s.counts.failed}/${s.counts.total}` : '';
   return `batch ${s.id}: ${s.status}${counts}`;
@@ -446,11 +444,11 @@ function statusLine(s: BatchStatus): string {
 const CHUNK_BYTES = Math.min(MAX_BATCH_BYTES, 190_000_000);
 
 /** Lines split at the API's limits per batch: lines, and bytes of the input file (UTF-8, as uploaded). */
-function* chunks<T extends { customId: string; body: Record<string, unknown> }>(lines: T[], url: string): Generator<T[]> {
+function* chunks<T extends BatchRequestLine>(lines: T[], url: BatchEndpoint): Generator<T[]> {
   let chunk: T[] = [];
   let bytes = 0;
   for (const line of lines) {
-    const size = Buffer.byteLength(JSON.stringify({ custom_id: line.customId, method: 'POST', url, body: line.body })) + 1;
+    const size = Buffer.byteLength(inputLine(url, line)) + 1;
     if (chunk.length > 0 && (chunk.length >= MAX_BATCH_LINES || bytes + size > CHUNK_BYTES)) {
       yield chunk;
       chunk = [];

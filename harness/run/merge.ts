@@ -91,7 +91,7 @@ function checkSameRun(shards: Shard[]): void {
 }
 
 /** Each shard must be finished (an interrupted one is resumed first) and hold the jobs the split gives it. */
-function checkShardJobs(shards: Shard[]): string[][] {
+function checkShardJobs(shards: Shard[]): void {
   const info = shards[0].run.info;
   const sizes = info.transcripts.map((t) => ({ id: t.id, turns: t.turns, probes: t.probes }));
   const split = shardJobs(info.strategies.map((s) => s.id), sizes, info.repeat, shards[0].shard.count);
@@ -111,7 +111,6 @@ function checkShardJobs(shards: Shard[]): string[][] {
     // A failed shard stopped early and says so; a finished one must hold an answer for every probe, or the merged rates would rest on fewer.
     if (status !== 'failed') checkProbeCounts(s, answersPerJob);
   }
-  return split;
 }
 
 /** No record twice: a probe answer, summary or turn counted twice would weigh twice in every rate. */
@@ -133,7 +132,10 @@ function checkUnique(s: Shard): void {
 /** Every job of a finished shard has its transcript's probes × repeat answers (errored ones included). */
 function checkProbeCounts(s: Shard, expected: ReadonlyMap<string, number>): void {
   const counts = new Map<string, number>();
-  for (const p of s.run.probes) counts.set(jobKey(p.strategy, p.transcript), (counts.get(jobKey(p.strategy, p.transcript)) ?? 0) + 1);
+  for (const p of s.run.probes) {
+    const job = jobKey(p.strategy, p.transcript);
+    counts.set(job, (counts.get(job) ?? 0) + 1);
+  }
   for (const job of s.shard.jobs) {
     const want = expected.get(job) ?? 0;
     const have = counts.get(job) ?? 0;
