@@ -166,6 +166,8 @@ export interface AnswerableInput {
   factsNeeded: readonly string[];
   /** Ids of needed facts absent from the context the model was sent. */
   factsMissing: readonly string[];
+  /** Ids of needed facts inside a span a server compacted: whether the context holds them cannot be read. */
+  factsOpaque?: readonly string[];
 }
 
 /**
@@ -179,6 +181,8 @@ export interface AnswerableInput {
  * from "the reader missed it" for any model.
  */
 export function answerableOf(input: AnswerableInput): boolean | null {
+  // A needed fact the server compacted may or may not be there: unknown, not a yes.
+  if (input.factsOpaque?.length) return null;
   if (input.factsNeeded.length > 0) return input.factsMissing.length === 0;
   return input.kind === 'abstention' ? true : null;
 }

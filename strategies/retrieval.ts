@@ -279,8 +279,9 @@ export class RetrievalStrategy extends MemoryStrategy {
 
   private indexTurns(turns: readonly Span[]): void {
     for (const { start, end } of turns) {
-      const tokens = this.history.slice(start, end).reduce((sum, item) => sum + this.counter.item(item), 0);
-      this.index.add({ start, end, tokens }, this.history.slice(start, end));
+      const items = this.history.slice(start, end);
+      const tokens = items.reduce((sum, item) => sum + this.counter.item(item), 0);
+      this.index.add({ start, end, tokens }, items);
     }
   }
 

@@ -67,7 +67,7 @@ function baseRecord(task: ProbeTask, model: string): ProbeRecord {
     ...(evidenceTurns.length > 0 ? { evidenceTurns } : {}),
     // Set before the model is asked: it depends on the context alone, so an errored answer still has it.
     // A needed fact inside an opaque compacted span makes it unknown, not a guess either way.
-    answerable: task.context.factsOpaque.length > 0 ? null : answerableOf({ kind: probe.kind, factsNeeded: probe.facts, factsMissing: task.context.factsMissing }),
+    answerable: answerableOf({ kind: probe.kind, factsNeeded: probe.facts, factsMissing: task.context.factsMissing, factsOpaque: task.context.factsOpaque }),
     model,
     // Every probe's context, passed or not: a diff shows what each side sent.
     contextRef: task.keepContext(sentContext(task)),

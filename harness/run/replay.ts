@@ -1,7 +1,7 @@
 // Replays one transcript through one strategy, turn by turn, and measures what
 // the strategy would send: token pressure, facts kept, summaries made. Probes
 // are captured as the exact view the model would see; they never enter the session.
-import type { MemoryStrategy, OpaqueSpan, ProtectPredicate, SummaryEvent } from '../../strategies/base.js';
+import type { MemoryStrategy, ProtectPredicate, SummaryEvent } from '../../strategies/base.js';
 import type { StrategyContext, StrategyDefinition, StrategyOptions } from '../../strategies/registry.js';
 import { summarizerOptionsOf } from '../../strategies/summary-input.js';
 import { itemText, turnItems } from '../../core/items.js';
@@ -172,10 +172,14 @@ class ViewMeter {
     const grows = kept === this.last.length;
     const bits = this.index.present(grows ? view.slice(kept) : view, grows ? this.lastBits : this.systemBits);
     this.last = view;
-    this.prefixTokens = prefix;
     this.lastBits = bits;
     this.measured = true;
     return { tokens: prefix[view.length], bits, sharedTokens, previousTokens };
+  }
+
+  /** Tokens of the first `n` items of the view last measured (the instructions not included). */
+  itemTokens(n: number): number {
+    return this.prefixTokens[n] - this.prefixTokens[0];
   }
 
   /** How many leading items `view` has in common with the previous view. */
@@ -348,7 +352,8 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     const cache = cacheStanding(sharedTokens, previousTokens, input.promptCache ?? OPENAI_PROMPT_CACHE);
     const span = strategy.opaqueSpan();
     const opaqueUpTo = span ? turnMap.turnAt(span.lastItem) : 0;
-    const contextTokens = span ? apiMeasuredTokens(counter, transcript.system, view, span) : measured.tokens;
+    // A compacted span counts at the API's figure in place of its items' local count (already in the meter's).
+    const contextTokens = span ? measured.tokens - meter.itemTokens(span.viewItems) + span.apiTokens : measured.tokens;
     const presence = tracker.turn(dueFacts(facts, n), bits, opaqueUpTo);
     const newEvents = strategy.events.slice(eventsBefore);
     newEvents.forEach((event, i) => {
@@ -374,17 +379,6 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     }
   }
   return result;
-}
-
-/**
- * Tokens of a view whose start a server compacted: the API's count for the
- * compacted items, the local count for the instructions and the items after them
- * (the compacted items are opaque, so counting them locally would be a guess).
- */
-function apiMeasuredTokens(counter: TokenCounter, instructions: string | undefined, view: AgentInputItem[], span: OpaqueSpan): number {
-  let tokens = counter.request(instructions, []) + span.apiTokens;
-  for (const item of view.slice(span.viewItems)) tokens += counter.item(item);
-  return tokens;
 }
 
 function probeFacts(

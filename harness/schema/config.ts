@@ -16,7 +16,7 @@ import { Scope, bool, choice, int, list, map, number, report, text, typeError, w
 import { existingDirProblem, textFileProblem, writableDirProblem } from './files.js';
 import { templateFor, type YamlFormat } from './issues.js';
 import { DEFAULT_LIMITS, LIMIT_NAMES, limitHint, overLimit, type Limits } from './limits.js';
-import { MAX_SWEPT_OPTIONS, expandEntry, isSweepable, pointId, pointLabel, sweepPoints, sweptListsOf, type SweepMembership } from './sweeps.js';
+import { MAX_SWEPT_OPTIONS, expandEntry, isSweepable, pointLabel, sweptListsOf, type SweepMembership } from './sweeps.js';
 
 export const CONFIG_FORMAT: YamlFormat = {
   root: 'the config',
@@ -99,7 +99,7 @@ function entryIds(entry: unknown, index: number, registry: StrategyRegistry): En
   if (typeof id !== 'string' || !ID_PATTERN.test(id)) return [];
   const lists = sweptListsOf(entry, def.options).slice(0, MAX_SWEPT_OPTIONS);
   const out: EntryIds = { index, id, explicit: 'id' in entry };
-  if (lists.length > 0) out.sweep = { key: lists[0][0], points: sweepPoints(lists).map((point) => pointId(id, Object.values(point))) };
+  if (lists.length > 0) out.sweep = { key: lists[0][0], points: expandEntry(id, entry, lists).map((point) => point.id) };
   return [out];
 }
 
@@ -433,7 +433,7 @@ function uniqueStrategyIds(rctx: z.core.$RefinementCtx): void {
   for (const e of entries) {
     if (!e.sweep) continue;
     for (const id of e.sweep.points) {
-      const other = entries.find((o) => o !== e && !o.sweep && o.id === id) ?? made.get(id);
+      const other = plain.get(id) ?? made.get(id);
       if (other) report(rctx, { path: [e.index, e.sweep.key], atKey: true, message: `the sweep of {label-1} makes strategy id ${quote(id)}, ${takenBy(other)}; rename one of them`, first: takenAt(other) });
       made.set(id, e);
     }
