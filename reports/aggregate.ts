@@ -380,8 +380,6 @@ function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean) {
   const attribution = Object.fromEntries(ATTRIBUTIONS.map((a) => [a, 0])) as Record<Attribution, number>;
   for (const r of probes) if (r.attribution) attribution[r.attribution]++;
   const costs = probes.map((r) => r.cost).filter((c): c is number => c !== undefined);
-  const costsCached = probes.map((r) => r.costCached).filter((c): c is number => c !== undefined);
-  const apiCached = probes.map((r) => r.usage?.cachedTokens).filter((c): c is number => c !== undefined);
   // Cache hits made no call, so their near-zero latency would flatter the numbers.
   const latencies = probes.filter((r) => !r.cached && r.latencyMs !== undefined).map((r) => r.latencyMs as number);
   return {
@@ -406,8 +404,8 @@ function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean) {
     apiVsCountedInput: countAgreement(probes),
     outputTokens: sum(probes.map((r) => r.usage?.outputTokens ?? 0)),
     cost: costs.length ? sum(costs) : undefined,
-    costCached: costsCached.length ? sum(costsCached) : undefined,
-    apiCachedTokens: apiCached.length ? sum(apiCached) : undefined,
+    costCached: optionalSum(probes.map((r) => r.costCached)),
+    apiCachedTokens: optionalSum(probes.map((r) => r.usage?.cachedTokens)),
     latencyMean: mean(latencies),
     latencyP50: percentile(latencies, 0.5),
     latencyP95: percentile(latencies, 0.95),
@@ -450,14 +448,16 @@ function transcriptCount(run: RunResult, strategy: string): number {
 /** `withCI: false` skips the bootstrap interval when only point values are needed (gates, diffs). */
 export function summarizeStrategy(run: RunResult, strategy: string, withCI = true): StrategySummary {
   const mine = <T extends { strategy: string }>(list: T[]) => list.filter((r) => r.strategy === strategy);
+  const probes = mine(run.probes);
+  const summaries = mine(run.summaries);
   return withSummaryCost({
     strategy,
     use: run.info.strategies.find((s) => s.id === strategy)?.use,
     transcripts: transcriptCount(run, strategy),
     ...turnMetrics(mine(run.turns)),
-    ...summaryMetrics(mine(run.summaries)),
-    ...probeMetrics(mine(run.probes), run.info.repeat, withCI),
-    ...turnLatencyMetrics(mine(run.probes), mine(run.summaries)),
+    ...summaryMetrics(summaries),
+    ...probeMetrics(probes, run.info.repeat, withCI),
+    ...turnLatencyMetrics(probes, summaries),
   });
 }
 
@@ -750,12 +750,18 @@ const NOTICE_DEFAULTS: Record<RunNotice['label'], string> = {
   SHARD: 'this is one shard of a run; the numbers cover its jobs only (memeval merge combines the shards into the run)',
 };
 
+/** `2 of 3`: which shard of how many a run is, as every report says it. */
+export function shardLabel(shard: { index: number; count: number }): string {
+  return `${shard.index} of ${shard.count}`;
+}
+
 /** Undefined for a complete run; runs saved before `status` existed count as complete once they finished. */
 export function runNotice(info: RunInfo): RunNotice | undefined {
   const status = info.status as RunInfo['status'] | undefined;
-  const shard = info.shard ? ` (shard ${info.shard.index} of ${info.shard.count})` : '';
+  const part = info.shard && shardLabel(info.shard);
+  const shard = part ? ` (shard ${part})` : '';
   if (status === 'complete' || (status === undefined && info.finishedAt)) {
-    return info.shard ? { label: 'SHARD', reason: `shard ${info.shard.index} of ${info.shard.count}: ${NOTICE_DEFAULTS.SHARD}` } : undefined;
+    return part ? { label: 'SHARD', reason: `shard ${part}: ${NOTICE_DEFAULTS.SHARD}` } : undefined;
   }
   const label: RunNotice['label'] = status === undefined ? 'INTERRUPTED' : (status.toUpperCase() as RunNotice['label']);
   return { label, reason: `${info.failure ?? NOTICE_DEFAULTS[label]}${shard}` };

@@ -10,7 +10,7 @@ import { stringify } from 'csv-stringify/sync';
 import { createRequire } from 'node:module';
 import type { Attribution, ProbeRecord, RunInfo, RunResult, StrategyFingerprint, StrategyInfo, SummaryRecord } from '../core/types.js';
 import { contextOf } from '../core/contexts.js';
-import { METRIC_NAMES, compareProbes, metricDef, strategyIds, summarizeStrategy } from './aggregate.js';
+import { METRIC_NAMES, compareProbes, metricDef, shardLabel, strategyIds, summarizeStrategy } from './aggregate.js';
 import { esc, num, pct } from './format.js';
 import { page } from './html.js';
 import { SIGNIFICANCE_LEVEL, holm, type PairedResult } from '../core/stats.js';
@@ -388,7 +388,7 @@ function strategyChanges(base: RunResult, cand: RunResult, shared: string[]): St
 }
 
 function statusWarning(side: 'base' | 'candidate', info: RunInfo): string | undefined {
-  if (info.shard) return `the ${side} run is shard ${info.shard.index} of ${info.shard.count}; its numbers cover that shard's jobs only (memeval merge the shards first)`;
+  if (info.shard) return `the ${side} run is shard ${shardLabel(info.shard)}; its numbers cover that shard's jobs only (memeval merge the shards first)`;
   if (info.status === 'complete') return undefined;
   const why = info.failure ? `: "${info.failure}"` : '';
   return `the ${side} run did not complete (status ${info.status})${why}; its numbers do not cover every item`;
@@ -429,7 +429,7 @@ export function runWarnings(base: RunInfo, cand: RunInfo): string[] {
 function runSide(info: RunInfo): RunSide {
   const side: RunSide = { runId: info.runId, model: info.model, judge: info.judge, status: info.status };
   if (info.failure !== undefined) side.failure = info.failure;
-  if (info.shard) side.shard = `${info.shard.index} of ${info.shard.count}`;
+  if (info.shard) side.shard = shardLabel(info.shard);
   return side;
 }
 

@@ -12,6 +12,7 @@ import {
   metricDef,
   metricKind,
   runsByTranscript,
+  shardLabel,
   strategyIds,
   summarizeStrategy,
   type MetricDef,
@@ -363,7 +364,7 @@ export function runFailure(run: RunResult): string | undefined {
   const why = run.info.failure ? `: ${run.info.failure}` : '';
   const shard = run.info.shard;
   // A shard passing its gates says nothing of the jobs other shards ran.
-  if (shard) return `run ${run.info.runId} is shard ${shard.index} of ${shard.count} and holds only its jobs; merge the shards (memeval merge) and gate the merged run`;
+  if (shard) return `run ${run.info.runId} is shard ${shardLabel(shard)} and holds only its jobs; merge the shards (memeval merge) and gate the merged run`;
   if (status !== undefined && status !== 'complete') return `run ${run.info.runId} is ${status}, not complete${why}`;
   if (status === undefined && !run.info.finishedAt) return `run ${run.info.runId} never finished`;
   if (run.probes.length > 0 && run.probes.every(isProbeError)) return `every probe of run ${run.info.runId} errored (${run.probes[0].error ?? 'no grade'})`;

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeKind, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
-import { ATTRIBUTIONS, accuracyByTag, judgeLabel, kneeText, modelLabel, runNotice, stageErrors, strategyIds, summarize, sweepCurves, type StrategySummary, type SweepCurve } from './aggregate.js';
+import { ATTRIBUTIONS, accuracyByTag, judgeLabel, kneeText, modelLabel, runNotice, shardLabel, stageErrors, strategyIds, summarize, sweepCurves, type StrategySummary, type SweepCurve } from './aggregate.js';
 import { categoryKey, curveChart, heatCell, legend, lineChart, mergeIdentical, scatterChart, scatterLegend, sharedTokenTicks, stackedBars, styleFor, type ScatterPoint, type Series, type SeriesStyle } from './charts.js';
 import { esc, num, pct } from './format.js';
 import { median } from '../core/stats.js';
@@ -94,7 +94,7 @@ function genericFactsRow(i: RunResult['info']): [string, string][] {
 /** How the run was made, when not in one process with one call per request: a shard, shards merged, the Batch API. */
 function howMadeRows(i: RunResult['info']): [string, string][] {
   const rows: [string, string][] = [];
-  if (i.shard) rows.push(['shard', `${i.shard.index} of ${i.shard.count} (${i.shard.jobs.length} jobs): these numbers cover its jobs only`]);
+  if (i.shard) rows.push(['shard', `${shardLabel(i.shard)} (${i.shard.jobs.length} jobs): these numbers cover its jobs only`]);
   if (i.mergedFrom) rows.push(['merged from', i.mergedFrom.map((m) => `${m.runId} (shard ${m.shard})`).join(', ')]);
   if (i.batch) {
     const failed = i.batch.failedLines ? `, ${i.batch.failedLines} lines answered with an error` : '';

@@ -31,6 +31,12 @@ function undated(name: string): string {
   return name.replace(/-\d{4}-\d{2}-\d{2}$/, '');
 }
 
+/** `provider:name` split; a bare name is the openai provider's. */
+function splitSpec(spec: string): { provider: string; name: string } {
+  const colon = spec.indexOf(':');
+  return colon >= 0 ? { provider: spec.slice(0, colon), name: spec.slice(colon + 1) } : { provider: 'openai', name: spec };
+}
+
 /**
  * The price of a model. `spec` is `provider:name` or a bare name; config entries
  * may use either form and win over the defaults. The defaults only apply to the
@@ -38,9 +44,7 @@ function undated(name: string): string {
  * priced by config). Unknown → undefined.
  */
 export function priceFor(spec: string, overrides: Record<string, Price> = {}): Price | undefined {
-  const colon = spec.indexOf(':');
-  const provider = colon >= 0 ? spec.slice(0, colon) : 'openai';
-  const name = colon >= 0 ? spec.slice(colon + 1) : spec;
+  const { provider, name } = splitSpec(spec);
   for (const key of [spec, `${provider}:${name}`, name, undated(name)]) {
     const hit = overrides[key];
     if (hit) return hit;
@@ -51,8 +55,7 @@ export function priceFor(spec: string, overrides: Record<string, Price> = {}): P
 
 /** USD for one call: input × in + output × out (per 1M); undefined without a price. */
 export function costOf(usage: Usage, price: Price | undefined): number | undefined {
-  if (!price) return undefined;
-  return (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000;
+  return cachedCostOf(usage, price, 0);
 }
 
 /**
@@ -65,7 +68,7 @@ export function cachedCostOf(usage: Usage, price: Price | undefined, cacheable: 
   // The provider bills no more cached tokens than the call's input.
   const cached = price.cached_input === undefined ? 0 : Math.min(Math.max(cacheable, 0), usage.inputTokens);
   const fresh = usage.inputTokens - cached;
-  return (fresh * price.input + cached * (price.cached_input ?? price.input) + usage.outputTokens * price.output) / 1_000_000;
+  return (fresh * price.input + cached * (price.cached_input ?? 0) + usage.outputTokens * price.output) / 1_000_000;
 }
 
 /**
@@ -74,9 +77,7 @@ export function cachedCostOf(usage: Usage, price: Price | undefined, cacheable: 
  * for this (the offline reader stands in for one).
  */
 export function promptCacheFor(spec: string, providers: Record<string, { prompt_cache?: PromptCacheRule | false }>): PromptCacheRule | false {
-  const colon = spec.indexOf(':');
-  const provider = colon >= 0 ? spec.slice(0, colon) : 'openai';
-  return providers[provider]?.prompt_cache ?? OPENAI_PROMPT_CACHE;
+  return providers[splitSpec(spec).provider]?.prompt_cache ?? OPENAI_PROMPT_CACHE;
 }
 
 /**
