@@ -570,7 +570,7 @@ export async function runSuite(given: RunOptions): Promise<RunOutcome> {
     if (batch) {
       batch.open(prepared.dir);
       const rounds = await batchRounds({ ...prepared, opts, log }, batch);
-      if (rounds.ended !== 'done') return batchStopped(prepared, batch, rounds);
+      if (rounds.ended !== 'done') return await batchStopped(prepared, batch, rounds);
       // The run made for real: every call is answered from the batches' results, counted afresh.
       batch.endRounds();
       prepared.graders = setUpGraders(opts.config, prepared.strategies, prepared.registry, batch);
@@ -617,12 +617,18 @@ async function batchRounds(p: Prepared, batch: BatchRun): Promise<BatchRounds> {
 
 type BatchRounds = { ended: 'done' } | { ended: 'interrupted' } | { ended: 'failed'; failure: string };
 
-/** A `--batch` run stopped before the run was made: run.json says why, and batches.jsonl names the batches a resume waits on. */
-function batchStopped(p: Omit<Prepared, 'opts' | 'log'>, batch: BatchRun, rounds: Exclude<BatchRounds, { ended: 'done' }>): RunOutcome {
+/**
+ * A `--batch` run stopped before the run was made: run.json says why, and
+ * batches.jsonl names the batches a resume waits on. A failed one gets its
+ * reports too, marked FAILED at the top, as any failed run does.
+ */
+async function batchStopped(p: Omit<Prepared, 'opts' | 'log'>, batch: BatchRun, rounds: Exclude<BatchRounds, { ended: 'done' }>): Promise<RunOutcome> {
   const info: RunInfo = { ...p.info, status: rounds.ended, batch: { ...batch.counts }, finishedAt: new Date().toISOString() };
   if (rounds.ended === 'failed') info.failure = rounds.failure;
   writeFileAtomic(join(p.dir, RUN_FILE), startingRunJson(info));
-  return { dir: p.dir, run: { info, turns: [], probes: [], summaries: [] }, interrupted: rounds.ended === 'interrupted' };
+  const run: RunResult = { info, turns: [], probes: [], summaries: [] };
+  if (rounds.ended === 'failed') await writeReports(run, p.dir);
+  return { dir: p.dir, run, interrupted: rounds.ended === 'interrupted' };
 }
 
 /**

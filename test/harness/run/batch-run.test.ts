@@ -165,6 +165,8 @@ describe('memeval run --batch', () => {
       expect(outcome.run.info.failure).toMatch(/stopped early: .*401/);
       expect(outcome.run.info.failure).not.toContain(process.env[KEY_ENV]);
       expect(readFileSync(join(outcome.dir, 'run.json'), 'utf8')).toMatch(/"status": "failed"/);
+      // Its reports are written, saying FAILED first, as a failed run's are.
+      expect(readFileSync(join(outcome.dir, 'report.html'), 'utf8')).toMatch(/<strong>FAILED<\/strong>/);
     } finally {
       batches.configure({ apiKey: undefined });
     }
