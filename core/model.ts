@@ -1,6 +1,6 @@
 // One interface for every model role (agent, judge, summarizer). Every call
 // returns one uniform result; a failed call carries `error` and never throws.
-import type { AgentInputItem, Usage } from './types.js';
+import type { AgentInputItem, ToolCall, ToolDefinition, Usage } from './types.js';
 
 /** A JSON schema the reply must follow (structured output). */
 export interface JsonSchemaFormat {
@@ -15,6 +15,8 @@ export interface ModelRequest {
   maxOutputTokens?: number;
   temperature?: number;
   responseFormat?: JsonSchemaFormat;
+  /** Tools the model may call instead of answering (a transcript's `tools:`); absent or empty: none. */
+  tools?: ToolDefinition[];
   /** What the call is for; the offline model behaves differently per role. */
   purpose: 'answer' | 'judge' | 'summary';
 }
@@ -37,6 +39,8 @@ export interface ModelResult {
   /** Served from the cache (no call was made). */
   cached: boolean;
   latencyMs: number;
+  /** The tool calls the model made, in order (absent or empty: none); `output` holds any text beside them. */
+  toolCalls?: ToolCall[];
   /** Set when the call failed after all retries; `output` is then empty. */
   error?: string;
 }

@@ -19,6 +19,9 @@ export type { AgentInputItem };
 /** Free-form user notes allowed under `meta:` anywhere in a transcript. */
 export type Meta = z.output<typeof transcript.metaSchema>;
 export type ToolCallSpec = z.output<typeof transcript.toolCallSpecSchema>;
+export type ToolDefinition = z.output<typeof transcript.toolDefinitionSchema>;
+export type ArgumentRule = z.output<typeof transcript.argumentRuleSchema>;
+export type ExpectedCall = z.output<typeof transcript.expectedCallSchema>;
 export type MessageTurn = z.output<typeof transcript.messageTurnSchema>;
 export type ItemsTurn = z.output<typeof transcript.itemsTurnSchema>;
 export type Turn = z.output<typeof transcript.turnSchema>;
@@ -44,6 +47,10 @@ export type SummaryJudgement = z.output<typeof run.summaryJudgementSchema>;
 /** How this summary differs from the previous one of the same strategy and transcript. */
 export type SummaryDrift = z.output<typeof run.summaryDriftSchema>;
 export type SummaryGrades = z.output<typeof run.summaryGradesSchema>;
+/** A tool call a model made (name, JSON arguments as written). */
+export type ToolCall = z.output<typeof run.toolCallSchema>;
+/** How a `kind: tool` probe's answer was graded. */
+export type ToolGrade = z.output<typeof run.toolGradeSchema>;
 export type Attribution = (typeof ATTRIBUTIONS)[number];
 /** One record per strategy × transcript × probe × repeat. */
 export type ProbeRecord = z.output<typeof run.probeRecordSchema>;

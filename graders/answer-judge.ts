@@ -22,6 +22,8 @@ export const RUBRIC: Record<ProbeKind, string> = {
     'The answer must combine several facts. Answer "yes" only when the conclusion matches the reference answer; a partly right chain of reasoning with a wrong conclusion is "no".',
   abstention:
     'The information was never given in the conversation. Answer "yes" only when the answer says it does not know or that this was not mentioned. Answer "no" when it states any concrete value, even a plausible one.',
+  // Only a tool probe whose right move is to answer without calling a tool reaches the judge: an expected call is checked by rule.
+  tool: 'The information is already in the conversation, so the right move is to answer from it instead of calling a tool again. Answer "yes" when the answer states the same fact as the reference answer. Answer "no" when it is missing, different, or only says it will look it up.',
 };
 
 const answerVerdictSchema = z.object({ verdict: z.enum(['yes', 'no']), reason: z.string() }).strict();

@@ -13,7 +13,8 @@ import { z } from 'zod';
 const measured = z.union([z.number(), z.null()]).transform((value) => value ?? Number.NaN);
 const names = z.array(z.string());
 
-export const PROBE_KINDS = ['recall', 'update', 'temporal', 'multi-hop', 'abstention'] as const;
+/** `tool`: the expected next action is a tool call, or answering without one (docs/transcript-format.md). */
+export const PROBE_KINDS = ['recall', 'update', 'temporal', 'multi-hop', 'abstention', 'tool'] as const;
 
 /** The four places a run can fail to measure; every report counts errors per stage. */
 export const ERROR_STAGES = ['answer', 'answer-judge', 'summarizer', 'summary-judge'] as const;
@@ -357,6 +358,31 @@ export const summaryRecordSchema = z.object({
  */
 export const ATTRIBUTIONS = ['trimmed', 'lost-in-summary', 'present-but-missed', 'abstain-fail', 'error', 'opaque', 'unknown'] as const;
 
+/** A tool call a model made: the tool's name and its arguments as the model wrote them (a JSON string). */
+export const toolCallSchema = z.object({ name: z.string(), arguments: z.string() });
+
+/**
+ * How a `kind: tool` probe's answer was graded (graders/tool-calls.ts): the call
+ * graded is the first call to the expected tool, else the first call.
+ */
+export const toolGradeSchema = z.object({
+  /** The tool the probe expects, or null when the right move is to answer without a call. */
+  expected: z.string().nullable(),
+  /** The graded call's tool, or null when the model made no call. */
+  called: z.string().nullable(),
+  /** The expected tool was called (for a no-call probe: no tool was called). */
+  rightTool: z.boolean(),
+  /** Expected arguments the graded call matched, of `argsExpected` (0 of n for a wrong tool). */
+  argsMatched: z.number(),
+  argsExpected: z.number(),
+  /** Right tool and every expected argument matched (for a no-call probe: no call). */
+  exactCall: z.boolean(),
+  /** Calls beyond the graded one (every call, for a no-call probe): the penalty column. */
+  extraCalls: z.number(),
+  /** Why arguments did not match, one line each (`host: expected "db-prod-7", got "db-prod-2"`). */
+  mismatches: names,
+});
+
 /** One record per strategy × transcript × probe × repeat. */
 export const probeRecordSchema = z.object({
   strategy: z.string(),
@@ -417,6 +443,19 @@ export const probeRecordSchema = z.object({
   context: z.array(z.object({ role: z.string(), text: z.string() })).optional(),
   /** The exact context sent with the question, by reference: its messages are in the run directory's contexts.jsonl (core/contexts.ts). */
   contextRef: z.string().optional(),
+  /** The tool calls the answer made (a model offered the transcript's `tools:` may call one instead of answering). */
+  toolCalls: z.array(toolCallSchema).optional(),
+  /** A `kind: tool` probe's grade: right tool, argument accuracy, exact call, extra calls. */
+  tool: toolGradeSchema.optional(),
+  /**
+   * Calls in the answer that repeat a call already made in the conversation up
+   * to the probe (same tool, same arguments after normalisation): work the
+   * agent did again because its context no longer showed it, or ignored it.
+   * The call a tool probe expects is never counted.
+   */
+  repeatedCalls: z.number().optional(),
+  /** The answer asks the user for a value the user already gave (a re-ask) instead of using it. */
+  reask: z.boolean().optional(),
   /** The probe's `meta:` as the transcript gives it (an importer's category, question type, evidence), for grouping and official scorers. */
   meta: z.record(z.string(), z.unknown()).optional(),
 });

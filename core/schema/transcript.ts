@@ -17,6 +17,32 @@ export const toolCallSpecSchema = z.object({
   output: z.string(),
 });
 
+/** A tool the model may call, as the Responses and Chat Completions APIs take it. */
+export const toolDefinitionSchema = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  /** JSON Schema of the arguments (an object schema). */
+  parameters: z.record(z.string(), z.unknown()),
+});
+
+/**
+ * How one expected argument of a tool probe is matched: `exact` (the same JSON
+ * value), `normalised` (the same text after answer normalisation), `one-of`
+ * (any of the values, normalised), `any` (present, any value).
+ */
+export const argumentRuleSchema = z.discriminatedUnion('rule', [
+  z.object({ rule: z.literal('exact'), value: z.unknown() }),
+  z.object({ rule: z.literal('normalised'), value: z.string() }),
+  z.object({ rule: z.literal('one-of'), values: z.array(z.string()) }),
+  z.object({ rule: z.literal('any') }),
+]);
+
+/** The call a tool probe expects: a tool and a rule per argument it checks. */
+export const expectedCallSchema = z.object({
+  name: z.string(),
+  arguments: z.record(z.string(), argumentRuleSchema),
+});
+
 export const messageTurnSchema = z.object({
   kind: z.literal('message'),
   user: z.string(),
@@ -57,6 +83,8 @@ export const probeSchema = z.object({
   mustInclude: z.array(z.array(z.string())),
   facts: z.array(z.string()),
   kind: z.enum(PROBE_KINDS),
+  /** `kind: tool` only: the call expected next, or null when the right move is to answer without calling a tool. */
+  expectCall: expectedCallSchema.nullable().optional(),
   meta: metaSchema.optional(),
 });
 
@@ -65,6 +93,8 @@ export const transcriptSchema = z.object({
   title: z.string().optional(),
   tags: z.array(z.string()),
   system: z.string().optional(),
+  /** Tools offered to the model with every probe (a model may call one instead of answering). */
+  tools: z.array(toolDefinitionSchema).optional(),
   turns: z.array(turnSchema),
   facts: z.array(factSchema),
   probes: z.array(probeSchema),

@@ -64,6 +64,7 @@ function readTranscript(text: string, file: string, limits: Readonly<Limits>): R
     file,
     title: t.title,
     system: t.system,
+    tools: t.tools,
     meta: t.meta,
   });
   return { transcript, problems: [], idWhere: t.id !== undefined ? () => result.where(['id']) : idWhere };

@@ -4,7 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Document, isScalar, Scalar, visit } from 'yaml';
-import type { Fact, Meta, Probe, ToolCallSpec, Transcript, Turn } from '../../core/types.js';
+import type { ArgumentRule, ExpectedCall, Fact, Meta, Probe, ToolCallSpec, Transcript, Turn } from '../../core/types.js';
 
 /** Strings longer than this are written as `|` blocks so long chat lines stay readable. */
 const BLOCK_MIN_CHARS = 80;
@@ -48,7 +48,20 @@ function probeDoc(probe: Probe): Plain {
   };
   if (probe.facts.length > 0) out.facts = probe.facts;
   out.kind = probe.kind;
+  if (probe.expectCall !== undefined) out.expect_call = probe.expectCall === null ? 'none' : expectedCallDoc(probe.expectCall);
   return withMeta(out, probe.meta);
+}
+
+function expectedCallDoc(call: ExpectedCall): Plain {
+  const args = Object.fromEntries(Object.entries(call.arguments).map(([name, rule]) => [name, argumentRuleDoc(rule)]));
+  return { name: call.name, arguments: args };
+}
+
+function argumentRuleDoc(rule: ArgumentRule): unknown {
+  if (rule.rule === 'any') return { any: true };
+  if (rule.rule === 'one-of') return { one_of: rule.values };
+  if (rule.rule === 'exact') return { exact: rule.value };
+  return { normalised: rule.value };
 }
 
 /** The plain object a transcript file holds (snake_case keys, spec order, no `file`). */
@@ -57,6 +70,7 @@ export function transcriptDocument(t: Transcript): Plain {
   if (t.title !== undefined) out.title = t.title;
   if (t.tags.length > 0) out.tags = t.tags;
   if (t.system !== undefined) out.system = t.system;
+  if (t.tools !== undefined) out.tools = t.tools;
   out.turns = t.turns.map(turnDoc);
   if (t.facts.length > 0) out.facts = t.facts.map(factDoc);
   if (t.probes.length > 0) out.probes = t.probes.map(probeDoc);

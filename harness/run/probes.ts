@@ -7,11 +7,12 @@ import type { ModelResult } from '../../core/model.js';
 import { modelForRepeat } from '../models/create.js';
 import { discountedCost } from '../models/prices.js';
 import type { ProbeContext } from './replay.js';
-import type { AgentInputItem, ProbeRecord, Transcript } from '../../core/types.js';
+import type { AgentInputItem, ProbeRecord, ToolCall, ToolDefinition, Transcript } from '../../core/types.js';
 import { answerableOf, attribute, evidenceTurnsOf } from '../../graders/attribution.js';
 import { isAbstention, mustIncludePass, tokenF1 } from '../../graders/exact.js';
 import { flatCopy } from '../../core/flat.js';
 import type { JudgeVerdict } from '../../graders/types.js';
+import { asksUser, callsUpTo, expectedCallMade, gradeToolCalls, repeatedCalls, toolGradeReason, userGaveNeededValue } from '../../graders/tool-calls.js';
 
 export interface ProbeTask {
   transcript: Transcript;
@@ -23,8 +24,10 @@ export interface ProbeTask {
   keepContext: (context: ContextMessage[]) => string;
 }
 
-function request(task: ProbeTask): { system: string | undefined; input: AgentInputItem[] } {
-  return { system: task.transcript.system, input: [...task.context.items, userMessage(task.context.probe.question)] };
+function request(task: ProbeTask): { system: string | undefined; input: AgentInputItem[]; tools?: ToolDefinition[] } {
+  const { tools } = task.transcript;
+  // The transcript's tools go with every probe: a model may call one instead of answering.
+  return { system: task.transcript.system, input: [...task.context.items, userMessage(task.context.probe.question)], ...(tools?.length ? { tools } : {}) };
 }
 
 async function ask(req: ReturnType<typeof request>, repeat: number, graders: Graders): Promise<ModelResult> {
@@ -100,18 +103,13 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
   // Copied flat: the reader cuts its answer out of the context's text, and the record, which lives
   // to the end of the run, would keep that whole message (and the transcript text it holds) alive.
   record.answer = flatCopy(result.output);
-  record.exact = exactPass(task, result.output);
-  record.f1 = tokenF1(result.output, task.context.probe.answer);
-  record.judge = await judge(task, result.output, graders);
-  record.passed = record.judge.verdict === 'pass';
-  if (record.judge.verdict === 'error') {
-    // The stage is in errorStage; the prefix keeps the message readable on its own.
-    record.error = /^judge\b/i.test(record.judge.reason) ? record.judge.reason : `judge: ${record.judge.reason}`;
-    record.errorStage = 'judge';
-  }
+  const calls = result.toolCalls ?? [];
+  if (calls.length > 0) record.toolCalls = calls.map((c) => ({ name: flatCopy(c.name), arguments: flatCopy(c.arguments) }));
+  await grade(task, record, result.output, calls, graders);
+  noteContinuity(task, record, result.output, calls);
   record.attribution = attribute({
     kind: record.kind,
-    passed: record.passed,
+    passed: record.passed === true,
     error: record.error,
     factsNeeded: record.factsNeeded,
     factsPresent: record.factsPresent,
@@ -123,6 +121,42 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
     view: task.context,
   });
   return record;
+}
+
+/** Sets exact, f1, judge and passed: an expected call is checked by rule, anything else by the answer judge. */
+async function grade(task: ProbeTask, record: ProbeRecord, answer: string, calls: ToolCall[], graders: Graders): Promise<void> {
+  const { probe } = task.context;
+  if (probe.kind === 'tool' && probe.expectCall !== undefined) {
+    record.tool = gradeToolCalls(probe.expectCall, calls);
+    // A call where none was expected fails without asking the judge; so does any answer to an expected call.
+    if (probe.expectCall !== null || calls.length > 0) {
+      record.exact = record.tool.exactCall;
+      record.judge = { verdict: record.tool.exactCall ? 'pass' : 'fail', reason: toolGradeReason(record.tool), model: 'tool-check' };
+      record.passed = record.tool.exactCall;
+      return;
+    }
+  }
+  record.exact = exactPass(task, answer);
+  record.f1 = tokenF1(answer, probe.answer);
+  record.judge = await judge(task, answer, graders);
+  record.passed = record.judge.verdict === 'pass';
+  if (record.judge.verdict === 'error') {
+    // The stage is in errorStage; the prefix keeps the message readable on its own.
+    record.error = /^judge\b/i.test(record.judge.reason) ? record.judge.reason : `judge: ${record.judge.reason}`;
+    record.errorStage = 'judge';
+  }
+}
+
+/** The continuity counters: calls that repeat the conversation's own, and asking the user for what they said. */
+function noteContinuity(task: ProbeTask, record: ProbeRecord, answer: string, calls: ToolCall[]): void {
+  const { probe } = task.context;
+  if (calls.length > 0) {
+    const repeated = repeatedCalls(calls, callsUpTo(task.transcript.turns, probe.afterTurn), expectedCallMade(probe.expectCall, calls));
+    if (repeated > 0) record.repeatedCalls = repeated;
+  }
+  // A re-ask: no call, a request for information, and the user had given a value the probe needs.
+  // The cheap tests first: only an answer that asks the user anything is checked against what the user said.
+  if (calls.length === 0 && asksUser(answer) && userGaveNeededValue(probe, task.transcript)) record.reask = true;
 }
 
 function summariesInView(context: ProbeContext): { coveredTurns: [number, number]; text: string }[] {

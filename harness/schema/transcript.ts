@@ -3,9 +3,9 @@
 // of the same file, and tool calls in raw items paired with their results.
 import { z } from 'zod';
 import { isRecord } from '../../core/record.js';
-import { PROBE_KINDS, type Probe, type Turn } from '../../core/types.js';
+import { PROBE_KINDS, type ArgumentRule, type ExpectedCall, type Probe, type ToolDefinition, type Turn } from '../../core/types.js';
 import { quote } from '../../core/errors.js';
-import { choice, freeform, int, list, map, report, text, typeError, uniqueIds, whenValid } from './fields.js';
+import { choice, freeform, int, list, map, report, text, typeError, uniqueIds, whenValid, word } from './fields.js';
 import type { YamlFormat } from './issues.js';
 import { itemsSchema } from './items.js';
 import { MESSAGE_FIELDS, conversationFacts, conversationLabels, dropUndefined, factsSchema, phrase, toMessageTurn, turnRangeProblem } from './turns.js';
@@ -18,6 +18,9 @@ export const TRANSCRIPT_FORMAT: YamlFormat = {
     { path: ['probes', '#'], label: ({ id, n }) => (id ? `probe ${quote(id)}` : `probe ${n}`) },
     { path: ['probes', '#', 'must_include', '#'], label: ({ up }) => `an entry of "must_include" in ${up(2)}` },
     { path: ['probes', '#', 'must_include', '#', '#'], label: ({ up }) => `an alternative in "must_include" of ${up(3)}` },
+    { path: ['probes', '#', 'expect_call'], label: ({ up }) => `"expect_call" of ${up(1)}` },
+    { path: ['probes', '#', 'expect_call', 'arguments', '*'], label: ({ key, up }) => `argument ${quote(key)} of ${up(3)}` },
+    { path: ['tools', '#'], label: ({ n }) => `tool ${n}` },
   ],
 };
 
@@ -69,6 +72,40 @@ function checkCallPairs(rctx: z.core.$RefinementCtx): void {
   }
 }
 
+// ---------------------------------------------------------------- tools
+
+/** What the Responses and Chat Completions APIs accept as a function name. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+const toolSchema = map(
+  {
+    name: word().refine((name) => TOOL_NAME.test(name), '{label} must be 1 to 64 letters, digits, "_" or "-" (as the APIs require a tool name)'),
+    description: text().optional(),
+    /** JSON Schema of the arguments; an object schema, as the APIs require. */
+    parameters: freeform()
+      .superRefine((schema, rctx) => {
+        if (schema.type !== 'object') report(rctx, { message: '{label} must be a JSON Schema of type "object" (add `type: object`)' });
+        if ('properties' in schema && !isRecord(schema.properties)) report(rctx, { path: ['properties'], message: '{label} must be a mapping of argument names to JSON Schemas' });
+      })
+      .default(() => ({ type: 'object', properties: {} })),
+  },
+  { expected: 'a mapping (name:, description:, parameters:)' },
+).transform((t): ToolDefinition => dropUndefined({ name: t.name, description: t.description, parameters: t.parameters }));
+
+const toolsSchema = list(toolSchema).superRefine(
+  (tools, rctx) => {
+    const first = new Map<unknown, number>();
+    tools.forEach((tool, i) => {
+      const name = isRecord(tool) ? tool.name : undefined;
+      if (typeof name !== 'string') return;
+      const earlier = first.get(name);
+      if (earlier === undefined) first.set(name, i);
+      else report(rctx, { path: [i, 'name'], message: `duplicate tool name ${quote(name)} (first defined at {first})`, first: ['tools', earlier, 'name'] });
+    });
+  },
+  { when: (payload) => Array.isArray(payload.value) },
+);
+
 // ---------------------------------------------------------------- probes
 
 /** `must_include`: a string (one entry), or a list whose entries are a string or a list of alternatives (any of). */
@@ -80,6 +117,71 @@ function mustInclude(): z.ZodType<string[][], unknown> {
   return z.union([single, entries], { error: typeError('text or a list') });
 }
 
+/**
+ * One expected argument: a plain value matches after answer normalisation;
+ * `{ exact: v }`, `{ normalised: v }`, `{ one_of: [..] }` or `{ any: true }` say how.
+ */
+const argumentRule = z
+  .unknown()
+  .superRefine((value, rctx) => {
+    const problem = argumentRuleProblem(value);
+    if (problem) report(rctx, { message: problem });
+  })
+  .transform((value): ArgumentRule => toArgumentRule(value));
+
+const RULE_KEYS = ['exact', 'normalised', 'normalized', 'one_of', 'any'];
+
+function argumentRuleProblem(value: unknown): string | undefined {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return undefined;
+  if (!isRecord(value)) return '{label} must be a value, or a mapping with one of exact, normalised, one_of, any';
+  const keys = Object.keys(value);
+  if (keys.length !== 1 || !RULE_KEYS.includes(keys[0])) {
+    return `{label} must have exactly one of exact, normalised, one_of, any (found ${keys.map((k) => quote(k)).join(', ') || 'none'}); write a structured value as { exact: ... }`;
+  }
+  const rule = value[keys[0]];
+  if (keys[0] === 'any' && rule !== true) return '{label}: "any" must be true';
+  if (keys[0] === 'one_of' && !(Array.isArray(rule) && rule.length > 0 && rule.every(isScalar))) return '{label}: "one_of" must be a non-empty list of values';
+  if ((keys[0] === 'normalised' || keys[0] === 'normalized') && !isScalar(rule)) return `{label}: ${quote(keys[0])} must be a value (text, a number or true/false)`;
+  return undefined;
+}
+
+function isScalar(value: unknown): value is string | number | boolean {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+function toArgumentRule(value: unknown): ArgumentRule {
+  if (isScalar(value)) return { rule: 'normalised', value: String(value) };
+  const [key, rule] = Object.entries(value as Record<string, unknown>)[0];
+  if (key === 'exact') return { rule: 'exact', value: rule };
+  if (key === 'one_of') return { rule: 'one-of', values: (rule as unknown[]).map(String) };
+  if (key === 'any') return { rule: 'any' };
+  return { rule: 'normalised', value: String(rule) };
+}
+
+/** `expect_call`: `none` (answer without calling a tool), or the call expected (`name`, `arguments`). */
+const expectCall = z.union(
+  [
+    z.literal('none').transform(() => null),
+    map(
+      { name: word(), arguments: z.record(z.string(), argumentRule, { error: typeError('a mapping of argument names to values') }).default(() => ({})) },
+      { expected: 'a mapping (name:, arguments:)' },
+    ),
+  ],
+  { error: typeError('"none" or a mapping (name:, arguments:)') },
+);
+
+/** The reference answer of a probe that expects a call, as reports show it: `run_sql(host=db-prod-7, query=<any>)`. */
+export function describeCall(call: ExpectedCall): string {
+  const args = Object.entries(call.arguments).map(([name, rule]) => `${name}=${describeRule(rule)}`);
+  return `${call.name}(${args.join(', ')})`;
+}
+
+function describeRule(rule: ArgumentRule): string {
+  if (rule.rule === 'any') return '<any>';
+  if (rule.rule === 'one-of') return rule.values.join(' | ');
+  return typeof rule.value === 'string' ? rule.value : JSON.stringify(rule.value);
+}
+
 const probeSchema = map({
   id: text({ nonEmpty: true }),
   /** 1-based: the probe is asked after this turn was replayed. */
@@ -88,12 +190,34 @@ const probeSchema = map({
     if (problem) report(rctx, { message: problem });
   }),
   question: text({ nonEmpty: true }),
-  answer: text(),
+  /** Required, except for a tool probe that expects a call (its answer is the call). */
+  answer: text().optional(),
   must_include: mustInclude().default(() => []),
   facts: list(text({ nonEmpty: true })).default(() => []),
   kind: choice(PROBE_KINDS).default('recall'),
+  expect_call: expectCall.optional(),
   meta: freeform().optional(),
 })
+  .superRefine((p, rctx) => {
+    if (p.kind === 'tool' && p.expect_call === undefined) report(rctx, { message: '{label} is kind: tool but has no "expect_call" (the call expected, or `none`)' });
+    if (p.kind !== 'tool' && p.expect_call !== undefined) report(rctx, { path: ['expect_call'], atKey: true, message: `{label-1} has "expect_call" but kind ${p.kind}; use kind: tool` });
+    if (p.answer === undefined && (p.kind !== 'tool' || p.expect_call === null)) report(rctx, { message: '{label} is missing "answer"' });
+  }, whenValid('kind', 'expect_call', 'answer'))
+  .superRefine((p, rctx) => {
+    if (!p.expect_call) return;
+    const tools = conversationFacts.get().tools;
+    const { name } = p.expect_call;
+    if (!tools.has(name)) {
+      const offered = [...tools.keys()];
+      const known = offered.length ? `the transcript's tools are ${offered.map((t) => quote(t)).join(', ')}` : 'the transcript has no "tools:"';
+      report(rctx, { path: ['expect_call', 'name'], message: `{label-2} expects a call to ${quote(name)}, which is not a tool of this transcript (${known})` });
+      return;
+    }
+    const declared = tools.get(name);
+    for (const arg of Object.keys(p.expect_call.arguments).filter((a) => declared && !declared.has(a))) {
+      report(rctx, { path: ['expect_call', 'arguments', arg], atKey: true, message: `{label-3} expects argument ${quote(arg)}, which tool ${quote(name)} does not declare (it has ${[...(declared ?? [])].map((a) => quote(a)).join(', ') || 'none'})` });
+    }
+  }, whenValid('expect_call'))
   .superRefine((p, rctx) => {
     const { factTurns } = conversationFacts.get();
     for (const id of p.facts.filter((f) => !factTurns.has(f))) {
@@ -111,7 +235,17 @@ const probeSchema = map({
   }, whenValid('facts', 'after_turn', 'kind'))
   .transform(
     (p): Probe =>
-      dropUndefined({ id: p.id, afterTurn: p.after_turn, question: p.question, answer: p.answer, mustInclude: p.must_include, facts: p.facts, kind: p.kind, meta: p.meta }),
+      dropUndefined({
+        id: p.id,
+        afterTurn: p.after_turn,
+        question: p.question,
+        answer: p.answer ?? (p.expect_call ? describeCall(p.expect_call) : ''),
+        mustInclude: p.must_include,
+        facts: p.facts,
+        kind: p.kind,
+        expectCall: p.expect_call,
+        meta: p.meta,
+      }),
   );
 
 // ---------------------------------------------------------------- the transcript
@@ -123,6 +257,8 @@ export const transcriptSchema = map(
     title: text().optional(),
     tags: list(text({ nonEmpty: true })).default(() => []),
     system: text().optional(),
+    /** Tools offered to the model with every probe, as the Responses and Chat Completions APIs take them. */
+    tools: toolsSchema.optional(),
     turns: list(turnSchema, { nonEmpty: true }),
     facts: factsSchema.default(() => []),
     probes: list(probeSchema)

@@ -20,6 +20,8 @@ export interface ConversationFacts {
   factTurns: ReadonlyMap<string, number | undefined>;
   /** Tool calls and results of raw `items:`, in file order, for pairing them. */
   calls: readonly CallSeen[];
+  /** The transcript's `tools:` by name, with each one's declared argument names (undefined: none declared). */
+  tools: ReadonlyMap<string, ReadonlySet<string> | undefined>;
 }
 
 /** A function_call or function_call_result of a raw item. */
@@ -45,7 +47,19 @@ export function factsOf(data: unknown, turnsKey: string): ConversationFacts {
     const id = writtenText(fact, 'id');
     if (id !== undefined && !factTurns.has(id)) factTurns.set(id, Number.isSafeInteger(fact.turn) ? (fact.turn as number) : undefined);
   }
-  return { turnCount: Array.isArray(turns) && turns.length > 0 ? turns.length : undefined, factTurns, calls: callsOf(turns, turnsKey) };
+  return { turnCount: Array.isArray(turns) && turns.length > 0 ? turns.length : undefined, factTurns, calls: callsOf(turns, turnsKey), tools: toolArguments(top.tools) };
+}
+
+/** The names of the tools a transcript offers, and each one's declared argument names (undefined: not declared). */
+function toolArguments(tools: unknown): Map<string, Set<string> | undefined> {
+  const out = new Map<string, Set<string> | undefined>();
+  if (!Array.isArray(tools)) return out;
+  for (const tool of tools) {
+    if (!isRecord(tool) || typeof tool.name !== 'string') continue;
+    const props = isRecord(tool.parameters) && isRecord(tool.parameters.properties) ? tool.parameters.properties : undefined;
+    out.set(tool.name, props ? new Set(Object.keys(props)) : undefined);
+  }
+  return out;
 }
 
 /** Calls and results with a usable id (`callId`, or `call_id` as pasted from the Responses API, not both). */
