@@ -314,9 +314,9 @@ export function sha256(text: string): string {
  */
 function answerRequestText(agent: SuiteConfig['agent']): string {
   if (agent === 'runner') {
-    return "@openai/agents Runner, one turn: instructions = the transcript's system prompt (memeval adds none); session items = the strategy's context; run input = the probe's question verbatim (the last user message)";
+    return "@openai/agents Runner, one turn: instructions = the transcript's system prompt (memeval adds none); session items = the strategy's context; run input = the probe's question verbatim (the last user message); tools = the transcript's tools:, stubbed from its recorded outputs, the run stopped at the first call";
   }
-  return "system = the transcript's system prompt (memeval adds none); input = the strategy's context items, then the probe's question verbatim as the last user message";
+  return "system = the transcript's system prompt (memeval adds none); input = the strategy's context items, then the probe's question verbatim as the last user message; tools = the transcript's tools: (none when it has none)";
 }
 
 /** Transcripts grouped by the system prompt they send (`none` when they send none), sorted so equal runs hash equal. */

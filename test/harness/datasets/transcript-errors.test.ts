@@ -224,7 +224,7 @@ describe('fact and probe errors', () => {
     ]);
     expectProblem(found, '11:17', 'probe "which-os" after_turn 9 is outside the 5 turns');
     expectProblem(found, '14:12', 'probe "which-os" names fact "os", which is not a fact in this transcript');
-    expectProblem(found, '15:11', '"kind" in probe "which-os" must be one of recall, update, temporal, multi-hop, abstention, not "trivia"');
+    expectProblem(found, '15:11', '"kind" in probe "which-os" must be one of recall, update, temporal, multi-hop, abstention, tool, not "trivia"');
     expectProblem(found, '16:33', 'probe "which-os" after_turn 0 is outside the 5 turns');
     expectProblem(found, '17:64', 'probe "early" after_turn 2 depends on fact "late", which is only stated in turn 5');
     expectProblem(found, '18:5', 'probe "bare" is missing "question"');
@@ -476,5 +476,74 @@ describe('reading transcript files', () => {
       (e: InputError) => e.message.split('\n'),
     );
     expect(found).toEqual([expect.stringMatching(/a\.yaml:2:12: invalid UTF-8 \(byte 0xFF\)/)]);
+  });
+});
+
+describe('tools and tool probes', () => {
+  const TOOLS = [
+    'tools:',
+    '  - name: run_sql',
+    '    description: Run a query.',
+    '    parameters:',
+    '      type: object',
+    '      properties:',
+    '        host: { type: string }',
+    '        limit: { type: integer }',
+    '  - name: page_oncall',
+  ];
+  const probeLines = (lines: string[]) => [...TOOLS, ...OK_TURNS, 'probes:', ...lines];
+
+  it('reads tools and both forms of expect_call; a probe that expects a call needs no answer', () => {
+    const t = parseTranscript(
+      probeLines([
+        '  - { id: rerun, after_turn: 1, kind: tool, question: Again?, expect_call: { name: run_sql, arguments: { host: db-7, limit: { exact: 10 } } } }',
+        '  - { id: memory, after_turn: 1, kind: tool, question: What was it?, expect_call: none, answer: "12" }',
+      ]).join('\n'),
+      FILE,
+    );
+    expect(t.tools?.map((tool) => tool.name)).toEqual(['run_sql', 'page_oncall']);
+    expect(t.tools?.[1].parameters).toEqual({ type: 'object', properties: {} });
+    expect(t.probes[0]).toMatchObject({
+      kind: 'tool',
+      answer: 'run_sql(host=db-7, limit=10)',
+      expectCall: { name: 'run_sql', arguments: { host: { rule: 'normalised', value: 'db-7' }, limit: { rule: 'exact', value: 10 } } },
+    });
+    expect(t.probes[1]).toMatchObject({ expectCall: null, answer: '12' });
+  });
+
+  it('reports each tool problem at its place', () => {
+    const found = problems([
+      'tools:',
+      '  - name: run sql',
+      '  - name: ok',
+      '    parameters: { type: array }',
+      '  - name: ok',
+      ...OK_TURNS,
+    ]);
+    expectProblem(found, '2:11', 'must be 1 to 64 letters, digits, "_" or "-"');
+    expectProblem(found, '4:17', 'must be a JSON Schema of type "object"');
+    expectProblem(found, '5:11', 'duplicate tool name "ok" (first defined at datasets/x.yaml:3:11)');
+  });
+
+  it('reports expect_call problems: kinds, unknown tools and arguments, rules, a missing answer', () => {
+    const found = problems(
+      probeLines([
+        '  - { id: a, after_turn: 1, kind: tool, question: q }',
+        '  - { id: b, after_turn: 1, question: q, answer: x, expect_call: none }',
+        '  - { id: c, after_turn: 1, kind: tool, question: q, expect_call: { name: run_query } }',
+        '  - { id: d, after_turn: 1, kind: tool, question: q, expect_call: { name: run_sql, arguments: { port: 5 } } }',
+        '  - { id: e, after_turn: 1, kind: tool, question: q, expect_call: { name: run_sql, arguments: { host: { exact: 1, any: true } } } }',
+        '  - { id: f, after_turn: 1, kind: tool, question: q, expect_call: none }',
+        '  - { id: g, after_turn: 1, kind: tool, question: q, expect_call: sometimes }',
+      ]),
+    );
+    expectProblem(found, '15:5', 'probe "a" is kind: tool but has no "expect_call"');
+    expectProblem(found, '16:53', 'probe "b" has "expect_call" but kind recall; use kind: tool');
+    expectProblem(found, '17:75', 'expects a call to "run_query", which is not a tool of this transcript (the transcript\'s tools are "run_sql", "page_oncall")');
+    expectProblem(found, '18:97', 'expects argument "port", which tool "run_sql" does not declare (it has "host", "limit")');
+    expectProblem(found, '19:103', 'must have exactly one of exact, normalised, one_of, any (found "exact", "any")');
+    expectProblem(found, '20:5', 'probe "f" is missing "answer"');
+    expectProblem(found, '21:67', '"expect_call" of probe "g" must be one of none, not "sometimes"');
+    expect(found).toHaveLength(7);
   });
 });

@@ -165,3 +165,67 @@ describe('answerProbe on a probe that names no facts', () => {
     expect(real.cats).toMatchObject({ exact: true, passed: true });
   });
 });
+
+// Tool probes: the transcript's tools go with every request, an expected call is graded by rule,
+// a call where none was expected fails without the judge, repeats and re-asks are counted.
+describe('answerProbe with tools', () => {
+  const tools = [{ name: 'get_order', description: 'Look up an order.', parameters: { type: 'object', properties: { id: { type: 'string' } } } }];
+  const withTools: Transcript = {
+    ...transcript,
+    tools,
+    turns: [
+      { kind: 'message', user: 'My order is A-17.', assistant: 'Noted.', toolCalls: [{ name: 'get_order', arguments: { id: 'A-17' }, output: 'shipped to Oslo' }] },
+      { kind: 'message', user: 'Thanks.', assistant: 'Welcome.', toolCalls: [] },
+    ],
+    probes: [
+      probe({ id: 'lookup', kind: 'tool', question: 'Look the order up.', answer: 'get_order(id=A-17)', mustInclude: [], expectCall: { name: 'get_order', arguments: { id: { rule: 'normalised', value: 'A-17' } } } }),
+      probe({ id: 'remember', kind: 'tool', question: 'Where did it ship?', answer: 'Oslo', mustInclude: [['Oslo']], facts: [], expectCall: null }),
+      probe({ id: 'which', question: 'Which order is it?' }),
+    ],
+  };
+  const byQuestion = (replies: Record<string, Partial<ModelResult>>) => model((question) => replies[question] ?? { output: '' });
+
+  it('sends the tools, grades an expected call by rule and a no-call probe by the judge', async () => {
+    const sent: unknown[] = [];
+    const m: Model = {
+      id: 'stub',
+      params: {},
+      async complete(request) {
+        sent.push(request.tools);
+        const q = (request.input.at(-1) as { content: string }).content;
+        const replies: Record<string, Partial<ModelResult>> = {
+          'Look the order up.': { toolCalls: [{ name: 'get_order', arguments: '{"id":"a17"}' }] },
+          'Where did it ship?': { output: 'It shipped to Oslo.' },
+          'Which order is it?': { output: 'A-17' },
+        };
+        return { output: '', usage: { inputTokens: 1, outputTokens: 1 }, cached: false, latencyMs: 1, ...replies[q] };
+      },
+    };
+    const r = await records(() => new Everything(), graders(m), withTools);
+    expect(sent).toEqual([tools, tools, tools]);
+    expect(r.lookup).toMatchObject({ passed: true, exact: true, toolCalls: [{ name: 'get_order', arguments: '{"id":"a17"}' }], judge: { verdict: 'pass', model: 'tool-check' } });
+    expect(r.lookup.tool).toMatchObject({ rightTool: true, argsMatched: 1, argsExpected: 1, exactCall: true });
+    expect(r.lookup.repeatedCalls).toBeUndefined();
+    expect(r.remember).toMatchObject({ passed: true, tool: { expected: null, rightTool: true }, judge: { model: 'offline' } });
+    expect(r.which).toMatchObject({ passed: true });
+    expect(r.which.tool).toBeUndefined();
+  });
+
+  it('a call where the answer was in the conversation fails as a repeated call; asking for what the user said is a re-ask', async () => {
+    const m = byQuestion({
+      'Where did it ship?': { toolCalls: [{ name: 'get_order', arguments: '{"id": "A-17"}' }] },
+      'Which order is it?': { output: 'Could you provide your order number?' },
+      'Look the order up.': { toolCalls: [{ name: 'get_customer', arguments: '{}' }] },
+    });
+    const r = await records(() => new Everything(), graders(m), withTools);
+    expect(r.remember).toMatchObject({ passed: false, exact: false, repeatedCalls: 1, tool: { rightTool: false, extraCalls: 1 }, judge: { verdict: 'fail', model: 'tool-check' } });
+    expect(r.which).toMatchObject({ passed: false, reask: true });
+    expect(r.lookup).toMatchObject({ passed: false, tool: { rightTool: false, called: 'get_customer', argsMatched: 0 } });
+  });
+
+  it('an errored answer to a tool probe is an error, never graded as a pass', async () => {
+    const r = await records(() => new Everything(), graders(model(() => ({ error: 'HTTP 500' }))), withTools);
+    expect(r.remember).toMatchObject({ passed: false, errorStage: 'answer', attribution: 'error' });
+    expect(r.remember.tool).toBeUndefined();
+  });
+});

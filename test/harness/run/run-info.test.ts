@@ -212,7 +212,7 @@ describe('protocol manifest', () => {
     expect(p.answer.systemPrompts).toContainEqual({ sha256: 'none', transcripts: ['bare'] });
     // The judge's own system prompt and rubric, one request per probe kind.
     expect(p.answerJudge.name).toBe('llm-answer-judge');
-    expect(p.answerJudge.prompts).toHaveLength(5);
+    expect(p.answerJudge.prompts).toHaveLength(6);
     expect(p.answerJudge.prompts[0].system).toContain('You grade answers');
     expect(p.answerJudge.prompts[0].user).toContain(`Rubric: ${RUBRIC.recall}`);
     expect(p.answerJudge.prompts[0].settings).toMatchObject({ temperature: 0 });
