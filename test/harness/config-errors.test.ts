@@ -75,7 +75,7 @@ describe('config options of strategies', () => {
     expectProblem(
       problems(['strategies:', '  - { id: w, use: test-windw }']),
       '2:19',
-      'unknown strategy "test-windw" in strategy "w" (did you mean "test-window"? registered: full-history, openai-compaction, retrieval, sliding-window, soft-limit-compaction, summarizing, test-summary, test-window, token-budget, trimming)',
+      'unknown strategy "test-windw" in strategy "w" (did you mean "test-window"? registered: full-history, observation-masking, openai-compaction, retrieval, sliding-window, soft-limit-compaction, summarizing, test-summary, test-window, token-budget, trimming)',
     );
   });
 
@@ -109,6 +109,15 @@ describe('config options of strategies', () => {
     expect(found).toHaveLength(3);
     const config = parseConfig(['strategies:', '  - { id: w, use: test-window, max_turns: 1, tools: [read_file, 7] }'].join('\n'), FILE, REGISTRY);
     expect(config.strategies[0].options.tools).toEqual(['read_file', '7']);
+  });
+
+  it('checks observation-masking options', () => {
+    const found = problems(['strategies:', '  - { id: a, use: observation-masking, keep_last: -1, exclude_tools: [""] }']);
+    expectProblem(found, '2:51', '"keep_last" in strategy "a" must be at least 0, not -1');
+    expectProblem(found, '2:71', 'entry 1 of "exclude_tools" in strategy "a" must not be empty');
+    expect(found).toHaveLength(2);
+    const config = parseConfig(['strategies:', '  - { id: m, use: observation-masking, exclude_tools: [read_file] }'].join('\n'), FILE, REGISTRY);
+    expect(config.strategies).toEqual([{ id: 'm', use: 'observation-masking', options: { keep_last: 3, exclude_tools: ['read_file'] } }]);
   });
 
   it("runs the definition's own check once the options are valid", () => {
