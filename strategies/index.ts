@@ -1,6 +1,7 @@
 // The built-in strategies as one static registry, and the classes for use in
 // production code (`import { SummarizingStrategy } from 'memeval/strategies'`).
 import { fullHistory } from './full-history.js';
+import { observationMasking } from './observation-masking.js';
 import { openaiCompaction } from './openai-compaction.js';
 import { StrategyRegistry, type StrategyDefinition } from './registry.js';
 import { retrieval } from './retrieval.js';
@@ -19,6 +20,7 @@ export const BUILTIN_STRATEGIES: readonly StrategyDefinition[] = [
   softLimitCompaction,
   retrieval,
   openaiCompaction,
+  observationMasking,
 ];
 
 /** What a config's `use:` may name, unless a caller passes its own registry. */
@@ -36,6 +38,7 @@ export { TokenBudgetStrategy, tokenBudget, budgetOf, type TokenBudgetSettings } 
 export { SlidingWindowStrategy, slidingWindow } from './sliding-window.js';
 export { SoftLimitCompactionStrategy, softLimitCompaction, COMPACT_HEADER } from './soft-limit-compaction.js';
 export { RetrievalStrategy, retrieval, retrievalTerms, RECALL_HEADER, RECALL_END, type RetrievalSettings } from './retrieval.js';
+export { ObservationMaskingStrategy, observationMasking, compactArguments, maskedText } from './observation-masking.js';
 export { OpenAICompactionStrategy, openaiCompaction, sdkCompactionName, type CompactionTrigger } from './openai-compaction.js';
 export { OfflineSummarizer, SUMMARY_HEADINGS, extractiveSummary, scoreSentence, sectionFor } from './offline-summarizer.js';
 export { SUMMARY_SHADOW, buildSummaryInput, loadSummaryPrompt, summarizerOptionsOf } from './summary-input.js';

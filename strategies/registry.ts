@@ -69,8 +69,9 @@ export interface StrategyContext {
 /**
  * `model`: a model spec (`offline` or `<provider>:<name>`), checked against the config's providers.
  * `embedding-model`: the same, but `offline` is refused (no local model embeds).
+ * `string-list`: a list of non-empty texts (e.g. tool names); it never sweeps.
  */
-export type OptionType = 'int' | 'number' | 'boolean' | 'string' | 'model' | 'embedding-model' | 'summarizer';
+export type OptionType = 'int' | 'number' | 'boolean' | 'string' | 'string-list' | 'model' | 'embedding-model' | 'summarizer';
 
 export interface OptionSpec {
   type: OptionType;
@@ -89,7 +90,7 @@ export interface OptionSpec {
   sweep?: false;
 }
 
-export type StrategyOptions = Record<string, number | boolean | string | SummarizerOptions | undefined>;
+export type StrategyOptions = Record<string, number | boolean | string | string[] | SummarizerOptions | undefined>;
 
 export interface StrategyDefinition {
   use: string;
@@ -139,4 +140,12 @@ export function num(options: StrategyOptions, key: string): number {
 export function optionalNum(options: StrategyOptions, key: string): number | undefined {
   const value = options[key];
   return typeof value === 'number' ? value : undefined;
+}
+
+/** Reads a `string-list` option that the schema has already validated; empty when it was left out. */
+export function strings(options: StrategyOptions, key: string): string[] {
+  const value = options[key];
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new Error(`option ${key} is not a list`);
+  return value;
 }

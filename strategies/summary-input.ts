@@ -96,6 +96,6 @@ export function buildSummaryInput(items: AgentInputItem[], toolTrimLimit: number
 /** The `summarizer:` option of a strategy, or the defaults when it was not given. */
 export function summarizerOptionsOf(options: StrategyOptions): SummarizerOptions {
   const value = options.summarizer;
-  if (typeof value === 'object' && value !== null) return { ...DEFAULT_SUMMARIZER, ...value };
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { ...DEFAULT_SUMMARIZER, ...value };
   return { ...DEFAULT_SUMMARIZER };
 }

@@ -90,7 +90,7 @@ function endpointOf(spec: string, providers: Record<string, ProviderConfig>, env
 /** The `summarizer:` block of a strategy, for strategies that summarise. */
 function summarizerOf(options: StrategyOptions): SummarizerOptions | undefined {
   const value = options.summarizer;
-  return typeof value === 'object' && value !== null ? value : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
 }
 
 interface RunLabels {

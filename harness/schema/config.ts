@@ -286,6 +286,8 @@ function option(spec: OptionSpec): z.ZodType<StrategyOptions[string], unknown> {
       return bool();
     case 'string':
       return spec.values ? choice(spec.values) : text();
+    case 'string-list':
+      return list(text({ nonEmpty: true }));
     case 'model':
       return modelName();
     case 'embedding-model':

@@ -26,6 +26,7 @@ const definition1: StrategyDefinition = {
     ratio: { type: 'number', min: 0, max: 1, default: 0.5, doc: 'a share' },
     verbose: { type: 'boolean', default: false, doc: 'a flag' },
     label: { type: 'string', doc: 'a name' },
+    tools: { type: 'string-list', doc: 'tool names' },
   },
   create: () => new KeepAll(),
 };
@@ -74,7 +75,7 @@ describe('config options of strategies', () => {
     expectProblem(
       problems(['strategies:', '  - { id: w, use: test-windw }']),
       '2:19',
-      'unknown strategy "test-windw" in strategy "w" (did you mean "test-window"? registered: full-history, openai-compaction, retrieval, sliding-window, soft-limit-compaction, summarizing, test-summary, test-window, token-budget, trimming)',
+      'unknown strategy "test-windw" in strategy "w" (did you mean "test-window"? registered: full-history, observation-masking, openai-compaction, retrieval, sliding-window, soft-limit-compaction, summarizing, test-summary, test-window, token-budget, trimming)',
     );
   });
 
@@ -94,6 +95,29 @@ describe('config options of strategies', () => {
     expectProblem(found, '5:65', '"verbose" in strategy "b" must be true or false, not text');
     expectProblem(found, '5:79', '"label" in strategy "b" must be text, not a list');
     expectProblem(found, '6:43', '"max_turns" in strategy "c" must be a whole number, not the number 2.5');
+  });
+
+  it('checks a list option: a list of non-empty texts, each checked at its entry', () => {
+    const found = problems([
+      'strategies:',
+      '  - { id: b, use: test-window, max_turns: 1, tools: read_file }',
+      '  - { id: c, use: test-window, max_turns: 1, tools: [read_file, "", [x]] }',
+    ]);
+    expectProblem(found, '2:53', '"tools" in strategy "b" must be a list, not text');
+    expectProblem(found, '3:65', 'entry 2 of "tools" in strategy "c" must not be empty');
+    expectProblem(found, '3:69', 'entry 3 of "tools" in strategy "c" must be text, not a list');
+    expect(found).toHaveLength(3);
+    const config = parseConfig(['strategies:', '  - { id: w, use: test-window, max_turns: 1, tools: [read_file, 7] }'].join('\n'), FILE, REGISTRY);
+    expect(config.strategies[0].options.tools).toEqual(['read_file', '7']);
+  });
+
+  it('checks observation-masking options', () => {
+    const found = problems(['strategies:', '  - { id: a, use: observation-masking, keep_last: -1, exclude_tools: [""] }']);
+    expectProblem(found, '2:51', '"keep_last" in strategy "a" must be at least 0, not -1');
+    expectProblem(found, '2:71', 'entry 1 of "exclude_tools" in strategy "a" must not be empty');
+    expect(found).toHaveLength(2);
+    const config = parseConfig(['strategies:', '  - { id: m, use: observation-masking, exclude_tools: [read_file] }'].join('\n'), FILE, REGISTRY);
+    expect(config.strategies).toEqual([{ id: 'm', use: 'observation-masking', options: { keep_last: 3, exclude_tools: ['read_file'] } }]);
   });
 
   it("runs the definition's own check once the options are valid", () => {

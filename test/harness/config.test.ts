@@ -49,9 +49,11 @@ describe('loading configs', () => {
       ['summarize-4-2', 'summarizing'],
       ['budget-2k', 'token-budget'],
       ['recall-4', 'retrieval'],
+      ['mask-3', 'observation-masking'],
     ]);
     expect(config.strategies[1].options.max_turns).toBe(3);
     expect(config.strategies[4].options).toMatchObject({ keep_last_n_turns: 4, max_recall_tokens: 600 });
+    expect(config.strategies[5].options).toEqual({ keep_last: 3, exclude_tools: ['read_file'] });
     expect(config.strategies[2].options).toMatchObject({
       context_limit: 4,
       keep_last_n_turns: 2,
