@@ -103,7 +103,16 @@ export function phrase(where: string): z.ZodString {
 // ---------------------------------------------------------------- message turns
 
 const toolCallSchema = map({
-  name: word().refine((name) => name.trim() !== '', '{label} must not be empty'),
+  name: word()
+    .refine((name) => name.trim() !== '', '{label} must not be empty')
+    .superRefine((name, rctx) => {
+      // With a `tools:` block, the conversation's own calls must use the tools offered: a model
+      // shown a call to a tool it cannot call is shown a conversation no agent could have had.
+      const { tools } = conversationFacts.get();
+      if (tools.size > 0 && !tools.has(name)) {
+        report(rctx, { message: `{label} calls ${quote(name)}, which is not a tool of this transcript (its tools are ${[...tools.keys()].map((t) => quote(t)).join(', ')})` });
+      }
+    }),
   /** Arguments as the transcript wrote them; sent to the model as a JSON string. */
   arguments: z.union([freeform(), word()], { error: typeError('a mapping or a JSON string') }).default(() => ({})),
   output: text(),

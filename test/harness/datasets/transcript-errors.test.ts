@@ -525,6 +525,19 @@ describe('tools and tool probes', () => {
     expectProblem(found, '5:11', 'duplicate tool name "ok" (first defined at datasets/x.yaml:3:11)');
   });
 
+  it('reports a call in the conversation to a tool the transcript does not offer', () => {
+    const found = problems([
+      ...TOOLS,
+      'turns:',
+      '  - user: Check the replica.',
+      '    tool_calls:',
+      '      - { name: run_sql, arguments: { host: db-7 }, output: ok }',
+      '      - { name: ssh, output: ok }',
+    ]);
+    expectProblem(found, '14:17', '"name" in tool call 2 of turn 1 calls "ssh", which is not a tool of this transcript (its tools are "run_sql", "page_oncall")');
+    expect(found).toHaveLength(1);
+  });
+
   it('reports expect_call problems: kinds, unknown tools and arguments, rules, a missing answer', () => {
     const found = problems(
       probeLines([
