@@ -315,6 +315,15 @@ function kindMetrics(probes: ProbeRecord[]) {
   return { accuracyByKind, attemptedByKind, gradedByKind };
 }
 
+/**
+ * The probe kinds some strategy attempted, in PROBE_KINDS order. Per-kind
+ * tables list these only: a column for a kind the run never asked (tool
+ * probes in a run without tools) would be a row of dashes that reads as a gap.
+ */
+export function kindsPresent(rows: readonly StrategySummary[]): ProbeKind[] {
+  return PROBE_KINDS.filter((k) => rows.some((s) => (s.attemptedByKind[k] ?? 0) > 0));
+}
+
 /** An answerable probe that did not pass: the reader missed what the context held. An errored record is never a pass. */
 function readerMissed(r: ProbeRecord): boolean {
   return r.answerable === true && outcomeOf(r) === 0;

@@ -3,9 +3,8 @@
 // hash, no other script and no network. Every piece of run data passes
 // through `esc` before it reaches markup.
 import { join } from 'node:path';
-import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeKind, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
-import { ATTRIBUTIONS, accuracyByTag, judgeLabel, kneeText, modelLabel, runNotice, shardLabel, stageErrors, strategyIds, summarize, sweepCurves, type StrategySummary, type SweepCurve } from './aggregate.js';
+import { ATTRIBUTIONS, accuracyByTag, judgeLabel, kindsPresent, kneeText, modelLabel, runNotice, shardLabel, stageErrors, strategyIds, summarize, sweepCurves, type StrategySummary, type SweepCurve } from './aggregate.js';
 import { categoryKey, curveChart, heatCell, legend, lineChart, mergeIdentical, scatterChart, scatterLegend, sharedTokenTicks, stackedBars, styleFor, type ScatterPoint, type Series, type SeriesStyle } from './charts.js';
 import { esc, num, pct } from './format.js';
 import { median } from '../core/stats.js';
@@ -235,11 +234,12 @@ function stageTable(run: RunResult): string {
 }
 
 function kindTable(rows: StrategySummary[]): string {
-  const head = ['strategy', ...PROBE_KINDS, 'mean F1', 'pass^N'];
+  const kinds = kindsPresent(rows);
+  const head = ['strategy', ...kinds, 'mean F1', 'pass^N'];
   // A heat table: the shade lets a weak kind stand out across strategies; the figure stays in the cell.
   const body = rows.map((s) => {
-    const kinds = PROBE_KINDS.map((k) => heatCell(s.accuracyByKind[k], pct(s.accuracyByKind[k]))).join('');
-    return `<tr><td>${esc(s.strategy)}</td>${kinds}${heatCell(s.meanF1, num(s.meanF1, 2))}${heatCell(s.passHatN, pct(s.passHatN))}</tr>`;
+    const cells = kinds.map((k) => heatCell(s.accuracyByKind[k], pct(s.accuracyByKind[k]))).join('');
+    return `<tr><td>${esc(s.strategy)}</td>${cells}${heatCell(s.meanF1, num(s.meanF1, 2))}${heatCell(s.passHatN, pct(s.passHatN))}</tr>`;
   });
   return `<h3>Accuracy by probe kind</h3><p class="muted">passed / attempted probes of each kind; mean F1 is over graded answers. Darker cells are higher.</p><table class="kinds"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>${readerGapKindTable(rows)}`;
 }
@@ -279,8 +279,9 @@ function readerGapKindCell(s: StrategySummary, kind: ProbeKind): string {
 }
 
 function readerGapKindTable(rows: StrategySummary[]): string {
-  const head = ['strategy', ...PROBE_KINDS];
-  const body = rows.map((s) => `<tr><td>${esc(s.strategy)}</td>${PROBE_KINDS.map((k) => readerGapKindCell(s, k)).join('')}</tr>`);
+  const kinds = kindsPresent(rows);
+  const head = ['strategy', ...kinds];
+  const body = rows.map((s) => `<tr><td>${esc(s.strategy)}</td>${kinds.map((k) => readerGapKindCell(s, k)).join('')}</tr>`);
   const note = 'answerable probes of each kind that did not pass / answerable probes of that kind (an errored one counts as missed); – where no probe of the kind was answerable.';
   return `<h3>Reader gap by probe kind</h3><p class="muted">${esc(note)}</p><table class="reader-gap-kinds"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>`;
 }
