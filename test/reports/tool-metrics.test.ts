@@ -10,6 +10,11 @@ import type { RunResult } from '../../core/types.js';
 import { NO_TOOL_PROBES, summarize, summarizeStrategy } from '../../reports/aggregate.js';
 import { probesCsv, summaryCsv } from '../../reports/csv.js';
 import { evaluateGates } from '../../reports/gate.js';
+import { renderReport } from '../../reports/html.js';
+import { gateJUnit } from '../../reports/junit.js';
+import { diffMarkdown, gateMarkdown } from '../../reports/markdown.js';
+import { TOOL_NOTE, formatTable } from '../../reports/table.js';
+import { diffCsv, diffRuns } from '../../reports/diff.js';
 import { parseCsv } from '../helpers/cli.js';
 import { sampleRun, withToolProbes } from '../helpers/sample-run.js';
 
@@ -139,5 +144,113 @@ describe('tool gates', () => {
     const [r] = evaluateGates(errored, [gate({ metric: 'tool.accuracy', strategy: 'full', max: 1 })]);
     expect(r.status).toBe('fail');
     expect(r.notEvaluated).toBe('no graded tool probes (4 errors)');
+  });
+});
+
+/** The part of `html` from `start` to the end of the first table after it. */
+function section(html: string, start: string): string {
+  const at = html.indexOf(start);
+  return at < 0 ? '' : html.slice(at, html.indexOf('</table>', at));
+}
+
+describe('tool use in report.html', () => {
+  const html = renderReport(toolRun());
+
+  it('adds tool accuracy, args accuracy, repeated calls and re-asks to the overview', () => {
+    const overview = section(html, '<h2 id="overview">');
+    expect(overview).toContain('<th>tool accuracy (exact/tool probes) [95% CI]</th><th>args accuracy (matched/expected)</th><th>repeated calls</th><th>re-asks</th>');
+    const trim = overview.split('<tr>').find((r) => r.startsWith('<td>trim-2 '))!;
+    expect(trim).toContain('<td class="n tool-accuracy"><span class="nw">0.0% (0/4)</span>');
+    expect(trim).toContain('1 errored, counted as failed');
+    expect(trim).toContain('<span class="nw">25.0% (1/4)</span>');
+  });
+
+  it('has a Tool use table with one row per strategy', () => {
+    const table = section(html, '<h3 id="tools">Tool use</h3>');
+    const summ = table.split('<tr>').find((r) => r.startsWith('<td>summ</td>'))!;
+    expect(summ).toContain('4 <span class="muted">(3 call · 1 no call)</span>');
+    expect(summ).toContain('<span class="nw">50.0% (2/4)</span>');
+    expect(summ).toContain('<span class="nw">75.0% (3/4)</span>');
+    expect(summ).toContain('<td class="n bad">2 <span class="muted">(over 14 answers)</span></td>');
+    expect(html).toContain('<a href="#tools">tool use</a>');
+  });
+
+  it('shows the expected call against the call made in the failures view', () => {
+    const failures = html.slice(html.indexOf('<h2 id="failures">'));
+    expect(failures).toContain('<th>tool call</th>');
+    expect(failures).toContain('expected get_order · made get_order({"id":"A-1042","region":"us"})');
+    expect(failures).toContain('expected no call · made get_order({"id":"A-1042"})');
+    expect(failures).toContain('expected lookup_device · made nothing (errored)');
+  });
+
+  it('shows no tool column, table, section link or failures row for a run without tool probes', () => {
+    const plain = renderReport(sampleRun());
+    expect(plain).not.toContain('tool accuracy');
+    expect(plain).not.toContain('<h3 id="tools">');
+    expect(plain).not.toContain('#tools');
+    expect(plain).not.toContain('<th>tool call</th>');
+  });
+});
+
+describe('per-kind tables list only the kinds the run attempted', () => {
+  const heads = (html: string, start: string) => section(html, start).split('<tr>')[1];
+
+  it('omits the tool kind from a run without tool probes, and every kind the run never asked', () => {
+    const run = sampleRun();
+    run.probes = run.probes.filter((p) => p.kind !== 'temporal');
+    const html = renderReport(run);
+    expect(heads(html, '<table class="kinds">')).toBe('<th>strategy</th><th>recall</th><th>update</th><th>multi-hop</th><th>abstention</th><th>mean F1</th><th>pass^N</th></tr>');
+    expect(heads(html, '<table class="reader-gap-kinds">')).toBe('<th>strategy</th><th>recall</th><th>update</th><th>multi-hop</th><th>abstention</th></tr>');
+  });
+
+  it('lists the tool kind when the run has tool probes', () => {
+    const html = renderReport(toolRun());
+    expect(heads(html, '<table class="kinds">')).toContain('<th>abstention</th><th>tool</th><th>mean F1</th>');
+    expect(heads(html, '<table class="reader-gap-kinds">')).toContain('<th>abstention</th><th>tool</th></tr>');
+  });
+});
+
+describe('tool metrics in gate.md, junit.xml, the CLI table and diffs', () => {
+  const run = toolRun();
+
+  it('gate.md and the CLI table show the tool columns only when the run has tool probes', () => {
+    const md = gateMarkdown(run, []);
+    expect(md).toContain('| strategy | accuracy (passed/attempted) | answerable (of known) | reader gap (missed/answerable) | tool accuracy (exact/tool probes) | args accuracy | repeated calls | re-asks |');
+    expect(md).toContain('| 0.0% (0/4) (1 errored) | 25.0% (1/4) | 1 | 0 |');
+    expect(gateMarkdown(sampleRun(), [])).not.toContain('tool accuracy');
+    const table = formatTable(run);
+    expect(table.split('\n')[0]).toMatch(/reader gap\s+tool acc\s+args acc\s+repeats\s+re-asks\s+mean tok/);
+    expect(table).toContain(TOOL_NOTE);
+    expect(formatTable(sampleRun())).not.toContain('tool acc');
+  });
+
+  it('junit.xml fails a tool gate and the tool probes it failed on, with the expected and made call', () => {
+    const results = evaluateGates(run, [gate({ metric: 'tool.accuracy', strategy: 'trim-2', min: 0.5 }), gate({ metric: 'tool.reasks', strategy: 'summ', max: 0 })]);
+    const xml = gateJUnit(run, results);
+    expect(xml).toContain('<testcase classname="gates.trim-2" name="tool.accuracy min 0.5" time="0.000">\n      <failure message="trim-2 tool.accuracy = 0 over 3 tool probes (1 error) &lt; min 0.5 — FAIL"');
+    const gated = xml.slice(xml.indexOf('memeval probes of failed gates'), xml.indexOf('memeval probes (informational'));
+    expect(gated).toContain('name="k1 (tool) #1"');
+    expect(gated).toContain('tool call: expected get_order · made get_order({&quot;id&quot;:&quot;A-1042&quot;,&quot;region&quot;:&quot;us&quot;})');
+    // A re-ask fails the re-ask gate; summ's passing tool probes stay informational.
+    expect(gated).toContain('<testcase classname="probes.summ.t2" name="k4 (tool) #1" time="0.000">\n      <failure message="present-but-missed: no call; expected get_warranty"');
+    expect(gated).not.toContain('classname="probes.summ.t1" name="k1 (tool) #1"');
+    // A passing probe that repeated calls fails a failed repeated-calls gate, and only that gate.
+    const repeats = gateJUnit(run, evaluateGates(run, [gate({ metric: 'tool.repeated_calls', strategy: 'summ', max: 0 })]));
+    expect(repeats).toContain('name="p1 (recall) #1" time="1.000">\n      <failure message="repeated 2 calls the conversation already made"');
+    expect(xml).not.toContain('repeated 2 calls the conversation already made');
+    // A run without tool probes fails its tool gate as not evaluated.
+    const plain = sampleRun();
+    expect(gateJUnit(plain, evaluateGates(plain, [gate({ metric: 'tool.reasks', strategy: 'full', max: 0 })]))).toContain(`<error message="could not be evaluated: ${NO_TOOL_PROBES}"`);
+  });
+
+  it('the diff compares the tool metrics and lists their changes', () => {
+    const base = withToolProbes(sampleRun({ runId: 'base' }), { full: ['exact', 'exact', 'exact', 'exact'] });
+    const cand = withToolProbes(sampleRun({ runId: 'cand' }), { full: ['partial', 'called', 'exact', 'reask'] });
+    const diff = diffRuns(base, cand);
+    const full = diff.strategies.find((s) => s.strategy === 'full')!;
+    expect(full.metrics.find((m) => m.metric === 'tool.accuracy')).toMatchObject({ base: 1, cand: 0.25, worse: true });
+    expect(full.metrics.find((m) => m.metric === 'tool.reasks')).toMatchObject({ base: 0, cand: 1, worse: true });
+    expect(diffMarkdown(diff)).toMatch(/\| full \| tool\.repeated_calls \| 0 \| 1 \| \+1 ⚠️ \|/);
+    expect(diffCsv(diff)).toContain('full,tool.args_accuracy,1,0.5,-0.5,true');
   });
 });
