@@ -156,6 +156,52 @@ export interface StrategySummary {
   summariesOpaque: number;
   /** Summaries the deterministic checks ran on. */
   summariesChecked: number;
+  /** Tool use; absent when the strategy has no `kind: tool` probe (nothing to measure, not zeros). */
+  tool?: ToolSummary;
+}
+
+/**
+ * Tool use of one strategy (docs/transcript-format.md, "How answers are
+ * graded"). The rates are over `kind: tool` probe records, errored ones
+ * included as failures (as `accuracy` counts them); repeated calls and
+ * re-asks are counted over every probe record, whatever its kind.
+ */
+export interface ToolSummary {
+  /** `kind: tool` probe records, errored ones included: what accuracy and right tool are out of. */
+  probes: number;
+  /** Of `probes`, those expecting a call, and those expecting none (answer from the conversation). */
+  callProbes: number;
+  noCallProbes: number;
+  /** Tool probe records whose answer or its grading errored: failures in every rate, and counted here. */
+  errors: number;
+  /** Of `errors`, those expecting a call: the part of args accuracy that is errors. */
+  callErrors: number;
+  /** Exact calls, correct no-calls included (never an errored record). */
+  exactCalls: number;
+  /** exactCalls / probes, with its 95% interval clustered by transcript. */
+  accuracy: number;
+  accuracyLow?: number;
+  accuracyHigh?: number;
+  /** Records that called the expected tool (for a no-call probe: called none). */
+  rightTool: number;
+  rightToolRate: number;
+  rightToolLow?: number;
+  rightToolHigh?: number;
+  /** Expected arguments matched, of those expected, over the probes expecting a call (an errored one matched none). */
+  argsMatched: number;
+  argsExpected: number;
+  /** argsMatched / argsExpected; undefined when no probe expecting a call lists an argument. */
+  argsAccuracy?: number;
+  argsLow?: number;
+  argsHigh?: number;
+  /** Calls beyond the graded one, summed (every call, on a no-call probe). */
+  extraCalls: number;
+  /** Calls repeating one the conversation already made, summed over every probe record. */
+  repeatedCalls: number;
+  /** Probe records (any kind) whose answer asked the user for a value they had given. */
+  reasks: number;
+  /** Probe records (any kind) whose answer call did not fail: what repeated calls and re-asks are counted over. */
+  answered: number;
 }
 
 /**
@@ -315,6 +361,15 @@ function kindMetrics(probes: ProbeRecord[]) {
   return { accuracyByKind, attemptedByKind, gradedByKind };
 }
 
+/**
+ * The probe kinds some strategy attempted, in PROBE_KINDS order. Per-kind
+ * tables list these only: a column for a kind the run never asked (tool
+ * probes in a run without tools) would be a row of dashes that reads as a gap.
+ */
+export function kindsPresent(rows: readonly StrategySummary[]): ProbeKind[] {
+  return PROBE_KINDS.filter((k) => rows.some((s) => (s.attemptedByKind[k] ?? 0) > 0));
+}
+
 /** An answerable probe that did not pass: the reader missed what the context held. An errored record is never a pass. */
 function readerMissed(r: ProbeRecord): boolean {
   return r.answerable === true && outcomeOf(r) === 0;
@@ -370,6 +425,88 @@ function answerableMetrics(probes: ProbeRecord[], withCI: boolean) {
     readerGapLow: gapCI?.low,
     readerGapHigh: gapCI?.high,
     ...readerGapKinds(answerable),
+  };
+}
+
+// ---------- tool use ----------
+
+/** An exact call (or a correct no-call) that no error spoiled: the verdict rules of `outcomeOf`, on the call. */
+function exactToolCall(r: ProbeRecord): boolean {
+  return outcomeOf({ ...r, passed: r.tool?.exactCall === true }) === 1;
+}
+
+function rightToolCalled(r: ProbeRecord): boolean {
+  return outcomeOf({ ...r, passed: r.tool?.rightTool === true }) === 1;
+}
+
+/** Arguments matched by a record, none when it errored (its expected ones stay in the denominator). */
+function argsMatchedOf(r: ProbeRecord): number {
+  return isProbeError(r) ? 0 : (r.tool?.argsMatched ?? 0);
+}
+
+/** A record expecting a call; an errored record from before the expectation was kept on errors is in neither group. */
+const expectsCall = (r: ProbeRecord): boolean => r.tool !== undefined && r.tool.expected !== null;
+
+/**
+ * Each expected argument as a 0/1 outcome, grouped by transcript: the
+ * arguments of one conversation are not independent, so their interval is
+ * clustered as accuracy's is.
+ */
+function argumentClusters(records: ProbeRecord[]): number[][] {
+  const groups = new Map<string, number[]>();
+  for (const r of records) {
+    const expected = r.tool?.argsExpected ?? 0;
+    const matched = argsMatchedOf(r);
+    const outcomes = [...Array<number>(matched).fill(1), ...Array<number>(Math.max(0, expected - matched)).fill(0)];
+    const list = groups.get(r.transcript);
+    if (list) list.push(...outcomes);
+    else groups.set(r.transcript, outcomes);
+  }
+  return [...groups.values()];
+}
+
+function toolRates(tool: ProbeRecord[], withCI: boolean) {
+  const calls = tool.filter(expectsCall);
+  const exact = tool.filter(exactToolCall).length;
+  const right = tool.filter(rightToolCalled).length;
+  const argsMatched = sum(calls.map(argsMatchedOf));
+  const argsExpected = sum(calls.map((r) => r.tool?.argsExpected ?? 0));
+  const exactCI = withCI ? clusteredWilson(clustersOf(tool, exactToolCall)) : undefined;
+  const rightCI = withCI ? clusteredWilson(clustersOf(tool, rightToolCalled)) : undefined;
+  const argsCI = withCI ? clusteredWilson(argumentClusters(calls)) : undefined;
+  return {
+    exactCalls: exact,
+    accuracy: exact / tool.length,
+    accuracyLow: exactCI?.low,
+    accuracyHigh: exactCI?.high,
+    rightTool: right,
+    rightToolRate: right / tool.length,
+    rightToolLow: rightCI?.low,
+    rightToolHigh: rightCI?.high,
+    argsMatched,
+    argsExpected,
+    argsAccuracy: ratio(argsMatched, argsExpected),
+    argsLow: argsCI?.low,
+    argsHigh: argsCI?.high,
+  };
+}
+
+/** The strategy's tool use; undefined when it has no tool probe, so no report or gate reads zeros as a measurement. */
+export function toolMetrics(probes: ProbeRecord[], withCI: boolean): ToolSummary | undefined {
+  const tool = probes.filter((r) => r.kind === 'tool');
+  if (tool.length === 0) return undefined;
+  const calls = tool.filter(expectsCall);
+  return {
+    probes: tool.length,
+    callProbes: calls.length,
+    noCallProbes: tool.filter((r) => r.tool?.expected === null).length,
+    errors: tool.filter(isProbeError).length,
+    callErrors: calls.filter(isProbeError).length,
+    ...toolRates(tool, withCI),
+    extraCalls: sum(tool.map((r) => (isProbeError(r) ? 0 : (r.tool?.extraCalls ?? 0)))),
+    repeatedCalls: sum(probes.map((r) => r.repeatedCalls ?? 0)),
+    reasks: probes.filter((r) => r.reask === true).length,
+    answered: probes.filter((r) => probeErrorStage(r) !== 'answer').length,
   };
 }
 
@@ -450,6 +587,7 @@ export function summarizeStrategy(run: RunResult, strategy: string, withCI = tru
   const mine = <T extends { strategy: string }>(list: T[]) => list.filter((r) => r.strategy === strategy);
   const probes = mine(run.probes);
   const summaries = mine(run.summaries);
+  const tool = toolMetrics(probes, withCI);
   return withSummaryCost({
     strategy,
     use: run.info.strategies.find((s) => s.id === strategy)?.use,
@@ -458,6 +596,7 @@ export function summarizeStrategy(run: RunResult, strategy: string, withCI = tru
     ...summaryMetrics(summaries),
     ...probeMetrics(probes, run.info.repeat, withCI),
     ...turnLatencyMetrics(probes, summaries),
+    ...(tool ? { tool } : {}),
   });
 }
 
@@ -777,6 +916,8 @@ export interface MetricSupport {
   errors: number;
   /** Plural noun for messages: `probes`, `summaries`, `turns`. */
   unit: string;
+  /** Why nothing was there to measure, when that is the run's design rather than errors (a tool metric without tool probes). */
+  none?: string;
 }
 
 /** A metric a gate or diff can name, and which way is better. */
@@ -820,6 +961,20 @@ const checkedSummaries = (s: StrategySummary): MetricSupport => ({ measured: s.s
 
 const replayedTurns = (s: StrategySummary): MetricSupport => ({ measured: s.turns, errors: 0, unit: 'turns' });
 
+/** What a gate on a tool metric says when the strategy has no tool probe: a plain reason, never a pass. */
+export const NO_TOOL_PROBES = 'no tool probes (kind: tool) for this strategy in the run, so tool metrics measure nothing';
+
+/** Support of a tool metric: `of` picks what it rests on from the tool block; without the block nothing was measured, and the reason says why. */
+function toolSupport(of: (t: ToolSummary, s: StrategySummary) => Omit<MetricSupport, 'none'>): MetricDef['support'] {
+  return (s) => (s.tool ? of(s.tool, s) : { measured: 0, errors: 0, unit: 'tool probes', none: NO_TOOL_PROBES });
+}
+
+// Tool rates rest on the tool probes graded; an errored one is in the rate (as a failure) and counted here.
+const gradedToolProbes = toolSupport((t) => ({ measured: t.probes - t.errors, errors: t.errors, unit: 'tool probes' }));
+const gradedCallProbes = toolSupport((t) => ({ measured: t.callProbes - t.callErrors, errors: t.callErrors, unit: 'tool probes expecting a call' }));
+// Repeated calls and re-asks are read from answers of every kind; a failed answer call is what they could not read.
+const answeredForTools = toolSupport((t, s) => ({ measured: t.answered, errors: s.answerErrors, unit: 'answered probes' }));
+
 // An error count is itself the data: it rests on every attempt of its stage and has nothing missing.
 function attemptsOf(attempted: (s: StrategySummary) => number, unit: string): MetricDef['support'] {
   return (s) => ({ measured: attempted(s), errors: 0, unit });
@@ -839,6 +994,13 @@ const BASE_METRICS: MetricDef[] = [
   def('probe.errors', false, 'probe records that errored or were not graded (answer and answer-judge errors)', (s) => s.errors, attemptsOf((s) => s.attempted, 'probes')),
   def('probe.answer_errors', false, 'probes whose answering model call failed, of attempted probes', (s) => s.answerErrors, attemptsOf((s) => s.attempted, 'probes')),
   def('probe.judge_errors', false, 'answered probes the answer judge failed to grade', (s) => s.answerJudgeErrors, attemptsOf((s) => s.attempted - s.answerErrors, 'probes')),
+  def('tool.accuracy', true, 'exact calls (correct no-calls included) / tool probes (an errored tool probe counts as a failure)', (s) => s.tool?.accuracy, gradedToolProbes),
+  def('tool.right_tool', true, 'tool probes that called the expected tool (or none, when none was expected) / tool probes (an errored one counts as a failure)', (s) => s.tool?.rightToolRate, gradedToolProbes),
+  def('tool.args_accuracy', true, 'expected arguments matched / expected arguments, over tool probes expecting a call (an errored one matched none)', (s) => s.tool?.argsAccuracy, gradedCallProbes),
+  def('tool.exact_calls', true, 'tool probes answered with the exact call expected (or no call, when none was expected)', (s) => s.tool?.exactCalls, gradedToolProbes),
+  def('tool.extra_calls', false, 'calls beyond the graded one on tool probes (every call, on a probe expecting none)', (s) => s.tool?.extraCalls, gradedToolProbes),
+  def('tool.repeated_calls', false, 'calls repeating one the conversation already made, over every answered probe', (s) => s.tool?.repeatedCalls, answeredForTools),
+  def('tool.reasks', false, 'answers asking the user for a value they already gave, over every answered probe', (s) => s.tool?.reasks, answeredForTools),
   def('context.mean_tokens', false, 'mean context tokens over replayed turns', (s) => s.meanContextTokens, replayedTurns),
   def('context.peak_tokens', false, 'peak context tokens at any replayed turn', (s) => s.peakContextTokens, replayedTurns),
   def('context.compression', false, 'mean context tokens / mean full-history tokens over replayed turns', (s) => s.compression, replayedTurns),

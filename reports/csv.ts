@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { REBUILDABLE, writeChunksAtomic } from '../core/atomic.js';
 import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../core/types.js';
-import { ATTRIBUTIONS, modelKind, modelLabel, probeErrorStage, summarize, summarizeStrategy, sweepCurves, type StrategySummary } from './aggregate.js';
+import { ATTRIBUTIONS, modelKind, modelLabel, probeErrorStage, summarize, summarizeStrategy, sweepCurves, type StrategySummary, type ToolSummary } from './aggregate.js';
 import type { Reporter } from './types.js';
 import { officialSummaryColumns } from './official.js';
 import { longMemEvalSummaryColumns } from './longmemeval.js';
@@ -183,6 +183,35 @@ function probeRow(p: ProbeRecord, runModel: string, tags: Map<string, string[]>)
     question_type: metaCell(p, 'question_type'),
     evidence_turns: (p.evidenceTurns ?? []).join(';'),
     tags: list(tags.get(p.transcript)),
+    ...toolCells(p),
+  };
+}
+
+/** `get_order({"id":"A-17"})`: a call as the model wrote it. */
+function callText(call: { name: string; arguments: string }): string {
+  return `${call.name}(${call.arguments})`;
+}
+
+/**
+ * A tool probe's grade, and the continuity counters of any probe. The counters
+ * read 0 / false on an answered record that has none (the record leaves them
+ * out), and stay empty when the answer call failed: nothing was read then.
+ */
+function toolCells(p: ProbeRecord): Row {
+  const answered = probeErrorStage(p) !== 'answer';
+  const t = p.tool;
+  return {
+    tool_expected: t ? (t.expected ?? 'no call') : undefined,
+    tool_called: t?.called ?? undefined,
+    tool_calls: (p.toolCalls ?? []).map(callText).join(';'),
+    tool_right_tool: t?.rightTool,
+    tool_args_matched: t?.argsMatched,
+    tool_args_expected: t?.argsExpected,
+    tool_exact_call: t?.exactCall,
+    tool_extra_calls: t?.extraCalls,
+    tool_mismatches: list(t?.mismatches),
+    repeated_calls: p.repeatedCalls ?? (answered ? 0 : undefined),
+    reask: p.reask ?? (answered ? false : undefined),
   };
 }
 
@@ -191,6 +220,8 @@ export const PROBE_COLUMNS = [
   'context_items', 'context_tokens', 'counted_input_tokens', 'api_input_tokens', 'output_tokens', 'answer', 'exact', 'f1', 'judge_verdict',
   'judge_reason', 'judge_model', 'passed', 'answerable', 'attribution', 'facts_needed', 'facts_present', 'facts_missing', 'facts_opaque', 'cost',
   'cost_cached', 'cacheable_tokens', 'api_cached_tokens', 'latency_ms', 'cached', 'error', 'error_stage', 'category', 'question_type', 'evidence_turns', 'tags',
+  'tool_expected', 'tool_called', 'tool_calls', 'tool_right_tool', 'tool_args_matched', 'tool_args_expected', 'tool_exact_call', 'tool_extra_calls',
+  'tool_mismatches', 'repeated_calls', 'reask',
 ];
 
 // The strategy lost it (not answerable) against the reader missed it (answerable, not passed), each with its denominator.
@@ -206,6 +237,37 @@ function answerableColumns(s: StrategySummary): Row {
     reader_gap_rate: s.readerGapRate,
     reader_gap_ci_low: s.readerGapLow,
     reader_gap_ci_high: s.readerGapHigh,
+  };
+}
+
+/**
+ * Tool use with the counts each rate rests on. The columns are memeval's own, so
+ * every summary.csv has them (a fixed header lets files of several runs be
+ * stacked); a strategy without tool probes leaves them empty, never 0.
+ */
+function toolColumns(t: ToolSummary | undefined): Row {
+  return {
+    tool_probes: t?.probes,
+    tool_call_probes: t?.callProbes,
+    tool_no_call_probes: t?.noCallProbes,
+    tool_errors: t?.errors,
+    tool_exact_calls: t?.exactCalls,
+    tool_accuracy: t?.accuracy,
+    tool_accuracy_ci_low: t?.accuracyLow,
+    tool_accuracy_ci_high: t?.accuracyHigh,
+    tool_right_tool: t?.rightTool,
+    tool_right_tool_rate: t?.rightToolRate,
+    tool_right_tool_ci_low: t?.rightToolLow,
+    tool_right_tool_ci_high: t?.rightToolHigh,
+    tool_args_matched: t?.argsMatched,
+    tool_args_expected: t?.argsExpected,
+    tool_args_accuracy: t?.argsAccuracy,
+    tool_args_ci_low: t?.argsLow,
+    tool_args_ci_high: t?.argsHigh,
+    tool_extra_calls: t?.extraCalls,
+    tool_repeated_calls: t?.repeatedCalls,
+    tool_reasks: t?.reasks,
+    tool_answered_probes: t?.answered,
   };
 }
 
@@ -276,6 +338,8 @@ function summaryRow(s: StrategySummary, model: string, sweep: SweepCells = {}): 
     vs_baseline_p_holm: s.vsBaseline?.pHolm,
     vs_baseline_significant: s.vsBaseline?.significant,
   };
+  // Every kind has its columns, attempted or not (empty then): a fixed header lets the files of several runs be
+  // stacked. The tables people read (report.html) list only the kinds the run attempted.
   for (const kind of PROBE_KINDS) row[`accuracy_${kind}`] = s.accuracyByKind[kind];
   Object.assign(row, answerableColumns(s));
   for (const kind of PROBE_KINDS) row[`reader_gap_${kind}`] = s.readerGapByKind[kind];
@@ -283,6 +347,7 @@ function summaryRow(s: StrategySummary, model: string, sweep: SweepCells = {}): 
     mean_f1: s.meanF1,
     pass_hat_n: s.passHatN,
   });
+  Object.assign(row, toolColumns(s.tool));
   for (const a of ATTRIBUTIONS) row[`attribution_${a}`] = s.attribution[a];
   Object.assign(row, {
     input_tokens: s.inputTokens,

@@ -207,10 +207,22 @@ export function mergeCells(cells: string[]): string {
   return out.join('');
 }
 
-const ROWS = ['answer', 'judge', 'answerable', 'context sent'] as const;
+const ROWS = ['answer', 'judge', 'tool call', 'answerable', 'context sent'] as const;
 
 /** Cells that tell nothing by themselves; a row made only of them is left out to keep the report small. */
 const SILENT = new Set(['<td>–</td>', '<td>yes</td>']);
+
+/**
+ * A tool probe's expected call against the calls made (`expected get_order ·
+ * made get_order({"id":"A-17"})`), or just the calls of any other probe that
+ * made some; `–` otherwise, so a run without tools shows no such row.
+ */
+export function toolCallText(p: ProbeRecord): string {
+  const made = (p.toolCalls ?? []).map((c) => `${c.name}(${c.arguments})`).join('; ');
+  if (!p.tool) return made ? `made ${made}` : '–';
+  const expected = p.tool.expected === null ? 'expected no call' : `expected ${p.tool.expected}`;
+  return `${expected} · made ${made || (isProbeError(p) ? 'nothing (errored)' : 'no call')}`;
+}
 
 /** The cells of one strategy, in ROWS order. */
 function recordCells(p: ProbeRecord | undefined, index: ContextIndex): string[] {
@@ -224,6 +236,7 @@ function recordCells(p: ProbeRecord | undefined, index: ContextIndex): string[] 
   return [
     `<td>${escText(p.answer ?? p.error ?? '–')}</td>`,
     `<td>${escText(judge || '–')}</td>`,
+    `<td>${escText(toolCallText(p))}</td>`,
     `<td>${escText(answerable)}</td>`,
     // Runs record the context of failed probes only.
     ctx ? `<td><a href="#dc${ctx}">${escText(`${num(p.contextTokens)} tokens`)}</a></td>` : '<td>–</td>',

@@ -134,6 +134,7 @@ function measure(def: MetricDef, run: RunResult, strategy: string, memo: Memo): 
 }
 
 function missingData(s: MetricSupport): string {
+  if (s.measured === 0 && s.none !== undefined) return s.none;
   if (s.measured > 0) return `no value over ${s.measured} ${s.unit}`;
   if (s.errors > 0) return `no graded ${s.unit} (${plural(s.errors, 'error')})`;
   return `no data (no ${s.unit} measured)`;

@@ -3,9 +3,8 @@
 // hash, no other script and no network. Every piece of run data passes
 // through `esc` before it reaches markup.
 import { join } from 'node:path';
-import { PROBE_KINDS } from '../core/types.js';
 import type { ProbeKind, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
-import { ATTRIBUTIONS, accuracyByTag, judgeLabel, kneeText, modelLabel, runNotice, shardLabel, stageErrors, strategyIds, summarize, sweepCurves, type StrategySummary, type SweepCurve } from './aggregate.js';
+import { ATTRIBUTIONS, accuracyByTag, judgeLabel, kindsPresent, kneeText, modelLabel, runNotice, shardLabel, stageErrors, strategyIds, summarize, sweepCurves, type StrategySummary, type SweepCurve } from './aggregate.js';
 import { categoryKey, curveChart, heatCell, legend, lineChart, mergeIdentical, scatterChart, scatterLegend, sharedTokenTicks, stackedBars, styleFor, type ScatterPoint, type Series, type SeriesStyle } from './charts.js';
 import { esc, num, pct } from './format.js';
 import { median } from '../core/stats.js';
@@ -192,14 +191,32 @@ function judgedCell(s: StrategySummary): string {
   return `<td class="n">${s.judged} / ${s.summariesMade - s.summariesOpaque}${errors}${opaque}</td>`;
 }
 
+/** The tool columns of the overview, only when some strategy has tool probes (a run without tools gets no column of dashes). */
+const TOOL_HEAD = ['tool accuracy (exact/tool probes) [95% CI]', 'args accuracy (matched/expected)', 'repeated calls', 're-asks'];
+
+function toolCells(s: StrategySummary): string[] {
+  const t = s.tool;
+  if (!t) return TOOL_HEAD.map(() => '<td class="n">–</td>');
+  const errors = t.errors > 0 ? `<br><span class="warn">${t.errors} errored, counted as failed</span>` : '';
+  const args = t.argsAccuracy === undefined ? '–' : figure(t.argsAccuracy, t.argsMatched, t.argsExpected, t.argsLow, t.argsHigh);
+  return [
+    `<td class="n tool-accuracy">${figure(t.accuracy, t.exactCalls, t.probes, t.accuracyLow, t.accuracyHigh)}${errors}</td>`,
+    `<td class="n">${args}</td>`,
+    `<td class="n${t.repeatedCalls ? ' bad' : ''}">${t.repeatedCalls}</td>`,
+    `<td class="n${t.reasks ? ' bad' : ''}">${t.reasks}</td>`,
+  ];
+}
+
 function overview(rows: StrategySummary[]): string {
-  const head = ['strategy', 'accuracy (passed/attempted) [95% CI]', 'answerable (of known)', 'reader gap (missed/answerable)', 'graded', 'errors', 'mean ctx tokens', 'peak ctx tokens', 'compression', 'fact retention', 'critical drops', 'summaries', 'judge overall', 'judge score', 'judged / made', 'check coverage', 'cost', 'prompt cache: cacheable · breaks · cost as billed', 'latency p50 / p95 ms', 'turn latency p50 / p95 ms'];
+  const tools = rows.some((s) => s.tool);
+  const head = ['strategy', 'accuracy (passed/attempted) [95% CI]', 'answerable (of known)', 'reader gap (missed/answerable)', ...(tools ? TOOL_HEAD : []), 'graded', 'errors', 'mean ctx tokens', 'peak ctx tokens', 'compression', 'fact retention', 'critical drops', 'summaries', 'judge overall', 'judge score', 'judged / made', 'check coverage', 'cost', 'prompt cache: cacheable · breaks · cost as billed', 'latency p50 / p95 ms', 'turn latency p50 / p95 ms'];
   const body = rows.map((s) => {
     const cells = [
       `<td>${esc(s.strategy)}${s.use ? ` <span class="muted">(${esc(s.use)})</span>` : ''}</td>`,
       `<td class="n">${accuracyCell(s)}</td>`,
       `<td class="n answerable">${answerableCell(s)}</td>`,
       `<td class="n reader-gap">${readerGapCell(s)}</td>`,
+      ...(tools ? toolCells(s) : []),
       `<td class="n">${s.graded}</td>`,
       errorsCell(s),
       `<td class="n">${num(s.meanContextTokens)}</td>`,
@@ -235,13 +252,42 @@ function stageTable(run: RunResult): string {
 }
 
 function kindTable(rows: StrategySummary[]): string {
-  const head = ['strategy', ...PROBE_KINDS, 'mean F1', 'pass^N'];
+  const kinds = kindsPresent(rows);
+  const head = ['strategy', ...kinds, 'mean F1', 'pass^N'];
   // A heat table: the shade lets a weak kind stand out across strategies; the figure stays in the cell.
   const body = rows.map((s) => {
-    const kinds = PROBE_KINDS.map((k) => heatCell(s.accuracyByKind[k], pct(s.accuracyByKind[k]))).join('');
-    return `<tr><td>${esc(s.strategy)}</td>${kinds}${heatCell(s.meanF1, num(s.meanF1, 2))}${heatCell(s.passHatN, pct(s.passHatN))}</tr>`;
+    const cells = kinds.map((k) => heatCell(s.accuracyByKind[k], pct(s.accuracyByKind[k]))).join('');
+    return `<tr><td>${esc(s.strategy)}</td>${cells}${heatCell(s.meanF1, num(s.meanF1, 2))}${heatCell(s.passHatN, pct(s.passHatN))}</tr>`;
   });
   return `<h3>Accuracy by probe kind</h3><p class="muted">passed / attempted probes of each kind; mean F1 is over graded answers. Darker cells are higher.</p><table class="kinds"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>${readerGapKindTable(rows)}`;
+}
+
+/** One strategy's row of the tool table; a strategy without tool probes says so rather than showing zeros. */
+function toolRow(s: StrategySummary): string {
+  const t = s.tool;
+  if (!t) return `<tr><td>${esc(s.strategy)}</td><td colspan="8" class="muted">no tool probes</td></tr>`;
+  const args = t.argsAccuracy === undefined ? '–' : figure(t.argsAccuracy, t.argsMatched, t.argsExpected, t.argsLow, t.argsHigh);
+  const cells = [
+    `${t.probes} <span class="muted">(${t.callProbes} call · ${t.noCallProbes} no call)</span>`,
+    figure(t.accuracy, t.exactCalls, t.probes, t.accuracyLow, t.accuracyHigh),
+    figure(t.rightToolRate, t.rightTool, t.probes, t.rightToolLow, t.rightToolHigh),
+    args,
+    String(t.extraCalls),
+    `${t.repeatedCalls} <span class="muted">(over ${t.answered} answers)</span>`,
+    `${t.reasks} <span class="muted">(over ${t.answered} answers)</span>`,
+    String(t.errors),
+  ];
+  const bad = [false, false, false, false, t.extraCalls > 0, t.repeatedCalls > 0, t.reasks > 0, t.errors > 0];
+  return `<tr><td>${esc(s.strategy)}</td>${cells.map((c, i) => `<td class="n${bad[i] ? ' bad' : ''}">${c}</td>`).join('')}</tr>`;
+}
+
+/** Tool use per strategy; nothing when no strategy has a tool probe. */
+function toolTable(rows: StrategySummary[]): string {
+  if (!rows.some((s) => s.tool)) return '';
+  const head = ['strategy', 'tool probes', 'exact calls [95% CI]', 'right tool [95% CI]', 'args accuracy [95% CI]', 'extra calls', 'repeated calls', 're-asks', 'errors'];
+  const note =
+    'Over kind: tool probes: an exact call is the right tool with every expected argument matched, or no call where none was expected; args accuracy is expected arguments matched out of those expected, over probes expecting a call. An errored tool probe counts as failed in every rate (and matched no argument). Extra calls are calls beyond the graded one. Repeated calls (a call the conversation already made) and re-asks (asking the user for a value they gave) are counted over every answered probe, whatever its kind.';
+  return `<h3 id="tools">Tool use</h3><p class="muted">${esc(note)}</p><table class="tools"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${rows.map(toolRow).join('')}</table>`;
 }
 
 /** Accuracy per transcript tag; only when the run's transcripts carry more than one tag value, since one tag is the overview again. */
@@ -279,8 +325,9 @@ function readerGapKindCell(s: StrategySummary, kind: ProbeKind): string {
 }
 
 function readerGapKindTable(rows: StrategySummary[]): string {
-  const head = ['strategy', ...PROBE_KINDS];
-  const body = rows.map((s) => `<tr><td>${esc(s.strategy)}</td>${PROBE_KINDS.map((k) => readerGapKindCell(s, k)).join('')}</tr>`);
+  const kinds = kindsPresent(rows);
+  const head = ['strategy', ...kinds];
+  const body = rows.map((s) => `<tr><td>${esc(s.strategy)}</td>${kinds.map((k) => readerGapKindCell(s, k)).join('')}</tr>`);
   const note = 'answerable probes of each kind that did not pass / answerable probes of that kind (an errored one counts as missed); – where no probe of the kind was answerable.';
   return `<h3>Reader gap by probe kind</h3><p class="muted">${esc(note)}</p><table class="reader-gap-kinds"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>`;
 }
@@ -486,8 +533,8 @@ function sweepNavLink(run: RunResult): string {
 
 export function renderReport(run: RunResult): string {
   const rows = summarize(run);
-  const nav = `<nav><a href="#verdict">verdict</a><a href="#overview">overview</a>${officialNavLink(run)}${longMemEvalNavLink(run)}${sweepNavLink(run)}<a href="#tradeoff">trade-off</a><a href="#transcripts">per transcript</a><a href="#failures">failures</a><a href="#summaries">summaries</a></nav>`;
-  const body = [banner(run), verdictSection(run, rows), header(run), nav, overview(rows), judgeDisagreementSection(run), stageTable(run), kindTable(rows), tagTable(run), attributionTable(rows), officialSections(run), longMemEvalSection(run), powerSections(run), sweepSection(run, rows), scatterSection(rows), transcriptCharts(run), drilldownSection(run), summariesSection(run)];
+  const nav = `<nav><a href="#verdict">verdict</a><a href="#overview">overview</a>${officialNavLink(run)}${longMemEvalNavLink(run)}${sweepNavLink(run)}${rows.some((s) => s.tool) ? '<a href="#tools">tool use</a>' : ''}<a href="#tradeoff">trade-off</a><a href="#transcripts">per transcript</a><a href="#failures">failures</a><a href="#summaries">summaries</a></nav>`;
+  const body = [banner(run), verdictSection(run, rows), header(run), nav, overview(rows), judgeDisagreementSection(run), stageTable(run), kindTable(rows), toolTable(rows), tagTable(run), attributionTable(rows), officialSections(run), longMemEvalSection(run), powerSections(run), sweepSection(run, rows), scatterSection(rows), transcriptCharts(run), drilldownSection(run), summariesSection(run)];
   return page(`memeval ${run.info.runId}`, body.join('\n'));
 }
 

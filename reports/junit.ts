@@ -1,9 +1,10 @@
 // JUnit XML for CI test tabs. It must agree with the gate's exit code, so only
 // the gates suite carries the verdict: a probe record is a CI failure only
-// when a failed `probe.*` gate covers it; every other probe is informational,
+// when a failed `probe.*` or `tool.*` gate covers it; every other probe is informational,
 // its outcome kept in <system-out> where a CI UI still shows it.
 import type { ProbeRecord, RunResult } from '../core/types.js';
 import { metricKind } from './aggregate.js';
+import { toolCallText } from './drilldown.js';
 import type { GateResult } from './gate.js';
 
 /** Escapes text for XML content and attributes, dropping characters XML 1.0 forbids. */
@@ -69,6 +70,9 @@ function probeBody(p: ProbeRecord): string {
     p.judge ? `judge: ${p.judge.verdict} — ${p.judge.reason}` : '',
     p.attribution ? `attribution: ${p.attribution}` : '',
     p.factsMissing.length ? `facts missing: ${p.factsMissing.join(', ')}` : '',
+    p.tool || p.toolCalls?.length ? `tool call: ${toolCallText(p)}` : '',
+    p.repeatedCalls ? `repeated calls: ${p.repeatedCalls}` : '',
+    p.reask ? 're-ask: asked the user for a value they already gave' : '',
     p.error ? `error: ${p.error}` : '',
   ].filter(Boolean).join('\n');
 }
@@ -82,16 +86,28 @@ function probeProblem(p: ProbeRecord): { kind: 'error' | 'failure'; message: str
   return undefined;
 }
 
-/** `gated`: a failed probe gate covers this record, so its failure or error is part of the verdict. */
-function probeCase(p: ProbeRecord, gated: boolean): Case {
+/**
+ * What a failed continuity gate holds against a record that may well have
+ * passed: the repeated calls it made, or its re-ask. Only the gates that cover
+ * it count, so a failed tool.accuracy gate does not fail a passing probe for a repeat.
+ */
+function continuityProblem(p: ProbeRecord, metrics: readonly string[]): string | undefined {
+  if (metrics.includes('tool.repeated_calls') && p.repeatedCalls) return `repeated ${p.repeatedCalls} call${p.repeatedCalls === 1 ? '' : 's'} the conversation already made`;
+  if (metrics.includes('tool.reasks') && p.reask) return 'asked the user for a value they already gave';
+  return undefined;
+}
+
+/** `gated`: the metrics of the failed gates covering this record (empty: none), so its failure or error is part of the verdict. */
+function probeCase(p: ProbeRecord, gated: readonly string[]): Case {
   const c: Case = {
     classname: `probes.${p.strategy}.${p.transcript}`,
     name: `${p.probe} (${p.kind}) #${p.repeat}`,
     timeSec: (p.cached ? 0 : p.latencyMs ?? 0) / 1000,
   };
-  const problem = probeProblem(p);
+  const continuity = continuityProblem(p, gated);
+  const problem = probeProblem(p) ?? (continuity ? { kind: 'failure' as const, message: continuity } : undefined);
   if (!problem) return c;
-  if (gated) c[problem.kind] = { message: problem.message, body: probeBody(p) };
+  if (gated.length) c[problem.kind] = { message: problem.message, body: probeBody(p) };
   else c.systemOut = `${problem.kind === 'error' ? 'ERROR' : 'FAILED'} (informational): ${problem.message}\n${probeBody(p)}`;
   return c;
 }
@@ -103,14 +119,18 @@ function probeCase(p: ProbeRecord, gated: boolean): Case {
  */
 function measuredBy(metric: string, p: ProbeRecord): boolean {
   if (metric === 'probe.reader_gap') return p.answerable === true;
+  // Repeated calls and re-asks are counted on every probe: the records that have one are what the gate measured.
+  if (metric === 'tool.repeated_calls') return (p.repeatedCalls ?? 0) > 0;
+  if (metric === 'tool.reasks') return p.reask === true;
+  if (metric.startsWith('tool.')) return p.kind === 'tool';
   if (metric === 'probe.answerable') return p.answerable === false;
   const kind = metricKind(metric);
   return kind === undefined || kind === p.kind;
 }
 
-/** Whether a failed gate on a `probe.*` metric covers this record. */
-function coveredByFailedGate(p: ProbeRecord, failed: GateResult[]): boolean {
-  return failed.some((r) => r.strategy === p.strategy && measuredBy(r.gate.metric, p));
+/** The metrics of the failed `probe.*` and `tool.*` gates that cover this record. */
+function failedGatesCovering(p: ProbeRecord, failed: GateResult[]): string[] {
+  return failed.filter((r) => r.strategy === p.strategy && measuredBy(r.gate.metric, p)).map((r) => r.gate.metric);
 }
 
 /**
@@ -122,12 +142,17 @@ export function gateJUnit(run: RunResult, results: GateResult[], failure?: strin
   const id = run.info.runId;
   const gateCases = results.map(gateCase);
   if (failure) gateCases.unshift({ classname: 'run', name: id, timeSec: 0, error: { message: failure, body: failure } });
-  const failedProbeGates = results.filter((r) => r.status === 'fail' && r.gate.metric.startsWith('probe.'));
-  const gated: ProbeRecord[] = [];
+  // Tool gates are measured on probe records too, so a failed one shows the probes it failed on.
+  const failedProbeGates = results.filter((r) => r.status === 'fail' && (r.gate.metric.startsWith('probe.') || r.gate.metric.startsWith('tool.')));
+  const gated: { p: ProbeRecord; metrics: string[] }[] = [];
   const informational: ProbeRecord[] = [];
-  for (const p of run.probes) (coveredByFailedGate(p, failedProbeGates) ? gated : informational).push(p);
+  for (const p of run.probes) {
+    const metrics = failedGatesCovering(p, failedProbeGates);
+    if (metrics.length) gated.push({ p, metrics });
+    else informational.push(p);
+  }
   const suites = [suiteXml(`memeval gates (run ${id})`, gateCases)];
-  if (gated.length) suites.push(suiteXml(`memeval probes of failed gates (run ${id}, model ${run.info.model})`, gated.map((p) => probeCase(p, true))));
-  suites.push(suiteXml(`memeval probes (informational, run ${id}, model ${run.info.model})`, informational.map((p) => probeCase(p, false))));
+  if (gated.length) suites.push(suiteXml(`memeval probes of failed gates (run ${id}, model ${run.info.model})`, gated.map(({ p, metrics }) => probeCase(p, metrics))));
+  suites.push(suiteXml(`memeval probes (informational, run ${id}, model ${run.info.model})`, informational.map((p) => probeCase(p, []))));
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="memeval">\n${suites.join('\n')}\n</testsuites>\n`;
 }

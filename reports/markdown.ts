@@ -30,9 +30,20 @@ function share(rate: number | undefined, count: number, n: number): string {
   return rate === undefined ? '–' : `${(100 * rate).toFixed(1)}% (${count}/${n})`;
 }
 
-function strategyRow(s: StrategySummary): string[] {
-  return [mdCell(s.strategy), share(s.accuracy, s.passed, s.attempted), share(s.answerableRate, s.answerable, s.answerableKnown), share(s.readerGapRate, s.readerGap, s.answerable)];
+function strategyRow(s: StrategySummary, tools: boolean): string[] {
+  const row = [mdCell(s.strategy), share(s.accuracy, s.passed, s.attempted), share(s.answerableRate, s.answerable, s.answerableKnown), share(s.readerGapRate, s.readerGap, s.answerable)];
+  return tools ? [...row, ...toolRow(s)] : row;
 }
+
+/** Tool accuracy, args accuracy, repeated calls and re-asks; – for a strategy without tool probes. */
+function toolRow(s: StrategySummary): string[] {
+  const t = s.tool;
+  if (!t) return ['–', '–', '–', '–'];
+  const errors = t.errors ? ` (${t.errors} errored)` : '';
+  return [`${share(t.accuracy, t.exactCalls, t.probes)}${errors}`, share(t.argsAccuracy, t.argsMatched, t.argsExpected), String(t.repeatedCalls), String(t.reasks)];
+}
+
+const TOOL_HEAD = ['tool accuracy (exact/tool probes)', 'args accuracy', 'repeated calls', 're-asks'];
 
 /**
  * Per strategy, accuracy split in two: did the strategy keep what each probe
@@ -40,15 +51,21 @@ function strategyRow(s: StrategySummary): string[] {
  * the gate summary because the answerable rate is deterministic for any model.
  */
 function strategyLines(run: RunResult): string[] {
-  const rows = strategyIds(run).map((id) => strategyRow(summarizeStrategy(run, id, false)));
-  if (rows.length === 0) return [];
+  const summaries = strategyIds(run).map((id) => summarizeStrategy(run, id, false));
+  if (summaries.length === 0) return [];
+  // Tool columns only when some strategy has tool probes: a run without tools gets no columns of dashes.
+  const tools = summaries.some((s) => s.tool);
+  const head = ['strategy', 'accuracy (passed/attempted)', 'answerable (of known)', 'reader gap (missed/answerable)', ...(tools ? TOOL_HEAD : [])];
+  const toolNote = tools
+    ? [' Tool accuracy: exact calls (or no call where none was expected) of kind: tool probes, an errored one counted as failed; repeated calls and re-asks are counted over every answered probe.']
+    : [];
   return [
     '',
     '### Strategies',
     '',
-    table(['strategy', 'accuracy (passed/attempted)', 'answerable (of known)', 'reader gap (missed/answerable)'], rows),
+    table(head, summaries.map((s) => strategyRow(s, tools))),
     '',
-    'Answerable: every fact the probe needs was in the context sent (probes naming no facts, abstention probes aside, are unknown and left out); a miss there is the strategy losing it. Reader gap: answerable probes that did not pass, an errored one counted as missed; a miss there is the reader missing it.',
+    `Answerable: every fact the probe needs was in the context sent (probes naming no facts, abstention probes aside, are unknown and left out); a miss there is the strategy losing it. Reader gap: answerable probes that did not pass, an errored one counted as missed; a miss there is the reader missing it.${toolNote.join('')}`,
   ];
 }
 
@@ -101,7 +118,11 @@ function signed(v: number | undefined, digits = 4): string {
 }
 
 /** Metrics worth a line in the diff summary; diff.csv has all of them. */
-const HEADLINE = ['probe.accuracy', 'probe.answerable', 'probe.reader_gap', 'probe.errors', 'context.mean_tokens', 'context.peak_tokens', 'facts.retention', 'facts.critical_dropped', 'summary.judge.overall', 'summary.checks.coverage', 'tokens.input', 'cost.total', 'latency.p50'];
+const HEADLINE = [
+  'probe.accuracy', 'probe.answerable', 'probe.reader_gap', 'probe.errors', 'tool.accuracy', 'tool.args_accuracy', 'tool.repeated_calls', 'tool.reasks',
+  'context.mean_tokens', 'context.peak_tokens', 'facts.retention', 'facts.critical_dropped', 'summary.judge.overall', 'summary.checks.coverage', 'tokens.input',
+  'cost.total', 'latency.p50',
+];
 
 
 /** A fence longer than any backtick run in the text, so a prompt cannot close it early. */

@@ -12,6 +12,9 @@ import { longMemEvalLines } from './longmemeval.js';
 // `answerable` and `reader gap` split a miss: the strategy lost the fact, or the reader missed it (see ANSWERABLE_NOTE).
 const HEAD = ['strategy', 'accuracy', 'answerable', 'reader gap', 'mean tok', 'peak tok', 'compress', 'retention', 'crit drop', 'errors'];
 
+// Shown after `reader gap` only when some strategy has tool probes, so a run without tools prints the table it always did.
+const TOOL_HEAD = ['tool acc', 'args acc', 'repeats', 're-asks'];
+
 // Long server messages would swamp the table; reports and run.json keep the full text.
 const MAX_MESSAGE = 200;
 
@@ -37,8 +40,18 @@ function accuracyText(r: StrategySummary): string {
   return `${pct(r.accuracy)}${r.vsBaseline?.significant ? '*' : ''}`;
 }
 
-function row(r: StrategySummary): string {
-  return line([r.strategy, accuracyText(r), pct(r.answerableRate), pct(r.readerGapRate), int(r.meanContextTokens), int(r.peakContextTokens), pct(r.compression), pct(r.factRetention), int(r.criticalDrops), String(strategyErrors(r))]);
+function toolCells(r: StrategySummary): string[] {
+  const t = r.tool;
+  return t ? [pct(t.accuracy), pct(t.argsAccuracy), String(t.repeatedCalls), String(t.reasks)] : TOOL_HEAD.map(() => '—');
+}
+
+function row(r: StrategySummary, tools: boolean): string {
+  const tool = tools ? toolCells(r) : [];
+  return line([r.strategy, accuracyText(r), pct(r.answerableRate), pct(r.readerGapRate), ...tool, int(r.meanContextTokens), int(r.peakContextTokens), pct(r.compression), pct(r.factRetention), int(r.criticalDrops), String(strategyErrors(r))]);
+}
+
+function head(tools: boolean): string {
+  return line(tools ? [...HEAD.slice(0, 4), ...TOOL_HEAD, ...HEAD.slice(4)] : HEAD);
 }
 
 /**
@@ -49,6 +62,9 @@ export const ANSWERABLE_NOTE: readonly string[] = [
   'answerable = the context sent held every fact the probe needs (probes naming no facts, abstention aside, are left out)',
   'reader gap = answerable probes not passed, an error counting as missed: the strategy lost it vs the reader missed it',
 ];
+
+/** Printed under a table with tool columns: what each is out of. */
+export const TOOL_NOTE = 'tool acc = exact calls (or no call where none was expected) / tool probes, an error counting as failed; args acc = expected arguments matched; repeats and re-asks are counted over every answer';
 
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -75,16 +91,18 @@ function errorLines(stages: StageErrors[]): string[] {
 export function formatTable(run: RunResult): string {
   const notice = runNotice(run.info);
   const rows = summarize(run);
+  const tools = rows.some((r) => r.tool);
   const lines = [
     // A short flag here; the command prints the whole reason (stage, count, first error, what to do) on stderr.
     ...(notice ? [notice.label === 'SHARD' ? `SHARD: ${notice.reason}` : `${notice.label}: every rate below counts errored or unattempted items as not passed`] : []),
-    line(HEAD),
-    ...rows.map(row),
+    head(tools),
+    ...rows.map((r) => row(r, tools)),
     ...baselineLegend(rows),
     // Each sweep's knee, named as report.html names it.
     ...sweepCurves(run, rows).map((curve) => `${curve.group}: ${kneeText(curve)}`),
     ...verdictMarkdown(run, rows),
     ...ANSWERABLE_NOTE,
+    ...(tools ? [TOOL_NOTE] : []),
     // LoCoMo runs also get LoCoMo's own per-category F1, the figure its users compare.
     ...officialLines(run),
     // LongMemEval runs also get LongMemEval's own accuracy (official judge prompts).

@@ -7,7 +7,7 @@ import type { ModelResult } from '../../core/model.js';
 import { modelForRepeat } from '../models/create.js';
 import { discountedCost } from '../models/prices.js';
 import type { ProbeContext } from './replay.js';
-import type { AgentInputItem, ProbeRecord, ToolCall, ToolDefinition, Transcript } from '../../core/types.js';
+import type { AgentInputItem, ProbeRecord, ToolCall, ToolDefinition, ToolGrade, Transcript } from '../../core/types.js';
 import { answerableOf, attribute, evidenceTurnsOf } from '../../graders/attribution.js';
 import { isAbstention, mustIncludePass, tokenF1 } from '../../graders/exact.js';
 import { flatCopy } from '../../core/flat.js';
@@ -98,6 +98,8 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
   record.costCached = discountedCost(result.cost, result.usage, graders.answerPrice, task.context.cacheableTokens);
   if (result.error) {
     Object.assign(record, { error: result.error, errorStage: 'answer', passed: false, attribution: 'error' });
+    const expected = ungradedToolCall(task);
+    if (expected) record.tool = expected;
     return record;
   }
   // Copied flat: the reader cuts its answer out of the context's text, and the record, which lives
@@ -121,6 +123,20 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
     view: task.context,
   });
   return record;
+}
+
+/**
+ * A tool probe whose answer call failed still says what it expected: the
+ * reports count it as a failed call and its expected arguments stay in the
+ * argument-accuracy denominator (an error never leaves a rate). Graded as a
+ * miss in every field, so a reader of the record never takes it for a pass.
+ */
+function ungradedToolCall(task: ProbeTask): ToolGrade | undefined {
+  const { probe } = task.context;
+  if (probe.kind !== 'tool' || probe.expectCall === undefined) return undefined;
+  const argsExpected = probe.expectCall ? Object.keys(probe.expectCall.arguments).length : 0;
+  const expected = probe.expectCall?.name ?? null;
+  return { expected, called: null, rightTool: false, argsMatched: 0, argsExpected, exactCall: false, extraCalls: 0, mismatches: ['not graded: the answer call failed'] };
 }
 
 /** Sets exact, f1, judge and passed: an expected call is checked by rule, anything else by the answer judge. */

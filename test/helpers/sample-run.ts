@@ -373,3 +373,73 @@ export function bareProbeRecord(fields: Pick<ProbeRecord, 'strategy' | 'transcri
     ...fields,
   };
 }
+
+/** The tool probes `withToolProbes` adds to every strategy: two per transcript, one of them expecting no call. */
+export const TOOL_PROBES: { transcript: string; probe: string; afterTurn: number; question: string; expected: string | null; args: Record<string, string> }[] = [
+  { transcript: 't1', probe: 'k1', afterTurn: 4, question: 'Pull the order up again.', expected: 'get_order', args: { id: 'A-1042', region: 'eu' } },
+  { transcript: 't1', probe: 'k2', afterTurn: 4, question: 'Where did the order ship?', expected: null, args: {} },
+  { transcript: 't2', probe: 'k3', afterTurn: 2, question: 'Check the device.', expected: 'lookup_device', args: { serial: 'RX-1' } },
+  { transcript: 't2', probe: 'k4', afterTurn: 2, question: 'Check the warranty.', expected: 'get_warranty', args: { serial: 'RX-1' } },
+];
+
+/**
+ * How a strategy answered a tool probe: `exact` (the call expected, or no call
+ * when none was), `partial` (right tool, one argument wrong), `wrong-tool`,
+ * `called` (a call, repeating the conversation's, where none was expected),
+ * `reask` (no call; asked the user), `error` (the answer call failed) and
+ * `judge-error` (no call as expected, the judge of the answer failed).
+ */
+export type ToolOutcome = 'exact' | 'partial' | 'wrong-tool' | 'called' | 'reask' | 'error' | 'judge-error';
+
+type ToolSpec = (typeof TOOL_PROBES)[number];
+
+function callOf(name: string, args: Record<string, string>): { name: string; arguments: string } {
+  return { name, arguments: JSON.stringify(args) };
+}
+
+/** The record fields of one outcome, as harness/run/probes.ts writes them. */
+function toolFields(spec: ToolSpec, outcome: ToolOutcome): Partial<ProbeRecord> {
+  const argsExpected = Object.keys(spec.args).length;
+  const grade = { expected: spec.expected, called: null, rightTool: false, argsMatched: 0, argsExpected, exactCall: false, extraCalls: 0, mismatches: [] as string[] };
+  const byRule = (passed: boolean, reason: string) => ({ passed, exact: passed, judge: { verdict: passed ? 'pass' : 'fail', reason, model: 'tool-check' } as const });
+  const expected = spec.expected ?? 'none';
+  switch (outcome) {
+    case 'exact':
+      if (spec.expected === null) return { answer: 'It shipped to Oslo.', passed: true, exact: true, judge: { verdict: 'pass', reason: 'matches', model: 'offline' }, tool: { ...grade, rightTool: true, exactCall: true } };
+      return { answer: '', toolCalls: [callOf(expected, spec.args)], tool: { ...grade, called: expected, rightTool: true, argsMatched: argsExpected, exactCall: true }, ...byRule(true, 'right tool') };
+    case 'partial': {
+      const args = { ...spec.args, region: 'us' };
+      return { answer: '', toolCalls: [callOf(expected, args)], tool: { ...grade, called: expected, rightTool: true, argsMatched: argsExpected - 1, mismatches: ['region: expected "eu", got "us"'] }, ...byRule(false, 'right tool; region wrong'), attribution: 'present-but-missed' };
+    }
+    case 'wrong-tool':
+      return { answer: '', toolCalls: [callOf('get_customer', {})], tool: { ...grade, called: 'get_customer', mismatches: [`called get_customer; expected ${expected}`] }, ...byRule(false, 'wrong tool'), attribution: 'present-but-missed' };
+    case 'called':
+      return { answer: '', toolCalls: [callOf('get_order', { id: 'A-1042' })], repeatedCalls: 1, tool: { ...grade, called: 'get_order', extraCalls: 1, mismatches: ['called get_order where no call was expected'] }, ...byRule(false, 'called get_order where no call was expected'), attribution: 'present-but-missed' };
+    case 'reask':
+      return { answer: 'Could you provide the serial number?', reask: true, tool: { ...grade, mismatches: [`no call; expected ${expected}`] }, ...byRule(false, `no call; expected ${expected}`), attribution: 'present-but-missed' };
+    case 'error':
+      return { error: 'HTTP 500 from provider', errorStage: 'answer', passed: false, attribution: 'error', tool: { ...grade, mismatches: ['not graded: the answer call failed'] } };
+    case 'judge-error':
+      return { answer: 'It shipped to Oslo.', passed: false, error: 'judge: HTTP 429', errorStage: 'judge', attribution: 'error', judge: { verdict: 'error', reason: 'HTTP 429', model: 'openai:judge' }, tool: { ...grade, rightTool: true, exactCall: true } };
+  }
+}
+
+/** `run` with a `kind: tool` record per strategy and TOOL_PROBES entry, answered as `outcomes[strategy]` says (in TOOL_PROBES order). */
+export function withToolProbes(run: RunResult, outcomes: Record<string, ToolOutcome[]>): RunResult {
+  const added = Object.entries(outcomes).flatMap(([strategy, list]) =>
+    TOOL_PROBES.map((spec, i) =>
+      bareProbeRecord({
+        strategy,
+        transcript: spec.transcript,
+        probe: spec.probe,
+        kind: 'tool',
+        afterTurn: spec.afterTurn,
+        question: spec.question,
+        reference: spec.expected ? `${spec.expected}(${Object.entries(spec.args).map(([k, v]) => `${k}=${v}`).join(', ')})` : 'Oslo',
+        model: run.info.model,
+        ...toolFields(spec, list[i]),
+      }),
+    ),
+  );
+  return { ...run, probes: [...run.probes, ...added] };
+}

@@ -98,7 +98,10 @@ describe('CSV reports', () => {
     expect(rows.every((r) => r.tags === tagsOf(r))).toBe(true);
     // Columns that existed before keep their order; the new ones come last.
     const [head] = parseCsv(probesCsv(withMeta));
-    expect(head.slice(-4)).toEqual(['category', 'question_type', 'evidence_turns', 'tags']);
+    const at = head.indexOf('error_stage') + 1;
+    expect(head.slice(at, at + 4)).toEqual(['category', 'question_type', 'evidence_turns', 'tags']);
+    // The tool columns came later still, after them.
+    expect(head.slice(at + 4, at + 5)).toEqual(['tool_expected']);
   });
 
   it('report.html groups accuracy by tag when the transcripts carry more than one tag value, and counts attributions', () => {

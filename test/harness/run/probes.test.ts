@@ -223,9 +223,12 @@ describe('answerProbe with tools', () => {
     expect(r.lookup).toMatchObject({ passed: false, tool: { rightTool: false, called: 'get_customer', argsMatched: 0 } });
   });
 
-  it('an errored answer to a tool probe is an error, never graded as a pass', async () => {
+  it('an errored answer to a tool probe is an error, never graded as a pass, and keeps what the probe expected', async () => {
     const r = await records(() => new Everything(), graders(model(() => ({ error: 'HTTP 500' }))), withTools);
     expect(r.remember).toMatchObject({ passed: false, errorStage: 'answer', attribution: 'error' });
-    expect(r.remember.tool).toBeUndefined();
+    // The expectation stays on the record (reports count its arguments as missed), every field a miss.
+    expect(r.remember.tool).toMatchObject({ expected: null, called: null, rightTool: false, exactCall: false, argsExpected: 0 });
+    expect(r.lookup.tool).toMatchObject({ expected: 'get_order', called: null, rightTool: false, exactCall: false, argsMatched: 0, argsExpected: 1 });
+    expect(r.which.tool).toBeUndefined();
   });
 });
