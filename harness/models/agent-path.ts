@@ -4,15 +4,20 @@
 // written to: probes go through a probe-only Session.
 import {
   Agent,
+  ModelBehaviorError,
   OpenAIProvider,
   Runner,
+  tool,
   Usage as SdkUsage,
   type AgentInputItem,
-  type AgentOutputItem,
+  type FunctionTool,
+  type AssistantMessageItem,
+  type FunctionCallItem,
   type Model as SdkModel,
   type ModelRequest as SdkModelRequest,
   type ModelResponse as SdkModelResponse,
   type Session,
+  type SerializedTool,
   type StreamEvent,
 } from '@openai/agents';
 import { randomUUID } from 'node:crypto';
@@ -22,7 +27,7 @@ import { msSince, type Model, type ModelRequest, type ModelResult } from '../../
 import { callResult, type OpenAIRunnerTarget } from './openai.js';
 import { withRetry } from './retry.js';
 import { redact } from '../../core/secrets.js';
-import type { Usage } from '../../core/types.js';
+import type { ToolCall, ToolDefinition, Usage } from '../../core/types.js';
 
 /** Exactly what a probe sends: the caller can key an answer-level cache on it. */
 export interface PreparedProbe {
@@ -30,12 +35,14 @@ export interface PreparedProbe {
   /** The strategy's view when the probe was prepared (oldest first). */
   items: AgentInputItem[];
   question: string;
+  /** The tools offered with the question (a transcript's `tools:`); absent or empty: none. */
+  tools?: ToolDefinition[];
 }
 
 /** Reads the strategy's view once; the runner is later served this same snapshot. */
-export async function prepareProbe(session: Session, question: string, instructions?: string): Promise<PreparedProbe> {
+export async function prepareProbe(session: Session, question: string, instructions?: string, tools?: ToolDefinition[]): Promise<PreparedProbe> {
   const items = structuredClone(await session.getItems());
-  return { instructions, items, question };
+  return { instructions, items, question, ...(tools?.length ? { tools } : {}) };
 }
 
 /** The request a prepared probe amounts to (what a Model would get; also a stable cache key input). */
@@ -45,6 +52,7 @@ export function probeRequest(probe: PreparedProbe, opts: { maxOutputTokens?: num
     input: [...probe.items, userMessage(probe.question)],
     maxOutputTokens: opts.maxOutputTokens,
     temperature: opts.temperature,
+    ...(probe.tools?.length ? { tools: probe.tools } : {}),
     purpose: 'answer',
   };
 }
@@ -121,6 +129,8 @@ export class SdkModelAdapter implements SdkModel {
     if (request.modelSettings.temperature !== undefined) out.temperature = request.modelSettings.temperature;
     const format = request.outputType;
     if (format !== 'text' && format.type === 'json_schema') out.responseFormat = { name: format.name, schema: format.schema };
+    const tools = toolDefinitions(request.tools);
+    if (tools.length > 0) out.tools = tools;
     return out;
   }
 
@@ -134,10 +144,7 @@ export class SdkModelAdapter implements SdkModel {
 
   async getResponse(request: SdkModelRequest): Promise<SdkModelResponse> {
     const result = await this.call(request);
-    const output: AgentOutputItem[] = [
-      { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: result.output }] },
-    ];
-    return { usage: sdkUsage(result.usage), output, responseId: `memeval-${randomUUID()}` };
+    return { usage: sdkUsage(result.usage), output: outputItems(result), responseId: `memeval-${randomUUID()}` };
   }
 
   async *getStreamedResponse(request: SdkModelRequest): AsyncIterable<StreamEvent> {
@@ -148,10 +155,31 @@ export class SdkModelAdapter implements SdkModel {
       response: {
         id: `memeval-${randomUUID()}`,
         usage: { requests: 1, inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
-        output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: result.output }] }],
+        output: outputItems(result),
       },
     };
   }
+}
+
+/** The function tools of an SDK request, as a memeval request offers them. */
+function toolDefinitions(tools: readonly SerializedTool[]): ToolDefinition[] {
+  return tools.flatMap((t) => {
+    if (t.type !== 'function') return [];
+    return [{ name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters as Record<string, unknown> }];
+  });
+}
+
+/** A model's result as SDK output items: its text, then a function_call item per call it made. */
+function outputItems(result: ModelResult): (AssistantMessageItem | FunctionCallItem)[] {
+  const items: (AssistantMessageItem | FunctionCallItem)[] = [];
+  // A reply made of calls alone has no message: an empty one would count as a final answer.
+  if (result.output !== '' || !result.toolCalls?.length) {
+    items.push({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: result.output }] });
+  }
+  for (const call of result.toolCalls ?? []) {
+    items.push({ type: 'function_call', callId: `call_${randomUUID()}`, name: call.name, arguments: call.arguments, status: 'completed' });
+  }
+  return items;
 }
 
 export interface AnswerWithRunnerOptions {
@@ -159,8 +187,10 @@ export interface AnswerWithRunnerOptions {
   session?: Session;
   question: string;
   instructions?: string;
-  /** A probe from prepareProbe (the exact instructions, items and question to send). */
+  /** A probe from prepareProbe (the exact instructions, items, question and tools to send). */
   prepared?: PreparedProbe;
+  /** The tools to offer with the question; ignored when `prepared` is given. */
+  tools?: ToolDefinition[];
   /** A memeval Model (runs through SdkModelAdapter) or OpenAI client settings (runs through the SDK's own OpenAI models). */
   model: Model | OpenAIRunnerTarget;
   maxOutputTokens?: number;
@@ -198,36 +228,124 @@ interface RunOutcome {
   output: string;
   usage: Usage;
   added: AgentInputItem[];
+  toolCalls?: ToolCall[];
 }
 
-async function runOnce(runner: Runner, agent: Agent, probe: PreparedProbe, signal?: AbortSignal): Promise<RunOutcome> {
+/**
+ * What a tool's stub returns. It is never read: the run stops at the model's
+ * first call (the call is what a probe grades), and a transcript's own turns,
+ * not the run, hold what tools returned.
+ */
+const STUB_RESULT = 'not run: the probe grades the call';
+
+/** The SDK's type of a non-strict tool's JSON Schema. */
+type NonStrictSchema = Extract<Parameters<typeof tool>[0]['parameters'], { additionalProperties: true }>;
+
+/**
+ * A transcript's tools as SDK function tools with a stub `execute`. Not strict,
+ * like the direct path's, so the schema reaches the model as written. The SDK
+ * rewrites a name's `-` to `_`; the APIs accept `-`, so the transcript's name is
+ * put back: the model sees the tool the transcript declares, and its call is
+ * graded against that name rather than failing as a wrong tool.
+ */
+function sdkTools(tools: readonly ToolDefinition[]): FunctionTool<unknown, NonStrictSchema>[] {
+  return tools.map((def) => ({
+    ...tool({
+      name: def.name,
+      description: def.description ?? '',
+      // Checked by the loader as an object schema. Not strict, the SDK sends it as written; its
+      // type asks for `required` and `additionalProperties: true`, which a schema may leave out.
+      parameters: def.parameters as NonStrictSchema,
+      strict: false,
+      execute: () => STUB_RESULT,
+    }),
+    name: def.name,
+  }));
+}
+
+/**
+ * Every response the run's model gave in one attempt, read off the model itself:
+ * the calls are graded from what the model said, even when the runner refuses
+ * them (a call to a tool the agent lacks is a ModelBehaviorError).
+ */
+class ResponseLog {
+  readonly responses: SdkModelResponse[] = [];
+
+  wrap(model: SdkModel): SdkModel {
+    const wrapped: SdkModel = {
+      getResponse: async (request) => {
+        const response = await model.getResponse(request);
+        this.responses.push(response);
+        return response;
+      },
+      getStreamedResponse: (request) => model.getStreamedResponse(request),
+    };
+    if (model.supportsPromptModelSelection !== undefined) Object.assign(wrapped, { supportsPromptModelSelection: model.supportsPromptModelSelection });
+    if (model.getRetryAdvice) wrapped.getRetryAdvice = (args) => model.getRetryAdvice?.(args);
+    return wrapped;
+  }
+}
+
+/** The function calls of the responses, in order, as the model wrote them. */
+function callsOf(responses: readonly SdkModelResponse[]): ToolCall[] {
+  return responses.flatMap((r) => r.output.flatMap((item) => (item.type === 'function_call' ? [{ name: item.name, arguments: item.arguments }] : [])));
+}
+
+/** The text of the responses' assistant messages: what a model wrote beside its calls. */
+function messageText(responses: readonly SdkModelResponse[]): string {
+  const texts: string[] = [];
+  for (const item of responses.flatMap((r) => r.output)) {
+    if (item.type !== 'message' || item.role !== 'assistant') continue;
+    for (const part of item.content) if (part.type === 'output_text') texts.push(part.text);
+  }
+  return texts.join('');
+}
+
+/** The outcome of a run whose model made calls: the calls, and its own text (the run's final output is the stub's). */
+function callOutcome(log: ResponseLog, session: ProbeSession, calls: ToolCall[]): RunOutcome {
+  return { output: messageText(log.responses), usage: sumUsage(log.responses), added: [...session.addedItems()], toolCalls: calls };
+}
+
+async function runOnce(runner: Runner, agent: Agent, probe: PreparedProbe, log: ResponseLog, signal?: AbortSignal): Promise<RunOutcome> {
   const session = new ProbeSession(probe.items);
-  // One model call: a probe answers; tools and handoffs are not part of it.
-  const result = await runner.run(agent, probe.question, { session, signal, maxTurns: 1 });
-  return { output: finalText(result.finalOutput), usage: sumUsage(result.rawResponses), added: [...session.addedItems()] };
+  // Each attempt is graded on its own responses.
+  log.responses.length = 0;
+  try {
+    // One model call: a probe answers, or makes the call it grades (stop_on_first_tool ends the run there).
+    const result = await runner.run(agent, probe.question, { session, signal, maxTurns: 1 });
+    const calls = callsOf(log.responses);
+    if (calls.length > 0) return callOutcome(log, session, calls);
+    return { output: finalText(result.finalOutput), usage: sumUsage(result.rawResponses), added: [...session.addedItems()] };
+  } catch (error) {
+    // The model answered with a call the runner refused (a tool the agent lacks): that call is the answer, graded as wrong.
+    const calls = callsOf(log.responses);
+    if (error instanceof ModelBehaviorError && calls.length > 0) return callOutcome(log, session, calls);
+    throw error;
+  }
 }
 
 function makeAgent(probe: PreparedProbe, model: string | SdkModel, opts: AnswerWithRunnerOptions): Agent {
+  const tools = probe.tools?.length ? { tools: sdkTools(probe.tools), toolUseBehavior: 'stop_on_first_tool' as const } : {};
   return new Agent({
     name: 'memeval-probe',
     instructions: probe.instructions ?? '',
     model,
     modelSettings: { maxTokens: opts.maxOutputTokens, temperature: opts.temperature },
+    ...tools,
   });
 }
 
 async function answerViaOpenAI(probe: PreparedProbe, target: OpenAIRunnerTarget, opts: AnswerWithRunnerOptions): Promise<RunnerAnswer> {
-  const runner = new Runner({
-    modelProvider: new OpenAIProvider({ openAIClient: await target.client(), useResponses: target.api === 'responses' }),
-    tracingDisabled: true,
-  });
+  const provider = new OpenAIProvider({ openAIClient: await target.client(), useResponses: target.api === 'responses' });
+  const log = new ResponseLog();
+  const runner = new Runner({ modelProvider: { getModel: async (name) => log.wrap(await provider.getModel(name)) }, tracingDisabled: true });
   const agent = makeAgent(probe, target.name, opts);
   // Latency is timed from the moment the call starts, not from when it queued for a concurrency slot.
   let started = performance.now();
   // The target is the model's own RetryOptions, breaker included: a bad key found by either path stops both.
   const attempt = () => {
     started = performance.now();
-    return withRetry((signal) => runOnce(runner, agent, probe, signal), target);
+    return withRetry((signal) => runOnce(runner, agent, probe, log, signal), target);
   };
   const outcome = await (opts.limit ? opts.limit(attempt) : attempt());
   const result = callResult(target.id, target.price, outcome, msSince(started));
@@ -236,16 +354,18 @@ async function answerViaOpenAI(probe: PreparedProbe, target: OpenAIRunnerTarget,
 
 async function answerViaModel(probe: PreparedProbe, model: Model, opts: AnswerWithRunnerOptions): Promise<RunnerAnswer> {
   const adapter = new SdkModelAdapter(model);
-  const runner = new Runner({ modelProvider: { getModel: () => adapter }, tracingDisabled: true });
-  const agent = makeAgent(probe, adapter, opts);
+  const log = new ResponseLog();
+  const logged = log.wrap(adapter);
+  const runner = new Runner({ modelProvider: { getModel: () => logged }, tracingDisabled: true });
+  const agent = makeAgent(probe, logged, opts);
   const started = performance.now();
   try {
-    const { output, usage, added } = await runOnce(runner, agent, probe);
+    const { output, usage, added, toolCalls } = await runOnce(runner, agent, probe, log);
     const results = adapter.results;
     const costs = results.map((r) => r.cost);
     const cost = costs.every((c) => c !== undefined) ? costs.reduce<number>((a, c) => a + (c ?? 0), 0) : undefined;
     const cached = results.length > 0 && results.every((r) => r.cached);
-    return { output, usage, cost, cached, latencyMs: msSince(started), probe, added };
+    return { output, usage, cost, cached, latencyMs: msSince(started), probe, added, ...(toolCalls ? { toolCalls } : {}) };
   } catch (error) {
     // The model's own error (already redacted) when it failed, else what the runner threw.
     const failed = adapter.results.find((r) => r.error !== undefined);
@@ -266,7 +386,7 @@ export async function answerWithRunner(opts: AnswerWithRunnerOptions): Promise<R
   let probe = opts.prepared;
   if (!probe) {
     if (!opts.session) throw new Error('answerWithRunner needs a session or a prepared probe');
-    probe = await prepareProbe(opts.session, opts.question, opts.instructions);
+    probe = await prepareProbe(opts.session, opts.question, opts.instructions, opts.tools);
   }
   return isRunnerTarget(opts.model) ? answerViaOpenAI(probe, opts.model, opts) : answerViaModel(probe, opts.model, opts);
 }

@@ -8,7 +8,9 @@ import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/pro
 import { dirname, join } from 'node:path';
 import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
 import { processAlive } from '../../core/process.js';
+import { isRecord } from '../../core/record.js';
 import { redact } from '../../core/secrets.js';
+import type { ToolCall } from '../../core/types.js';
 
 /** JSON with object keys sorted and `undefined` fields dropped, so equal values hash equally. */
 export function canonicalJson(value: unknown): string {
@@ -32,9 +34,19 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** The cache key of one call. */
+/**
+ * The cache key of one call. A request's tools are part of it (the same question
+ * with tools on offer may be answered by a call); an empty tool list is left out,
+ * so a request without tools keeps the key it had before tools existed.
+ */
 export function cacheKey(modelId: string, params: Record<string, unknown>, request: ModelRequest): string {
-  return sha256(canonicalJson({ model: modelId, params, request }));
+  return sha256(canonicalJson({ model: modelId, params, request: withoutEmptyTools(request) }));
+}
+
+function withoutEmptyTools(request: ModelRequest): ModelRequest {
+  if (request.tools === undefined || request.tools.length > 0) return request;
+  const { tools: _none, ...rest } = request;
+  return rest;
 }
 
 /**
@@ -45,9 +57,10 @@ export function cacheKey(modelId: string, params: Record<string, unknown>, reque
  * strategies follow), so plain JSON text matches without sorting every item's keys per call.
  */
 export function flightKey(modelId: string, params: Record<string, unknown>, request: ModelRequest): string {
-  const { purpose, system, maxOutputTokens, temperature, responseFormat, input, ...rest } = request;
+  const { purpose, system, maxOutputTokens, temperature, responseFormat, input, tools, ...rest } = request;
   // `rest` keeps any field a caller adds beyond ModelRequest: requests that differ there stay apart.
-  return JSON.stringify([modelId, params, purpose, system ?? null, maxOutputTokens ?? null, temperature ?? null, responseFormat ?? null, input, rest]);
+  const offered = tools?.length ? tools : null;
+  return JSON.stringify([modelId, params, purpose, system ?? null, maxOutputTokens ?? null, temperature ?? null, responseFormat ?? null, offered, input, rest]);
 }
 
 /** Counters a run reports (one object can be shared by every model of a run). */
@@ -166,16 +179,30 @@ const TEMP_NAME = /\.json\.(\d+)\.[0-9a-f]+\.tmp$/;
 
 
 /**
- * Exactly what an entry keeps: the answer (redacted) and its accounting. Fields a
- * wrapped model adds beyond ModelResult (the runner's prepared probe, the items it
- * added) hold request text and are never stored; errors are never stored at all.
+ * Exactly what an entry keeps: the answer and its tool calls (redacted) and its
+ * accounting. Fields a wrapped model adds beyond ModelResult (the runner's prepared
+ * probe, the items it added) hold request text and are never stored; errors are
+ * never stored at all. An answer without calls is stored as it was before calls
+ * existed, so its entry's checksum is unchanged.
  */
 function storedResult(result: ModelResult): ModelResult {
-  const { output, usage, cost, latencyMs } = result;
+  const { output, usage, cost, latencyMs, toolCalls } = result;
   const stored: ModelResult = { output: redact(output), usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }, cached: false, latencyMs };
   if (usage.cachedTokens !== undefined) stored.usage.cachedTokens = usage.cachedTokens;
   if (cost !== undefined) stored.cost = cost;
+  if (toolCalls?.length) stored.toolCalls = redactedCalls(toolCalls);
   return stored;
+}
+
+/** Calls with only their name and arguments, redacted: a model may write a key it saw into an argument. */
+function redactedCalls(calls: readonly ToolCall[]): ToolCall[] {
+  return calls.map((c) => ({ name: redact(c.name), arguments: redact(c.arguments) }));
+}
+
+/** Whether an entry's `toolCalls` is absent or a list of {name, arguments} strings. */
+function validCalls(value: unknown): value is ToolCall[] | undefined {
+  if (value === undefined) return true;
+  return Array.isArray(value) && value.every((c) => isRecord(c) && typeof c.name === 'string' && typeof c.arguments === 'string');
 }
 
 function parseEntry(raw: string, key: string): ModelResult | undefined {
@@ -189,8 +216,11 @@ function parseEntry(raw: string, key: string): ModelResult | undefined {
   if (typeof entry.result !== 'object' || entry.result === null) return undefined;
   if (entry.sha256 !== sha256(canonicalJson(entry.result))) return undefined;
   if (typeof entry.result.output !== 'string' || entry.result.error !== undefined) return undefined;
+  if (!validCalls(entry.result.toolCalls)) return undefined;
   // An entry written before a secret family was known may still hold one; it leaves redacted.
-  return { ...entry.result, output: redact(entry.result.output) };
+  const result: ModelResult = { ...entry.result, output: redact(entry.result.output) };
+  if (entry.result.toolCalls) result.toolCalls = redactedCalls(entry.result.toolCalls);
+  return result;
 }
 
 // Models promise never to throw; this keeps the promise even for one that does.
@@ -309,6 +339,7 @@ export class CachedModel implements Model {
     const raw = await this.inner.complete(request).catch((error: unknown) => failure(error));
     // A model may echo a key it saw in a transcript; nothing key-like is stored or passed on.
     const result: ModelResult = { ...raw, output: redact(raw.output) };
+    if (raw.toolCalls) result.toolCalls = redactedCalls(raw.toolCalls);
     if (raw.error !== undefined) result.error = redact(raw.error);
     if (result.error !== undefined) {
       this.stats.errors++;

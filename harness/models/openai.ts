@@ -5,15 +5,20 @@
 // stops calls that no retry can fix.
 import type OpenAI from 'openai';
 import { DEFAULT_OPENAI_BASE_URL, publicBaseURL } from './endpoint.js';
-import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
-import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from 'openai/resources/responses/responses';
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+} from 'openai/resources/chat/completions';
+import type { FunctionTool, ResponseCreateParamsNonStreaming, ResponseInputItem } from 'openai/resources/responses/responses';
 import { itemRole, itemText, itemType } from '../../core/items.js';
 import { msSince, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
 import { costOf, type Price } from './prices.js';
 import { Breakers, type Endpoint } from './breaker.js';
 import { PermanentError, TransientError, withRetry, type RetryGuard, type RetryOptions, type RetryOutcome } from './retry.js';
 import { redact, registerSecret } from '../../core/secrets.js';
-import type { AgentInputItem, Usage } from '../../core/types.js';
+import type { AgentInputItem, ToolCall, ToolDefinition, Usage } from '../../core/types.js';
 
 export type OpenAIApi = 'responses' | 'chat';
 
@@ -57,8 +62,15 @@ export interface OpenAIBatchTarget {
   price: Price | undefined;
   /** The request body a direct call would send. */
   body: (request: ModelRequest) => Record<string, unknown>;
-  /** Text and usage of a reply body; throws on a body that is not a reply. */
-  parse: (reply: unknown) => { output: string; usage: Usage };
+  /** Text, usage and tool calls of a reply body; throws on a body that is not a reply. */
+  parse: (reply: unknown) => ParsedReply;
+}
+
+/** What a reply body says: its text, its usage, and the tool calls it made (absent: none). */
+export interface ParsedReply {
+  output: string;
+  usage: Usage;
+  toolCalls?: ToolCall[];
 }
 
 export interface OpenAIRunnerTarget extends RetryOptions {
@@ -152,9 +164,29 @@ export function toChatMessages(system: string | undefined, items: AgentInputItem
   return out;
 }
 
+/**
+ * A transcript's tools as the Responses API takes them. Not strict: strict mode
+ * rewrites a schema's optional properties as required, and a transcript's schema
+ * is sent as written, so every path offers the model the same tool.
+ */
+export function responsesTools(tools: readonly ToolDefinition[]): FunctionTool[] {
+  return tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }));
+}
+
+/** A transcript's tools as Chat Completions takes them. */
+export function chatTools(tools: readonly ToolDefinition[]): ChatCompletionFunctionTool[] {
+  return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+}
+
+/** The request's tools, or undefined when it offers none: such a body has no `tools` key, as before tools existed. */
+function offeredTools(request: ModelRequest): readonly ToolDefinition[] | undefined {
+  return request.tools?.length ? request.tools : undefined;
+}
+
 /** The Responses API body of a request. */
 export function responsesBody(name: string, request: ModelRequest): ResponseCreateParamsNonStreaming {
   const body: ResponseCreateParamsNonStreaming = { model: name, input: toResponsesInput(request.input) };
+  const tools = offeredTools(request);
   if (request.system) body.instructions = request.system;
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
@@ -162,6 +194,7 @@ export function responsesBody(name: string, request: ModelRequest): ResponseCrea
     const { name: formatName, schema } = request.responseFormat;
     body.text = { format: { type: 'json_schema', name: formatName, schema, strict: true } };
   }
+  if (tools) body.tools = responsesTools(tools);
   return body;
 }
 
@@ -172,12 +205,14 @@ export function chatBody(
   maxTokensField: 'max_completion_tokens' | 'max_tokens' = 'max_completion_tokens',
 ): ChatCompletionCreateParamsNonStreaming {
   const body: ChatCompletionCreateParamsNonStreaming = { model: name, messages: toChatMessages(request.system, request.input) };
+  const tools = offeredTools(request);
   if (request.maxOutputTokens !== undefined) body[maxTokensField] = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.responseFormat) {
     const { name: formatName, schema } = request.responseFormat;
     body.response_format = { type: 'json_schema', json_schema: { name: formatName, schema, strict: true } };
   }
+  if (tools) body.tools = chatTools(tools);
   return body;
 }
 
@@ -231,12 +266,30 @@ function jsonReply(raw: unknown): AnyRecord {
   return rec;
 }
 
-/** Text and usage of a Responses API reply. */
-export function parseResponsesReply(raw: unknown): { output: string; usage: Usage } {
+/** A function call of a reply, as the model wrote it; undefined for anything else. */
+function functionCall(name: unknown, args: unknown): ToolCall | undefined {
+  if (typeof name !== 'string') return undefined;
+  // Arguments stay the text the model wrote: the grader decides whether it is a JSON object.
+  return { name, arguments: typeof args === 'string' ? args : args === undefined || args === null ? '' : JSON.stringify(args) };
+}
+
+/** `reply` with its tool calls, when it made any (a reply without calls keeps the shape it always had). */
+function withCalls(reply: ParsedReply, calls: ToolCall[]): ParsedReply {
+  return calls.length > 0 ? { ...reply, toolCalls: calls } : reply;
+}
+
+/** Text, usage and tool calls of a Responses API reply. A reply with only calls has output ''. */
+export function parseResponsesReply(raw: unknown): ParsedReply {
   const rec = jsonReply(raw);
   const texts: string[] = [];
+  const calls: ToolCall[] = [];
   for (const item of Array.isArray(rec.output) ? rec.output : []) {
     const message = asRecord(item);
+    if (message?.type === 'function_call') {
+      const call = functionCall(message.name, message.arguments);
+      if (call) calls.push(call);
+      continue;
+    }
     if (message?.type !== 'message' || !Array.isArray(message.content)) continue;
     for (const part of message.content) {
       const p = asRecord(part);
@@ -246,17 +299,28 @@ export function parseResponsesReply(raw: unknown): { output: string; usage: Usag
   }
   if (!Array.isArray(rec.output)) throw new PermanentError('the Responses API reply has no `output` list');
   const usage = asRecord(rec.usage) ?? {};
-  return { output: texts.join(''), usage: usageOf(usage.input_tokens, usage.output_tokens, usage.input_tokens_details) };
+  return withCalls({ output: texts.join(''), usage: usageOf(usage.input_tokens, usage.output_tokens, usage.input_tokens_details) }, calls);
 }
 
-/** Text and usage of a Chat Completions reply. */
-export function parseChatReply(raw: unknown): { output: string; usage: Usage } {
+/** The function calls of a Chat Completions message (`tool_calls[].function`). */
+function chatCalls(message: AnyRecord): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const entry of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+    const fn = asRecord(asRecord(entry)?.function);
+    const call = fn && functionCall(fn.name, fn.arguments);
+    if (call) calls.push(call);
+  }
+  return calls;
+}
+
+/** Text, usage and tool calls of a Chat Completions reply. A reply with only calls (content null) has output ''. */
+export function parseChatReply(raw: unknown): ParsedReply {
   const rec = jsonReply(raw);
   if (!Array.isArray(rec.choices) || rec.choices.length === 0) throw new PermanentError('the Chat Completions reply has no choices');
   const message = asRecord(asRecord(rec.choices[0])?.message) ?? {};
   const output = typeof message.content === 'string' ? message.content : typeof message.refusal === 'string' ? message.refusal : '';
   const usage = asRecord(rec.usage) ?? {};
-  return { output, usage: usageOf(usage.prompt_tokens, usage.completion_tokens, usage.prompt_tokens_details) };
+  return withCalls({ output, usage: usageOf(usage.prompt_tokens, usage.completion_tokens, usage.prompt_tokens_details) }, chatCalls(message));
 }
 
 /** Usage as a reply reports it; `cached_tokens` (served by the prompt cache) only when the server reports it. */
@@ -276,14 +340,16 @@ function failedCallError(id: string, outcome: Extract<RetryOutcome<unknown>, { o
 export function callResult(
   id: string,
   price: Price | undefined,
-  outcome: RetryOutcome<{ output: string; usage: Usage }>,
+  outcome: RetryOutcome<ParsedReply>,
   latencyMs: number,
 ): ModelResult {
   if (!outcome.ok) {
     return { output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs, error: failedCallError(id, outcome) };
   }
-  const { output, usage } = outcome.value;
-  return { output, usage, cost: costOf(usage, price), cached: false, latencyMs };
+  const { output, usage, toolCalls } = outcome.value;
+  const result: ModelResult = { output, usage, cost: costOf(usage, price), cached: false, latencyMs };
+  if (toolCalls?.length) result.toolCalls = toolCalls;
+  return result;
 }
 
 /** Normalises an `api:` value from config (`chat`, `chat_completions`, `responses`). */
@@ -391,7 +457,7 @@ export class OpenAIModel implements Model {
   }
 
   // The raw body is read here, once, so a non-JSON reply becomes a retried TransientError, not a client TypeError.
-  private async call(request: ModelRequest, signal: AbortSignal): Promise<{ output: string; usage: Usage }> {
+  private async call(request: ModelRequest, signal: AbortSignal): Promise<ParsedReply> {
     const { direct } = await this.clientsFor();
     if (this.api === 'chat') {
       const body = chatBody(this.name, request, this.maxTokensField);

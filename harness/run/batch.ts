@@ -24,7 +24,7 @@ import { redact } from '../../core/secrets.js';
 import { CacheStore, type CallRouter, type RoutedCall } from '../models/cache.js';
 import { BatchClient, BatchRequestError, MAX_BATCH_BYTES, MAX_BATCH_LINES, inputLine, type BatchEndpoint, type BatchLineResult, type BatchRequestLine, type BatchStatus, type Sleep } from '../models/batch.js';
 import { openAIModelOf } from '../models/create.js';
-import type { OpenAIBatchTarget } from '../models/openai.js';
+import type { OpenAIBatchTarget, ParsedReply } from '../models/openai.js';
 import type { SuiteConfig } from '../config.js';
 import { costOf } from '../models/prices.js';
 
@@ -419,7 +419,7 @@ export class BatchRun implements CallRouter {
   /** Stores a line's result in the cache; returns its error, if it is one. */
   private async storeLine(key: string, line: BatchLineResult, target: OpenAIBatchTarget, batch: string): Promise<string | undefined> {
     if (!line.ok) return redact(`${target.id}: batch ${batch}: ${line.error}`);
-    let reply: { output: string; usage: ModelResult['usage'] };
+    let reply: ParsedReply;
     try {
       reply = target.parse(line.body);
     } catch (error) {
@@ -430,6 +430,8 @@ export class BatchRun implements CallRouter {
     // Latency is not measured for a batched call: the batch took as long as it took.
     const made: ModelResult = { output: redact(reply.output), usage: reply.usage, cached: false, latencyMs: 0 };
     if (cost !== undefined) made.cost = cost;
+    // The calls are read by the same parser as a direct call's; the store redacts them as it writes.
+    if (reply.toolCalls?.length) made.toolCalls = reply.toolCalls;
     await this.store.write(key, made);
     return undefined;
   }

@@ -67,10 +67,11 @@ class RunnerAnswerModel implements Model {
 
   async complete(request: ModelRequest): Promise<ModelResult> {
     const { question, context } = questionAndContext(request.input);
-    const prepared = { instructions: request.system, items: context, question };
+    // The transcript's tools go to the runner's Agent, as the direct path sends them with the request.
+    const prepared = { instructions: request.system, items: context, question, ...(request.tools?.length ? { tools: request.tools } : {}) };
     // Loaded with the first runner call: `@openai/agents` is a large package that a run on the direct path never needs.
     const { answerWithRunner } = await import('../models/agent-path.js');
-    const { output, usage, cost, cached, latencyMs, error } = await answerWithRunner({
+    const { output, usage, cost, cached, latencyMs, error, toolCalls } = await answerWithRunner({
       prepared,
       question,
       model: this.target,
@@ -78,7 +79,7 @@ class RunnerAnswerModel implements Model {
       maxOutputTokens: request.maxOutputTokens,
       temperature: request.temperature,
     });
-    return { output, usage, cost, cached, latencyMs, error };
+    return { output, usage, cost, cached, latencyMs, error, ...(toolCalls?.length ? { toolCalls } : {}) };
   }
 }
 

@@ -93,6 +93,44 @@ export function chatBody(text: string, usage: FakeUsage = { input: 10, output: 5
   };
 }
 
+/** A tool call a fake reply makes; object arguments are sent as their JSON text, as the APIs do. */
+export interface FakeCall {
+  name: string;
+  arguments: string | Record<string, unknown>;
+}
+
+function argumentText(call: FakeCall): string {
+  return typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+}
+
+const fakeId = (prefix: string): string => `${prefix}_${Math.random().toString(36).slice(2)}`;
+
+/** A Responses API body whose output is `function_call` items (after a message with `text`, when given). */
+export function responsesCallsBody(calls: FakeCall[], text = '', usage: FakeUsage = { input: 10, output: 5 }): Record<string, unknown> {
+  const body = responsesBody(text, usage);
+  const items = calls.map((call) => ({ type: 'function_call', id: fakeId('fc'), call_id: fakeId('call'), name: call.name, arguments: argumentText(call), status: 'completed' }));
+  // A reply of calls alone has no message item, as the API sends it.
+  return { ...body, output: text ? [...(body.output as unknown[]), ...items] : items };
+}
+
+/** A Chat Completions body whose choice makes `calls` (`content` null unless `text` is given). */
+export function chatCallsBody(calls: FakeCall[], text: string | null = null, usage: FakeUsage = { input: 10, output: 5 }): Record<string, unknown> {
+  const body = chatBody(text ?? '', usage);
+  const toolCalls = calls.map((call) => ({ id: fakeId('call'), type: 'function', function: { name: call.name, arguments: argumentText(call) } }));
+  return { ...body, choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: text, tool_calls: toolCalls } }] };
+}
+
+/** A reply making `calls`, in the shape of the endpoint called (Chat Completions or Responses). */
+export function callsReply(req: RecordedRequest, calls: FakeCall[], text?: string): FakeReply {
+  return { json: req.path.endsWith('/chat/completions') ? chatCallsBody(calls, text ?? null) : responsesCallsBody(calls, text ?? '') };
+}
+
+/** The names of the tools a Responses or Chat Completions body offers (none: an empty list). */
+export function offeredToolNames(body: Record<string, unknown>): string[] {
+  const tools = Array.isArray(body.tools) ? (body.tools as Record<string, unknown>[]) : [];
+  return tools.map((t) => String(t.name ?? (t.function as Record<string, unknown> | undefined)?.name ?? ''));
+}
+
 /** A gateway's own error page, sent with status 200 as some proxies do. */
 export function htmlPage(title = 'Bad gateway'): FakeReply {
   return { text: `<html><head><title>${title}</title></head><body><h1>${title}</h1></body></html>`, headers: { 'content-type': 'text/html' } };
