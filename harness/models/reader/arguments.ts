@@ -25,6 +25,10 @@ export interface Parameter {
   values: readonly (string | number)[];
   /** Stems that name the parameter in prose: its name's words ("order" of `order_id`), else its description's. */
   names: ReadonlySet<string>;
+  /** Other words of its description ("rows" of "Maximum rows" for `limit`): they name it when its own words are not there. */
+  described: ReadonlySet<string>;
+  /** A number parameter for a sum or a share: a money or percent value the request states is its value. */
+  measure?: 'money' | 'percent';
   /** For one of two date parameters: which end of a range it takes. */
   end?: 'start' | 'end';
   /** Position in the schema's `properties`: arguments are written in this order. */
@@ -83,6 +87,14 @@ function schemaKind(name: string, schema: Record<string, unknown>): ParameterKin
   return 'text';
 }
 
+const MONEY_WORDS = /\b(?:amount|price|cost|total|fee|charge|refund|balance|payment|usd|eur|gbp|dollars?|euros?|pounds?|budget|credit)\b/i;
+const PERCENT_WORDS = /\b(?:percent|percentage|pct|rate|share|ratio|discount)\b/i;
+
+function measureOf(kind: ParameterKind, text: string): Parameter['measure'] {
+  if (kind !== 'number' && kind !== 'integer') return undefined;
+  return MONEY_WORDS.test(text) ? 'money' : PERCENT_WORDS.test(text) ? 'percent' : undefined;
+}
+
 function namingStems(name: string, description: string): Set<string> {
   const own = [...contentStems(nameWords(name))];
   const specific = own.filter((s) => !GENERIC.has(s));
@@ -102,7 +114,9 @@ export function parametersOf(schema: Record<string, unknown>): Parameter[] {
     if (!kind) continue;
     const description = typeof spec.description === 'string' ? spec.description : '';
     const values = Array.isArray(spec.enum) ? spec.enum.filter((v): v is string | number => typeof v === 'string' || typeof v === 'number') : [];
-    out.push({ name, required: required.has(name), kind, values, names: namingStems(name, description), index: out.length });
+    const names = namingStems(name, description);
+    const described = new Set([...contentStems(description)].filter((d) => !names.has(d) && !GENERIC.has(d) && !/\d/.test(d)));
+    out.push({ name, required: required.has(name), kind, values, names, described, measure: measureOf(kind, `${nameWords(name)} ${description}`), index: out.length });
   }
   markRangeEnds(out, properties);
   return [...out.filter((p) => p.required), ...out.filter((p) => !p.required)];
@@ -152,6 +166,8 @@ interface Found {
   value: string | number;
   start: number;
   end: number;
+  /** The span type it was read from, for numbers ("$35" is money). */
+  type?: Span['type'];
 }
 
 /** How far a value may stand from a word of the parameter's name: up to three words after it, two before. */
@@ -163,9 +179,14 @@ const BEFORE = 2;
  * then before it ("the payments-api service"), or a value that holds the word ("50 lines").
  */
 function nearName(p: Parameter, words: Token[], found: Found[]): Found | undefined {
+  return nearWords(p.names, words, found) ?? nearWords(p.described, words, found);
+}
+
+function nearWords(names: ReadonlySet<string>, words: Token[], found: Found[]): Found | undefined {
+  if (names.size === 0 || found.length === 0) return undefined;
   let best: { f: Found; distance: number } | undefined;
   for (let i = 0; i < words.length; i++) {
-    if (!p.names.has(words[i].stem)) continue;
+    if (!names.has(words[i].stem)) continue;
     for (const f of found) {
       const distance = wordDistance(words, i, f);
       if (distance !== undefined && (!best || distance < best.distance)) best = { f, distance };
@@ -257,7 +278,7 @@ function valuesOfKind(p: Parameter, source: Source, words: Token[]): Found[] {
       const out: Found[] = [];
       for (const s of source.spans) {
         const n = numberOf(s, p.kind === 'integer');
-        if (n !== undefined) out.push({ value: n, start: s.start, end: s.end });
+        if (n !== undefined) out.push({ value: n, start: s.start, end: s.end, type: s.type });
       }
       return out;
     }
@@ -385,6 +406,11 @@ function inQuestion(p: Parameter, s: Search): Value | undefined {
   }
   const near = nearName(p, words, found);
   if (near) return near.value;
+  // "$35" is the amount of a refund, named or not.
+  if (p.measure !== undefined) {
+    const measured = found.find((f) => f.type === p.measure);
+    if (measured) return measured.value;
+  }
   return SELF_EVIDENT.has(p.kind) || p.required ? found[0]?.value : undefined;
 }
 

@@ -88,25 +88,33 @@ function requestStems(question: string): Set<string> {
 
 export interface ToolChoice {
   terms: ToolTerms;
+  /** The sum of the question words' weights in the tool. */
   score: number;
+  /** The same, each word weighted by its rarity among the tools: what the tools are ranked by. */
+  weighted: number;
   /** The question's words found in the tool's name (a tie goes to the tool with more). */
   nameHits: number;
 }
 
+type Field = 'name' | 'description' | 'parameters';
+
 /** How far a word counts toward a tool, with the weight of the field it is found in, or through its family at FAMILY_WEIGHT of that. */
-function wordScore(word: string, t: ToolTerms): { score: number; name: boolean } {
-  const fields: [Set<string>, number][] = [[t.name, NAME_WEIGHT], [t.description, DESCRIPTION_WEIGHT], [t.parameters, PARAMETER_WEIGHT]];
-  for (const [field, weight] of fields) if (field.has(word)) return { score: weight, name: field === t.name };
+function wordScore(word: string, t: ToolTerms): { score: number; field?: Field } {
+  const fields: [Field, Set<string>, number][] = [['name', t.name, NAME_WEIGHT], ['description', t.description, DESCRIPTION_WEIGHT], ['parameters', t.parameters, PARAMETER_WEIGHT]];
+  for (const [field, words, weight] of fields) if (words.has(word)) return { score: weight, field };
   const family = FAMILY_OF.get(word);
-  if (!family) return { score: 0, name: false };
-  for (const [field, weight] of fields) for (const f of family) if (field.has(f)) return { score: weight * FAMILY_WEIGHT, name: false };
-  return { score: 0, name: false };
+  if (!family) return { score: 0 };
+  for (const [field, words, weight] of fields) for (const f of family) if (words.has(f)) return { score: weight * FAMILY_WEIGHT, field };
+  return { score: 0 };
 }
 
 /**
- * The tool the question asks for: each question word scores its weight in the tool, times its
- * rarity among the tools (a word every tool has tells them apart least). The best score at
- * least MIN_TOOL_SCORE wins; a tie goes to more words in the name, then the tool declared first.
+ * The tool the question asks for. Each question word scores its weight in the tool (name 2,
+ * description 1, parameters 0.5; through its family half that); a tool whose words reach
+ * MIN_TOOL_SCORE, not from its parameters alone, may be chosen. Among those, the best score with
+ * each word weighted by its rarity among the tools wins (a word every tool has tells them apart
+ * least); a tie goes to the higher plain score, then more words of the name, then the tool
+ * declared first.
  */
 export function chooseTool(question: string, tools: readonly ToolDefinition[]): ToolChoice | undefined {
   const words = requestStems(question);
@@ -117,21 +125,29 @@ export function chooseTool(question: string, tools: readonly ToolDefinition[]): 
   };
   let best: ToolChoice | undefined;
   for (const terms of all) {
-    let score = 0;
-    let nameHits = 0;
+    const choice: ToolChoice = { terms, score: 0, weighted: 0, nameHits: 0 };
     let named = false;
     for (const word of words) {
       const hit = wordScore(word, terms);
       if (hit.score === 0) continue;
-      score += hit.score * rarity(word);
-      if (hit.name) nameHits++;
-      if (hit.score >= DESCRIPTION_WEIGHT * FAMILY_WEIGHT && !terms.parameters.has(word)) named = true;
+      choice.score += hit.score;
+      choice.weighted += hit.score * rarity(word);
+      if (hit.field === 'name' && hit.score === NAME_WEIGHT) choice.nameHits++;
+      if (hit.field !== 'parameters') named = true;
     }
     // Parameters alone do not choose a tool: "my order number" names an argument, not an action.
-    if (!named || score < MIN_TOOL_SCORE - 1e-9) continue;
-    if (!best || score > best.score + 1e-9 || (Math.abs(score - best.score) <= 1e-9 && nameHits > best.nameHits)) best = { terms, score, nameHits };
+    if (!named || choice.score < MIN_TOOL_SCORE - EPSILON) continue;
+    if (!best || better(choice, best)) best = choice;
   }
   return best;
+}
+
+const EPSILON = 1e-9;
+
+function better(a: ToolChoice, b: ToolChoice): boolean {
+  if (Math.abs(a.weighted - b.weighted) > EPSILON) return a.weighted > b.weighted;
+  if (Math.abs(a.score - b.score) > EPSILON) return a.score > b.score;
+  return a.nameHits > b.nameHits;
 }
 
 // ---------------------------------------------------------------------------
@@ -184,6 +200,8 @@ interface ContextCalls {
   byItem: Map<number, EarlierCall>;
   /** Calls whose result is in the context, readable (not a placeholder), with the index of the result's item. */
   answered: { call: EarlierCall; item: number }[];
+  /** Calls whose result a strategy replaced with a placeholder: made, then lost. */
+  lost: { call: EarlierCall; item: number }[];
 }
 
 function argumentsOf(raw: unknown): Record<string, unknown> | undefined {
@@ -202,6 +220,7 @@ export function contextCalls(items: readonly AgentInputItem[]): ContextCalls {
   const byItem = new Map<number, EarlierCall>();
   const byId = new Map<string, EarlierCall>();
   const answered: { call: EarlierCall; item: number }[] = [];
+  const lost: { call: EarlierCall; item: number }[] = [];
   items.forEach((item, i) => {
     const type = itemType(item);
     if (type === 'function_call') {
@@ -216,10 +235,12 @@ export function contextCalls(items: readonly AgentInputItem[]): ContextCalls {
       const id = callIdOf(item);
       const call = id ? byId.get(id) : undefined;
       const text = itemText(item);
-      if (call && text.trim().length > 0 && !PLACEHOLDER.test(text)) answered.push({ call, item: i });
+      if (!call) return;
+      if (text.trim().length > 0 && !PLACEHOLDER.test(text)) answered.push({ call, item: i });
+      else lost.push({ call, item: i });
     }
   });
-  return { byItem, answered };
+  return { byItem, answered, lost };
 }
 
 const scalarKey = (v: unknown) => (typeof v === 'string' ? normalizeText(v) : JSON.stringify(v));
@@ -228,9 +249,9 @@ const scalarKey = (v: unknown) => (typeof v === 'string' ? normalizeText(v) : JS
  * The item of the newest result of an answered call of the same tool whose arguments include
  * every argument given here (values compared normalised), or undefined.
  */
-function answeredAt(name: string, args: Record<string, unknown>, calls: ContextCalls): number | undefined {
+function answeredAt(name: string, args: Record<string, unknown>, results: ContextCalls['answered']): number | undefined {
   const same = ({ call: c }: { call: EarlierCall }) => c.name === name && Object.entries(args).every(([k, v]) => Object.hasOwn(c.args, k) && scalarKey(c.args[k]) === scalarKey(v));
-  return calls.answered.findLast(same)?.item;
+  return results.findLast(same)?.item;
 }
 
 /** At most this many words of a result are given back when a request is answered from it. */
@@ -286,10 +307,12 @@ export function decideTool(question: string, ctx: ReaderContext, items: readonly
   });
   if (filled.missing.length > 0) return verb ? { action: 'missing', tool: terms.tool.name, missing: filled.missing } : { action: 'answer' };
   const call = { name: terms.tool.name, arguments: JSON.stringify(filled.args) };
-  const known = answeredAt(call.name, filled.args, calls);
+  const known = answeredAt(call.name, filled.args, calls.answered);
   if (verb) return known !== undefined && !AGAIN.test(question) ? { action: 'recall', item: known } : { action: 'call', call };
   if (known !== undefined) return { action: 'answer' };
-  return LIVE.test(question) ? { action: 'call', call } : { action: 'answer-or-call', call };
+  // The result was fetched and then dropped from the context: what it said is no longer known.
+  const lost = answeredAt(call.name, filled.args, calls.lost) !== undefined;
+  return lost || LIVE.test(question) ? { action: 'call', call } : { action: 'answer-or-call', call };
 }
 
 /** The reply to a request for a tool whose required arguments were never given: what is missing, asked of no one. */
