@@ -6,7 +6,7 @@ import { TokenCounter } from '../../core/tokens.js';
 import type { AgentInputItem, ToolCall } from '../../core/types.js';
 import { ABSTAIN_ANSWER, MIN_COVERAGE, NOT_GIVEN, answerQuestion } from './reader/answer.js';
 import { readContext, splitSentences } from './reader/context.js';
-import { decideTool, missingReply, resultText } from './reader/tools.js';
+import { decideTool, fieldAnswer, missingReply, resultContext, resultText } from './reader/tools.js';
 import { contentStems } from './reader/words.js';
 
 export { ABSTAIN_ANSWER, MIN_COVERAGE, contentStems, splitSentences };
@@ -152,6 +152,13 @@ export class OfflineModel implements Model {
         return { output: missingReply(decision.tool, decision.missing) };
       case 'answer':
         return { output: answerQuestion(asked, ctx) };
+      case 'answer-from': {
+        // The result of the call the question is about is read first: other statements may share its words.
+        const field = fieldAnswer(asked, ctx, decision.item);
+        if (field !== undefined) return { output: field };
+        const output = answerQuestion(asked, resultContext(ctx, decision.item));
+        return { output: knows(output) ? output : answerQuestion(asked, ctx) };
+      }
       case 'recall':
         return { output: resultText(ctx, decision.item) };
       case 'answer-or-call': {

@@ -115,7 +115,8 @@ export function parametersOf(schema: Record<string, unknown>): Parameter[] {
     const description = typeof spec.description === 'string' ? spec.description : '';
     const values = Array.isArray(spec.enum) ? spec.enum.filter((v): v is string | number => typeof v === 'string' || typeof v === 'number') : [];
     const names = namingStems(name, description);
-    const described = new Set([...contentStems(description)].filter((d) => !names.has(d) && !GENERIC.has(d) && !/\d/.test(d)));
+    // Words only: the stems of an example code ("e.g. ORD-10233") name nothing.
+    const described = new Set([...contentStems(description)].filter((d) => !names.has(d) && !GENERIC.has(d) && /^[a-z]{3,}$/.test(d)));
     out.push({ name, required: required.has(name), kind, values, names, described, measure: measureOf(kind, `${nameWords(name)} ${description}`), index: out.length });
   }
   markRangeEnds(out, properties);

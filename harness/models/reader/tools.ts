@@ -254,6 +254,32 @@ function answeredAt(name: string, args: Record<string, unknown>, results: Contex
   return results.findLast(same)?.item;
 }
 
+/** The context narrowed to one result: what the reader reads first for a question about it. */
+export function resultContext(ctx: ReaderContext, item: number): ReaderContext {
+  return { ...ctx, units: ctx.units.filter((u) => u.item === item) };
+}
+
+const FIELD = /(?:^|, )([\p{L}][\p{L}\p{N} ]{0,40}?): (.*?)(?=, [\p{L}][\p{L}\p{N} ]{0,40}?: |$)/gu;
+
+/**
+ * The value a result files under a key the question names whole ("Which *carrier* delivered
+ * it?" → `carrier: DHL`), when the question does not already state it; the first such field
+ * of the newest record. Undefined when no key is named.
+ */
+export function fieldAnswer(question: string, ctx: ReaderContext, item: number): string | undefined {
+  const asked = contentStems(question);
+  const said = normalizeText(question);
+  for (const unit of ctx.units.filter((u) => u.item === item).reverse()) {
+    for (const [, key, value] of unit.text.matchAll(FIELD)) {
+      const keyStems = [...contentStems(key)];
+      if (keyStems.length === 0 || !keyStems.every((k) => asked.has(k))) continue;
+      const v = value.trim();
+      if (v.length > 0 && !said.includes(normalizeText(v))) return v;
+    }
+  }
+  return undefined;
+}
+
 /** At most this many words of a result are given back when a request is answered from it. */
 const RESULT_WORDS = 60;
 
@@ -280,6 +306,8 @@ export type ToolDecision =
   | { action: 'answer' }
   /** A request whose call was already answered in the context: the reply is that result (`resultText`). */
   | { action: 'recall'; item: number }
+  /** A question about a result in the context: the reader answers from that result, else from the whole context. */
+  | { action: 'answer-from'; item: number }
   /** Answer with the reader; if it does not know, make this call. */
   | { action: 'answer-or-call'; call: ToolCallPlan }
   /** A request for a tool whose required arguments the conversation never gave. */
@@ -309,7 +337,7 @@ export function decideTool(question: string, ctx: ReaderContext, items: readonly
   const call = { name: terms.tool.name, arguments: JSON.stringify(filled.args) };
   const known = answeredAt(call.name, filled.args, calls.answered);
   if (verb) return known !== undefined && !AGAIN.test(question) ? { action: 'recall', item: known } : { action: 'call', call };
-  if (known !== undefined) return { action: 'answer' };
+  if (known !== undefined) return { action: 'answer-from', item: known };
   // The result was fetched and then dropped from the context: what it said is no longer known.
   const lost = answeredAt(call.name, filled.args, calls.lost) !== undefined;
   return lost || LIVE.test(question) ? { action: 'call', call } : { action: 'answer-or-call', call };
