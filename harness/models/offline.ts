@@ -115,6 +115,13 @@ function bareQuestion(text: string): string {
  *    A statement by the assistant, a tool or the instructions that says the information
  *    is not there ("The handbook doesn't cover parking") is passed on as not given.
  *
+ * 9. Tools. A request that carries tools goes through the tool rule (reader/tools.ts, the README's
+ *    "Tool probes"): the tool whose name and description share the most of the question's words
+ *    (at least MIN_TOOL_SCORE), arguments filled from the question and then the context; a request
+ *    to act is a call, a question about what something is or was is answered from the context
+ *    (from the same call's result when it is there) and becomes a call only when that is not known.
+ *    Without tools the reply is the reader's, as in reader-v4.
+ *
  * Limits, by design: it cannot paraphrase, infer what was never written, or do
  * arithmetic beyond the forms in 6. Usage is tiktoken counts of the request and the
  * reply; cost is 0. Judge and summary requests get the same treatment (the harness
