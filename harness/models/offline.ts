@@ -3,9 +3,10 @@
 import { msSince, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
 import { isUserMessage, itemText } from '../../core/items.js';
 import { TokenCounter } from '../../core/tokens.js';
-import type { AgentInputItem } from '../../core/types.js';
-import { ABSTAIN_ANSWER, MIN_COVERAGE, answerQuestion } from './reader/answer.js';
+import type { AgentInputItem, ToolCall } from '../../core/types.js';
+import { ABSTAIN_ANSWER, MIN_COVERAGE, NOT_GIVEN, answerQuestion } from './reader/answer.js';
 import { readContext, splitSentences } from './reader/context.js';
+import { decideTool, fieldAnswer, missingReply, resultContext, resultText } from './reader/tools.js';
 import { contentStems } from './reader/words.js';
 
 export { ABSTAIN_ANSWER, MIN_COVERAGE, contentStems, splitSentences };
@@ -114,6 +115,13 @@ function bareQuestion(text: string): string {
  *    A statement by the assistant, a tool or the instructions that says the information
  *    is not there ("The handbook doesn't cover parking") is passed on as not given.
  *
+ * 9. Tools. A request that carries tools goes through the tool rule (reader/tools.ts, the README's
+ *    "Tool probes"): the tool whose name and description share the most of the question's words
+ *    (at least MIN_TOOL_SCORE), arguments filled from the question and then the context; a request
+ *    to act is a call, a question about what something is or was is answered from the context
+ *    (from the same call's result when it is there) and becomes a call only when that is not known.
+ *    Without tools the reply is the reader's, as in reader-v4.
+ *
  * Limits, by design: it cannot paraphrase, infer what was never written, or do
  * arithmetic beyond the forms in 6. Usage is tiktoken counts of the request and the
  * reply; cost is 0. Judge and summary requests get the same treatment (the harness
@@ -121,7 +129,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v4' };
+  // reader-v5 is reader-v4 with the tool rule: requests without tools are answered as before.
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v5' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {
@@ -130,17 +139,56 @@ export class OfflineModel implements Model {
 
   /** The reply for a request, without usage accounting. */
   answer(request: Pick<ModelRequest, 'system' | 'input'>): string {
+    return this.reply(request).output;
+  }
+
+  /**
+   * The reply for a request: a call when it carries tools and the tool rule calls one
+   * (README, "Tool probes"), else the reader's answer. Without tools it is the reader's answer.
+   */
+  reply(request: Pick<ModelRequest, 'system' | 'input' | 'tools'>): { output: string; toolCalls?: ToolCall[] } {
     const { question, context } = questionAndContext(request.input);
-    return answerQuestion(bareQuestion(question), readContext(request.system, context));
+    const asked = bareQuestion(question);
+    const ctx = readContext(request.system, context);
+    if (!request.tools?.length) return { output: answerQuestion(asked, ctx) };
+    const decision = decideTool(asked, ctx, context, request.tools);
+    switch (decision.action) {
+      case 'call':
+        return { output: '', toolCalls: [decision.call] };
+      case 'missing':
+        return { output: missingReply(decision.tool, decision.missing) };
+      case 'answer':
+        return { output: answerQuestion(asked, ctx) };
+      case 'answer-from': {
+        // The result of the call the question is about is read first: other statements may share its words.
+        const field = fieldAnswer(asked, ctx, decision.item);
+        if (field !== undefined) return { output: field };
+        const output = answerQuestion(asked, resultContext(ctx, decision.item));
+        return { output: knows(output) ? output : answerQuestion(asked, ctx) };
+      }
+      case 'recall':
+        return { output: resultText(ctx, decision.item) };
+      case 'answer-or-call': {
+        // The context is read first; the call is made only when the reader does not know.
+        const output = answerQuestion(asked, ctx);
+        return knows(output) ? { output } : { output: '', toolCalls: [decision.call] };
+      }
+    }
   }
 
   async complete(request: ModelRequest): Promise<ModelResult> {
     const started = performance.now();
-    const output = this.answer(request);
+    const { output, toolCalls } = this.reply(request);
+    const written = toolCalls?.map((c) => `${c.name}(${c.arguments})`).join('\n') ?? '';
     const usage = {
       inputTokens: this.counter.request(request.system, request.input),
-      outputTokens: this.counter.text(output),
+      outputTokens: this.counter.text(output) + (written ? this.counter.text(written) : 0),
     };
-    return { output, usage, cost: 0, cached: false, latencyMs: msSince(started) };
+    return { output, usage, cost: 0, cached: false, latencyMs: msSince(started), ...(toolCalls ? { toolCalls } : {}) };
   }
+}
+
+/** The reader gave an answer: it neither abstained nor passed on that the information is not there. */
+function knows(output: string): boolean {
+  return output !== ABSTAIN_ANSWER && !output.startsWith(NOT_GIVEN) && !output.endsWith('the rest was not mentioned');
 }
