@@ -10,7 +10,7 @@ import { itemLabel, itemText } from './items.js';
 import { BoundedMemo } from './memo.js';
 import { isAscii, LINES_FROM } from './text.js';
 import { countPiece, loadRankTable, type RankTable } from './rank-table.js';
-import type { AgentInputItem } from './types.js';
+import type { AgentInputItem, ToolDefinition } from './types.js';
 
 /**
  * Per-message framing the chat format adds around each message (role and
@@ -157,6 +157,7 @@ export class TokenCounter {
   private readonly textCache = new BoundedMemo<string, number>(MAX_TEXTS);
   private readonly pieceCache = new BoundedMemo<string, number>(MAX_PIECES);
   private readonly itemCache = new WeakMap<object, number>();
+  private readonly toolsCache = new WeakMap<object, number>();
 
   constructor(model?: string) {
     this.encoding = encodingForModel(model);
@@ -243,12 +244,26 @@ export class TokenCounter {
     return n;
   }
 
-  /** Tokens of a whole request: instructions, every item and the reply priming. */
-  request(instructions: string | undefined, items: AgentInputItem[]): number {
+  /** Tokens of a whole request: instructions, every item, the tools offered and the reply priming. */
+  request(instructions: string | undefined, items: AgentInputItem[], tools?: readonly ToolDefinition[]): number {
     let total = REPLY_PRIMING;
     if (instructions) total += MESSAGE_OVERHEAD + this.text('system') + this.text(instructions);
     for (const item of items) total += this.item(item);
+    if (tools?.length) total += this.tools(tools);
     return total;
+  }
+
+  /**
+   * Tokens the tool definitions add to a request. Providers bill them as input but do not
+   * publish how they render them; their JSON text is a close stand-in. The same list goes with
+   * every probe of a transcript, so it is counted once per list.
+   */
+  tools(tools: readonly ToolDefinition[]): number {
+    const hit = this.toolsCache.get(tools);
+    if (hit !== undefined) return hit;
+    const n = tools.reduce((sum, tool) => sum + MESSAGE_OVERHEAD + this.text(JSON.stringify(tool)), 0);
+    this.toolsCache.set(tools, n);
+    return n;
   }
 
   /** Number of distinct texts remembered (for tests and the benchmark). */

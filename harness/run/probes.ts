@@ -90,7 +90,7 @@ async function judge(task: ProbeTask, answer: string, graders: Graders): Promise
 export async function answerProbe(task: ProbeTask, graders: Graders): Promise<ProbeRecord> {
   const record = baseRecord(task, graders.model);
   const req = request(task);
-  record.countedInputTokens = graders.counter.request(req.system, req.input);
+  record.countedInputTokens = graders.counter.request(req.system, req.input, req.tools);
   const result = await ask(req, task.repeat, graders);
   Object.assign(record, { usage: result.usage, cost: result.cost, latencyMs: result.latencyMs, cached: result.cached });
   // The probe stands for the agent's request at its turn: what that request shares with the turn before is cacheable.

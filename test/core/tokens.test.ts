@@ -107,3 +107,17 @@ describe('TokenCounter counting text piece by piece', () => {
     cl.free();
   });
 });
+
+describe('tools in a request', () => {
+  it('adds the tool definitions to the request count, and nothing without tools', () => {
+    const counter = new TokenCounter('gpt-4.1-mini');
+    const items = [{ role: 'user' as const, content: 'Restart nginx on web-04.' }];
+    const tools = [{ name: 'restart_service', description: 'Restart a service on a host.', parameters: { type: 'object', properties: { host: { type: 'string' } } } }];
+    const bare = counter.request(undefined, items);
+    expect(counter.request(undefined, items, [])).toBe(bare);
+    const withTools = counter.request(undefined, items, tools);
+    // At least the tokens of the definition's own words.
+    expect(withTools - bare).toBeGreaterThan(counter.text('restart_service Restart a service on a host. host string'));
+    expect(counter.tools(tools)).toBe(withTools - bare);
+  });
+});
