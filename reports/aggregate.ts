@@ -430,13 +430,18 @@ function answerableMetrics(probes: ProbeRecord[], withCI: boolean) {
 
 // ---------- tool use ----------
 
-/** An exact call (or a correct no-call) that no error spoiled: the verdict rules of `outcomeOf`, on the call. */
+/**
+ * A tool probe passed, no error spoiling it: the exact call expected, or no call and an answer
+ * the judge passed (a probe expecting none is about answering from memory, not only abstaining
+ * from a call; a model that never calls and answers "I don't know" must not score on it).
+ */
 function exactToolCall(r: ProbeRecord): boolean {
-  return outcomeOf({ ...r, passed: r.tool?.exactCall === true }) === 1;
+  return !isProbeError(r) && r.passed === true && r.tool?.exactCall === true;
 }
 
+/** The call decision alone: the expected tool called, or no call where none was expected. */
 function rightToolCalled(r: ProbeRecord): boolean {
-  return outcomeOf({ ...r, passed: r.tool?.rightTool === true }) === 1;
+  return !isProbeError(r) && r.tool?.rightTool === true;
 }
 
 /** Arguments matched by a record, none when it errored (its expected ones stay in the denominator). */
@@ -975,6 +980,21 @@ const gradedCallProbes = toolSupport((t) => ({ measured: t.callProbes - t.callEr
 // Repeated calls and re-asks are read from answers of every kind; a failed answer call is what they could not read.
 const answeredForTools = toolSupport((t, s) => ({ measured: t.answered, errors: s.answerErrors, unit: 'answered probes' }));
 
+/**
+ * Support of a count where lower is better: an errored record is one whose calls were never
+ * seen, and leaving it out can only make the count look better. So any error means the count
+ * was not measured, and a gate on it fails (the reason says why) rather than passes on what was left.
+ */
+function uncountedOnErrors(support: MetricDef['support'], what: string): MetricDef['support'] {
+  return (s) => {
+    const base = support(s);
+    if (base.none !== undefined || base.errors === 0) return base;
+    return { ...base, measured: 0, none: `${base.errors} error${base.errors === 1 ? '' : 's'} left ${what} uncounted, and a count without them could only read low` };
+  };
+}
+const extraCallsSupport = uncountedOnErrors(gradedToolProbes, 'the calls of errored tool probes');
+const continuitySupport = uncountedOnErrors(answeredForTools, 'the calls of failed answers');
+
 // An error count is itself the data: it rests on every attempt of its stage and has nothing missing.
 function attemptsOf(attempted: (s: StrategySummary) => number, unit: string): MetricDef['support'] {
   return (s) => ({ measured: attempted(s), errors: 0, unit });
@@ -994,13 +1014,13 @@ const BASE_METRICS: MetricDef[] = [
   def('probe.errors', false, 'probe records that errored or were not graded (answer and answer-judge errors)', (s) => s.errors, attemptsOf((s) => s.attempted, 'probes')),
   def('probe.answer_errors', false, 'probes whose answering model call failed, of attempted probes', (s) => s.answerErrors, attemptsOf((s) => s.attempted, 'probes')),
   def('probe.judge_errors', false, 'answered probes the answer judge failed to grade', (s) => s.answerJudgeErrors, attemptsOf((s) => s.attempted - s.answerErrors, 'probes')),
-  def('tool.accuracy', true, 'exact calls (correct no-calls included) / tool probes (an errored tool probe counts as a failure)', (s) => s.tool?.accuracy, gradedToolProbes),
+  def('tool.accuracy', true, 'tool probes passed (the exact call expected, or no call and a passing answer where none was expected) / tool probes (an errored one counts as a failure)', (s) => s.tool?.accuracy, gradedToolProbes),
   def('tool.right_tool', true, 'tool probes that called the expected tool (or none, when none was expected) / tool probes (an errored one counts as a failure)', (s) => s.tool?.rightToolRate, gradedToolProbes),
   def('tool.args_accuracy', true, 'expected arguments matched / expected arguments, over tool probes expecting a call (an errored one matched none)', (s) => s.tool?.argsAccuracy, gradedCallProbes),
-  def('tool.exact_calls', true, 'tool probes answered with the exact call expected (or no call, when none was expected)', (s) => s.tool?.exactCalls, gradedToolProbes),
-  def('tool.extra_calls', false, 'calls beyond the graded one on tool probes (every call, on a probe expecting none)', (s) => s.tool?.extraCalls, gradedToolProbes),
-  def('tool.repeated_calls', false, 'calls repeating one the conversation already made, over every answered probe', (s) => s.tool?.repeatedCalls, answeredForTools),
-  def('tool.reasks', false, 'answers asking the user for a value they already gave, over every answered probe', (s) => s.tool?.reasks, answeredForTools),
+  def('tool.exact_calls', true, 'tool probes passed: the exact call expected, or no call and a passing answer where none was expected', (s) => s.tool?.exactCalls, gradedToolProbes),
+  def('tool.extra_calls', false, 'calls beyond the graded one on tool probes (every call, on a probe expecting none)', (s) => s.tool?.extraCalls, extraCallsSupport),
+  def('tool.repeated_calls', false, 'calls repeating one the conversation already made, over every answered probe', (s) => s.tool?.repeatedCalls, continuitySupport),
+  def('tool.reasks', false, 'answers asking the user for a value they already gave, over every answered probe', (s) => s.tool?.reasks, continuitySupport),
   def('context.mean_tokens', false, 'mean context tokens over replayed turns', (s) => s.meanContextTokens, replayedTurns),
   def('context.peak_tokens', false, 'peak context tokens at any replayed turn', (s) => s.peakContextTokens, replayedTurns),
   def('context.compression', false, 'mean context tokens / mean full-history tokens over replayed turns', (s) => s.compression, replayedTurns),

@@ -57,7 +57,7 @@ function strategyLines(run: RunResult): string[] {
   const tools = summaries.some((s) => s.tool);
   const head = ['strategy', 'accuracy (passed/attempted)', 'answerable (of known)', 'reader gap (missed/answerable)', ...(tools ? TOOL_HEAD : [])];
   const toolNote = tools
-    ? [' Tool accuracy: exact calls (or no call where none was expected) of kind: tool probes, an errored one counted as failed; repeated calls and re-asks are counted over every answered probe.']
+    ? [' Tool accuracy: kind: tool probes passed (the exact call, or no call and a right answer where none was expected), an errored one counted as failed; repeated calls and re-asks are counted over every answered probe.']
     : [];
   return [
     '',

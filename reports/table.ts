@@ -64,7 +64,7 @@ export const ANSWERABLE_NOTE: readonly string[] = [
 ];
 
 /** Printed under a table with tool columns: what each is out of. */
-export const TOOL_NOTE = 'tool acc = exact calls (or no call where none was expected) / tool probes, an error counting as failed; args acc = expected arguments matched; repeats and re-asks are counted over every answer';
+export const TOOL_NOTE = 'tool acc = tool probes passed (the exact call, or no call and a right answer where none was expected) / tool probes, an error counting as failed; args acc = expected arguments matched; repeats and re-asks are counted over every answer';
 
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();

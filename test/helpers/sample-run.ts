@@ -386,10 +386,11 @@ export const TOOL_PROBES: { transcript: string; probe: string; afterTurn: number
  * How a strategy answered a tool probe: `exact` (the call expected, or no call
  * when none was), `partial` (right tool, one argument wrong), `wrong-tool`,
  * `called` (a call, repeating the conversation's, where none was expected),
- * `reask` (no call; asked the user), `error` (the answer call failed) and
- * `judge-error` (no call as expected, the judge of the answer failed).
+ * `reask` (no call; asked the user), `error` (the answer call failed),
+ * `judge-error` (no call as expected, the judge of the answer failed) and
+ * `wrong-answer` (no call as expected, an answer the judge failed).
  */
-export type ToolOutcome = 'exact' | 'partial' | 'wrong-tool' | 'called' | 'reask' | 'error' | 'judge-error';
+export type ToolOutcome = 'exact' | 'partial' | 'wrong-tool' | 'called' | 'reask' | 'error' | 'judge-error' | 'wrong-answer';
 
 type ToolSpec = (typeof TOOL_PROBES)[number];
 
@@ -419,6 +420,8 @@ function toolFields(spec: ToolSpec, outcome: ToolOutcome): Partial<ProbeRecord> 
       return { answer: 'Could you provide the serial number?', reask: true, tool: { ...grade, mismatches: [`no call; expected ${expected}`] }, ...byRule(false, `no call; expected ${expected}`), attribution: 'present-but-missed' };
     case 'error':
       return { error: 'HTTP 500 from provider', errorStage: 'answer', passed: false, attribution: 'error', tool: { ...grade, mismatches: ['not graded: the answer call failed'] } };
+    case 'wrong-answer':
+      return { answer: 'I do not know.', passed: false, exact: false, judge: { verdict: 'fail', reason: 'no answer', model: 'offline' }, attribution: 'present-but-missed', tool: { ...grade, rightTool: true, exactCall: true } };
     case 'judge-error':
       return { answer: 'It shipped to Oslo.', passed: false, error: 'judge: HTTP 429', errorStage: 'judge', attribution: 'error', judge: { verdict: 'error', reason: 'HTTP 429', model: 'openai:judge' }, tool: { ...grade, rightTool: true, exactCall: true } };
   }

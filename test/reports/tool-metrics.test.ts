@@ -60,6 +60,11 @@ describe('tool block of a strategy summary', () => {
     expect(summ).toMatchObject({ errors: 1, callErrors: 0, exactCalls: 2, accuracy: 0.5, rightTool: 2, argsMatched: 3, argsExpected: 4, argsAccuracy: 0.75, reasks: 1, repeatedCalls: 2, answered: 14 });
   });
 
+  it('passes a probe expecting no call only when its answer passes too; the call decision alone is right_tool', () => {
+    const wrong = withToolProbes(sampleRun(), { full: ['exact', 'wrong-answer', 'exact', 'exact'] });
+    expect(summarizeStrategy(wrong, 'full').tool).toMatchObject({ exactCalls: 3, accuracy: 0.75, rightTool: 4, rightToolRate: 1 });
+  });
+
   it('gives the rates a clustered 95% interval around them', () => {
     const summ = summarizeStrategy(run, 'summ').tool!;
     for (const [rate, low, high] of [[summ.accuracy, summ.accuracyLow, summ.accuracyHigh], [summ.rightToolRate, summ.rightToolLow, summ.rightToolHigh], [summ.argsAccuracy, summ.argsLow, summ.argsHigh]]) {
@@ -125,6 +130,19 @@ describe('tool gates', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['fail', 'pass', 'fail', 'fail', 'fail', 'pass']);
     expect(results[3].message).toBe('summ tool.repeated_calls = 2 over 14 answered probes > max 1 — FAIL');
+  });
+
+  it('does not count extra calls, repeats or re-asks past an error: the gate fails and says why', () => {
+    // trim-2 has two failed answers (the sample's and a tool probe's): their calls were never seen.
+    const results = evaluateGates(run, [
+      gate({ metric: 'tool.extra_calls', strategy: 'trim-2', max: 5 }),
+      gate({ metric: 'tool.repeated_calls', strategy: 'trim-2', max: 5 }),
+      gate({ metric: 'tool.reasks', strategy: 'trim-2', max: 5 }),
+      gate({ metric: 'tool.extra_calls', strategy: 'full', max: 0 }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fail', 'fail', 'fail', 'pass']);
+    expect(results[0].notEvaluated).toBe('1 error left the calls of errored tool probes uncounted, and a count without them could only read low');
+    expect(results[1].notEvaluated).toBe('2 errors left the calls of failed answers uncounted, and a count without them could only read low');
   });
 
   it('fails a tool gate on a run without tool probes, with the reason, and skips it only when optional', () => {
