@@ -11,6 +11,9 @@ import type { ContextLookup } from './contexts.js';
 
 export { ATTRIBUTIONS, ERROR_STAGES, PROBE_KINDS };
 
+/** The judge model a tool probe's record names when its call was graded by rule (graders/tool-calls.ts), not by a judge. */
+export const TOOL_CHECK = 'tool-check';
+
 export type { AgentInputItem };
 
 // A transcript as parsed and validated is defined by its schemas

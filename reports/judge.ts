@@ -3,7 +3,7 @@
 // passes wrong-but-on-topic answers too often, and, per strategy, a warning
 // when the judge passes far more answers than the deterministic checks do.
 import { formatRate, type Rate } from '../core/stats.js';
-import type { JudgeCalibration, ProbeRecord, RunInfo, RunResult } from '../core/types.js';
+import { TOOL_CHECK, type JudgeCalibration, type ProbeRecord, type RunInfo, type RunResult } from '../core/types.js';
 import { esc, pct } from './format.js';
 
 /**
@@ -87,8 +87,13 @@ export interface JudgeExactDisagreement {
 
 type Compared = ProbeRecord & { answer: string; exact: boolean; judge: { verdict: 'pass' | 'fail'; reason: string; model: string } };
 
-/** Records with an answer, an exact-match result and a judge verdict (judge errors are not verdicts). */
+/**
+ * Records with an answer, an exact-match result and a judge verdict (judge errors are not verdicts).
+ * Calls graded by rule are left out: their verdict is their exact result, and counting them would
+ * dilute, and could hide, a lenient judge's gap.
+ */
 function comparable(p: ProbeRecord): p is Compared {
+  if (p.judge?.model === TOOL_CHECK) return false;
   return p.answer !== undefined && p.exact !== undefined && (p.judge?.verdict === 'pass' || p.judge?.verdict === 'fail');
 }
 

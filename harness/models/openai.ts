@@ -266,11 +266,14 @@ function jsonReply(raw: unknown): AnyRecord {
   return rec;
 }
 
-/** A function call of a reply, as the model wrote it; undefined for anything else. */
-function functionCall(name: unknown, args: unknown): ToolCall | undefined {
-  if (typeof name !== 'string') return undefined;
+/**
+ * A function call of a reply, as the model wrote it. A call without a usable name is kept with
+ * the name '' (graded a wrong tool and an extra call): dropped, it would read as no call, the
+ * right answer to a probe expecting none.
+ */
+function functionCall(name: unknown, args: unknown): ToolCall {
   // Arguments stay the text the model wrote: the grader decides whether it is a JSON object.
-  return { name, arguments: typeof args === 'string' ? args : args === undefined || args === null ? '' : JSON.stringify(args) };
+  return { name: typeof name === 'string' ? name : '', arguments: typeof args === 'string' ? args : args === undefined || args === null ? '' : JSON.stringify(args) };
 }
 
 /** `reply` with its tool calls, when it made any (a reply without calls keeps the shape it always had). */
@@ -286,8 +289,7 @@ export function parseResponsesReply(raw: unknown): ParsedReply {
   for (const item of Array.isArray(rec.output) ? rec.output : []) {
     const message = asRecord(item);
     if (message?.type === 'function_call') {
-      const call = functionCall(message.name, message.arguments);
-      if (call) calls.push(call);
+      calls.push(functionCall(message.name, message.arguments));
       continue;
     }
     if (message?.type !== 'message' || !Array.isArray(message.content)) continue;
@@ -307,8 +309,7 @@ function chatCalls(message: AnyRecord): ToolCall[] {
   const calls: ToolCall[] = [];
   for (const entry of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
     const fn = asRecord(asRecord(entry)?.function);
-    const call = fn && functionCall(fn.name, fn.arguments);
-    if (call) calls.push(call);
+    calls.push(functionCall(fn?.name, fn?.arguments));
   }
   return calls;
 }

@@ -7,7 +7,7 @@ import type { ModelResult } from '../../core/model.js';
 import { modelForRepeat } from '../models/create.js';
 import { discountedCost } from '../models/prices.js';
 import type { ProbeContext } from './replay.js';
-import type { AgentInputItem, ProbeRecord, ToolCall, ToolDefinition, ToolGrade, Transcript } from '../../core/types.js';
+import { TOOL_CHECK, type AgentInputItem, type ProbeRecord, type ToolCall, type ToolDefinition, type ToolGrade, type Transcript } from '../../core/types.js';
 import { answerableOf, attribute, evidenceTurnsOf } from '../../graders/attribution.js';
 import { isAbstention, mustIncludePass, tokenF1 } from '../../graders/exact.js';
 import { flatCopy } from '../../core/flat.js';
@@ -147,7 +147,7 @@ async function grade(task: ProbeTask, record: ProbeRecord, answer: string, calls
     // A call where none was expected fails without asking the judge; so does any answer to an expected call.
     if (probe.expectCall !== null || calls.length > 0) {
       record.exact = record.tool.exactCall;
-      record.judge = { verdict: record.tool.exactCall ? 'pass' : 'fail', reason: toolGradeReason(record.tool), model: 'tool-check' };
+      record.judge = { verdict: record.tool.exactCall ? 'pass' : 'fail', reason: toolGradeReason(record.tool), model: TOOL_CHECK };
       record.passed = record.tool.exactCall;
       return;
     }

@@ -1,6 +1,6 @@
 // The answer judge in reports: its calibration line, the on-topic flag, and judge/exact disagreement.
 import { describe, expect, it } from 'vitest';
-import type { JudgeCalibration, ProbeRecord, RunResult } from '../../core/types.js';
+import { TOOL_CHECK, type JudgeCalibration, type ProbeRecord, type RunResult } from '../../core/types.js';
 import { renderReport } from '../../reports/html.js';
 import {
   answerJudgeLine,
@@ -102,6 +102,13 @@ describe('judge/exact disagreement', () => {
     expect(judgeExactDisagreement(runWith(errored))).toEqual([]);
     // the sample run's judge agrees with exact match everywhere
     expect(judgeExactDisagreement(sampleRun())).toEqual([]);
+  });
+
+  it('leaves calls graded by rule out: they agree with exact match by construction and would hide the gap', () => {
+    const lenient = records('lenient', 20, 15, 10);
+    const ruled = records('lenient', 10, 10, 10).map((p, i) => ({ ...p, probe: `k${i}`, kind: 'tool' as const, judge: { verdict: 'pass' as const, reason: 'exact call', model: TOOL_CHECK } }));
+    const [found] = judgeExactDisagreement(runWith([...lenient, ...ruled]));
+    expect(found).toMatchObject({ answers: 20, judgePass: 15, exactPass: 10 });
   });
 
   it('renders a warning section with escaped examples, and nothing when none disagrees', () => {

@@ -74,6 +74,13 @@ describe('reply parsing', () => {
     expect(parsed.toolCalls).toEqual([{ name: 'lookup_device', arguments: 'not json' }]);
   });
 
+  it('keeps a call without a name as a call named "" (a wrong tool), never as no call', () => {
+    const chat = parseChatReply({ choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { arguments: '{}' } }] } }] });
+    expect(chat.toolCalls).toEqual([{ name: '', arguments: '{}' }]);
+    const responses = parseResponsesReply({ output: [{ type: 'function_call', call_id: 'c1', arguments: '{}' }] });
+    expect(responses.toolCalls).toEqual([{ name: '', arguments: '{}' }]);
+  });
+
   it('keeps text written beside the calls, and reports no calls for a plain answer', () => {
     expect(parseResponsesReply(responsesCallsBody([{ name: 'a', arguments: {} }], 'Checking.')).output).toBe('Checking.');
     expect(parseChatReply(chatCallsBody([{ name: 'a', arguments: {} }], 'Checking.')).output).toBe('Checking.');
