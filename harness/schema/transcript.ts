@@ -204,13 +204,18 @@ const probeSchema = map({
     if (p.answer === undefined && (p.kind !== 'tool' || p.expect_call === null)) report(rctx, { message: '{label} is missing "answer"' });
   }, whenValid('kind', 'expect_call', 'answer'))
   .superRefine((p, rctx) => {
-    if (!p.expect_call) return;
+    if (p.expect_call === undefined) return;
     const tools = conversationFacts.get().tools;
+    if (tools.size === 0) {
+      // Without tools the model cannot call one, so "no call" would pass every time without measuring anything.
+      report(rctx, { path: ['expect_call'], atKey: true, message: '{label-1} is kind: tool, but the transcript offers no "tools:" to call' });
+      return;
+    }
+    if (p.expect_call === null) return;
     const { name } = p.expect_call;
     if (!tools.has(name)) {
-      const offered = [...tools.keys()];
-      const known = offered.length ? `the transcript's tools are ${offered.map((t) => quote(t)).join(', ')}` : 'the transcript has no "tools:"';
-      report(rctx, { path: ['expect_call', 'name'], message: `{label-2} expects a call to ${quote(name)}, which is not a tool of this transcript (${known})` });
+      const offered = [...tools.keys()].map((t) => quote(t)).join(', ');
+      report(rctx, { path: ['expect_call', 'name'], message: `{label-2} expects a call to ${quote(name)}, which is not a tool of this transcript (the transcript's tools are ${offered})` });
       return;
     }
     const declared = tools.get(name);

@@ -525,6 +525,18 @@ describe('tools and tool probes', () => {
     expectProblem(found, '5:11', 'duplicate tool name "ok" (first defined at datasets/x.yaml:3:11)');
   });
 
+  it('refuses a tool probe in a transcript that offers no tools, either form of expect_call', () => {
+    const found = problems([
+      ...OK_TURNS,
+      'probes:',
+      '  - { id: a, after_turn: 1, kind: tool, question: q, answer: x, expect_call: none }',
+      '  - { id: b, after_turn: 1, kind: tool, question: q, expect_call: { name: run_sql } }',
+    ]);
+    expectProblem(found, '6:65', 'probe "a" is kind: tool, but the transcript offers no "tools:" to call');
+    expectProblem(found, '7:54', 'probe "b" is kind: tool, but the transcript offers no "tools:" to call');
+    expect(found).toHaveLength(2);
+  });
+
   it('reports a call in the conversation to a tool the transcript does not offer', () => {
     const found = problems([
       ...TOOLS,
