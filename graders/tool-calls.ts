@@ -6,7 +6,7 @@
 // asks the user for a value the user already gave.
 import { isRecord } from '../core/record.js';
 import { itemText } from '../core/items.js';
-import { containsPhrase, normalizeAnswer } from '../core/text.js';
+import { containsPhrase } from '../core/text.js';
 import type { ArgumentRule, ExpectedCall, Fact, Probe, ToolCall, ToolGrade, Turn } from '../core/types.js';
 
 /** A call's arguments as a value: the JSON object it wrote, or undefined when it is not one. */
@@ -21,10 +21,23 @@ export function argumentsOf(call: { arguments: string | Record<string, unknown> 
   }
 }
 
-/** Text of a scalar argument as answers are compared: normalised (case, punctuation, number spelling). */
-function normalisedValue(value: unknown): string | undefined {
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return normalizeAnswer(String(value));
-  return undefined;
+/** A plain decimal number as an argument may carry it: `20`, `20.00`, `-3.5`, `1,250` (thousands commas). */
+const PLAIN_NUMBER = /^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$/;
+
+/**
+ * A scalar argument's value as the `normalised` and `one_of` rules compare it: case and Unicode
+ * form folded, runs of spaces one space and none beside punctuation (`Leopoldstrasse 244 ,Munich`
+ * = `leopoldstrasse 244,munich`), a plain number as its value (`20.00` = `20`). Punctuation itself
+ * is kept: arguments are identifiers more often than prose, and `app-eu-17`, `app-eu1-7` and
+ * `appeu17` name different things. Undefined for a non-scalar or a value with no letter or digit,
+ * which matches nothing.
+ */
+export function normaliseArgument(value: unknown): string | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return undefined;
+  const text = String(value).normalize('NFKC').trim();
+  if (PLAIN_NUMBER.test(text)) return String(Number(text.replace(/,/g, '')));
+  if (!/[\p{L}\p{N}]/u.test(text)) return undefined;
+  return text.toLowerCase().replace(/\s+/g, ' ').replace(/ ?([^\p{L}\p{N} ]) ?/gu, '$1');
 }
 
 function deepEqual(a: unknown, b: unknown): boolean {
@@ -46,12 +59,12 @@ export function matchArgument(rule: ArgumentRule, actual: unknown): boolean {
     case 'exact':
       return deepEqual(rule.value, actual);
     case 'normalised': {
-      const got = normalisedValue(actual);
-      return got !== undefined && got === normalizeAnswer(rule.value);
+      const got = normaliseArgument(actual);
+      return got !== undefined && got === normaliseArgument(rule.value);
     }
     case 'one-of': {
-      const got = normalisedValue(actual);
-      return got !== undefined && rule.values.some((v) => normalizeAnswer(v) === got);
+      const got = normaliseArgument(actual);
+      return got !== undefined && rule.values.some((v) => normaliseArgument(v) === got);
     }
   }
 }
@@ -110,7 +123,7 @@ function callKey(call: { name: string; arguments: string | Record<string, unknow
   if (!args) return `${call.name}\u0000${typeof call.arguments === 'string' ? call.arguments : ''}`;
   const entries = Object.keys(args)
     .sort()
-    .map((k) => [k, normalisedValue(args[k]) ?? JSON.stringify(args[k])]);
+    .map((k) => [k, normaliseArgument(args[k]) ?? JSON.stringify(args[k])]);
   return `${call.name}\u0000${JSON.stringify(entries)}`;
 }
 

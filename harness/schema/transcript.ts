@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { isRecord } from '../../core/record.js';
 import { PROBE_KINDS, type ArgumentRule, type ExpectedCall, type Probe, type ToolDefinition, type Turn } from '../../core/types.js';
 import { quote } from '../../core/errors.js';
+import { normaliseArgument } from '../../graders/tool-calls.js';
 import { choice, freeform, int, list, map, report, text, typeError, uniqueIds, whenValid, word } from './fields.js';
 import type { YamlFormat } from './issues.js';
 import { itemsSchema } from './items.js';
@@ -132,7 +133,7 @@ const argumentRule = z
 const RULE_KEYS = ['exact', 'normalised', 'normalized', 'one_of', 'any'];
 
 function argumentRuleProblem(value: unknown): string | undefined {
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return undefined;
+  if (isScalar(value)) return unmatchable(value);
   if (!isRecord(value)) return '{label} must be a value, or a mapping with one of exact, normalised, one_of, any';
   const keys = Object.keys(value);
   if (keys.length !== 1 || !RULE_KEYS.includes(keys[0])) {
@@ -142,7 +143,14 @@ function argumentRuleProblem(value: unknown): string | undefined {
   if (keys[0] === 'any' && rule !== true) return '{label}: "any" must be true';
   if (keys[0] === 'one_of' && !(Array.isArray(rule) && rule.length > 0 && rule.every(isScalar))) return '{label}: "one_of" must be a non-empty list of values';
   if ((keys[0] === 'normalised' || keys[0] === 'normalized') && !isScalar(rule)) return `{label}: ${quote(keys[0])} must be a value (text, a number or true/false)`;
+  if (keys[0] === 'one_of') return (rule as unknown[]).map(unmatchable).find((p) => p !== undefined);
+  if (keys[0] === 'normalised' || keys[0] === 'normalized') return unmatchable(rule);
   return undefined;
+}
+
+/** A compared value with no letter or digit normalises to nothing, so no argument could ever match it. */
+function unmatchable(value: unknown): string | undefined {
+  return normaliseArgument(value) === undefined ? `{label}: ${quote(String(value))} has no letters or digits, so no argument can match it (use { exact: ... })` : undefined;
 }
 
 function isScalar(value: unknown): value is string | number | boolean {

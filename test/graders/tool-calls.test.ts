@@ -12,11 +12,27 @@ const expected: ExpectedCall = {
 };
 
 describe('matchArgument', () => {
-  it('normalised: case, punctuation and number spelling do not matter; the value does', () => {
+  it('normalised: case, spacing and number format do not matter; the value does', () => {
     expect(matchArgument({ rule: 'normalised', value: 'db-prod-7' }, 'DB-Prod-7')).toBe(true);
+    expect(matchArgument({ rule: 'normalised', value: 'Leopoldstrasse 244, Munich' }, ' leopoldstrasse  244 ,munich')).toBe(true);
     expect(matchArgument({ rule: 'normalised', value: '1,200' }, 1200)).toBe(true);
+    expect(matchArgument({ rule: 'normalised', value: '20' }, '20.00')).toBe(true);
     expect(matchArgument({ rule: 'normalised', value: 'db-prod-7' }, 'db-prod-71')).toBe(false);
     expect(matchArgument({ rule: 'normalised', value: 'x' }, { x: 1 })).toBe(false);
+  });
+
+  it('normalised: punctuation is part of the value, and no word is dropped', () => {
+    expect(matchArgument({ rule: 'normalised', value: 'app-eu-17' }, 'app-eu1-7')).toBe(false);
+    expect(matchArgument({ rule: 'normalised', value: 'app-eu-17' }, 'appeu17')).toBe(false);
+    expect(matchArgument({ rule: 'normalised', value: 'gs://tallis-analytics/churn-q4/' }, 'gs://tallis/analytics-churn-q4/')).toBe(false);
+    expect(matchArgument({ rule: 'normalised', value: 'Flat A' }, 'Flat')).toBe(false);
+    expect(matchArgument({ rule: 'normalised', value: 'The Hague' }, 'Hague')).toBe(false);
+  });
+
+  it('a value with no letter or digit matches nothing, an empty argument included', () => {
+    expect(matchArgument({ rule: 'normalised', value: '' }, '')).toBe(false);
+    expect(matchArgument({ rule: 'normalised', value: '?' }, '?')).toBe(false);
+    expect(matchArgument({ rule: 'one-of', values: [''] }, '-')).toBe(false);
   });
 
   it('exact: the same JSON value and type', () => {

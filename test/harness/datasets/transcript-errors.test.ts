@@ -525,6 +525,17 @@ describe('tools and tool probes', () => {
     expectProblem(found, '5:11', 'duplicate tool name "ok" (first defined at datasets/x.yaml:3:11)');
   });
 
+  it('refuses an argument value no argument could match: no letter or digit', () => {
+    const found = problems(
+      probeLines([
+        "  - { id: a, after_turn: 1, kind: tool, question: q, expect_call: { name: run_sql, arguments: { host: '-' } } }",
+        "  - { id: b, after_turn: 1, kind: tool, question: q, expect_call: { name: run_sql, arguments: { host: { one_of: [db-7, '?'] } } } }",
+      ]),
+    );
+    expect(found).toHaveLength(2);
+    expect(found.every((l) => l.includes('has no letters or digits, so no argument can match it'))).toBe(true);
+  });
+
   it('refuses a tool probe in a transcript that offers no tools, either form of expect_call', () => {
     const found = problems([
       ...OK_TURNS,

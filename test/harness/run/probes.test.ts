@@ -194,7 +194,7 @@ describe('answerProbe with tools', () => {
         sent.push(request.tools);
         const q = (request.input.at(-1) as { content: string }).content;
         const replies: Record<string, Partial<ModelResult>> = {
-          'Look the order up.': { toolCalls: [{ name: 'get_order', arguments: '{"id":"a17"}' }] },
+          'Look the order up.': { toolCalls: [{ name: 'get_order', arguments: '{"id":"a-17"}' }] },
           'Where did it ship?': { output: 'It shipped to Oslo.' },
           'Which order is it?': { output: 'A-17' },
         };
@@ -203,7 +203,7 @@ describe('answerProbe with tools', () => {
     };
     const r = await records(() => new Everything(), graders(m), withTools);
     expect(sent).toEqual([tools, tools, tools]);
-    expect(r.lookup).toMatchObject({ passed: true, exact: true, toolCalls: [{ name: 'get_order', arguments: '{"id":"a17"}' }], judge: { verdict: 'pass', model: 'tool-check' } });
+    expect(r.lookup).toMatchObject({ passed: true, exact: true, toolCalls: [{ name: 'get_order', arguments: '{"id":"a-17"}' }], judge: { verdict: 'pass', model: 'tool-check' } });
     expect(r.lookup.tool).toMatchObject({ rightTool: true, argsMatched: 1, argsExpected: 1, exactCall: true });
     expect(r.lookup.repeatedCalls).toBeUndefined();
     expect(r.remember).toMatchObject({ passed: true, tool: { expected: null, rightTool: true }, judge: { model: 'offline' } });
