@@ -243,6 +243,37 @@ export function contextCalls(items: readonly AgentInputItem[]): ContextCalls {
   return { byItem, answered, lost };
 }
 
+/** How deep into a result's JSON its fields are read: a record, its lists, their records. */
+const FIELD_DEPTH = 3;
+
+function collectFields(value: unknown, depth: number, out: Map<string, string[]>): void {
+  if (depth > FIELD_DEPTH) return;
+  if (Array.isArray(value)) {
+    for (const v of value) collectFields(v, depth + 1, out);
+    return;
+  }
+  if (!isRecord(value)) return;
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v === 'string') out.set(k, [...(out.get(k) ?? []), v]);
+    else collectFields(v, depth + 1, out);
+  }
+}
+
+/** The string fields of the readable JSON results in the context, by key. */
+export function resultFields(items: readonly AgentInputItem[], calls: ContextCalls): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const { item } of calls.answered) {
+    const text = itemText(items[item]).trim();
+    if (!text.startsWith('{') && !text.startsWith('[')) continue;
+    try {
+      collectFields(JSON.parse(text) as unknown, 0, out);
+    } catch {
+      // Not JSON: the reader reads it as text; it shows no shapes.
+    }
+  }
+  return out;
+}
+
 const scalarKey = (v: unknown) => (typeof v === 'string' ? normalizeText(v) : JSON.stringify(v));
 
 /**
@@ -332,6 +363,7 @@ export function decideTool(question: string, ctx: ReaderContext, items: readonly
     calls: calls.byItem,
     tool: terms.tool.name,
     verbEnd: verb?.end,
+    resultFields: resultFields(items, calls),
   });
   if (filled.missing.length > 0) return verb ? { action: 'missing', tool: terms.tool.name, missing: filled.missing } : { action: 'answer' };
   const call = { name: terms.tool.name, arguments: JSON.stringify(filled.args) };
