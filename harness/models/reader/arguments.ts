@@ -595,7 +595,9 @@ function inContext(p: Parameter, s: Search, named: boolean): Value | undefined {
     }
     const words = tokens(unit.text);
     const found = candidates(p, unit, words, s);
-    const v = named ? nearName(p, words, found)?.value : found.find((f) => fitsUnnamed(p, f.value, s))?.value;
+    // In the context a code of another prefix is another record's ("refund RF-5602 of order FH-1188"), named or not.
+    const fitting = found.filter((f) => fitsUnnamed(p, f.value, s));
+    const v = named ? nearName(p, words, fitting)?.value : fitting[0]?.value;
     if (v !== undefined) return v;
   }
   return undefined;

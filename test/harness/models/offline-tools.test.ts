@@ -290,6 +290,7 @@ const libraryTools: ToolDefinition[] = [
   },
   { name: 'add_member_note', description: 'Add a note to a member account.', parameters: obj({ member_id: { type: 'string' }, note: { type: 'string' } }, ['member_id', 'note']) },
   { name: 'search_catalog', description: 'Search the catalogue by title or author.', parameters: obj({ query: { type: 'string' } }, ['query']) },
+  { name: 'renew_loan', description: 'Renew a loan for some days.', parameters: obj({ loan_id: { type: 'string' }, days: { type: 'integer' } }, ['loan_id']) },
 ];
 
 const loans: AgentInputItem[] = [
@@ -391,6 +392,15 @@ describe('offline tool rule: a value must have the shape of the parameter', () =
       name: 'get_port',
       args: { switch: 'sw-fl3-05', port: 'ge-0/0/7' },
     });
+  });
+
+  it('does not take a code of another prefix named beside the parameter later in the context', () => {
+    const context = [
+      ...loans,
+      ...called('l3', 'place_hold', { member_id: 'LM-20931', item_id: 'BK-6012' }, '{"hold_id":"HD-1182","status":"waiting"}'),
+      userMessage('Thanks, the HD-1182 loan hold is fine.'),
+    ];
+    expect(onlyCall(reply(context, 'Renew the loan for 14 days.', libraryTools))).toEqual({ name: 'renew_loan', args: { loan_id: 'LN-7781', days: 14 } });
   });
 
   it('reads an apostrophe inside a word as no quotation mark', () => {
