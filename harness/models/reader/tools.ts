@@ -32,7 +32,7 @@ const FAMILIES: string[][] = [
   ['stop', 'halt', 'kill', 'shut', 'shutdown', 'pause', 'suspend'],
   ['create', 'open', 'file', 'add', 'new', 'raise', 'log', 'submit', 'make', 'book', 'schedule'],
   ['delete', 'remove', 'drop', 'cancel', 'revoke', 'close', 'void'],
-  ['update', 'change', 'set', 'modify', 'edit', 'adjust', 'move', 'reassign', 'assign'],
+  ['update', 'change', 'set', 'modify', 'edit', 'adjust', 'move', 'reassign', 'assign', 'fix', 'correct', 'amend', 'switch', 'toggle', 'turn', 'enable', 'disable', 'flip'],
   ['send', 'email', 'notify', 'message', 'mail', 'text', 'ping', 'alert'],
   ['refund', 'reimburse', 'credit', 'return'],
   ['deploy', 'release', 'ship', 'rollout', 'roll'],
@@ -165,6 +165,20 @@ const ASKING_START = /^(?:what|what's|whats|which|who|who's|whom|whose|when|wher
  */
 export function requestVerb(question: string): { verb: string; end: number } | undefined {
   const text = question.replace(/[\u2018\u2019]/g, "'");
+  const first = sentenceVerb(text);
+  if (first && FAMILY_OF.has(stem(first.verb))) return first;
+  // A request often follows what prompted it ("My screen timed out. Pull her up again."): a later
+  // sentence that starts with a known action verb is the request.
+  for (const m of text.matchAll(/[.!?]\s+(?=\S)/g)) {
+    const start = (m.index ?? 0) + m[0].length;
+    const later = sentenceVerb(text.slice(start));
+    if (later && FAMILY_OF.has(stem(later.verb))) return { verb: later.verb, end: start + later.end };
+  }
+  return first;
+}
+
+/** The request verb at the start of one sentence (see requestVerb). */
+function sentenceVerb(text: string): { verb: string; end: number } | undefined {
   const lead = /^\s*(?:(?:ok(?:ay)?|great|thanks|thank you|cool|right|alright|now|so|and|also|then)\b[,!.]?\s*)*(?:please\s+)?/i.exec(text)?.[0] ?? '';
   const rest = text.slice(lead.length);
   const modal = /^(?:can|could|would|will)\s+you\s+(?:please\s+|just\s+|quickly\s+)?([a-z]+)/i.exec(rest);
