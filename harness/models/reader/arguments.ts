@@ -391,6 +391,7 @@ export function fillArguments(params: readonly Parameter[], opts: FillOptions): 
     paramNames,
     claimed: claimedTypes(params),
     questionWords: tokens(opts.question.text),
+    paramKeys: new Set(params.flatMap((p) => [key(p.name), key(nameWords(p.name))])),
     ...earlierShapes(opts.calls, opts.resultFields),
     owners: siblingValues(params, opts.calls),
   };
@@ -413,6 +414,8 @@ interface Search extends FillOptions {
   paramNames: ReadonlySet<string>;
   claimed: ReadonlySet<Span['type']>;
   questionWords: Token[];
+  /** The tool's parameter names as written and in words: keys, not values. */
+  paramKeys: ReadonlySet<string>;
   /** The shapes of the values earlier calls (of any tool) passed under each parameter name. */
   shapes: ReadonlyMap<string, ReadonlySet<Shape>>;
   /** The capital prefixes of those values ("LM" of `LM-20931`), by parameter name. */
@@ -492,7 +495,9 @@ function ordered(args: Record<string, unknown>, params: readonly Parameter[]): R
 
 /** Values of the parameter's kind in a source that no other argument took. */
 function candidates(p: Parameter, source: Source, words: Token[], s: Search): Found[] {
-  const found = valuesOfKind(p, source, words).filter((f) => !s.used.has(key(f.value)) && fits(p, f.value, s));
+  // A record's key ("line1: …", "sku: …") names the parameter; it is not its value.
+  const own = s.paramKeys;
+  const found = valuesOfKind(p, source, words).filter((f) => !s.used.has(key(f.value)) && !own.has(key(f.value)) && fits(p, f.value, s));
   if (p.kind !== 'text') return found;
   return found.filter((f) => !source.spans.some((sp) => s.claimed.has(sp.type) && sp.start === f.start));
 }
@@ -525,7 +530,7 @@ function inQuestion(p: Parameter, s: Search): Value | undefined {
 }
 
 const STOPPING = new Set(
-  'a an the my our your this that these those it its them is are was were be been on in at for from to with by of and or please can could would will you me us i we up all any some'.split(' '),
+  'a an the my our your this that these those it its them is are was were be been on in at for from to with by of and or please can could would will you me us i we up all any some he she him her his hers they their theirs'.split(' '),
 );
 const PREPOSITION = /^(?:on|in|at|for|from|to|with|by|of|via|into|onto|using|and|please|now|again|asap|today|then|so|before|after|since|until|as)$/;
 // A pronoun right after the verb means the thing acted on was named before ("restart *it* on web-04").
@@ -593,12 +598,31 @@ function inContext(p: Parameter, s: Search, named: boolean): Value | undefined {
       if (v !== undefined && (typeof v === 'boolean' || !s.used.has(key(v)))) return v;
       continue;
     }
+    const field = named ? fieldValue(p, unit.text, s) : undefined;
+    if (field !== undefined) return field;
     const words = tokens(unit.text);
     const found = candidates(p, unit, words, s);
     // In the context a code of another prefix is another record's ("refund RF-5602 of order FH-1188"), named or not.
     const fitting = found.filter((f) => fitsUnnamed(p, f.value, s));
     const v = named ? nearName(p, words, fitting)?.value : fitting[0]?.value;
     if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
+const FIELD = /(?:^|, )([\p{L}][\p{L}\p{N} _]{0,40}?): (.*?)(?=, [\p{L}][\p{L}\p{N} _]{0,40}?: |$)/gu;
+
+/**
+ * A record's field filed under the parameter's own name (`customer id: CUS-204411` for
+ * `customer_id`), whole: a result states the value with its key, spaces and all.
+ */
+function fieldValue(p: Parameter, text: string, s: Search): Value | undefined {
+  if (p.kind !== 'identifier' && p.kind !== 'text' && p.kind !== 'host' && p.kind !== 'email' && p.kind !== 'url') return undefined;
+  const wanted = key(nameWords(p.name));
+  for (const [, k, raw] of text.matchAll(FIELD)) {
+    const v = raw.trim();
+    if (key(nameWords(k)) !== wanted || v === '' || s.used.has(key(v))) continue;
+    if (fits(p, v, s) && fitsUnnamed(p, v, s)) return v;
   }
   return undefined;
 }

@@ -319,11 +319,16 @@ const leaveTools: ToolDefinition[] = [
       ['employee_id', 'leave_type', 'start_date', 'end_date', 'approver'],
     ),
   },
+  {
+    name: 'order_equipment',
+    description: 'Order equipment for an employee, charged to a cost centre.',
+    parameters: obj({ employee_id: { type: 'string' }, item: { type: 'string' }, cost_centre: { type: 'string' } }, ['employee_id', 'item']),
+  },
 ];
 
 const leave: AgentInputItem[] = [
   userMessage('I am booking time off for Dana Okafor on my team.'),
-  ...called('h1', 'get_employee', { employee_id: 'E-40871' }, '{"employee_id":"E-40871","name":"Dana Okafor","manager":"m.osei"}'),
+  ...called('h1', 'get_employee', { employee_id: 'E-40871' }, '{"employee_id":"E-40871","name":"Dana Okafor","manager":"m.osei","cost_centre":"CC 4410 Field Ops"}'),
   assistantMessage("Dana's manager is m.osei."),
   ...called(
     'h2',
@@ -380,6 +385,13 @@ describe('offline tool rule: a value must have the shape of the parameter', () =
     });
   });
 
+  it('takes a field a result filed under the parameter\'s name whole, spaces and all', () => {
+    const call = onlyCall(reply(leave, 'Order a headset for Dana on her cost centre.', leaveTools));
+    expect(call.name).toBe('order_equipment');
+    expect(call.args.employee_id).toBe('E-40871');
+    expect(call.args.cost_centre).toBe('CC 4410 Field Ops');
+  });
+
   it('leaves an enum value of another parameter to it, and a port to the shape ports had', () => {
     expect(onlyCall(reply(printer, 'Move it to vlan 40 as an access port.', switchTools))).toEqual({
       name: 'set_port_vlan',
@@ -401,6 +413,11 @@ describe('offline tool rule: a value must have the shape of the parameter', () =
       userMessage('Thanks, the HD-1182 loan hold is fine.'),
     ];
     expect(onlyCall(reply(context, 'Renew the loan for 14 days.', libraryTools))).toEqual({ name: 'renew_loan', args: { loan_id: 'LN-7781', days: 14 } });
+  });
+
+  it('finds the request in a later sentence after what prompted it', () => {
+    const r = reply(leave, 'My laptop crashed and I lost the page. Pull up her employee record again.', leaveTools);
+    expect(onlyCall(r)).toEqual({ name: 'get_employee', args: { employee_id: 'E-40871' } });
   });
 
   it('reads an apostrophe inside a word as no quotation mark', () => {
