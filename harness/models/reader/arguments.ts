@@ -331,15 +331,39 @@ function valuesOfKind(p: Parameter, source: Source, words: Token[]): Found[] {
 /** Enum values the source says as whole words ("priority high", "the *errors* view" for `error`, "us-east-1"). */
 function enumValues(p: Parameter, words: Token[]): Found[] {
   const out: Found[] = [];
+  const heads = enumHeads(p.values);
   for (const value of p.values) {
     const whole = String(value).toLowerCase();
     const parts = nameWords(whole).split(' ').filter(Boolean).map(stem);
     for (let i = 0; i < words.length; i++) {
       if (words[i].word === whole || (parts.length === 1 && words[i].stem === parts[0])) out.push({ value, start: words[i].start, end: words[i].end });
       else if (parts.length > 1 && parts.every((part, k) => words[i + k]?.stem === part)) out.push({ value, start: words[i].start, end: words[i + parts.length - 1].end });
+      else if (parts.length > 1 && heads.get(words[i].stem) === value) out.push({ value, start: words[i].start, end: words[i].end });
     }
   }
   return out.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * The first word of each many-word enum value that no other value starts with: people say
+ * "memory" for `memory_pct` and "p99" for `p99_latency_ms`, not the unit the name ends in.
+ */
+function enumHeads(values: readonly (string | number)[]): Map<string, string | number> {
+  const count = new Map<string, number>();
+  const owner = new Map<string, string | number>();
+  for (const value of values) {
+    const parts = nameWords(String(value).toLowerCase()).split(' ').filter(Boolean);
+    if (parts.length < 2 || parts[0].length < 2) continue;
+    const head = stem(parts[0]);
+    count.set(head, (count.get(head) ?? 0) + 1);
+    owner.set(head, value);
+  }
+  for (const value of values) {
+    const parts = nameWords(String(value).toLowerCase()).split(' ').filter(Boolean);
+    // A head that is also a whole one-word value ("error" beside "error_rate") is that value's.
+    if (parts.length === 1) count.set(stem(parts[0]), 2);
+  }
+  return new Map([...owner].filter(([head]) => count.get(head) === 1));
 }
 
 // ---------------------------------------------------------------------------

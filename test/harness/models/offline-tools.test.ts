@@ -354,6 +354,11 @@ const switchTools: ToolDefinition[] = [
       ['switch', 'port', 'vlan', 'mode'],
     ),
   },
+  {
+    name: 'get_port_counters',
+    description: 'Read one counter of a switch port.',
+    parameters: obj({ switch: { type: 'string' }, port: { type: 'string' }, counter: { type: 'string', enum: ['crc_errors', 'rx_drops', 'tx_drops', 'link_flaps'] } }, ['switch', 'port', 'counter']),
+  },
 ];
 
 const printer: AgentInputItem[] = [
@@ -418,6 +423,16 @@ describe('offline tool rule: a value must have the shape of the parameter', () =
   it('finds the request in a later sentence after what prompted it', () => {
     const r = reply(leave, 'My laptop crashed and I lost the page. Pull up her employee record again.', leaveTools);
     expect(onlyCall(r)).toEqual({ name: 'get_employee', args: { employee_id: 'E-40871' } });
+  });
+
+  it('redoes the earlier lookup the request asks for again', () => {
+    const context = [...loans, ...called('l4', 'renew_loan', { loan_id: 'LN-7781', days: 7 }, '{"ok":true,"due":"2025-05-09"}'), assistantMessage('Renewed.')];
+    expect(onlyCall(reply(context, 'Open the Overstory loan again, I want the due date.', libraryTools))).toEqual({ name: 'get_loan', args: { loan_id: 'LN-7781' } });
+  });
+
+  it('takes an enum value by the first word no other value starts with', () => {
+    expect(onlyCall(reply(printer, 'Read the CRC counter on that port.', switchTools)).args).toEqual({ switch: 'sw-fl3-02', port: 'ge-0/0/14', counter: 'crc_errors' });
+    expect(onlyCall(reply(printer, 'Now read the rx counter on that port.', switchTools)).args.counter).toBe('rx_drops');
   });
 
   it('reads an apostrophe inside a word as no quotation mark', () => {
