@@ -435,6 +435,11 @@ describe('offline tool rule: a value must have the shape of the parameter', () =
     expect(onlyCall(reply(printer, 'Now read the rx counter on that port.', switchTools)).args.counter).toBe('rx_drops');
   });
 
+  it('reads "fix" and "correct" as verbs of change', () => {
+    expect(chooseTool('Fix that port, the printer belongs on 40.', switchTools)?.terms.tool.name).toBe('set_port_vlan');
+    expect(chooseTool('Correct the port for the printer.', switchTools)?.terms.tool.name).toBe('set_port_vlan');
+  });
+
   it('reads an apostrophe inside a word as no quotation mark', () => {
     const call = onlyCall(reply(loans, "There's a book I'd like: search the catalogue for Braiding Sweetgrass.", libraryTools));
     expect(call.name).toBe('search_catalog');
