@@ -4,10 +4,12 @@
 // identifier, text), and a value of that kind is looked for in this order:
 //   1. the question: a value next to a word of the parameter's name ("ticket INC-4471",
 //      "the payments-api service"), then any value of its kind (an enum value, a host, a date);
-//   2. the context, newest first: an earlier call's argument of the same name (the same tool
-//      first), or a value next to a word of the parameter's name (`order_id: A-1002`);
+//   2. the context, newest first: an earlier call's argument of the same name (any tool), a
+//      result's field under the parameter's name, or a value next to a word of its name;
 //   3. for a required parameter only, the newest value of its kind anywhere in the context.
-// Optional parameters with no value are left out. The algorithm is in the README, "Tool probes".
+// A candidate must also fit the shape earlier values of the parameter had (shapes.ts) and
+// belong to no other parameter of the tool. Optional parameters with no value are left out.
+// The algorithm is in the README, "Tool probes".
 import { normalizeText, stem } from '../../../core/text.js';
 import { isRecord } from '../../../core/record.js';
 import type { Unit } from './context.js';
