@@ -155,7 +155,7 @@ function better(a: ToolChoice, b: ToolChoice): boolean {
 
 // Verbs that ask to be told, not to act: "can you tell me which host…" is a question about the context.
 const TELLING = /^(?:tell|remind|recall|remember|say|explain|confirm|repeat|describe|summari[sz]e|clarify)$/;
-const ASKING_START = /^(?:what|what's|whats|which|who|who's|whom|whose|when|where|where's|why|how|is|are|was|were|did|do|does|has|have|had|am|should|shall|may|might|must|i|i'm|i've|my|we|our|it|it's|its|the|this|that|there|these|those|any|thanks|thank|ok|okay|great|yes|no|sure|hi|hello|hey|sorry|also|and|but|so|just|btw)$/;
+const ASKING_START = /^(?:what|what's|whats|which|who|who's|whom|whose|when|where|where's|why|how|is|are|was|were|did|do|does|has|have|had|am|should|shall|may|might|must|i|i'm|i've|my|we|our|it|it's|its|the|this|that|there|these|those|any|thanks|thank|ok|okay|great|yes|no|sure|hi|hello|hey|sorry|also|and|but|so|just|btw|for|in|on|at|after|before|since|during|from|about|regarding|as|if|once|until|while)$/;
 
 /**
  * Where the verb of a request to act ends in the question, or undefined when it asks what
@@ -299,6 +299,18 @@ function answeredAt(name: string, args: Record<string, unknown>, results: Contex
   return results.findLast(same)?.item;
 }
 
+/** The held result sharing the most words with the question, the newest on a tie. */
+function closestResult(question: string, held: ContextCalls['answered'], items: readonly AgentInputItem[]): number {
+  const asked = contentStems(question);
+  let best = { item: held[held.length - 1].item, shared: -1 };
+  for (let i = held.length - 1; i >= 0; i--) {
+    const stems = contentStems(itemText(items[held[i].item]));
+    const shared = [...asked].filter((w) => stems.has(w)).length;
+    if (shared > best.shared) best = { item: held[i].item, shared };
+  }
+  return best.item;
+}
+
 /** The context narrowed to one result: what the reader reads first for a question about it. */
 export function resultContext(ctx: ReaderContext, item: number): ReaderContext {
   return { ...ctx, units: ctx.units.filter((u) => u.item === item) };
@@ -386,6 +398,10 @@ export function decideTool(question: string, ctx: ReaderContext, items: readonly
   if (known !== undefined) return { action: 'answer-from', item: known };
   // The result was fetched and then dropped from the context: what it said is no longer known.
   const lost = answeredAt(call.name, filled.args, calls.lost) !== undefined;
+  // A question, not a request, about a tool whose results the context holds asks what they said:
+  // arguments read from its words ("the *July* leave") are no new request.
+  const held = calls.answered.filter((a) => a.call.name === call.name);
+  if (!lost && held.length > 0 && !LIVE.test(question)) return { action: 'answer-from', item: closestResult(question, held, items) };
   return lost || LIVE.test(question) ? { action: 'call', call } : { action: 'answer-or-call', call };
 }
 

@@ -440,6 +440,18 @@ describe('offline tool rule: a value must have the shape of the parameter', () =
     expect(chooseTool('Correct the port for the printer.', switchTools)?.terms.tool.name).toBe('set_port_vlan');
   });
 
+  it('answers a question about a result the context holds instead of calling with other arguments', () => {
+    const r = reply(leave, 'What was the request id for the July leave? Payroll wants it.', leaveTools);
+    expect(r.toolCalls).toBeUndefined();
+    expect(r.output).toContain('LR-3310');
+  });
+
+  it('reads a sentence that opens with a preposition as no request', () => {
+    const r = reply(leave, 'For the payroll audit, what status did the July leave request get?', leaveTools);
+    expect(r.toolCalls).toBeUndefined();
+    expect(r.output).toContain('pending');
+  });
+
   it('reads an apostrophe inside a word as no quotation mark', () => {
     const call = onlyCall(reply(loans, "There's a book I'd like: search the catalogue for Braiding Sweetgrass.", libraryTools));
     expect(call.name).toBe('search_catalog');
