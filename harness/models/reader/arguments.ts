@@ -4,14 +4,17 @@
 // identifier, text), and a value of that kind is looked for in this order:
 //   1. the question: a value next to a word of the parameter's name ("ticket INC-4471",
 //      "the payments-api service"), then any value of its kind (an enum value, a host, a date);
-//   2. the context, newest first: an earlier call's argument of the same name (the same tool
-//      first), or a value next to a word of the parameter's name (`order_id: A-1002`);
+//   2. the context, newest first: an earlier call's argument of the same name (any tool), a
+//      result's field under the parameter's name, or a value next to a word of its name;
 //   3. for a required parameter only, the newest value of its kind anywhere in the context.
-// Optional parameters with no value are left out. The algorithm is in the README, "Tool probes".
+// A candidate must also fit the shape earlier values of the parameter had (shapes.ts) and
+// belong to no other parameter of the tool. Optional parameters with no value are left out.
+// The algorithm is in the README, "Tool probes".
 import { normalizeText, stem } from '../../../core/text.js';
 import { isRecord } from '../../../core/record.js';
 import type { Unit } from './context.js';
 import { type DateMention, type Day, findDates, pad2 } from './dates.js';
+import { type Shape, fitsShapes, prefixOf, shapeOf } from './shapes.js';
 import { type Span, findSpans } from './spans.js';
 import { contentStems } from './words.js';
 
@@ -33,6 +36,10 @@ export interface Parameter {
   end?: 'start' | 'end';
   /** Position in the schema's `properties`: arguments are written in this order. */
   index: number;
+  /** Prose (a note, a message, a query): any words may be its value, whatever shape earlier values had. */
+  freeText: boolean;
+  /** The schema's `pattern`, when it compiles: a value must match it. */
+  pattern?: RegExp;
 }
 
 /** A text the value may come from, with its typed spans and dates already read. */
@@ -103,6 +110,19 @@ function namingStems(name: string, description: string): Set<string> {
   return new Set([...contentStems(description)].filter((s) => !GENERIC.has(s)));
 }
 
+// Names of parameters that hold prose: their values are sentences, not codes of a fixed shape.
+const FREE_TEXT = /\b(?:description|desc|body|message|msg|note|notes|query|q|search|keywords?|title|subject|comment|comments|summary|reason|text|content|details|remark|remarks|explanation|instructions?)\b/;
+
+function patternOf(raw: unknown): RegExp | undefined {
+  if (typeof raw !== 'string') return undefined;
+  try {
+    return new RegExp(raw, 'u');
+  } catch {
+    // A pattern in a dialect JavaScript does not read constrains nothing here.
+    return undefined;
+  }
+}
+
 /** The parameters of a tool's schema that can take a scalar value: required ones first, each in declaration order. */
 export function parametersOf(schema: Record<string, unknown>): Parameter[] {
   const properties = isRecord(schema.properties) ? schema.properties : {};
@@ -117,7 +137,18 @@ export function parametersOf(schema: Record<string, unknown>): Parameter[] {
     const names = namingStems(name, description);
     // Words only: the stems of an example code ("e.g. ORD-10233") name nothing.
     const described = new Set([...contentStems(description)].filter((d) => !names.has(d) && !GENERIC.has(d) && /^[a-z]{3,}$/.test(d)));
-    out.push({ name, required: required.has(name), kind, values, names, described, measure: measureOf(kind, `${nameWords(name)} ${description}`), index: out.length });
+    out.push({
+      name,
+      required: required.has(name),
+      kind,
+      values,
+      names,
+      described,
+      measure: measureOf(kind, `${nameWords(name)} ${description}`),
+      index: out.length,
+      freeText: kind === 'text' && FREE_TEXT.test(nameWords(name)),
+      pattern: patternOf(spec.pattern),
+    });
   }
   markRangeEnds(out, properties);
   return [...out.filter((p) => p.required), ...out.filter((p) => !p.required)];
@@ -213,7 +244,8 @@ function wordDistance(words: Token[], i: number, f: Found): number | undefined {
 
 // Codes people type for a service, queue or file ("payments-api", "checkout_svc", "nginx.conf"), and quoted text.
 const CODE = /^(?=.*[\p{L}])(?:[\p{L}\p{N}]+[-_./:][\p{L}\p{N}][\p{L}\p{N}\-_./:]*|[\p{L}]*\d[\p{L}\p{N}]*)$/u;
-const QUOTED = /["'`\u201C\u2018]([^"'`\u201D\u2019\n]{1,80})["'`\u201D\u2019]/g;
+// An apostrophe inside a word ("there's", "I'd") opens and closes nothing.
+const QUOTED = /(?<![\p{L}\p{N}])["'`\u201C\u2018]([^"'`\u201D\u2019\n]{1,80})["'`\u201D\u2019](?![\p{L}\p{N}])/gu;
 
 function spanFound(s: Span): Found {
   return { value: s.text.replace(/[.,;:]+$/, ''), start: s.start, end: s.end };
@@ -301,15 +333,39 @@ function valuesOfKind(p: Parameter, source: Source, words: Token[]): Found[] {
 /** Enum values the source says as whole words ("priority high", "the *errors* view" for `error`, "us-east-1"). */
 function enumValues(p: Parameter, words: Token[]): Found[] {
   const out: Found[] = [];
+  const heads = enumHeads(p.values);
   for (const value of p.values) {
     const whole = String(value).toLowerCase();
     const parts = nameWords(whole).split(' ').filter(Boolean).map(stem);
     for (let i = 0; i < words.length; i++) {
       if (words[i].word === whole || (parts.length === 1 && words[i].stem === parts[0])) out.push({ value, start: words[i].start, end: words[i].end });
       else if (parts.length > 1 && parts.every((part, k) => words[i + k]?.stem === part)) out.push({ value, start: words[i].start, end: words[i + parts.length - 1].end });
+      else if (parts.length > 1 && heads.get(words[i].stem) === value) out.push({ value, start: words[i].start, end: words[i].end });
     }
   }
   return out.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * The first word of each many-word enum value that no other value starts with: people say
+ * "memory" for `memory_pct` and "p99" for `p99_latency_ms`, not the unit the name ends in.
+ */
+function enumHeads(values: readonly (string | number)[]): Map<string, string | number> {
+  const count = new Map<string, number>();
+  const owner = new Map<string, string | number>();
+  for (const value of values) {
+    const parts = nameWords(String(value).toLowerCase()).split(' ').filter(Boolean);
+    if (parts.length < 2 || parts[0].length < 2) continue;
+    const head = stem(parts[0]);
+    count.set(head, (count.get(head) ?? 0) + 1);
+    owner.set(head, value);
+  }
+  for (const value of values) {
+    const parts = nameWords(String(value).toLowerCase()).split(' ').filter(Boolean);
+    // A head that is also a whole one-word value ("error" beside "error_rate") is that value's.
+    if (parts.length === 1) count.set(stem(parts[0]), 2);
+  }
+  return new Map([...owner].filter(([head]) => count.get(head) === 1));
 }
 
 // ---------------------------------------------------------------------------
@@ -325,6 +381,8 @@ export interface FillOptions {
   tool: string;
   /** Where the word the request's action is said with ends, for a free-text object ("restart *nginx* on web-03"). */
   verbEnd?: number;
+  /** String fields of the results in the context, by key (`member_id` of a lookup's record): they show a parameter's shape too. */
+  resultFields?: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface Filled {
@@ -353,7 +411,16 @@ export function fillArguments(params: readonly Parameter[], opts: FillOptions): 
   const used = new Set<string>();
   const missing: string[] = [];
   const paramNames = new Set(params.flatMap((p) => [...p.names]));
-  const search: Search = { ...opts, used, paramNames, claimed: claimedTypes(params), questionWords: tokens(opts.question.text) };
+  const search: Search = {
+    ...opts,
+    used,
+    paramNames,
+    claimed: claimedTypes(params),
+    questionWords: tokens(opts.question.text),
+    paramKeys: new Set(params.flatMap((p) => [key(p.name), key(nameWords(p.name))])),
+    ...earlierShapes(opts.calls, opts.resultFields),
+    owners: siblingValues(params, opts.calls),
+  };
   for (const p of params) {
     const v = inQuestion(p, search) ?? inContext(p, search, true) ?? (p.required ? inContext(p, search, false) : undefined);
     if (v === undefined) {
@@ -373,6 +440,75 @@ interface Search extends FillOptions {
   paramNames: ReadonlySet<string>;
   claimed: ReadonlySet<Span['type']>;
   questionWords: Token[];
+  /** The tool's parameter names as written and in words: keys, not values. */
+  paramKeys: ReadonlySet<string>;
+  /** The shapes of the values earlier calls (of any tool) passed under each parameter name. */
+  shapes: ReadonlyMap<string, ReadonlySet<Shape>>;
+  /** The capital prefixes of those values ("LM" of `LM-20931`), by parameter name. */
+  prefixes: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Values that belong to a parameter of this tool (its enum, or what earlier calls passed for it), by value: the parameters they belong to. */
+  owners: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/** The shapes and prefixes of string values earlier calls passed and results filed, by parameter name: one pass. */
+function earlierShapes(
+  calls: ReadonlyMap<number, EarlierCall>,
+  fields: ReadonlyMap<string, readonly string[]> | undefined,
+): { shapes: Map<string, Set<Shape>>; prefixes: Map<string, Set<string>> } {
+  const shapes = new Map<string, Set<Shape>>();
+  const prefixes = new Map<string, Set<string>>();
+  const add = (name: string, v: unknown) => {
+    if (typeof v !== 'string' || v.trim() === '') return;
+    shapes.set(name, (shapes.get(name) ?? new Set<Shape>()).add(shapeOf(v)));
+    const prefix = prefixOf(v);
+    if (prefix) prefixes.set(name, (prefixes.get(name) ?? new Set<string>()).add(prefix));
+  };
+  for (const call of calls.values()) for (const [name, v] of Object.entries(call.args)) add(name, v);
+  for (const [name, values] of fields ?? []) for (const v of values) add(name, v);
+  return { shapes, prefixes };
+}
+
+/**
+ * A value taken with no word of the parameter's name beside it must fit more closely: a code
+ * whose capital prefix no earlier value of the parameter had ("BK-6012" for a member known as
+ * `LM-20931`) names another kind of record.
+ */
+function fitsUnnamed(p: Parameter, v: Value, s: Search): boolean {
+  if (typeof v !== 'string') return true;
+  const known = s.prefixes.get(p.name);
+  const prefix = prefixOf(v);
+  return !known || known.size === 0 || prefix === undefined || known.has(prefix);
+}
+
+/**
+ * Values each parameter of the tool is known to take: its enum values and what earlier calls
+ * passed under its name. "prod-eu" is the environment, so it is not the service beside it.
+ */
+function siblingValues(params: readonly Parameter[], calls: ReadonlyMap<number, EarlierCall>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  const add = (v: unknown, name: string) => {
+    if (typeof v !== 'string' || v.trim() === '') return;
+    const k = key(v);
+    out.set(k, (out.get(k) ?? new Set<string>()).add(name));
+  };
+  const names = new Set(params.map((p) => p.name));
+  for (const p of params) for (const v of p.values) add(v, p.name);
+  for (const call of calls.values()) for (const [name, v] of Object.entries(call.args)) if (names.has(name)) add(v, name);
+  return out;
+}
+
+/**
+ * Whether a value may be the parameter's: it matches the schema's pattern, belongs to no other
+ * parameter of the tool, and for a code-like parameter (an identifier, or text that is not prose)
+ * has a shape earlier values of that name had. Hosts, dates and numbers are typed by their recognisers.
+ */
+function fits(p: Parameter, v: Value, s: Search): boolean {
+  if (typeof v !== 'string') return true;
+  if (p.pattern && !p.pattern.test(v)) return false;
+  const owners = s.owners.get(key(v));
+  if (owners && !owners.has(p.name)) return false;
+  if (p.kind !== 'identifier' && !(p.kind === 'text' && !p.freeText)) return true;
+  return fitsShapes(v, s.shapes.get(p.name));
 }
 
 /** Arguments in the order the schema declares them, as a model writes them. */
@@ -385,7 +521,9 @@ function ordered(args: Record<string, unknown>, params: readonly Parameter[]): R
 
 /** Values of the parameter's kind in a source that no other argument took. */
 function candidates(p: Parameter, source: Source, words: Token[], s: Search): Found[] {
-  const found = valuesOfKind(p, source, words).filter((f) => !s.used.has(key(f.value)));
+  // A record's key ("line1: …", "sku: …") names the parameter; it is not its value.
+  const own = s.paramKeys;
+  const found = valuesOfKind(p, source, words).filter((f) => !s.used.has(key(f.value)) && !own.has(key(f.value)) && fits(p, f.value, s));
   if (p.kind !== 'text') return found;
   return found.filter((f) => !source.spans.some((sp) => s.claimed.has(sp.type) && sp.start === f.start));
 }
@@ -401,9 +539,11 @@ function inQuestion(p: Parameter, s: Search): Value | undefined {
   if (p.kind === 'boolean') return words.some((w) => p.names.has(w.stem)) ? true : undefined;
   const found = candidates(p, s.question, words, s);
   if (p.kind === 'text') {
-    const near = nearName(p, words, [...found, ...plainWords(p, words, s)].sort((a, b) => a.start - b.start));
+    const plain = plainWords(p, words, s).filter((f) => fits(p, f.value, s));
+    const near = nearName(p, words, [...found, ...plain].sort((a, b) => a.start - b.start));
     // A code the request states ("the *payments-api* log") before the words that follow the verb.
-    return near?.value ?? (p.required ? found[0]?.value : undefined) ?? objectOf(p, s);
+    const object = objectOf(p, s);
+    return near?.value ?? (p.required ? found.find((f) => fitsUnnamed(p, f.value, s))?.value : undefined) ?? (object !== undefined && fits(p, object, s) ? object : undefined);
   }
   const near = nearName(p, words, found);
   if (near) return near.value;
@@ -412,11 +552,11 @@ function inQuestion(p: Parameter, s: Search): Value | undefined {
     const measured = found.find((f) => f.type === p.measure);
     if (measured) return measured.value;
   }
-  return SELF_EVIDENT.has(p.kind) || p.required ? found[0]?.value : undefined;
+  return SELF_EVIDENT.has(p.kind) || p.required ? found.find((f) => fitsUnnamed(p, f.value, s))?.value : undefined;
 }
 
 const STOPPING = new Set(
-  'a an the my our your this that these those it its them is are was were be been on in at for from to with by of and or please can could would will you me us i we up all any some'.split(' '),
+  'a an the my our your this that these those it its them is are was were be been on in at for from to with by of and or please can could would will you me us i we up all any some he she him her his hers they their theirs'.split(' '),
 );
 const PREPOSITION = /^(?:on|in|at|for|from|to|with|by|of|via|into|onto|using|and|please|now|again|asap|today|then|so|before|after|since|until|as)$/;
 // A pronoun right after the verb means the thing acted on was named before ("restart *it* on web-04").
@@ -484,10 +624,31 @@ function inContext(p: Parameter, s: Search, named: boolean): Value | undefined {
       if (v !== undefined && (typeof v === 'boolean' || !s.used.has(key(v)))) return v;
       continue;
     }
+    const field = named ? fieldValue(p, unit.text, s) : undefined;
+    if (field !== undefined) return field;
     const words = tokens(unit.text);
     const found = candidates(p, unit, words, s);
-    const v = named ? nearName(p, words, found)?.value : found[0]?.value;
+    // In the context a code of another prefix is another record's ("refund RF-5602 of order FH-1188"), named or not.
+    const fitting = found.filter((f) => fitsUnnamed(p, f.value, s));
+    const v = named ? nearName(p, words, fitting)?.value : fitting[0]?.value;
     if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
+const FIELD = /(?:^|, )([\p{L}][\p{L}\p{N} _]{0,40}?): (.*?)(?=, [\p{L}][\p{L}\p{N} _]{0,40}?: |$)/gu;
+
+/**
+ * A record's field filed under the parameter's own name (`customer id: CUS-204411` for
+ * `customer_id`), whole: a result states the value with its key, spaces and all.
+ */
+function fieldValue(p: Parameter, text: string, s: Search): Value | undefined {
+  if (p.kind !== 'identifier' && p.kind !== 'text' && p.kind !== 'host' && p.kind !== 'email' && p.kind !== 'url') return undefined;
+  const wanted = key(nameWords(p.name));
+  for (const [, k, raw] of text.matchAll(FIELD)) {
+    const v = raw.trim();
+    if (key(nameWords(k)) !== wanted || v === '' || s.used.has(key(v))) continue;
+    if (fits(p, v, s) && fitsUnnamed(p, v, s)) return v;
   }
   return undefined;
 }

@@ -32,7 +32,7 @@ const FAMILIES: string[][] = [
   ['stop', 'halt', 'kill', 'shut', 'shutdown', 'pause', 'suspend'],
   ['create', 'open', 'file', 'add', 'new', 'raise', 'log', 'submit', 'make', 'book', 'schedule'],
   ['delete', 'remove', 'drop', 'cancel', 'revoke', 'close', 'void'],
-  ['update', 'change', 'set', 'modify', 'edit', 'adjust', 'move', 'reassign', 'assign'],
+  ['update', 'change', 'set', 'modify', 'edit', 'adjust', 'move', 'reassign', 'assign', 'fix', 'correct', 'amend', 'switch', 'toggle', 'turn', 'enable', 'disable', 'flip'],
   ['send', 'email', 'notify', 'message', 'mail', 'text', 'ping', 'alert'],
   ['refund', 'reimburse', 'credit', 'return'],
   ['deploy', 'release', 'ship', 'rollout', 'roll'],
@@ -155,7 +155,7 @@ function better(a: ToolChoice, b: ToolChoice): boolean {
 
 // Verbs that ask to be told, not to act: "can you tell me which host…" is a question about the context.
 const TELLING = /^(?:tell|remind|recall|remember|say|explain|confirm|repeat|describe|summari[sz]e|clarify)$/;
-const ASKING_START = /^(?:what|what's|whats|which|who|who's|whom|whose|when|where|where's|why|how|is|are|was|were|did|do|does|has|have|had|am|should|shall|may|might|must|i|i'm|i've|my|we|our|it|it's|its|the|this|that|there|these|those|any|thanks|thank|ok|okay|great|yes|no|sure|hi|hello|hey|sorry|also|and|but|so|just|btw)$/;
+const ASKING_START = /^(?:what|what's|whats|which|who|who's|whom|whose|when|where|where's|why|how|is|are|was|were|did|do|does|has|have|had|am|should|shall|may|might|must|i|i'm|i've|my|we|our|it|it's|its|the|this|that|there|these|those|any|thanks|thank|ok|okay|great|yes|no|sure|hi|hello|hey|sorry|also|and|but|so|just|btw|for|in|on|at|after|before|since|during|from|about|regarding|as|if|once|until|while)$/;
 
 /**
  * Where the verb of a request to act ends in the question, or undefined when it asks what
@@ -165,6 +165,20 @@ const ASKING_START = /^(?:what|what's|whats|which|who|who's|whom|whose|when|wher
  */
 export function requestVerb(question: string): { verb: string; end: number } | undefined {
   const text = question.replace(/[\u2018\u2019]/g, "'");
+  const first = sentenceVerb(text);
+  if (first && FAMILY_OF.has(stem(first.verb))) return first;
+  // A request often follows what prompted it ("My screen timed out. Pull her up again."): a later
+  // sentence that starts with a known action verb is the request.
+  for (const m of text.matchAll(/[.!?]\s+(?=\S)/g)) {
+    const start = (m.index ?? 0) + m[0].length;
+    const later = sentenceVerb(text.slice(start));
+    if (later && FAMILY_OF.has(stem(later.verb))) return { verb: later.verb, end: start + later.end };
+  }
+  return first;
+}
+
+/** The request verb at the start of one sentence (see requestVerb). */
+function sentenceVerb(text: string): { verb: string; end: number } | undefined {
   const lead = /^\s*(?:(?:ok(?:ay)?|great|thanks|thank you|cool|right|alright|now|so|and|also|then)\b[,!.]?\s*)*(?:please\s+)?/i.exec(text)?.[0] ?? '';
   const rest = text.slice(lead.length);
   const modal = /^(?:can|could|would|will)\s+you\s+(?:please\s+|just\s+|quickly\s+)?([a-z]+)/i.exec(rest);
@@ -243,6 +257,37 @@ export function contextCalls(items: readonly AgentInputItem[]): ContextCalls {
   return { byItem, answered, lost };
 }
 
+/** How deep into a result's JSON its fields are read: a record, its lists, their records. */
+const FIELD_DEPTH = 3;
+
+function collectFields(value: unknown, depth: number, out: Map<string, string[]>): void {
+  if (depth > FIELD_DEPTH) return;
+  if (Array.isArray(value)) {
+    for (const v of value) collectFields(v, depth + 1, out);
+    return;
+  }
+  if (!isRecord(value)) return;
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v === 'string') out.set(k, [...(out.get(k) ?? []), v]);
+    else collectFields(v, depth + 1, out);
+  }
+}
+
+/** The string fields of the readable JSON results in the context, by key. */
+export function resultFields(items: readonly AgentInputItem[], calls: ContextCalls): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const { item } of calls.answered) {
+    const text = itemText(items[item]).trim();
+    if (!text.startsWith('{') && !text.startsWith('[')) continue;
+    try {
+      collectFields(JSON.parse(text) as unknown, 0, out);
+    } catch {
+      // Not JSON: the reader reads it as text; it shows no shapes.
+    }
+  }
+  return out;
+}
+
 const scalarKey = (v: unknown) => (typeof v === 'string' ? normalizeText(v) : JSON.stringify(v));
 
 /**
@@ -252,6 +297,18 @@ const scalarKey = (v: unknown) => (typeof v === 'string' ? normalizeText(v) : JS
 function answeredAt(name: string, args: Record<string, unknown>, results: ContextCalls['answered']): number | undefined {
   const same = ({ call: c }: { call: EarlierCall }) => c.name === name && Object.entries(args).every(([k, v]) => Object.hasOwn(c.args, k) && scalarKey(c.args[k]) === scalarKey(v));
   return results.findLast(same)?.item;
+}
+
+/** The held result sharing the most words with the question, the newest on a tie. */
+function closestResult(question: string, held: ContextCalls['answered'], items: readonly AgentInputItem[]): number {
+  const asked = contentStems(question);
+  let best = { item: held[held.length - 1].item, shared: -1 };
+  for (let i = held.length - 1; i >= 0; i--) {
+    const stems = contentStems(itemText(items[held[i].item]));
+    const shared = [...asked].filter((w) => stems.has(w)).length;
+    if (shared > best.shared) best = { item: held[i].item, shared };
+  }
+  return best.item;
 }
 
 /** The context narrowed to one result: what the reader reads first for a question about it. */
@@ -332,6 +389,7 @@ export function decideTool(question: string, ctx: ReaderContext, items: readonly
     calls: calls.byItem,
     tool: terms.tool.name,
     verbEnd: verb?.end,
+    resultFields: resultFields(items, calls),
   });
   if (filled.missing.length > 0) return verb ? { action: 'missing', tool: terms.tool.name, missing: filled.missing } : { action: 'answer' };
   const call = { name: terms.tool.name, arguments: JSON.stringify(filled.args) };
@@ -340,6 +398,10 @@ export function decideTool(question: string, ctx: ReaderContext, items: readonly
   if (known !== undefined) return { action: 'answer-from', item: known };
   // The result was fetched and then dropped from the context: what it said is no longer known.
   const lost = answeredAt(call.name, filled.args, calls.lost) !== undefined;
+  // A question, not a request, about a tool whose results the context holds asks what they said:
+  // arguments read from its words ("the *July* leave") are no new request.
+  const held = calls.answered.filter((a) => a.call.name === call.name);
+  if (!lost && held.length > 0 && !LIVE.test(question)) return { action: 'answer-from', item: closestResult(question, held, items) };
   return lost || LIVE.test(question) ? { action: 'call', call } : { action: 'answer-or-call', call };
 }
 

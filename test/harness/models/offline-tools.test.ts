@@ -277,3 +277,184 @@ describe('offline tool rule: schema reading and determinism', () => {
     expect(answered.output).toContain('1.0.3');
   });
 });
+
+// Conversations of other domains than the bundled suite, each probe naming the call a careful
+// operator would make: they check the argument rule on wording it was not written against.
+const libraryTools: ToolDefinition[] = [
+  { name: 'find_member', description: 'Find a library member by email address.', parameters: obj({ email: { type: 'string', format: 'email' } }, ['email']) },
+  { name: 'get_loan', description: 'Look up a loan by its loan id.', parameters: obj({ loan_id: { type: 'string' } }, ['loan_id']) },
+  {
+    name: 'place_hold',
+    description: 'Place a hold on a catalogue item for a member at a branch.',
+    parameters: obj({ member_id: { type: 'string' }, item_id: { type: 'string' }, branch: { type: 'string', enum: ['central', 'riverside', 'hillview'] } }, ['member_id', 'item_id']),
+  },
+  { name: 'add_member_note', description: 'Add a note to a member account.', parameters: obj({ member_id: { type: 'string' }, note: { type: 'string' } }, ['member_id', 'note']) },
+  { name: 'search_catalog', description: 'Search the catalogue by title or author.', parameters: obj({ query: { type: 'string' } }, ['query']) },
+  { name: 'renew_loan', description: 'Renew a loan for some days.', parameters: obj({ loan_id: { type: 'string' }, days: { type: 'integer' } }, ['loan_id']) },
+];
+
+const loans: AgentInputItem[] = [
+  userMessage('Hi, this is Priya Nair, priya.n@example.org. I have a loan to sort out.'),
+  ...called('l1', 'find_member', { email: 'priya.n@example.org' }, '{"member_id":"LM-20931","name":"Priya Nair","home_branch":"central"}'),
+  assistantMessage('Found your account.'),
+  userMessage('The loan is LN-7781.'),
+  ...called('l2', 'get_loan', { loan_id: 'LN-7781' }, '{"loan_id":"LN-7781","item_id":"BK-5520","title":"The Overstory","due":"2025-05-02"}'),
+  assistantMessage('The Overstory is due on 2 May.'),
+  userMessage('My neighbour Tomasz borrowed BK-5521 last week, not me.'),
+];
+
+const leaveTools: ToolDefinition[] = [
+  { name: 'get_employee', description: 'Look up an employee record.', parameters: obj({ employee_id: { type: 'string' } }, ['employee_id']) },
+  {
+    name: 'request_leave',
+    description: 'File a leave request for an employee.',
+    parameters: obj(
+      {
+        employee_id: { type: 'string' },
+        leave_type: { type: 'string', enum: ['annual', 'sick', 'parental', 'unpaid'] },
+        start_date: { type: 'string', format: 'date' },
+        end_date: { type: 'string', format: 'date' },
+        approver: { type: 'string', description: 'User handle of the approving manager' },
+      },
+      ['employee_id', 'leave_type', 'start_date', 'end_date', 'approver'],
+    ),
+  },
+  {
+    name: 'order_equipment',
+    description: 'Order equipment for an employee, charged to a cost centre.',
+    parameters: obj({ employee_id: { type: 'string' }, item: { type: 'string' }, cost_centre: { type: 'string' } }, ['employee_id', 'item']),
+  },
+];
+
+const leave: AgentInputItem[] = [
+  userMessage('I am booking time off for Dana Okafor on my team.'),
+  ...called('h1', 'get_employee', { employee_id: 'E-40871' }, '{"employee_id":"E-40871","name":"Dana Okafor","manager":"m.osei","cost_centre":"CC 4410 Field Ops"}'),
+  assistantMessage("Dana's manager is m.osei."),
+  ...called(
+    'h2',
+    'request_leave',
+    { employee_id: 'E-40871', leave_type: 'annual', start_date: '2025-07-01', end_date: '2025-07-04', approver: 'm.osei' },
+    '{"request_id":"LR-3310","status":"pending"}',
+  ),
+  assistantMessage('Submitted LR-3310, pending with m.osei.'),
+  userMessage('Marta from payroll says the approver should be j.lindqvist while m.osei is away.'),
+];
+
+const switchTools: ToolDefinition[] = [
+  {
+    name: 'get_port',
+    description: 'Show the configuration and state of a switch port.',
+    parameters: obj({ switch: { type: 'string', description: 'Switch hostname' }, port: { type: 'string', description: 'Interface name, e.g. ge-0/0/12' } }, ['switch', 'port']),
+  },
+  {
+    name: 'set_port_vlan',
+    description: 'Set the VLAN and mode of a switch port.',
+    parameters: obj(
+      { switch: { type: 'string' }, port: { type: 'string' }, vlan: { type: 'integer' }, mode: { type: 'string', enum: ['access', 'trunk'] } },
+      ['switch', 'port', 'vlan', 'mode'],
+    ),
+  },
+  {
+    name: 'get_port_counters',
+    description: 'Read one counter of a switch port.',
+    parameters: obj({ switch: { type: 'string' }, port: { type: 'string' }, counter: { type: 'string', enum: ['crc_errors', 'rx_drops', 'tx_drops', 'link_flaps'] } }, ['switch', 'port', 'counter']),
+  },
+];
+
+const printer: AgentInputItem[] = [
+  userMessage('The printer on floor 3 lost network. It hangs off sw-fl3-02.'),
+  ...called('n1', 'get_port', { switch: 'sw-fl3-02', port: 'ge-0/0/14' }, '{"port":"ge-0/0/14","vlan":20,"mode":"access","status":"up"}'),
+  assistantMessage('ge-0/0/14 is up on VLAN 20.'),
+  userMessage('Printers belong on VLAN 40 since the re-addressing.'),
+];
+
+describe('offline tool rule: a value must have the shape of the parameter', () => {
+  it('does not take an item code for a member id known from a lookup result', () => {
+    expect(onlyCall(reply(loans, 'Place a hold on BK-6012 for me at the riverside branch.', libraryTools))).toEqual({
+      name: 'place_hold',
+      args: { member_id: 'LM-20931', item_id: 'BK-6012', branch: 'riverside' },
+    });
+  });
+
+  it('keeps the member id of the lookup when the request names only another record', () => {
+    const call = onlyCall(reply(loans, 'Add a note to my account: BK-5521 is with Tomasz.', libraryTools));
+    expect(call.name).toBe('add_member_note');
+    expect(call.args.member_id).toBe('LM-20931');
+  });
+
+  it('does not take a person for a parameter earlier calls filled with a user handle, and follows the stated update', () => {
+    const call = onlyCall(reply(leave, 'Dana and Ingrid agreed: file parental leave for her from 2025-10-01 to 2025-12-31.', leaveTools));
+    expect(call).toEqual({
+      name: 'request_leave',
+      args: { employee_id: 'E-40871', leave_type: 'parental', start_date: '2025-10-01', end_date: '2025-12-31', approver: 'j.lindqvist' },
+    });
+  });
+
+  it('takes a field a result filed under the parameter\'s name whole, spaces and all', () => {
+    const call = onlyCall(reply(leave, 'Order a headset for Dana on her cost centre.', leaveTools));
+    expect(call.name).toBe('order_equipment');
+    expect(call.args.employee_id).toBe('E-40871');
+    expect(call.args.cost_centre).toBe('CC 4410 Field Ops');
+  });
+
+  it('leaves an enum value of another parameter to it, and a port to the shape ports had', () => {
+    expect(onlyCall(reply(printer, 'Move it to vlan 40 as an access port.', switchTools))).toEqual({
+      name: 'set_port_vlan',
+      args: { switch: 'sw-fl3-02', port: 'ge-0/0/14', vlan: 40, mode: 'access' },
+    });
+  });
+
+  it('takes the values the request states over the ones of the context', () => {
+    expect(onlyCall(reply(printer, 'Show me port ge-0/0/7 on switch sw-fl3-05.', switchTools))).toEqual({
+      name: 'get_port',
+      args: { switch: 'sw-fl3-05', port: 'ge-0/0/7' },
+    });
+  });
+
+  it('does not take a code of another prefix named beside the parameter later in the context', () => {
+    const context = [
+      ...loans,
+      ...called('l3', 'place_hold', { member_id: 'LM-20931', item_id: 'BK-6012' }, '{"hold_id":"HD-1182","status":"waiting"}'),
+      userMessage('Thanks, the HD-1182 loan hold is fine.'),
+    ];
+    expect(onlyCall(reply(context, 'Renew the loan for 14 days.', libraryTools))).toEqual({ name: 'renew_loan', args: { loan_id: 'LN-7781', days: 14 } });
+  });
+
+  it('finds the request in a later sentence after what prompted it', () => {
+    const r = reply(leave, 'My laptop crashed and I lost the page. Pull up her employee record again.', leaveTools);
+    expect(onlyCall(r)).toEqual({ name: 'get_employee', args: { employee_id: 'E-40871' } });
+  });
+
+  it('redoes the earlier lookup the request asks for again', () => {
+    const context = [...loans, ...called('l4', 'renew_loan', { loan_id: 'LN-7781', days: 7 }, '{"ok":true,"due":"2025-05-09"}'), assistantMessage('Renewed.')];
+    expect(onlyCall(reply(context, 'Open the Overstory loan again, I want the due date.', libraryTools))).toEqual({ name: 'get_loan', args: { loan_id: 'LN-7781' } });
+  });
+
+  it('takes an enum value by the first word no other value starts with', () => {
+    expect(onlyCall(reply(printer, 'Read the CRC counter on that port.', switchTools)).args).toEqual({ switch: 'sw-fl3-02', port: 'ge-0/0/14', counter: 'crc_errors' });
+    expect(onlyCall(reply(printer, 'Now read the rx counter on that port.', switchTools)).args.counter).toBe('rx_drops');
+  });
+
+  it('reads "fix" and "correct" as verbs of change', () => {
+    expect(chooseTool('Fix that port, the printer belongs on 40.', switchTools)?.terms.tool.name).toBe('set_port_vlan');
+    expect(chooseTool('Correct the port for the printer.', switchTools)?.terms.tool.name).toBe('set_port_vlan');
+  });
+
+  it('answers a question about a result the context holds instead of calling with other arguments', () => {
+    const r = reply(leave, 'What was the request id for the July leave? Payroll wants it.', leaveTools);
+    expect(r.toolCalls).toBeUndefined();
+    expect(r.output).toContain('LR-3310');
+  });
+
+  it('reads a sentence that opens with a preposition as no request', () => {
+    const r = reply(leave, 'For the payroll audit, what status did the July leave request get?', leaveTools);
+    expect(r.toolCalls).toBeUndefined();
+    expect(r.output).toContain('pending');
+  });
+
+  it('reads an apostrophe inside a word as no quotation mark', () => {
+    const call = onlyCall(reply(loans, "There's a book I'd like: search the catalogue for Braiding Sweetgrass.", libraryTools));
+    expect(call.name).toBe('search_catalog');
+    expect(call.args.query).not.toMatch(/^s /);
+  });
+});
