@@ -100,13 +100,22 @@ export abstract class MemoryStrategy implements Session {
   }
 
   async popItem(): Promise<AgentInputItem | undefined> {
-    return this.history.pop();
+    const item = this.history.pop();
+    this.historyRemoved();
+    return item;
   }
 
   async clearSession(): Promise<void> {
     this.history = [];
     this.events.length = 0;
+    this.historyRemoved();
   }
+
+  /**
+   * Called after items were removed from `history` (popItem, clearSession): a strategy that
+   * indexes the history as it grows drops its index here, to rebuild it on the next view.
+   */
+  protected historyRemoved(): void {}
 
   /** The span of the view a server compacted, if any; strategies that compact locally have none. */
   opaqueSpan(): OpaqueSpan | undefined {

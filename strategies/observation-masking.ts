@@ -129,21 +129,10 @@ export class ObservationMaskingStrategy extends MemoryStrategy {
     return masked;
   }
 
-  private forget(): void {
+  protected override historyRemoved(): void {
     this.calls = new Map();
     this.maskable = [];
     this.indexed = 0;
-  }
-
-  // Removing from the history invalidates the index; it is rebuilt on the next view.
-  override async popItem(): Promise<AgentInputItem | undefined> {
-    this.forget();
-    return super.popItem();
-  }
-
-  override async clearSession(): Promise<void> {
-    this.forget();
-    await super.clearSession();
   }
 }
 

@@ -308,22 +308,11 @@ export class RetrievalStrategy extends MemoryStrategy {
   }
 
   /** Removing from the history invalidates the indexes; they are rebuilt from the start. */
-  private forget(): void {
+  protected override historyRemoved(): void {
     this.starts = [];
     this.scanned = 0;
     this.index = this.newIndex();
     this.cursor = 0;
-  }
-
-  override async popItem(): Promise<AgentInputItem | undefined> {
-    const item = await super.popItem();
-    this.forget();
-    return item;
-  }
-
-  override async clearSession(): Promise<void> {
-    await super.clearSession();
-    this.forget();
   }
 }
 

@@ -37,21 +37,10 @@ export class SlidingWindowStrategy extends MemoryStrategy {
     }
   }
 
-  private forget(): void {
+  protected override historyRemoved(): void {
     this.system = [];
     this.others = [];
     this.indexed = 0;
-  }
-
-  // Removing from the history invalidates the split; it is rebuilt on the next view.
-  override async popItem(): Promise<AgentInputItem | undefined> {
-    this.forget();
-    return super.popItem();
-  }
-
-  override async clearSession(): Promise<void> {
-    this.forget();
-    await super.clearSession();
   }
 }
 
