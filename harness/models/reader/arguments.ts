@@ -638,6 +638,11 @@ function inContext(p: Parameter, s: Search, named: boolean): Value | undefined {
 
 const FIELD = /(?:^|, )([\p{L}][\p{L}\p{N} _]{0,40}?): (.*?)(?=, [\p{L}][\p{L}\p{N} _]{0,40}?: |$)/gu;
 
+/** The `key: value` fields of a result's text as the context renders it (`carrier: DHL, total: 129.00`), in order. */
+export function* fieldsOf(text: string): Generator<{ key: string; value: string }> {
+  for (const [, key, value] of text.matchAll(FIELD)) yield { key, value };
+}
+
 /**
  * A record's field filed under the parameter's own name (`customer id: CUS-204411` for
  * `customer_id`), whole: a result states the value with its key, spaces and all.
@@ -645,7 +650,7 @@ const FIELD = /(?:^|, )([\p{L}][\p{L}\p{N} _]{0,40}?): (.*?)(?=, [\p{L}][\p{L}\p
 function fieldValue(p: Parameter, text: string, s: Search): Value | undefined {
   if (p.kind !== 'identifier' && p.kind !== 'text' && p.kind !== 'host' && p.kind !== 'email' && p.kind !== 'url') return undefined;
   const wanted = key(nameWords(p.name));
-  for (const [, k, raw] of text.matchAll(FIELD)) {
+  for (const { key: k, value: raw } of fieldsOf(text)) {
     const v = raw.trim();
     if (key(nameWords(k)) !== wanted || v === '' || s.used.has(key(v))) continue;
     if (fits(p, v, s) && fitsUnnamed(p, v, s)) return v;

@@ -7,7 +7,7 @@ import { isRecord } from '../../../core/record.js';
 import { normalizeText, stem } from '../../../core/text.js';
 import type { AgentInputItem, ToolDefinition } from '../../../core/types.js';
 import type { ReaderContext } from './context.js';
-import { type EarlierCall, type Parameter, fillArguments, nameWords, parametersOf, questionSource } from './arguments.js';
+import { type EarlierCall, type Parameter, fillArguments, nameWords, parametersOf, questionSource, fieldsOf } from './arguments.js';
 import { findSpans } from './spans.js';
 import { contentStems } from './words.js';
 
@@ -316,8 +316,6 @@ export function resultContext(ctx: ReaderContext, item: number): ReaderContext {
   return { ...ctx, units: ctx.units.filter((u) => u.item === item) };
 }
 
-const FIELD = /(?:^|, )([\p{L}][\p{L}\p{N} ]{0,40}?): (.*?)(?=, [\p{L}][\p{L}\p{N} ]{0,40}?: |$)/gu;
-
 /**
  * The value a result files under a key the question names whole ("Which *carrier* delivered
  * it?" → `carrier: DHL`), when the question does not already state it; the first such field
@@ -327,7 +325,7 @@ export function fieldAnswer(question: string, ctx: ReaderContext, item: number):
   const asked = contentStems(question);
   const said = normalizeText(question);
   for (const unit of ctx.units.filter((u) => u.item === item).reverse()) {
-    for (const [, key, value] of unit.text.matchAll(FIELD)) {
+    for (const { key, value } of fieldsOf(unit.text)) {
       const keyStems = [...contentStems(key)];
       if (keyStems.length === 0 || !keyStems.every((k) => asked.has(k))) continue;
       const v = value.trim();
