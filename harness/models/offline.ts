@@ -6,6 +6,7 @@ import { TokenCounter } from '../../core/tokens.js';
 import type { AgentInputItem, ToolCall } from '../../core/types.js';
 import { ABSTAIN_ANSWER, MIN_COVERAGE, NOT_GIVEN, answerQuestion } from './reader/answer.js';
 import { readContext, splitSentences } from './reader/context.js';
+import { resultAnswer, resultRecords } from './reader/results.js';
 import { decideTool, fieldAnswer, missingReply, resultContext, resultText } from './reader/tools.js';
 import { contentStems } from './reader/words.js';
 
@@ -150,7 +151,9 @@ export class OfflineModel implements Model {
     const { question, context } = questionAndContext(request.input);
     const asked = bareQuestion(question);
     const ctx = readContext(request.system, context);
-    if (!request.tools?.length) return { output: answerQuestion(asked, ctx) };
+    // A question whose answer a tool result files under a named key is read from that record first.
+    const fromResult = () => resultAnswer(asked, resultRecords(context));
+    if (!request.tools?.length) return { output: fromResult() ?? answerQuestion(asked, ctx) };
     const decision = decideTool(asked, ctx, context, request.tools);
     switch (decision.action) {
       case 'call':
@@ -158,8 +161,10 @@ export class OfflineModel implements Model {
       case 'missing':
         return { output: missingReply(decision.tool, decision.missing) };
       case 'answer':
-        return { output: answerQuestion(asked, ctx) };
+        return { output: fromResult() ?? answerQuestion(asked, ctx) };
       case 'answer-from': {
+        const read = fromResult();
+        if (read !== undefined) return { output: read };
         // The result of the call the question is about is read first: other statements may share its words.
         const field = fieldAnswer(asked, ctx, decision.item);
         if (field !== undefined) return { output: field };
@@ -170,7 +175,7 @@ export class OfflineModel implements Model {
         return { output: resultText(ctx, decision.item) };
       case 'answer-or-call': {
         // The context is read first; the call is made only when the reader does not know.
-        const output = answerQuestion(asked, ctx);
+        const output = fromResult() ?? answerQuestion(asked, ctx);
         return knows(output) ? { output } : { output: '', toolCalls: [decision.call] };
       }
     }
