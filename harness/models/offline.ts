@@ -151,9 +151,11 @@ export class OfflineModel implements Model {
     const { question, context } = questionAndContext(request.input);
     const asked = bareQuestion(question);
     const ctx = readContext(request.system, context);
-    // A question whose answer a tool result files under a named key is read from that record first.
-    const fromResult = () => resultAnswer(asked, resultRecords(context));
-    if (!request.tools?.length) return { output: fromResult() ?? answerQuestion(asked, ctx) };
+    if (!request.tools?.length) return { output: answerQuestion(asked, ctx) };
+    // With tools, a question whose answer a result files under a named key is read from that
+    // record first. Without tools a result is background the conversation may have corrected
+    // since ("the price went up with bags"), which the reader's update rule handles.
+    const fromResult = () => resultAnswer(asked, resultRecords(context), ctx.style);
     const decision = decideTool(asked, ctx, context, request.tools);
     switch (decision.action) {
       case 'call':

@@ -7,6 +7,7 @@ import { callIdOf, itemText, itemType } from '../../../core/items.js';
 import { isRecord } from '../../../core/record.js';
 import { normalizeText, stem } from '../../../core/text.js';
 import type { AgentInputItem } from '../../../core/types.js';
+import { type DateStyle, formatDay } from './dates.js';
 import { contentStems, isAskingWord } from './words.js';
 
 interface Field {
@@ -236,7 +237,7 @@ interface Pick {
  * MIN_RESULT_COVERAGE of the question's and the field's key or type was asked for; a tie
  * goes to the newer record. A value the question states itself is never the answer.
  */
-export function resultAnswer(question: string, records: readonly ResultRecord[]): string | undefined {
+export function resultAnswer(question: string, records: readonly ResultRecord[], style: DateStyle = 'month-day'): string | undefined {
   if (records.length === 0) return undefined;
   const asked = askedStems(question);
   if (asked.size === 0) return undefined;
@@ -263,7 +264,7 @@ export function resultAnswer(question: string, records: readonly ResultRecord[])
       if (pick !== undefined && (!best || pick > best.score + 1e-9 || (!older && pick >= best.score - 1e-9))) best = { record, field: f, score: pick };
     }
   }
-  return best ? withUnit(best.field, best.record) : undefined;
+  return best ? asWritten(withUnit(best.field, best.record), style) : undefined;
 }
 
 const ORIGINAL = /\b(?:original|originally|first|initial|earliest|old)\b/i;
@@ -282,6 +283,17 @@ function scoreField(f: Field, covered: string[], about: number, total: number, t
   // A key that is wholly asked for is better than one that shares a word with the question.
   const keyShare = f.keyStems.size === 0 ? 0 : keyHits / f.keyStems.size;
   return about + 2 * keyShare + keyHits + (generic ? 0.5 : 0) + fit * 0.5 + covered.length * 0.01;
+}
+
+/**
+ * An ISO date or time as the conversation writes dates (`2026-06-13T18:00` → "June 13, 2026 at
+ * 18:00"): results write for machines, answers are read by people.
+ */
+function asWritten(value: string, style: DateStyle): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}:\d{2}))?(?::\d{2}(?:\.\d+)?)?(Z)?$/.exec(value);
+  if (!m || style === 'iso') return value;
+  const day = formatDay({ year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) }, style, true);
+  return m[4] ? `${day} at ${m[4]}${m[5] ? ' UTC' : ''}` : day;
 }
 
 /** A sum with the currency its record files it in (`amount: 98.97`, `currency: EUR` → "98.97 EUR"). */
