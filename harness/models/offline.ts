@@ -121,6 +121,8 @@ function bareQuestion(text: string): string {
  *    (at least MIN_TOOL_SCORE), arguments filled from the question and then the context; a request
  *    to act is a call, a question about what something is or was is answered from the context
  *    (from the same call's result when it is there) and becomes a call only when that is not known.
+ *    A question is first read from the structured tool results (reader/results.ts): the record
+ *    matching its words, the field whose key or type it asks for, the value alone.
  *    Without tools the reply is the reader's, as in reader-v4.
  *
  * Limits, by design: it cannot paraphrase, infer what was never written, or do

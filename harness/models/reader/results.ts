@@ -3,7 +3,7 @@
 // data, not prose: the sentence-level reader scores a whole record as one statement and so
 // cannot tell `refund id` from `order id` in it, or the DE row of a table from the AT row.
 // The rule is stated in the README ("Answers from tool results").
-import { callIdOf, itemText, itemType } from '../../../core/items.js';
+import { callIdOf, isUserMessage, itemText, itemType } from '../../../core/items.js';
 import { isRecord } from '../../../core/record.js';
 import { normalizeText, stem } from '../../../core/text.js';
 import type { AgentInputItem } from '../../../core/types.js';
@@ -22,7 +22,8 @@ export interface ResultRecord {
   fields: Field[];
   /**
    * What the record is about: the stems of its values and keys (weight 1), and of the call's
-   * name and arguments (CALL_WEIGHT: a call's free text, a note or a query, names more than it returns).
+   * name and arguments and the user's message that led to it (CALL_WEIGHT: free text, a note
+   * or a query, names more than the result returns).
    */
   about: Map<string, number>;
   /** Position among all records, oldest first: a tie goes to the newer. */
@@ -129,14 +130,21 @@ function callStems(call: AgentInputItem | undefined): Set<string> {
 /** Every record of the readable tool results in the items, oldest first. */
 export function resultRecords(items: readonly AgentInputItem[]): ResultRecord[] {
   const calls = new Map<string, AgentInputItem>();
+  const requests = new Map<string, Set<string>>();
   const out: ResultRecord[] = [];
+  let request = new Set<string>();
   for (const item of items) {
     const type = itemType(item);
     const id = callIdOf(item);
-    if (type === 'function_call' && id) calls.set(id, item);
+    if (isUserMessage(item)) request = contentStems(itemText(item));
+    if (type === 'function_call' && id) {
+      calls.set(id, item);
+      requests.set(id, request);
+    }
     if (type !== 'function_call_result') continue;
     const text = itemText(item).trim();
-    const fromCall = callStems(id ? calls.get(id) : undefined);
+    // The user's words that led to the call ("file the *windscreen* claim") say what its result is about.
+    const fromCall = new Set([...(id ? requests.get(id) ?? [] : []), ...callStems(id ? calls.get(id) : undefined)]);
     const add = (fields: Field[], extra = '') => {
       if (fields.length === 0) return;
       const about = new Map<string, number>();
@@ -185,8 +193,9 @@ const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'sev
 const PRICE_WORDS = new Set(['pay', 'paid', 'price', 'cost', 'charge', 'charged', 'fare', 'spent', 'spend'].map(stem));
 
 /** The question's content stems with month markers, digits for number words, and `price` for a word of paying. */
-function askedStems(question: string): Set<string> {
-  const asked = new Set([...contentStems(question)].filter((s) => !isAskingWord(s)));
+function askedStems(question: string, type: AnswerType): Set<string> {
+  // A code word ("reference", "number") asks for the id type, which the field's fit answers; it need not be in the record.
+  const asked = new Set([...contentStems(question)].filter((s) => !isAskingWord(s) && !(type === 'id' && ID_KEY.has(s))));
   for (const m of monthStems(question, false)) asked.add(m);
   for (const w of normalizeText(question).split(' ')) {
     const n = NUMBER_WORDS.indexOf(w);
@@ -239,13 +248,14 @@ interface Pick {
  */
 export function resultAnswer(question: string, records: readonly ResultRecord[], style: DateStyle = 'month-day'): string | undefined {
   if (records.length === 0) return undefined;
-  const asked = askedStems(question);
-  if (asked.size === 0) return undefined;
   const type = answerType(question);
+  const asked = askedStems(question, type);
+  if (asked.size === 0) return undefined;
   const said = normalizeText(question);
   const rarity = new Map<string, number>();
   for (const w of asked) {
-    const df = records.filter((r) => r.about.has(w)).length;
+    // Rarity is counted over what records hold themselves: the words around a call repeat across its records.
+    const df = records.filter((r) => r.about.get(w) === 1).length;
     // A word no record holds weighs least: a result never says "German" for `DE`.
     rarity.set(w, df === 0 ? 1 : 1 + Math.log(records.length / df));
   }

@@ -155,7 +155,7 @@ function better(a: ToolChoice, b: ToolChoice): boolean {
 
 // Verbs that ask to be told, not to act: "can you tell me which host…" is a question about the context.
 const TELLING = /^(?:tell|remind|recall|remember|say|explain|confirm|repeat|describe|summari[sz]e|clarify)$/;
-const ASKING_START = /^(?:what|what's|whats|which|who|who's|whom|whose|when|where|where's|why|how|is|are|was|were|did|do|does|has|have|had|am|should|shall|may|might|must|i|i'm|i've|my|we|our|it|it's|its|the|this|that|there|these|those|any|thanks|thank|ok|okay|great|yes|no|sure|hi|hello|hey|sorry|also|and|but|so|just|btw|for|in|on|at|after|before|since|during|from|about|regarding|as|if|once|until|while)$/;
+const ASKING_START = /^(?:what|what's|whats|which|who|who's|whom|whose|when|where|where's|why|how|is|are|was|were|did|do|does|has|have|had|am|should|shall|may|might|must|i|i'm|i've|my|we|our|it|it's|its|the|this|that|there|these|those|any|thanks|thank|ok|okay|great|yes|no|sure|hi|hello|hey|sorry|also|and|but|so|just|btw|for|in|on|at|after|before|since|during|from|about|regarding|as|if|once|until|while|by)$/;
 
 /**
  * Where the verb of a request to act ends in the question, or undefined when it asks what
