@@ -189,8 +189,12 @@ const NUMBER_ASK = /\bhow\s+(?:many|much|long|big|large|far|high|low|fast|old)\b
 const GENERIC_VALUE_KEYS = new Set(['value', 'count', 'total', 'amount', 'result', 'n'].map(stem));
 
 const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
-// Words for a price: a result files what was paid under `price`, `cost` or `fare`.
+// Words for one thing that results file under other keys: what was paid under `price`, `cost`
+// or `fare`; how long under `duration` or `elapsed`. A family counts once toward what is asked.
 const PRICE_WORDS = new Set(['pay', 'paid', 'price', 'cost', 'charge', 'charged', 'fare', 'spent', 'spend'].map(stem));
+const DURATION_WORDS = new Set(['duration', 'elapsed', 'length', 'took', 'runtime'].map(stem));
+const FAMILIES = [PRICE_WORDS, DURATION_WORDS];
+const inFamily = (w: string) => FAMILIES.some((f) => f.has(w));
 
 /** The question's content stems with month markers, digits for number words, and `price` for a word of paying. */
 function askedStems(question: string, type: AnswerType): Set<string> {
@@ -201,7 +205,8 @@ function askedStems(question: string, type: AnswerType): Set<string> {
     const n = NUMBER_WORDS.indexOf(w);
     if (n >= 0) asked.add(String(n));
   }
-  if ([...asked].some((s) => PRICE_WORDS.has(s))) for (const s of PRICE_WORDS) asked.add(s);
+  if (/\bhow long\b/i.test(question)) asked.add(stem('duration'));
+  for (const family of FAMILIES) if ([...asked].some((s) => family.has(s))) for (const s of family) asked.add(s);
   return asked;
 }
 
@@ -217,15 +222,18 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?Z?)?$
 const NUMERIC = /^-?[\d,]*\.?\d+(?:\s*[a-z%]{0,4})?$/i;
 const ID_LIKE = /^(?=[A-Za-z0-9-_]*\d)(?=[A-Za-z0-9-_]*[A-Za-z])[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+$|^[A-Z0-9]{5,}$/;
 
-/** How well a field's value has the asked type: 1 fits, 0 does not. */
-function typeFit(type: AnswerType, f: Field): number {
+/**
+ * How well a field's value has the asked type: 1 fits, 0 does not. A key the question names
+ * ("the *run* number") makes a bare number an identifier (`run=8812`).
+ */
+function typeFit(type: AnswerType, f: Field, named: boolean): number {
   switch (type) {
     case 'date':
       return ISO_DATE.test(f.value) ? 1 : 0;
     case 'number':
       return NUMERIC.test(f.value) ? 1 : 0;
     case 'id':
-      return [...f.keyStems].some((s) => ID_KEY.has(s)) || ID_LIKE.test(f.value) ? 1 : 0;
+      return [...f.keyStems].some((s) => ID_KEY.has(s)) || ID_LIKE.test(f.value) || (named && /^#?\d+$/.test(f.value)) ? 1 : 0;
     case 'key':
       return 1;
   }
@@ -251,7 +259,8 @@ export function resultAnswer(question: string, records: readonly ResultRecord[],
   const type = answerType(question);
   const asked = askedStems(question, type);
   if (asked.size === 0) return undefined;
-  const said = normalizeText(question);
+  // What the question states, number words as digits too: "the two nights" states `nights: 2`.
+  const said = ` ${normalizeText(question)} ${[...asked].filter((w) => /^\d+$/.test(w)).join(' ')} `;
   const rarity = new Map<string, number>();
   for (const w of asked) {
     // Rarity is counted over what records hold themselves: the words around a call repeat across its records.
@@ -260,14 +269,14 @@ export function resultAnswer(question: string, records: readonly ResultRecord[],
     rarity.set(w, df === 0 ? 1 : 1 + Math.log(records.length / df));
   }
   const weight = (w: string) => rarity.get(w) ?? 1;
-  // Price words stand in for each other: only one of them counts toward what the question says.
-  const total = [...asked].filter((w) => !PRICE_WORDS.has(w)).reduce((s, w) => s + weight(w), 0) + (asked.has(stem('price')) ? 1 : 0);
+  // The words of a family stand in for each other: only one of them counts toward what the question says.
+  const families = (words: string[]) => FAMILIES.filter((f) => words.some((w) => f.has(w))).length;
+  const total = [...asked].filter((w) => !inFamily(w)).reduce((s, w) => s + weight(w), 0) + families([...asked]);
   const older = ORIGINAL.test(question);
   let best: Pick | undefined;
   for (const record of records) {
     const covered = [...asked].filter((w) => record.about.has(w));
-    const priced = covered.some((w) => PRICE_WORDS.has(w)) ? 1 : 0;
-    const about = covered.filter((w) => !PRICE_WORDS.has(w)).reduce((s, w) => s + weight(w) * (record.about.get(w) ?? 0), 0) + priced;
+    const about = covered.filter((w) => !inFamily(w)).reduce((s, w) => s + weight(w) * (record.about.get(w) ?? 0), 0) + families(covered);
     for (const f of record.fields) {
       const pick = scoreField(f, covered, about, total, type, asked, said);
       // A tie goes to the newer record, or to the older when the question asks for the original.
@@ -282,9 +291,9 @@ const ORIGINAL = /\b(?:original|originally|first|initial|earliest|old)\b/i;
 /** The score of answering with one field of a record, or undefined when it may not answer. */
 function scoreField(f: Field, covered: string[], about: number, total: number, type: AnswerType, asked: Set<string>, said: string): number | undefined {
   const v = normalizeText(f.value);
-  if (v === '' || said.includes(v) || f.value.length > 80) return undefined;
+  if (v === '' || said.includes(` ${v} `) || f.value.length > 80) return undefined;
   const keyHits = [...f.keyStems].filter((s) => asked.has(s)).length;
-  const fit = typeFit(type, f);
+  const fit = typeFit(type, f, keyHits > 0);
   if (type !== 'key' && fit === 0) return undefined;
   const generic = type === 'number' && [...f.keyStems].some((s) => GENERIC_VALUE_KEYS.has(s));
   // The field must be what is asked: its key is named, or it is the record's value of the asked type.

@@ -59,6 +59,8 @@ describe('answers from tool results: pharmacy orders', () => {
 
   it('never answers with a value the question states itself', () => {
     expect(resultAnswer('Which drug is RX-40931?', resultRecords(pharmacy))).toBe('Amlodipine 5 mg');
+    // "two" states `refills left: 2`: the answer is the other field the question asks for.
+    expect(resultAnswer('How many refills left does the prescription have, two?', resultRecords(pharmacy))).toBeUndefined();
   });
 
   it('falls back to the reader when no record covers the question', () => {
@@ -89,7 +91,7 @@ const building: AgentInputItem[] = [
   ...called(
     'tail_door_events',
     { door: 'server room' },
-    '2026-03-14T09:12:44Z WARN door=server-room controller=DC-7 held open for 95s\n2026-03-14T09:20:03Z INFO door=server-room controller=DC-7 firmware=4.2.1 heartbeat ok',
+    '2026-03-14T09:12:44Z WARN door=server-room controller=DC-7 event=4471 held open duration=95s\n2026-03-14T09:20:03Z INFO door=server-room controller=DC-7 firmware=4.2.1 heartbeat ok',
   ),
   assistantMessage('The door was held open once.'),
 ];
@@ -102,6 +104,11 @@ describe('answers from tool results: building access', () => {
 
   it('reads key=value pairs of log lines', () => {
     expect(ask(building, 'What firmware is the door controller on?', accessTools)).toBe('4.2.1');
+  });
+
+  it('reads "how long" as a duration field and a named key\'s bare number as an identifier', () => {
+    expect(ask(building, 'How long was the server room door held open?', accessTools)).toBe('95s');
+    expect(ask(building, 'What is the event number of the door held open?', accessTools)).toBe('4471');
   });
 });
 
