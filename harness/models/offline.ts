@@ -132,8 +132,10 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v5 is reader-v4 with the tool rule: requests without tools are answered as before.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v5' };
+  // reader-v6 is reader-v4 with the tool rule and its answers from tool results: requests
+  // without tools are answered as before. The name is part of the cache key, so cached
+  // reader-v5 replies to tool requests are not served for it.
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v6' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {
