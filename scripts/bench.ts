@@ -1,6 +1,6 @@
 // memeval's own speed (`npm run bench`). Every figure is printed next to its
 // limit measured in the same run, as a ratio:
-//   replay       the six strategies of memeval.config.yaml replayed offline with
+//   replay       the strategies of memeval.config.yaml replayed offline with
 //                one shared token counter, vs raw tiktoken on the same unique text,
 //                at 1×, 10× and 100× the transcript length
 //   online       a 400-request run of the built CLI against a local server with
