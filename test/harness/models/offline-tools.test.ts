@@ -230,6 +230,7 @@ describe('offline tool rule: no call for what no tool does', () => {
     expect(requestVerb('Can you remind me which host failed?')).toBeUndefined();
     expect(requestVerb('Which firmware did the lookup show?')).toBeUndefined();
     expect(requestVerb('Did the restart work?')).toBeUndefined();
+    expect(requestVerb('By when does the refund reach her card?')).toBeUndefined();
   });
 });
 
