@@ -1,11 +1,16 @@
 // Conversions between transcript turns and Agents SDK input items, and the
 // one place that knows how to read text out of an item.
-import type { AgentInputItem, MessageTurn, Turn } from './types.js';
+import type { AgentInputItem, MessageTurn, ToolCall, Turn } from './types.js';
 
 type AnyRecord = Record<string, unknown>;
 
 function asRecord(value: unknown): AnyRecord | undefined {
   return typeof value === 'object' && value !== null ? (value as AnyRecord) : undefined;
+}
+
+/** `get_order({"id":"A-17"})`: a call as the model wrote it, in reports and token counts. */
+export function callText(call: Pick<ToolCall, 'name' | 'arguments'>): string {
+  return `${call.name}(${call.arguments})`;
 }
 
 export function userMessage(text: string): AgentInputItem {

@@ -4,6 +4,7 @@ import { stringify, type Options } from 'csv-stringify/sync';
 import { join } from 'node:path';
 import { REBUILDABLE, writeChunksAtomic } from '../core/atomic.js';
 import { PROBE_KINDS } from '../core/types.js';
+import { callText } from '../core/items.js';
 import type { ProbeRecord, RunResult, SummaryRecord, TurnRecord } from '../core/types.js';
 import { ATTRIBUTIONS, modelKind, modelLabel, probeErrorStage, summarize, summarizeStrategy, sweepCurves, type StrategySummary, type ToolSummary } from './aggregate.js';
 import type { Reporter } from './types.js';
@@ -185,11 +186,6 @@ function probeRow(p: ProbeRecord, runModel: string, tags: Map<string, string[]>)
     tags: list(tags.get(p.transcript)),
     ...toolCells(p),
   };
-}
-
-/** `get_order({"id":"A-17"})`: a call as the model wrote it. */
-function callText(call: { name: string; arguments: string }): string {
-  return `${call.name}(${call.arguments})`;
 }
 
 /**

@@ -10,6 +10,7 @@
 // filters stay hidden and a context names its messages by their number in the list.
 import { createHash } from 'node:crypto';
 import { PROBE_KINDS } from '../core/types.js';
+import { callText } from '../core/items.js';
 import { CONTEXTS_FILE, contextOf, toRanges, type ContextLookup, type ContextMessage } from '../core/contexts.js';
 import { oncePerObject } from '../core/memo.js';
 import type { Attribution, ProbeKind, ProbeRecord, RunResult } from '../core/types.js';
@@ -218,7 +219,7 @@ const SILENT = new Set(['<td>–</td>', '<td>yes</td>']);
  * made some; `–` otherwise, so a run without tools shows no such row.
  */
 export function toolCallText(p: ProbeRecord): string {
-  const made = (p.toolCalls ?? []).map((c) => `${c.name}(${c.arguments})`).join('; ');
+  const made = (p.toolCalls ?? []).map(callText).join('; ');
   if (!p.tool) return made ? `made ${made}` : '–';
   const expected = p.tool.expected === null ? 'expected no call' : `expected ${p.tool.expected}`;
   return `${expected} · made ${made || (isProbeError(p) ? 'nothing (errored)' : 'no call')}`;

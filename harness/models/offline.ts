@@ -1,7 +1,7 @@
 // The built-in `offline` model: a deterministic extractive reader, not an LLM.
 // It lets a run measure what a strategy kept without a network or a key.
 import { msSince, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
-import { isUserMessage, itemText } from '../../core/items.js';
+import { callText, isUserMessage, itemText } from '../../core/items.js';
 import { TokenCounter } from '../../core/tokens.js';
 import type { AgentInputItem, ToolCall } from '../../core/types.js';
 import { ABSTAIN_ANSWER, MIN_COVERAGE, NOT_GIVEN, answerQuestion } from './reader/answer.js';
@@ -190,7 +190,7 @@ export class OfflineModel implements Model {
   async complete(request: ModelRequest): Promise<ModelResult> {
     const started = performance.now();
     const { output, toolCalls } = this.reply(request);
-    const written = toolCalls?.map((c) => `${c.name}(${c.arguments})`).join('\n') ?? '';
+    const written = toolCalls?.map(callText).join('\n') ?? '';
     const usage = {
       inputTokens: this.counter.request(request.system, request.input),
       outputTokens: this.counter.text(output) + (written ? this.counter.text(written) : 0),
