@@ -966,6 +966,9 @@ const checkedSummaries = (s: StrategySummary): MetricSupport => ({ measured: s.s
 
 const replayedTurns = (s: StrategySummary): MetricSupport => ({ measured: s.turns, errors: 0, unit: 'turns' });
 
+/** What `tool.accuracy` counts, in the words the CLI table, gate.md and the metric's description share. */
+export const TOOL_ACCURACY_RULE = 'tool probes passed (the exact call, or no call and a right answer where none was expected)';
+
 /** What a gate on a tool metric says when the strategy has no tool probe: a plain reason, never a pass. */
 export const NO_TOOL_PROBES = 'no tool probes (kind: tool) for this strategy in the run, so tool metrics measure nothing';
 
@@ -1014,10 +1017,10 @@ const BASE_METRICS: MetricDef[] = [
   def('probe.errors', false, 'probe records that errored or were not graded (answer and answer-judge errors)', (s) => s.errors, attemptsOf((s) => s.attempted, 'probes')),
   def('probe.answer_errors', false, 'probes whose answering model call failed, of attempted probes', (s) => s.answerErrors, attemptsOf((s) => s.attempted, 'probes')),
   def('probe.judge_errors', false, 'answered probes the answer judge failed to grade', (s) => s.answerJudgeErrors, attemptsOf((s) => s.attempted - s.answerErrors, 'probes')),
-  def('tool.accuracy', true, 'tool probes passed (the exact call expected, or no call and a passing answer where none was expected) / tool probes (an errored one counts as a failure)', (s) => s.tool?.accuracy, gradedToolProbes),
+  def('tool.accuracy', true, `${TOOL_ACCURACY_RULE} / tool probes (an errored one counts as a failure)`, (s) => s.tool?.accuracy, gradedToolProbes),
   def('tool.right_tool', true, 'tool probes that called the expected tool (or none, when none was expected) / tool probes (an errored one counts as a failure)', (s) => s.tool?.rightToolRate, gradedToolProbes),
   def('tool.args_accuracy', true, 'expected arguments matched / expected arguments, over tool probes expecting a call (an errored one matched none)', (s) => s.tool?.argsAccuracy, gradedCallProbes),
-  def('tool.exact_calls', true, 'tool probes passed: the exact call expected, or no call and a passing answer where none was expected', (s) => s.tool?.exactCalls, gradedToolProbes),
+  def('tool.exact_calls', true, `the count of ${TOOL_ACCURACY_RULE}`, (s) => s.tool?.exactCalls, gradedToolProbes),
   def('tool.extra_calls', false, 'calls beyond the graded one on tool probes (every call, on a probe expecting none)', (s) => s.tool?.extraCalls, extraCallsSupport),
   def('tool.repeated_calls', false, 'calls repeating one the conversation already made, over every answered probe', (s) => s.tool?.repeatedCalls, continuitySupport),
   def('tool.reasks', false, 'answers asking the user for a value they already gave, over every answered probe', (s) => s.tool?.reasks, continuitySupport),

@@ -1,6 +1,6 @@
 // Markdown for gate results (gate.md, the GitHub step summary) and diffs (diff.md).
 import type { RunResult } from '../core/types.js';
-import { judgeLabel, modelLabel, strategyIds, summarizeStrategy, type StrategySummary } from './aggregate.js';
+import { TOOL_ACCURACY_RULE, judgeLabel, modelLabel, strategyIds, summarizeStrategy, type StrategySummary } from './aggregate.js';
 import { SIGNIFICANCE_LEVEL, type PairedResult } from '../core/stats.js';
 import { diffHeadline, unrecordedNote, type FieldChange, type RunDiff } from './diff.js';
 import { textOf } from './format.js';
@@ -57,7 +57,7 @@ function strategyLines(run: RunResult): string[] {
   const tools = summaries.some((s) => s.tool);
   const head = ['strategy', 'accuracy (passed/attempted)', 'answerable (of known)', 'reader gap (missed/answerable)', ...(tools ? TOOL_HEAD : [])];
   const toolNote = tools
-    ? [' Tool accuracy: kind: tool probes passed (the exact call, or no call and a right answer where none was expected), an errored one counted as failed; repeated calls and re-asks are counted over every answered probe.']
+    ? [` Tool accuracy: ${TOOL_ACCURACY_RULE}, an errored one counted as failed; repeated calls and re-asks are counted over every answered probe.`]
     : [];
   return [
     '',

@@ -4,7 +4,7 @@
 import { disagreementLine, judgeExactDisagreement } from './judge.js';
 import type { RunResult, StageErrors } from '../core/types.js';
 import { SIGNIFICANCE_LEVEL } from '../core/stats.js';
-import { kneeText, runNotice, stageErrors, summarize, sweepCurves, type StrategySummary } from './aggregate.js';
+import { TOOL_ACCURACY_RULE, kneeText, runNotice, stageErrors, summarize, sweepCurves, type StrategySummary } from './aggregate.js';
 import { officialLines } from './official.js';
 import { verdictMarkdown } from './verdict.js';
 import { longMemEvalLines } from './longmemeval.js';
@@ -64,7 +64,7 @@ export const ANSWERABLE_NOTE: readonly string[] = [
 ];
 
 /** Printed under a table with tool columns: what each is out of. */
-export const TOOL_NOTE = 'tool acc = tool probes passed (the exact call, or no call and a right answer where none was expected) / tool probes, an error counting as failed; args acc = expected arguments matched; repeats and re-asks are counted over every answer';
+export const TOOL_NOTE = `tool acc = ${TOOL_ACCURACY_RULE} / tool probes, an error counting as failed; args acc = expected arguments matched; repeats and re-asks are counted over every answer`;
 
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
