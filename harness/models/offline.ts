@@ -192,7 +192,7 @@ export class OfflineModel implements Model {
     const { output, toolCalls } = this.reply(request);
     const written = toolCalls?.map(callText).join('\n') ?? '';
     const usage = {
-      inputTokens: this.counter.request(request.system, request.input),
+      inputTokens: this.counter.request(request.system, request.input, request.tools),
       outputTokens: this.counter.text(output) + (written ? this.counter.text(written) : 0),
     };
     return { output, usage, cost: 0, cached: false, latencyMs: msSince(started), ...(toolCalls ? { toolCalls } : {}) };
