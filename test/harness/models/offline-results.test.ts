@@ -3,19 +3,12 @@ import { assistantMessage, userMessage } from '../../../core/items.js';
 import type { AgentInputItem, ToolDefinition } from '../../../core/types.js';
 import { ABSTAIN_ANSWER, OfflineModel } from '../../../harness/models/offline.js';
 import { answerType, resultAnswer, resultRecords } from '../../../harness/models/reader/results.js';
+import { callPair, objectSchema as obj } from '../../helpers/tool-items.js';
 
 const model = new OfflineModel();
 
 let calls = 0;
-function called(name: string, args: Record<string, unknown>, output: unknown): AgentInputItem[] {
-  const id = `r${++calls}`;
-  return [
-    { type: 'function_call', callId: id, name, arguments: JSON.stringify(args) },
-    { type: 'function_call_result', callId: id, name, status: 'completed', output: typeof output === 'string' ? output : JSON.stringify(output) },
-  ] as AgentInputItem[];
-}
-
-const obj = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required });
+const called = (name: string, args: Record<string, unknown>, output: unknown): AgentInputItem[] => callPair(`r${++calls}`, name, args, output);
 
 function ask(context: AgentInputItem[], question: string, tools: ToolDefinition[]): string {
   const r = model.reply({ input: [...context, userMessage(question)], tools });

@@ -4,6 +4,8 @@ import type { AgentInputItem, ToolCall, ToolDefinition } from '../../../core/typ
 import { ABSTAIN_ANSWER, OfflineModel } from '../../../harness/models/offline.js';
 import { chooseTool, requestVerb } from '../../../harness/models/reader/tools.js';
 import { parametersOf } from '../../../harness/models/reader/arguments.js';
+// Short names: the conversations below are built from many of them.
+import { callPair as called, objectSchema as obj } from '../../helpers/tool-items.js';
 
 const model = new OfflineModel();
 
@@ -18,14 +20,6 @@ function onlyCall(r: { toolCalls?: ToolCall[] }): { name: string; args: Record<s
   return { name: call.name, args: JSON.parse(call.arguments) as Record<string, unknown> };
 }
 
-function called(id: string, name: string, args: Record<string, unknown>, output: string): AgentInputItem[] {
-  return [
-    { type: 'function_call', callId: id, name, arguments: JSON.stringify(args) },
-    { type: 'function_call_result', callId: id, name, status: 'completed', output },
-  ] as AgentInputItem[];
-}
-
-const obj = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required });
 
 const opsTools: ToolDefinition[] = [
   {
