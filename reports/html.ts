@@ -4,7 +4,7 @@
 // through `esc` before it reaches markup.
 import { join } from 'node:path';
 import type { ProbeKind, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
-import { ATTRIBUTIONS, accuracyByTag, judgeLabel, kindsPresent, kneeText, modelLabel, runNotice, shardLabel, stageErrors, strategyIds, summarize, sweepCurves, type StrategySummary, type SweepCurve } from './aggregate.js';
+import { ATTRIBUTIONS, accuracyByTag, judgeLabel, kindsPresent, kneeText, modelLabel, runNotice, shardLabel, stageErrors, strategyIds, summarize, sweepCurves, type StrategySummary, type SweepCurve, type ToolSummary } from './aggregate.js';
 import { categoryKey, curveChart, heatCell, legend, lineChart, mergeIdentical, scatterChart, scatterLegend, sharedTokenTicks, stackedBars, styleFor, type ScatterPoint, type Series, type SeriesStyle } from './charts.js';
 import { esc, num, pct } from './format.js';
 import { median } from '../core/stats.js';
@@ -194,14 +194,18 @@ function judgedCell(s: StrategySummary): string {
 /** The tool columns of the overview, only when some strategy has tool probes (a run without tools gets no column of dashes). */
 const TOOL_HEAD = ['tool accuracy (exact/tool probes) [95% CI]', 'args accuracy (matched/expected)', 'repeated calls', 're-asks'];
 
+/** Expected arguments matched, with its count and interval; – when no probe expected a call. */
+function argsFigure(t: ToolSummary): string {
+  return t.argsAccuracy === undefined ? '–' : figure(t.argsAccuracy, t.argsMatched, t.argsExpected, t.argsLow, t.argsHigh);
+}
+
 function toolCells(s: StrategySummary): string[] {
   const t = s.tool;
   if (!t) return TOOL_HEAD.map(() => '<td class="n">–</td>');
   const errors = t.errors > 0 ? `<br><span class="warn">${t.errors} errored, counted as failed</span>` : '';
-  const args = t.argsAccuracy === undefined ? '–' : figure(t.argsAccuracy, t.argsMatched, t.argsExpected, t.argsLow, t.argsHigh);
   return [
     `<td class="n tool-accuracy">${figure(t.accuracy, t.exactCalls, t.probes, t.accuracyLow, t.accuracyHigh)}${errors}</td>`,
-    `<td class="n">${args}</td>`,
+    `<td class="n">${argsFigure(t)}</td>`,
     `<td class="n${t.repeatedCalls ? ' bad' : ''}">${t.repeatedCalls}</td>`,
     `<td class="n${t.reasks ? ' bad' : ''}">${t.reasks}</td>`,
   ];
@@ -266,12 +270,11 @@ function kindTable(rows: StrategySummary[]): string {
 function toolRow(s: StrategySummary): string {
   const t = s.tool;
   if (!t) return `<tr><td>${esc(s.strategy)}</td><td colspan="8" class="muted">no tool probes</td></tr>`;
-  const args = t.argsAccuracy === undefined ? '–' : figure(t.argsAccuracy, t.argsMatched, t.argsExpected, t.argsLow, t.argsHigh);
   const cells = [
     `${t.probes} <span class="muted">(${t.callProbes} call · ${t.noCallProbes} no call)</span>`,
     figure(t.accuracy, t.exactCalls, t.probes, t.accuracyLow, t.accuracyHigh),
     figure(t.rightToolRate, t.rightTool, t.probes, t.rightToolLow, t.rightToolHigh),
-    args,
+    argsFigure(t),
     String(t.extraCalls),
     `${t.repeatedCalls} <span class="muted">(over ${t.answered} answers)</span>`,
     `${t.reasks} <span class="muted">(over ${t.answered} answers)</span>`,
@@ -286,7 +289,7 @@ function toolTable(rows: StrategySummary[]): string {
   if (!rows.some((s) => s.tool)) return '';
   const head = ['strategy', 'tool probes', 'exact calls [95% CI]', 'right tool [95% CI]', 'args accuracy [95% CI]', 'extra calls', 'repeated calls', 're-asks', 'errors'];
   const note =
-    'Over kind: tool probes: an exact call is the right tool with every expected argument matched, or no call where none was expected; args accuracy is expected arguments matched out of those expected, over probes expecting a call. An errored tool probe counts as failed in every rate (and matched no argument). Extra calls are calls beyond the graded one. Repeated calls (a call the conversation already made) and re-asks (asking the user for a value they gave) are counted over every answered probe, whatever its kind.';
+    'Over kind: tool probes: an exact call is a tool probe passed, the right tool with every expected argument matched, or no call and a passing answer where none was expected; args accuracy is expected arguments matched out of those expected, over probes expecting a call. An errored tool probe counts as failed in every rate (and matched no argument). Extra calls are calls beyond the graded one. Repeated calls (a call the conversation already made) and re-asks (asking the user for a value they gave) are counted over every answered probe, whatever its kind.';
   return `<h3 id="tools">Tool use</h3><p class="muted">${esc(note)}</p><table class="tools"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${rows.map(toolRow).join('')}</table>`;
 }
 
