@@ -16,7 +16,7 @@ import type { Unit } from './context.js';
 import { type DateMention, type Day, findDates, pad2 } from './dates.js';
 import { type Shape, fitsShapes, prefixOf, shapeOf } from './shapes.js';
 import { type Span, findSpans } from './spans.js';
-import { contentStems } from './words.js';
+import { contentStems, nameWords } from './words.js';
 
 export type ParameterKind = 'enum' | 'integer' | 'number' | 'boolean' | 'date' | 'email' | 'host' | 'url' | 'phone' | 'identifier' | 'text';
 
@@ -69,11 +69,6 @@ const KIND_WORDS: [ParameterKind, RegExp][] = [
 
 const START_WORDS = /\b(?:start|from|begin|beginning|since|after|min|earliest|first)\b/;
 const END_WORDS = /\b(?:end|to|until|till|through|before|max|latest|last)\b/;
-
-/** The words of a schema name: `order_id`, `orderId` and `order-id` are "order id". */
-export function nameWords(name: string): string {
-  return name.replace(/([a-z\d])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ').toLowerCase();
-}
 
 function schemaKind(name: string, schema: Record<string, unknown>): ParameterKind | undefined {
   if (Array.isArray(schema.enum) && schema.enum.some((v) => typeof v === 'string' || typeof v === 'number')) return 'enum';

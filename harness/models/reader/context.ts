@@ -100,14 +100,21 @@ function jsonRecords(value: unknown, path: string, out: string[]): void {
   for (const [key, v] of nested) jsonRecords(v, key, out);
 }
 
-function parseJson(text: string): unknown {
+// A tool's result is read here, by the tool rule's argument shapes and by its answers from
+// results, and recurs across probes: each text is parsed once. Nothing changes the value.
+const parsed = new TextMemo<unknown>();
+
+/** A JSON object or array text, parsed; undefined for anything else. Never change the value. */
+export function parseJson(text: string): unknown {
   const trimmed = text.trim();
   if (!/^[[{]/.test(trimmed)) return undefined;
-  try {
-    return JSON.parse(trimmed) as unknown;
-  } catch {
-    return undefined;
-  }
+  return parsed.get(trimmed, () => {
+    try {
+      return JSON.parse(trimmed) as unknown;
+    } catch {
+      return undefined;
+    }
+  });
 }
 
 const TABLE_RULE = /^\s*[-+|=\s]{3,}$/;

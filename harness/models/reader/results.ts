@@ -7,8 +7,9 @@ import { callIdOf, isUserMessage, itemText, itemType } from '../../../core/items
 import { isRecord } from '../../../core/record.js';
 import { normalizeText, stem } from '../../../core/text.js';
 import type { AgentInputItem } from '../../../core/types.js';
-import { type DateStyle, formatDay } from './dates.js';
-import { contentStems, isAskingWord } from './words.js';
+import { parseJson } from './context.js';
+import { type DateStyle, MONTH_NAMES, formatDay } from './dates.js';
+import { contentStems, isAskingWord, nameWords } from './words.js';
 
 interface Field {
   key: string;
@@ -37,7 +38,7 @@ const CALL_WEIGHT = 0.5;
 /** The least share of the question's content words a record and its field must cover. */
 export const MIN_RESULT_COVERAGE = 0.6;
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = MONTH_NAMES.map((m) => m.toLowerCase());
 
 /** Month markers, so "November" meets `2025-11` and `2025-11-14`: results write months as ISO numbers. */
 function monthStems(text: string, iso: boolean): string[] {
@@ -46,8 +47,6 @@ function monthStems(text: string, iso: boolean): string[] {
   return MONTHS.flatMap((m, i) => (words.includes(m) || words.includes(m.slice(0, 3)) ? [`month:${i + 1}`] : []));
 }
 
-const keyWords = (key: string) => key.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_.\-]+/g, ' ');
-
 function scalar(v: unknown): string | undefined {
   if (typeof v === 'string') return v.trim() === '' ? undefined : v;
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
@@ -55,7 +54,7 @@ function scalar(v: unknown): string | undefined {
 }
 
 function field(key: string, value: string): Field {
-  return { key, value, keyStems: contentStems(keyWords(key)) };
+  return { key, value, keyStems: contentStems(nameWords(key)) };
 }
 
 /**
@@ -124,7 +123,7 @@ function callStems(call: AgentInputItem | undefined): Set<string> {
   if (!call) return new Set();
   const rec = call as Record<string, unknown>;
   const args = typeof rec.arguments === 'string' ? rec.arguments : JSON.stringify(rec.arguments ?? '');
-  return contentStems(`${keyWords(String(rec.name ?? ''))} ${args.replace(/[{}"\[\]]/g, ' ')}`);
+  return contentStems(`${nameWords(String(rec.name ?? ''))} ${args.replace(/[{}"\[\]]/g, ' ')}`);
 }
 
 /** Every record of the readable tool results in the items, oldest first. */
@@ -154,7 +153,7 @@ export function resultRecords(items: readonly AgentInputItem[]): ResultRecord[] 
       for (const s of own) about.set(s, 1);
       out.push({ fields, about, index: out.length });
     };
-    const json = /^[[{]/.test(text) ? parseJson(text) : undefined;
+    const json = parseJson(text);
     if (json !== undefined) {
       const records: Field[][] = [];
       jsonRecords(json, [], records);
@@ -167,14 +166,6 @@ export function resultRecords(items: readonly AgentInputItem[]): ResultRecord[] 
     else for (const { fields, text: line } of lineRecords(lines)) add(fields, line);
   }
   return out;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 // ---------------------------------------------------------------------------

@@ -6,10 +6,10 @@ import { callIdOf, itemText, itemType } from '../../../core/items.js';
 import { isRecord } from '../../../core/record.js';
 import { normalizeText, stem } from '../../../core/text.js';
 import type { AgentInputItem, ToolDefinition } from '../../../core/types.js';
-import type { ReaderContext } from './context.js';
-import { type EarlierCall, type Parameter, fillArguments, nameWords, parametersOf, questionSource, fieldsOf } from './arguments.js';
+import { type ReaderContext, parseJson } from './context.js';
+import { type EarlierCall, type Parameter, fillArguments, parametersOf, questionSource, fieldsOf } from './arguments.js';
 import { findSpans } from './spans.js';
-import { contentStems } from './words.js';
+import { contentStems, nameWords } from './words.js';
 
 /** How much a question word counts when it is a word of a tool's name, its description, or one of its parameters. */
 const NAME_WEIGHT = 2;
@@ -276,15 +276,8 @@ function collectFields(value: unknown, depth: number, out: Map<string, string[]>
 /** The string fields of the readable JSON results in the context, by key. */
 export function resultFields(items: readonly AgentInputItem[], calls: ContextCalls): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const { item } of calls.answered) {
-    const text = itemText(items[item]).trim();
-    if (!text.startsWith('{') && !text.startsWith('[')) continue;
-    try {
-      collectFields(JSON.parse(text) as unknown, 0, out);
-    } catch {
-      // Not JSON: the reader reads it as text; it shows no shapes.
-    }
-  }
+  // A result that is not JSON is read as text: it shows no shapes.
+  for (const { item } of calls.answered) collectFields(parseJson(itemText(items[item])), 0, out);
   return out;
 }
 
