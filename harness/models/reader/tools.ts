@@ -49,12 +49,13 @@ for (const family of FAMILIES) {
   for (const s of stems) FAMILY_OF.set(s, new Set([...(FAMILY_OF.get(s) ?? []), ...stems]));
 }
 
+type Field = 'name' | 'description' | 'parameters';
+
 interface ToolTerms {
   tool: ToolDefinition;
   params: Parameter[];
-  name: Set<string>;
-  description: Set<string>;
-  parameters: Set<string>;
+  /** The stems of the tool's name, description and parameters, with the weight each counts. */
+  fields: [Field, Set<string>, number][];
 }
 
 function termsOf(tool: ToolDefinition): ToolTerms {
@@ -66,9 +67,11 @@ function termsOf(tool: ToolDefinition): ToolTerms {
   return {
     tool,
     params,
-    name: contentStems(nameWords(tool.name)),
-    description: contentStems(tool.description ?? ''),
-    parameters: contentStems(paramText),
+    fields: [
+      ['name', contentStems(nameWords(tool.name)), NAME_WEIGHT],
+      ['description', contentStems(tool.description ?? ''), DESCRIPTION_WEIGHT],
+      ['parameters', contentStems(paramText), PARAMETER_WEIGHT],
+    ],
   };
 }
 
@@ -96,15 +99,12 @@ export interface ToolChoice {
   nameHits: number;
 }
 
-type Field = 'name' | 'description' | 'parameters';
-
 /** How far a word counts toward a tool, with the weight of the field it is found in, or through its family at FAMILY_WEIGHT of that. */
 function wordScore(word: string, t: ToolTerms): { score: number; field?: Field } {
-  const fields: [Field, Set<string>, number][] = [['name', t.name, NAME_WEIGHT], ['description', t.description, DESCRIPTION_WEIGHT], ['parameters', t.parameters, PARAMETER_WEIGHT]];
-  for (const [field, words, weight] of fields) if (words.has(word)) return { score: weight, field };
+  for (const [field, words, weight] of t.fields) if (words.has(word)) return { score: weight, field };
   const family = FAMILY_OF.get(word);
   if (!family) return { score: 0 };
-  for (const [field, words, weight] of fields) for (const f of family) if (words.has(f)) return { score: weight * FAMILY_WEIGHT, field };
+  for (const [field, words, weight] of t.fields) for (const f of family) if (words.has(f)) return { score: weight * FAMILY_WEIGHT, field };
   return { score: 0 };
 }
 
@@ -117,21 +117,22 @@ function wordScore(word: string, t: ToolTerms): { score: number; field?: Field }
  * declared first.
  */
 export function chooseTool(question: string, tools: readonly ToolDefinition[]): ToolChoice | undefined {
-  const words = requestStems(question);
+  const words = [...requestStems(question)];
   const all = tools.map(termsOf);
-  const rarity = (word: string) => {
-    const df = all.filter((t) => wordScore(word, t).score > 0).length;
+  // Each word is scored once per tool; its rarity is the share of tools it scores in.
+  const hits = all.map((terms) => words.map((word) => wordScore(word, terms)));
+  const rarity = words.map((_, w) => {
+    const df = hits.filter((h) => h[w].score > 0).length;
     return df === 0 ? 0 : Math.log(1 + all.length / df) / Math.log(1 + all.length);
-  };
+  });
   let best: ToolChoice | undefined;
-  for (const terms of all) {
+  for (const [t, terms] of all.entries()) {
     const choice: ToolChoice = { terms, score: 0, weighted: 0, nameHits: 0 };
     let named = false;
-    for (const word of words) {
-      const hit = wordScore(word, terms);
+    for (const [w, hit] of hits[t].entries()) {
       if (hit.score === 0) continue;
       choice.score += hit.score;
-      choice.weighted += hit.score * rarity(word);
+      choice.weighted += hit.score * rarity[w];
       if (hit.field === 'name' && hit.score === NAME_WEIGHT) choice.nameHits++;
       if (hit.field !== 'parameters') named = true;
     }
