@@ -388,7 +388,8 @@ export interface Filled {
 
 type Value = string | number | boolean;
 
-const key = (v: string | number) => (typeof v === 'number' ? String(v) : normalizeText(v));
+/** How values are compared: text normalised, numbers and the rest as JSON writes them. */
+export const valueKey = (v: unknown): string => (typeof v === 'string' ? normalizeText(v) : JSON.stringify(v));
 
 /**
  * Span types another parameter of the tool is for: free text never takes them (with a `host`
@@ -412,7 +413,7 @@ export function fillArguments(params: readonly Parameter[], opts: FillOptions): 
     paramNames,
     claimed: claimedTypes(params),
     questionWords: tokens(opts.question.text),
-    paramKeys: new Set(params.flatMap((p) => [key(p.name), key(nameWords(p.name))])),
+    paramKeys: new Set(params.flatMap((p) => [valueKey(p.name), valueKey(nameWords(p.name))])),
     ...earlierShapes(opts.calls, opts.resultFields),
     owners: siblingValues(params, opts.calls),
   };
@@ -424,7 +425,7 @@ export function fillArguments(params: readonly Parameter[], opts: FillOptions): 
     }
     args[p.name] = v;
     // Two parameters do not take one value, except the two ends of a one-day range.
-    if (typeof v !== 'boolean' && p.kind !== 'date') used.add(key(v));
+    if (typeof v !== 'boolean' && p.kind !== 'date') used.add(valueKey(v));
   }
   return { args: ordered(args, params), missing };
 }
@@ -483,7 +484,7 @@ function siblingValues(params: readonly Parameter[], calls: ReadonlyMap<number, 
   const out = new Map<string, Set<string>>();
   const add = (v: unknown, name: string) => {
     if (typeof v !== 'string' || v.trim() === '') return;
-    const k = key(v);
+    const k = valueKey(v);
     out.set(k, (out.get(k) ?? new Set<string>()).add(name));
   };
   const names = new Set(params.map((p) => p.name));
@@ -500,7 +501,7 @@ function siblingValues(params: readonly Parameter[], calls: ReadonlyMap<number, 
 function fits(p: Parameter, v: Value, s: Search): boolean {
   if (typeof v !== 'string') return true;
   if (p.pattern && !p.pattern.test(v)) return false;
-  const owners = s.owners.get(key(v));
+  const owners = s.owners.get(valueKey(v));
   if (owners && !owners.has(p.name)) return false;
   if (p.kind !== 'identifier' && !(p.kind === 'text' && !p.freeText)) return true;
   return fitsShapes(v, s.shapes.get(p.name));
@@ -518,7 +519,7 @@ function ordered(args: Record<string, unknown>, params: readonly Parameter[]): R
 function candidates(p: Parameter, source: Source, words: Token[], s: Search): Found[] {
   // A record's key ("line1: …", "sku: …") names the parameter; it is not its value.
   const own = s.paramKeys;
-  const found = valuesOfKind(p, source, words).filter((f) => !s.used.has(key(f.value)) && !own.has(key(f.value)) && fits(p, f.value, s));
+  const found = valuesOfKind(p, source, words).filter((f) => !s.used.has(valueKey(f.value)) && !own.has(valueKey(f.value)) && fits(p, f.value, s));
   if (p.kind !== 'text') return found;
   return found.filter((f) => !source.spans.some((sp) => s.claimed.has(sp.type) && sp.start === f.start));
 }
@@ -566,7 +567,7 @@ function ownWords(s: Search): Set<string> {
 function plainWords(p: Parameter, words: Token[], s: Search): Found[] {
   const own = ownWords(s);
   return words
-    .filter((t) => t.word.length > 1 && !STOPPING.has(t.word) && !PREPOSITION.test(t.word) && !own.has(t.stem) && !s.used.has(key(t.word)) && !inValue(s.question, t))
+    .filter((t) => t.word.length > 1 && !STOPPING.has(t.word) && !PREPOSITION.test(t.word) && !own.has(t.stem) && !s.used.has(valueKey(t.word)) && !inValue(s.question, t))
     .map((t) => ({ value: s.question.text.slice(t.start, t.end), start: t.start, end: t.end }));
 }
 
@@ -589,7 +590,7 @@ function objectOf(p: Parameter, s: Search): string | undefined {
     if (t.start < s.verbEnd) continue;
     if (PREPOSITION.test(t.word)) break;
     if (PRONOUN.test(t.word) && out.length === 0) return undefined;
-    const skip = STOPPING.has(t.word) || own.has(t.stem) || s.used.has(key(t.word)) || inValue(s.question, t);
+    const skip = STOPPING.has(t.word) || own.has(t.stem) || s.used.has(valueKey(t.word)) || inValue(s.question, t);
     if (skip && out.length > 0) break;
     if (!skip) out.push(t);
   }
@@ -616,7 +617,7 @@ function inContext(p: Parameter, s: Search, named: boolean): Value | undefined {
     if (unit.speaker === 'call') {
       const call = s.calls.get(unit.item);
       const v = named && call ? fromCall(p, call) : undefined;
-      if (v !== undefined && (typeof v === 'boolean' || !s.used.has(key(v)))) return v;
+      if (v !== undefined && (typeof v === 'boolean' || !s.used.has(valueKey(v)))) return v;
       continue;
     }
     const field = named ? fieldValue(p, unit.text, s) : undefined;
@@ -644,10 +645,10 @@ export function* fieldsOf(text: string): Generator<{ key: string; value: string 
  */
 function fieldValue(p: Parameter, text: string, s: Search): Value | undefined {
   if (p.kind !== 'identifier' && p.kind !== 'text' && p.kind !== 'host' && p.kind !== 'email' && p.kind !== 'url') return undefined;
-  const wanted = key(nameWords(p.name));
+  const wanted = valueKey(nameWords(p.name));
   for (const { key: k, value: raw } of fieldsOf(text)) {
     const v = raw.trim();
-    if (key(nameWords(k)) !== wanted || v === '' || s.used.has(key(v))) continue;
+    if (valueKey(nameWords(k)) !== wanted || v === '' || s.used.has(valueKey(v))) continue;
     if (fits(p, v, s) && fitsUnnamed(p, v, s)) return v;
   }
   return undefined;

@@ -36,7 +36,7 @@ export type AnswerType = 'id' | 'date' | 'number' | 'key';
 const CALL_WEIGHT = 0.5;
 
 /** The least share of the question's content words a record and its field must cover. */
-export const MIN_RESULT_COVERAGE = 0.6;
+const MIN_RESULT_COVERAGE = 0.6;
 
 const MONTHS = MONTH_NAMES.map((m) => m.toLowerCase());
 

@@ -6,8 +6,8 @@ import { callIdOf, itemText, itemType } from '../../../core/items.js';
 import { isRecord } from '../../../core/record.js';
 import { normalizeText, stem } from '../../../core/text.js';
 import type { AgentInputItem, ToolDefinition } from '../../../core/types.js';
-import { type ReaderContext, parseJson } from './context.js';
-import { type EarlierCall, type Parameter, fillArguments, parametersOf, questionSource, fieldsOf } from './arguments.js';
+import { type ReaderContext, type Unit, parseJson } from './context.js';
+import { type EarlierCall, type Parameter, fillArguments, parametersOf, questionSource, fieldsOf, valueKey } from './arguments.js';
 import { findSpans } from './spans.js';
 import { contentStems, nameWords } from './words.js';
 
@@ -231,7 +231,7 @@ function argumentsOf(raw: unknown): Record<string, unknown> | undefined {
 }
 
 /** The calls of a context and which of them have a readable result, in one pass. */
-export function contextCalls(items: readonly AgentInputItem[]): ContextCalls {
+function contextCalls(items: readonly AgentInputItem[]): ContextCalls {
   const byItem = new Map<number, EarlierCall>();
   const byId = new Map<string, EarlierCall>();
   const answered: { call: EarlierCall; item: number }[] = [];
@@ -275,21 +275,19 @@ function collectFields(value: unknown, depth: number, out: Map<string, string[]>
 }
 
 /** The string fields of the readable JSON results in the context, by key. */
-export function resultFields(items: readonly AgentInputItem[], calls: ContextCalls): Map<string, string[]> {
+function resultFields(items: readonly AgentInputItem[], calls: ContextCalls): Map<string, string[]> {
   const out = new Map<string, string[]>();
   // A result that is not JSON is read as text: it shows no shapes.
   for (const { item } of calls.answered) collectFields(parseJson(itemText(items[item])), 0, out);
   return out;
 }
 
-const scalarKey = (v: unknown) => (typeof v === 'string' ? normalizeText(v) : JSON.stringify(v));
-
 /**
  * The item of the newest result of an answered call of the same tool whose arguments include
  * every argument given here (values compared normalised), or undefined.
  */
 function answeredAt(name: string, args: Record<string, unknown>, results: ContextCalls['answered']): number | undefined {
-  const same = ({ call: c }: { call: EarlierCall }) => c.name === name && Object.entries(args).every(([k, v]) => Object.hasOwn(c.args, k) && scalarKey(c.args[k]) === scalarKey(v));
+  const same = ({ call: c }: { call: EarlierCall }) => c.name === name && Object.entries(args).every(([k, v]) => Object.hasOwn(c.args, k) && valueKey(c.args[k]) === valueKey(v));
   return results.findLast(same)?.item;
 }
 
@@ -305,9 +303,14 @@ function closestResult(question: string, held: ContextCalls['answered'], items: 
   return best.item;
 }
 
+/** The statements of one item of the context (a result's records), oldest first. */
+function unitsOf(ctx: ReaderContext, item: number): Unit[] {
+  return ctx.units.filter((u) => u.item === item);
+}
+
 /** The context narrowed to one result: what the reader reads first for a question about it. */
 export function resultContext(ctx: ReaderContext, item: number): ReaderContext {
-  return { ...ctx, units: ctx.units.filter((u) => u.item === item) };
+  return { ...ctx, units: unitsOf(ctx, item) };
 }
 
 /**
@@ -318,7 +321,7 @@ export function resultContext(ctx: ReaderContext, item: number): ReaderContext {
 export function fieldAnswer(question: string, ctx: ReaderContext, item: number): string | undefined {
   const asked = contentStems(question);
   const said = normalizeText(question);
-  for (const unit of ctx.units.filter((u) => u.item === item).reverse()) {
+  for (const unit of unitsOf(ctx, item).reverse()) {
     for (const { key, value } of fieldsOf(unit.text)) {
       const keyStems = [...contentStems(key)];
       if (keyStems.length === 0 || !keyStems.every((k) => asked.has(k))) continue;
@@ -334,7 +337,7 @@ const RESULT_WORDS = 60;
 
 /** A result already in the context, as the reader reads it (records of JSON or a table, else its sentences). */
 export function resultText(ctx: ReaderContext, item: number): string {
-  const text = ctx.units.filter((u) => u.item === item).map((u) => u.text).join('; ');
+  const text = unitsOf(ctx, item).map((u) => u.text).join('; ');
   const words = text.split(/\s+/);
   return words.length > RESULT_WORDS ? `${words.slice(0, RESULT_WORDS).join(' ')} …` : text;
 }
@@ -393,8 +396,9 @@ export function decideTool(question: string, ctx: ReaderContext, items: readonly
   // A question, not a request, about a tool whose results the context holds asks what they said:
   // arguments read from its words ("the *July* leave") are no new request.
   const held = calls.answered.filter((a) => a.call.name === call.name);
-  if (!lost && held.length > 0 && !LIVE.test(question)) return { action: 'answer-from', item: closestResult(question, held, items) };
-  return lost || LIVE.test(question) ? { action: 'call', call } : { action: 'answer-or-call', call };
+  const live = LIVE.test(question);
+  if (!lost && held.length > 0 && !live) return { action: 'answer-from', item: closestResult(question, held, items) };
+  return lost || live ? { action: 'call', call } : { action: 'answer-or-call', call };
 }
 
 /** The reply to a request for a tool whose required arguments were never given: what is missing, asked of no one. */
