@@ -11,8 +11,10 @@
 // belong to no other parameter of the tool. Optional parameters with no value are left out.
 // The algorithm is in the README, "Tool probes".
 import { normalizeText, stem } from '../../../core/text.js';
+import { oncePerObject } from '../../../core/memo.js';
 import { isRecord } from '../../../core/record.js';
 import type { Unit } from './context.js';
+import { TextMemo } from './memo.js';
 import { type DateMention, type Day, findDates, pad2 } from './dates.js';
 import { type Shape, fitsShapes, prefixOf, shapeOf } from './shapes.js';
 import { type Span, findSpans } from './spans.js';
@@ -179,7 +181,15 @@ interface Token {
 
 const TOKEN = /[\p{L}\p{N}](?:[\p{L}\p{N}._@:/+'-]*[\p{L}\p{N}])?/gu;
 
-function tokens(text: string): Token[] {
+// Each statement of the context is searched once per parameter and tool: its words are read once.
+const tokenized = new TextMemo<readonly Token[]>();
+
+/** The words of a text with where they stand and their stems; never change the list. */
+function tokens(text: string): readonly Token[] {
+  return tokenized.get(text, () => readTokens(text));
+}
+
+function readTokens(text: string): Token[] {
   const out: Token[] = [];
   for (const m of text.matchAll(TOKEN)) {
     const word = m[0].toLowerCase();
@@ -205,11 +215,11 @@ const BEFORE = 2;
  * The value nearest a word of the parameter's name, after it first ("order ORD-58213", "limit 20"),
  * then before it ("the payments-api service"), or a value that holds the word ("50 lines").
  */
-function nearName(p: Parameter, words: Token[], found: Found[]): Found | undefined {
+function nearName(p: Parameter, words: readonly Token[], found: Found[]): Found | undefined {
   return nearWords(p.names, words, found) ?? nearWords(p.described, words, found);
 }
 
-function nearWords(names: ReadonlySet<string>, words: Token[], found: Found[]): Found | undefined {
+function nearWords(names: ReadonlySet<string>, words: readonly Token[], found: Found[]): Found | undefined {
   if (names.size === 0 || found.length === 0) return undefined;
   let best: { f: Found; distance: number } | undefined;
   for (let i = 0; i < words.length; i++) {
@@ -223,7 +233,7 @@ function nearWords(names: ReadonlySet<string>, words: Token[], found: Found[]): 
 }
 
 /** Words between the name word `i` and a value: 0 when adjacent or holding it; a value before the word counts half a word more. */
-function wordDistance(words: Token[], i: number, f: Found): number | undefined {
+function wordDistance(words: readonly Token[], i: number, f: Found): number | undefined {
   const w = words[i];
   if (f.start <= w.start && f.end >= w.end) return 0;
   if (f.start >= w.end) {
@@ -256,7 +266,7 @@ const SPAN_KINDS: Partial<Record<ParameterKind, Span['type'][]>> = {
 };
 
 /** Codes and quoted text the span recognisers do not type (`payments-api`, `"disk full"`), outside any span. */
-function looseCodes(source: Source, words: Token[]): Found[] {
+function looseCodes(source: Source, words: readonly Token[]): Found[] {
   const inSpan = (start: number, end: number) => source.spans.some((s) => s.start < end && s.end > start);
   const out: Found[] = [];
   for (const m of source.text.matchAll(QUOTED)) out.push({ value: m[1].trim(), start: m.index ?? 0, end: (m.index ?? 0) + m[0].length });
@@ -299,7 +309,7 @@ function datesFor(p: Parameter, source: Source): Found[] {
 }
 
 /** Every value of the parameter's kind in a source, in the order it prefers them. */
-function valuesOfKind(p: Parameter, source: Source, words: Token[]): Found[] {
+function valuesOfKind(p: Parameter, source: Source, words: readonly Token[]): Found[] {
   switch (p.kind) {
     case 'integer':
     case 'number': {
@@ -326,12 +336,10 @@ function valuesOfKind(p: Parameter, source: Source, words: Token[]): Found[] {
 }
 
 /** Enum values the source says as whole words ("priority high", "the *errors* view" for `error`, "us-east-1"). */
-function enumValues(p: Parameter, words: Token[]): Found[] {
+function enumValues(p: Parameter, words: readonly Token[]): Found[] {
   const out: Found[] = [];
-  const heads = enumHeads(p.values);
-  for (const value of p.values) {
-    const whole = String(value).toLowerCase();
-    const parts = nameWords(whole).split(' ').filter(Boolean).map(stem);
+  const { forms, heads } = enumForms(p.values);
+  for (const { value, whole, parts } of forms) {
     for (let i = 0; i < words.length; i++) {
       if (words[i].word === whole || (parts.length === 1 && words[i].stem === parts[0])) out.push({ value, start: words[i].start, end: words[i].end });
       else if (parts.length > 1 && parts.every((part, k) => words[i + k]?.stem === part)) out.push({ value, start: words[i].start, end: words[i + parts.length - 1].end });
@@ -341,27 +349,37 @@ function enumValues(p: Parameter, words: Token[]): Found[] {
   return out.sort((a, b) => a.start - b.start);
 }
 
+interface EnumForm {
+  value: string | number;
+  /** The value lower-cased, as one word. */
+  whole: string;
+  /** The stems of its words (`memory_pct` → memori, pct). */
+  parts: string[];
+}
+
 /**
- * The first word of each many-word enum value that no other value starts with: people say
- * "memory" for `memory_pct` and "p99" for `p99_latency_ms`, not the unit the name ends in.
+ * An enum's values as words, and the head words that stand for one value alone, worked out once
+ * per parameter: the context is searched statement by statement.
  */
-function enumHeads(values: readonly (string | number)[]): Map<string, string | number> {
+const enumForms = oncePerObject((values: readonly (string | number)[]) => {
+  const forms: EnumForm[] = [];
   const count = new Map<string, number>();
   const owner = new Map<string, string | number>();
   for (const value of values) {
-    const parts = nameWords(String(value).toLowerCase()).split(' ').filter(Boolean);
-    if (parts.length < 2 || parts[0].length < 2) continue;
-    const head = stem(parts[0]);
+    const whole = String(value).toLowerCase();
+    const words = nameWords(whole).split(' ').filter(Boolean);
+    forms.push({ value, whole, parts: words.map(stem) });
+    // The first word of a many-word value that no other value starts with: people say "memory"
+    // for `memory_pct` and "p99" for `p99_latency_ms`, not the unit the name ends in.
+    if (words.length < 2 || words[0].length < 2) continue;
+    const head = stem(words[0]);
     count.set(head, (count.get(head) ?? 0) + 1);
     owner.set(head, value);
   }
-  for (const value of values) {
-    const parts = nameWords(String(value).toLowerCase()).split(' ').filter(Boolean);
-    // A head that is also a whole one-word value ("error" beside "error_rate") is that value's.
-    if (parts.length === 1) count.set(stem(parts[0]), 2);
-  }
-  return new Map([...owner].filter(([head]) => count.get(head) === 1));
-}
+  // A head that is also a whole one-word value ("error" beside "error_rate") is that value's.
+  for (const { parts } of forms) if (parts.length === 1) count.set(parts[0], 2);
+  return { forms, heads: new Map([...owner].filter(([head]) => count.get(head) === 1)) };
+});
 
 // ---------------------------------------------------------------------------
 // The search
@@ -406,11 +424,10 @@ export function fillArguments(params: readonly Parameter[], opts: FillOptions): 
   const args: Record<string, unknown> = {};
   const used = new Set<string>();
   const missing: string[] = [];
-  const paramNames = new Set(params.flatMap((p) => [...p.names]));
   const search: Search = {
     ...opts,
     used,
-    paramNames,
+    ownWords: new Set([...contentStems(nameWords(opts.tool)), ...params.flatMap((p) => [...p.names])]),
     claimed: claimedTypes(params),
     questionWords: tokens(opts.question.text),
     paramKeys: new Set(params.flatMap((p) => [valueKey(p.name), valueKey(nameWords(p.name))])),
@@ -432,10 +449,10 @@ export function fillArguments(params: readonly Parameter[], opts: FillOptions): 
 
 interface Search extends FillOptions {
   used: Set<string>;
-  /** The naming stems of every parameter of the tool. */
-  paramNames: ReadonlySet<string>;
+  /** Words naming the tool or any of its parameters: "the *host*" says which argument, not its value. */
+  ownWords: ReadonlySet<string>;
   claimed: ReadonlySet<Span['type']>;
-  questionWords: Token[];
+  questionWords: readonly Token[];
   /** The tool's parameter names as written and in words: keys, not values. */
   paramKeys: ReadonlySet<string>;
   /** The shapes of the values earlier calls (of any tool) passed under each parameter name. */
@@ -516,7 +533,7 @@ function ordered(args: Record<string, unknown>, params: readonly Parameter[]): R
 }
 
 /** Values of the parameter's kind in a source that no other argument took. */
-function candidates(p: Parameter, source: Source, words: Token[], s: Search): Found[] {
+function candidates(p: Parameter, source: Source, words: readonly Token[], s: Search): Found[] {
   // A record's key ("line1: …", "sku: …") names the parameter; it is not its value.
   const own = s.paramKeys;
   const found = valuesOfKind(p, source, words).filter((f) => !s.used.has(valueKey(f.value)) && !own.has(valueKey(f.value)) && fits(p, f.value, s));
@@ -558,14 +575,9 @@ const PREPOSITION = /^(?:on|in|at|for|from|to|with|by|of|via|into|onto|using|and
 // A pronoun right after the verb means the thing acted on was named before ("restart *it* on web-04").
 const PRONOUN = /^(?:it|them|that|this|those|these|one|same)$/;
 
-/** Words naming the tool or any of its parameters: "the *host*" says which argument, not its value. */
-function ownWords(s: Search): Set<string> {
-  return new Set([...contentStems(nameWords(s.tool)), ...s.paramNames]);
-}
-
 /** Plain words of the question ("the *nginx* service"): a thing may be named with no code shape. Not the tool's or the parameters' own words. */
-function plainWords(p: Parameter, words: Token[], s: Search): Found[] {
-  const own = ownWords(s);
+function plainWords(p: Parameter, words: readonly Token[], s: Search): Found[] {
+  const own = s.ownWords;
   return words
     .filter((t) => t.word.length > 1 && !STOPPING.has(t.word) && !PREPOSITION.test(t.word) && !own.has(t.stem) && !s.used.has(valueKey(t.word)) && !inValue(s.question, t))
     .map((t) => ({ value: s.question.text.slice(t.start, t.end), start: t.start, end: t.end }));
@@ -584,7 +596,7 @@ function inValue(source: Source, t: Token): boolean {
  */
 function objectOf(p: Parameter, s: Search): string | undefined {
   if (!p.required || s.verbEnd === undefined) return undefined;
-  const own = ownWords(s);
+  const own = s.ownWords;
   const out: Token[] = [];
   for (const t of s.questionWords) {
     if (t.start < s.verbEnd) continue;
