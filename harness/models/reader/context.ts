@@ -123,9 +123,14 @@ function cells(line: string): string[] {
   return line.split('|').map((c) => c.trim());
 }
 
+/** Where a text table's rule under its header row is (psql's `----+----`, markdown's `|---|`), or -1. */
+export function tableRuleAt(lines: readonly string[]): number {
+  return lines.findIndex((l, i) => i > 0 && TABLE_RULE.test(l) && l.includes('-') && lines[i - 1].includes('|'));
+}
+
 /** A text table (psql, markdown) as records: each row becomes "column: value, …". */
 function tableRecords(lines: string[]): string[] | undefined {
-  const rule = lines.findIndex((l, i) => i > 0 && TABLE_RULE.test(l) && l.includes('-') && lines[i - 1].includes('|'));
+  const rule = tableRuleAt(lines);
   if (rule < 0) return undefined;
   const header = cells(lines[rule - 1]);
   const out = lines.slice(0, rule - 1).filter((l) => /[\p{L}\p{N}]/u.test(l));

@@ -7,7 +7,7 @@ import { callIdOf, isUserMessage, itemText, itemType } from '../../../core/items
 import { isRecord } from '../../../core/record.js';
 import { normalizeText, stem } from '../../../core/text.js';
 import type { AgentInputItem } from '../../../core/types.js';
-import { parseJson } from './context.js';
+import { parseJson, tableRuleAt } from './context.js';
 import { type DateStyle, MONTH_NAMES, formatDay } from './dates.js';
 import { contentStems, isAskingWord, nameWords } from './words.js';
 
@@ -87,11 +87,9 @@ function jsonRecords(value: unknown, inherited: Field[], out: Field[][]): void {
   for (const l of lists) jsonRecords(l, fields, out);
 }
 
-const TABLE_RULE = /^\s*[-+|=\s]{3,}$/;
-
 /** Rows of a text table (psql, markdown) as records, each cell under its column. */
 function tableRecords(lines: string[]): Field[][] | undefined {
-  const rule = lines.findIndex((l, i) => i > 0 && TABLE_RULE.test(l) && l.includes('-') && lines[i - 1].includes('|'));
+  const rule = tableRuleAt(lines);
   if (rule < 0) return undefined;
   const cells = (l: string) => l.replace(/^\s*\|/, '').replace(/\|\s*$/, '').split('|').map((c) => c.trim());
   const header = cells(lines[rule - 1]);

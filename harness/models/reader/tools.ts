@@ -219,15 +219,12 @@ interface ContextCalls {
   lost: { call: EarlierCall; item: number }[];
 }
 
+/** A call's arguments as an object: parsed from the JSON text a model writes (empty: none). */
 function argumentsOf(raw: unknown): Record<string, unknown> | undefined {
   if (typeof raw !== 'string') return isRecord(raw) ? raw : undefined;
   if (raw.trim() === '') return {};
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    return isRecord(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = parseJson(raw);
+  return isRecord(parsed) ? parsed : undefined;
 }
 
 /** The calls of a context and which of them have a readable result, in one pass. */
