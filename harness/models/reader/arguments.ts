@@ -395,7 +395,7 @@ export interface FillOptions {
   /** Where the word the request's action is said with ends, for a free-text object ("restart *nginx* on web-03"). */
   verbEnd?: number;
   /** String fields of the results in the context, by key (`member_id` of a lookup's record): they show a parameter's shape too. */
-  resultFields?: ReadonlyMap<string, readonly string[]>;
+  resultFields: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface Filled {
@@ -466,7 +466,7 @@ interface Search extends FillOptions {
 /** The shapes and prefixes of string values earlier calls passed and results filed, by parameter name: one pass. */
 function earlierShapes(
   calls: ReadonlyMap<number, EarlierCall>,
-  fields: ReadonlyMap<string, readonly string[]> | undefined,
+  fields: ReadonlyMap<string, readonly string[]>,
 ): { shapes: Map<string, Set<Shape>>; prefixes: Map<string, Set<string>> } {
   const shapes = new Map<string, Set<Shape>>();
   const prefixes = new Map<string, Set<string>>();
@@ -477,7 +477,7 @@ function earlierShapes(
     if (prefix) prefixes.set(name, (prefixes.get(name) ?? new Set<string>()).add(prefix));
   };
   for (const call of calls.values()) for (const [name, v] of Object.entries(call.args)) add(name, v);
-  for (const [name, values] of fields ?? []) for (const v of values) add(name, v);
+  for (const [name, values] of fields) for (const v of values) add(name, v);
   return { shapes, prefixes };
 }
 

@@ -9,13 +9,13 @@ import { normalizeText, stem } from '../../../core/text.js';
 import type { AgentInputItem } from '../../../core/types.js';
 import { parseJson, tableRuleAt } from './context.js';
 import { type DateStyle, MONTH_NAMES, formatDay } from './dates.js';
-import { contentStems, isAskingWord, nameWords } from './words.js';
+import { contentStems, isAskingWord, nameWords, stemsOf } from './words.js';
 
 interface Field {
   key: string;
   value: string;
   /** Stems of the key's words (`cancel_free_until` → cancel, free, until). */
-  keyStems: Set<string>;
+  keyStems: ReadonlySet<string>;
 }
 
 /** One record of a result: a JSON object (with its parents' scalars), a table row, or a log line. */
@@ -54,7 +54,7 @@ function scalar(v: unknown): string | undefined {
 }
 
 function field(key: string, value: string): Field {
-  return { key, value, keyStems: contentStems(nameWords(key)) };
+  return { key, value, keyStems: stemsOf(nameWords(key)) };
 }
 
 /**
@@ -114,7 +114,7 @@ function lineRecords(lines: string[]): { fields: Field[]; text: string }[] {
 
 /** A value's stems; `churned_subscribers` is the words it joins. */
 function valueStems(value: string): string[] {
-  return [...contentStems(value.replace(/_/g, ' '))];
+  return [...stemsOf(value.replace(/_/g, ' '))];
 }
 
 function callStems(call: AgentInputItem | undefined): Set<string> {
@@ -127,13 +127,14 @@ function callStems(call: AgentInputItem | undefined): Set<string> {
 /** Every record of the readable tool results in the items, oldest first. */
 export function resultRecords(items: readonly AgentInputItem[]): ResultRecord[] {
   const calls = new Map<string, AgentInputItem>();
-  const requests = new Map<string, Set<string>>();
+  const requests = new Map<string, ReadonlySet<string>>();
   const out: ResultRecord[] = [];
-  let request = new Set<string>();
+  // Stems of texts that recur across probes (keys, values, the user's messages) are worked out once.
+  let request: ReadonlySet<string> = new Set();
   for (const item of items) {
     const type = itemType(item);
     const id = callIdOf(item);
-    if (isUserMessage(item)) request = contentStems(itemText(item));
+    if (isUserMessage(item)) request = stemsOf(itemText(item));
     if (type === 'function_call' && id) {
       calls.set(id, item);
       requests.set(id, request);
@@ -146,7 +147,7 @@ export function resultRecords(items: readonly AgentInputItem[]): ResultRecord[] 
       if (fields.length === 0) return;
       const about = new Map<string, number>();
       for (const s of fromCall) about.set(s, CALL_WEIGHT);
-      const own = [...contentStems(extra)];
+      const own = [...stemsOf(extra)];
       for (const f of fields) own.push(...valueStems(f.value), ...f.keyStems, ...monthStems(f.value, true));
       for (const s of own) about.set(s, 1);
       out.push({ fields, about, index: out.length });

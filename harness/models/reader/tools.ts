@@ -9,7 +9,7 @@ import type { AgentInputItem, ToolDefinition } from '../../../core/types.js';
 import { type ReaderContext, type Unit, parseJson } from './context.js';
 import { type EarlierCall, type Parameter, fillArguments, parametersOf, questionSource, fieldsOf, valueKey } from './arguments.js';
 import { findSpans } from './spans.js';
-import { contentStems, nameWords } from './words.js';
+import { contentStems, nameWords, stemsOf } from './words.js';
 
 /** How much a question word counts when it is a word of a tool's name, its description, or one of its parameters. */
 const NAME_WEIGHT = 2;
@@ -293,7 +293,7 @@ function closestResult(question: string, held: ContextCalls['answered'], items: 
   const asked = contentStems(question);
   let best = { item: held[held.length - 1].item, shared: -1 };
   for (let i = held.length - 1; i >= 0; i--) {
-    const stems = contentStems(itemText(items[held[i].item]));
+    const stems = stemsOf(itemText(items[held[i].item]));
     const shared = [...asked].filter((w) => stems.has(w)).length;
     if (shared > best.shared) best = { item: held[i].item, shared };
   }
@@ -320,7 +320,7 @@ export function fieldAnswer(question: string, ctx: ReaderContext, item: number):
   const said = normalizeText(question);
   for (const unit of unitsOf(ctx, item).reverse()) {
     for (const { key, value } of fieldsOf(unit.text)) {
-      const keyStems = [...contentStems(key)];
+      const keyStems = [...stemsOf(key)];
       if (keyStems.length === 0 || !keyStems.every((k) => asked.has(k))) continue;
       const v = value.trim();
       if (v.length > 0 && !said.includes(normalizeText(v))) return v;
