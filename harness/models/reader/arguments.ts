@@ -125,11 +125,13 @@ export function parametersOf(schema: Record<string, unknown>): Parameter[] {
   const properties = isRecord(schema.properties) ? schema.properties : {};
   const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
   const out: Parameter[] = [];
+  const descriptions = new Map<string, string>();
   for (const [name, raw] of Object.entries(properties)) {
     const spec = isRecord(raw) ? raw : {};
     const kind = schemaKind(name, spec);
     if (!kind) continue;
     const description = typeof spec.description === 'string' ? spec.description : '';
+    descriptions.set(name, description);
     const values = Array.isArray(spec.enum) ? spec.enum.filter((v): v is string | number => typeof v === 'string' || typeof v === 'number') : [];
     const names = namingStems(name, description);
     // Words only: the stems of an example code ("e.g. ORD-10233") name nothing.
@@ -147,18 +149,17 @@ export function parametersOf(schema: Record<string, unknown>): Parameter[] {
       pattern: patternOf(spec.pattern),
     });
   }
-  markRangeEnds(out, properties);
+  markRangeEnds(out, descriptions);
   return [...out.filter((p) => p.required), ...out.filter((p) => !p.required)];
 }
 
 /** Two date parameters are a range: the one named like a start takes its first day, the other its last. */
-function markRangeEnds(params: Parameter[], properties: Record<string, unknown>): void {
+function markRangeEnds(params: Parameter[], descriptions: ReadonlyMap<string, string>): void {
   const dates = params.filter((p) => p.kind === 'date');
   if (dates.length !== 2) return;
   const role = (p: Parameter) => {
     const words = nameWords(p.name);
-    const spec = properties[p.name];
-    const described = isRecord(spec) && typeof spec.description === 'string' ? spec.description.toLowerCase() : '';
+    const described = descriptions.get(p.name)?.toLowerCase() ?? '';
     if (START_WORDS.test(words)) return 'start';
     if (END_WORDS.test(words)) return 'end';
     return START_WORDS.test(described) ? 'start' : END_WORDS.test(described) ? 'end' : undefined;

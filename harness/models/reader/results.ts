@@ -250,7 +250,8 @@ export function resultAnswer(question: string, records: readonly ResultRecord[],
   const asked = askedStems(question, type);
   if (asked.size === 0) return undefined;
   // What the question states, number words as digits too: "the two nights" states `nights: 2`.
-  const said = ` ${normalizeText(question)} ${[...asked].filter((w) => /^\d+$/.test(w)).join(' ')} `;
+  const words = [...asked];
+  const said = ` ${normalizeText(question)} ${words.filter((w) => /^\d+$/.test(w)).join(' ')} `;
   const rarity = new Map<string, number>();
   for (const w of asked) {
     // Rarity is counted over what records hold themselves: the words around a call repeat across its records.
@@ -261,11 +262,11 @@ export function resultAnswer(question: string, records: readonly ResultRecord[],
   const weight = (w: string) => rarity.get(w) ?? 1;
   // The words of a family stand in for each other: only one of them counts toward what the question says.
   const families = (words: string[]) => FAMILIES.filter((f) => words.some((w) => f.has(w))).length;
-  const total = [...asked].filter((w) => !inFamily(w)).reduce((s, w) => s + weight(w), 0) + families([...asked]);
+  const total = words.filter((w) => !inFamily(w)).reduce((s, w) => s + weight(w), 0) + families(words);
   const older = ORIGINAL.test(question);
   let best: Pick | undefined;
   for (const record of records) {
-    const covered = [...asked].filter((w) => record.about.has(w));
+    const covered = words.filter((w) => record.about.has(w));
     const about = covered.filter((w) => !inFamily(w)).reduce((s, w) => s + weight(w) * (record.about.get(w) ?? 0), 0) + families(covered);
     for (const f of record.fields) {
       const pick = scoreField(f, covered, about, total, type, asked, said);
