@@ -11,12 +11,14 @@
 // belong to no other parameter of the tool. Optional parameters with no value are left out.
 // The algorithm is in the README, "Tool probes".
 import { normalizeText, stem } from '../../../core/text.js';
+import { oncePerObject } from '../../../core/memo.js';
 import { isRecord } from '../../../core/record.js';
 import type { Unit } from './context.js';
+import { TextMemo } from './memo.js';
 import { type DateMention, type Day, findDates, pad2 } from './dates.js';
 import { type Shape, fitsShapes, prefixOf, shapeOf } from './shapes.js';
 import { type Span, findSpans } from './spans.js';
-import { contentStems } from './words.js';
+import { contentStems, nameWords } from './words.js';
 
 export type ParameterKind = 'enum' | 'integer' | 'number' | 'boolean' | 'date' | 'email' | 'host' | 'url' | 'phone' | 'identifier' | 'text';
 
@@ -69,11 +71,6 @@ const KIND_WORDS: [ParameterKind, RegExp][] = [
 
 const START_WORDS = /\b(?:start|from|begin|beginning|since|after|min|earliest|first)\b/;
 const END_WORDS = /\b(?:end|to|until|till|through|before|max|latest|last)\b/;
-
-/** The words of a schema name: `order_id`, `orderId` and `order-id` are "order id". */
-export function nameWords(name: string): string {
-  return name.replace(/([a-z\d])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ').toLowerCase();
-}
 
 function schemaKind(name: string, schema: Record<string, unknown>): ParameterKind | undefined {
   if (Array.isArray(schema.enum) && schema.enum.some((v) => typeof v === 'string' || typeof v === 'number')) return 'enum';
@@ -128,11 +125,13 @@ export function parametersOf(schema: Record<string, unknown>): Parameter[] {
   const properties = isRecord(schema.properties) ? schema.properties : {};
   const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
   const out: Parameter[] = [];
+  const descriptions = new Map<string, string>();
   for (const [name, raw] of Object.entries(properties)) {
     const spec = isRecord(raw) ? raw : {};
     const kind = schemaKind(name, spec);
     if (!kind) continue;
     const description = typeof spec.description === 'string' ? spec.description : '';
+    descriptions.set(name, description);
     const values = Array.isArray(spec.enum) ? spec.enum.filter((v): v is string | number => typeof v === 'string' || typeof v === 'number') : [];
     const names = namingStems(name, description);
     // Words only: the stems of an example code ("e.g. ORD-10233") name nothing.
@@ -150,18 +149,17 @@ export function parametersOf(schema: Record<string, unknown>): Parameter[] {
       pattern: patternOf(spec.pattern),
     });
   }
-  markRangeEnds(out, properties);
+  markRangeEnds(out, descriptions);
   return [...out.filter((p) => p.required), ...out.filter((p) => !p.required)];
 }
 
 /** Two date parameters are a range: the one named like a start takes its first day, the other its last. */
-function markRangeEnds(params: Parameter[], properties: Record<string, unknown>): void {
+function markRangeEnds(params: Parameter[], descriptions: ReadonlyMap<string, string>): void {
   const dates = params.filter((p) => p.kind === 'date');
   if (dates.length !== 2) return;
   const role = (p: Parameter) => {
     const words = nameWords(p.name);
-    const spec = properties[p.name];
-    const described = isRecord(spec) && typeof spec.description === 'string' ? spec.description.toLowerCase() : '';
+    const described = descriptions.get(p.name)?.toLowerCase() ?? '';
     if (START_WORDS.test(words)) return 'start';
     if (END_WORDS.test(words)) return 'end';
     return START_WORDS.test(described) ? 'start' : END_WORDS.test(described) ? 'end' : undefined;
@@ -184,7 +182,15 @@ interface Token {
 
 const TOKEN = /[\p{L}\p{N}](?:[\p{L}\p{N}._@:/+'-]*[\p{L}\p{N}])?/gu;
 
-function tokens(text: string): Token[] {
+// Each statement of the context is searched once per parameter and tool: its words are read once.
+const tokenized = new TextMemo<readonly Token[]>();
+
+/** The words of a text with where they stand and their stems; never change the list. */
+function tokens(text: string): readonly Token[] {
+  return tokenized.get(text, () => readTokens(text));
+}
+
+function readTokens(text: string): Token[] {
   const out: Token[] = [];
   for (const m of text.matchAll(TOKEN)) {
     const word = m[0].toLowerCase();
@@ -210,11 +216,11 @@ const BEFORE = 2;
  * The value nearest a word of the parameter's name, after it first ("order ORD-58213", "limit 20"),
  * then before it ("the payments-api service"), or a value that holds the word ("50 lines").
  */
-function nearName(p: Parameter, words: Token[], found: Found[]): Found | undefined {
+function nearName(p: Parameter, words: readonly Token[], found: Found[]): Found | undefined {
   return nearWords(p.names, words, found) ?? nearWords(p.described, words, found);
 }
 
-function nearWords(names: ReadonlySet<string>, words: Token[], found: Found[]): Found | undefined {
+function nearWords(names: ReadonlySet<string>, words: readonly Token[], found: Found[]): Found | undefined {
   if (names.size === 0 || found.length === 0) return undefined;
   let best: { f: Found; distance: number } | undefined;
   for (let i = 0; i < words.length; i++) {
@@ -228,7 +234,7 @@ function nearWords(names: ReadonlySet<string>, words: Token[], found: Found[]): 
 }
 
 /** Words between the name word `i` and a value: 0 when adjacent or holding it; a value before the word counts half a word more. */
-function wordDistance(words: Token[], i: number, f: Found): number | undefined {
+function wordDistance(words: readonly Token[], i: number, f: Found): number | undefined {
   const w = words[i];
   if (f.start <= w.start && f.end >= w.end) return 0;
   if (f.start >= w.end) {
@@ -261,7 +267,7 @@ const SPAN_KINDS: Partial<Record<ParameterKind, Span['type'][]>> = {
 };
 
 /** Codes and quoted text the span recognisers do not type (`payments-api`, `"disk full"`), outside any span. */
-function looseCodes(source: Source, words: Token[]): Found[] {
+function looseCodes(source: Source, words: readonly Token[]): Found[] {
   const inSpan = (start: number, end: number) => source.spans.some((s) => s.start < end && s.end > start);
   const out: Found[] = [];
   for (const m of source.text.matchAll(QUOTED)) out.push({ value: m[1].trim(), start: m.index ?? 0, end: (m.index ?? 0) + m[0].length });
@@ -304,7 +310,7 @@ function datesFor(p: Parameter, source: Source): Found[] {
 }
 
 /** Every value of the parameter's kind in a source, in the order it prefers them. */
-function valuesOfKind(p: Parameter, source: Source, words: Token[]): Found[] {
+function valuesOfKind(p: Parameter, source: Source, words: readonly Token[]): Found[] {
   switch (p.kind) {
     case 'integer':
     case 'number': {
@@ -331,12 +337,10 @@ function valuesOfKind(p: Parameter, source: Source, words: Token[]): Found[] {
 }
 
 /** Enum values the source says as whole words ("priority high", "the *errors* view" for `error`, "us-east-1"). */
-function enumValues(p: Parameter, words: Token[]): Found[] {
+function enumValues(p: Parameter, words: readonly Token[]): Found[] {
   const out: Found[] = [];
-  const heads = enumHeads(p.values);
-  for (const value of p.values) {
-    const whole = String(value).toLowerCase();
-    const parts = nameWords(whole).split(' ').filter(Boolean).map(stem);
+  const { forms, heads } = enumForms(p.values);
+  for (const { value, whole, parts } of forms) {
     for (let i = 0; i < words.length; i++) {
       if (words[i].word === whole || (parts.length === 1 && words[i].stem === parts[0])) out.push({ value, start: words[i].start, end: words[i].end });
       else if (parts.length > 1 && parts.every((part, k) => words[i + k]?.stem === part)) out.push({ value, start: words[i].start, end: words[i + parts.length - 1].end });
@@ -346,27 +350,37 @@ function enumValues(p: Parameter, words: Token[]): Found[] {
   return out.sort((a, b) => a.start - b.start);
 }
 
+interface EnumForm {
+  value: string | number;
+  /** The value lower-cased, as one word. */
+  whole: string;
+  /** The stems of its words (`memory_pct` → memori, pct). */
+  parts: string[];
+}
+
 /**
- * The first word of each many-word enum value that no other value starts with: people say
- * "memory" for `memory_pct` and "p99" for `p99_latency_ms`, not the unit the name ends in.
+ * An enum's values as words, and the head words that stand for one value alone, worked out once
+ * per parameter: the context is searched statement by statement.
  */
-function enumHeads(values: readonly (string | number)[]): Map<string, string | number> {
+const enumForms = oncePerObject((values: readonly (string | number)[]) => {
+  const forms: EnumForm[] = [];
   const count = new Map<string, number>();
   const owner = new Map<string, string | number>();
   for (const value of values) {
-    const parts = nameWords(String(value).toLowerCase()).split(' ').filter(Boolean);
-    if (parts.length < 2 || parts[0].length < 2) continue;
-    const head = stem(parts[0]);
+    const whole = String(value).toLowerCase();
+    const words = nameWords(whole).split(' ').filter(Boolean);
+    forms.push({ value, whole, parts: words.map(stem) });
+    // The first word of a many-word value that no other value starts with: people say "memory"
+    // for `memory_pct` and "p99" for `p99_latency_ms`, not the unit the name ends in.
+    if (words.length < 2 || words[0].length < 2) continue;
+    const head = stem(words[0]);
     count.set(head, (count.get(head) ?? 0) + 1);
     owner.set(head, value);
   }
-  for (const value of values) {
-    const parts = nameWords(String(value).toLowerCase()).split(' ').filter(Boolean);
-    // A head that is also a whole one-word value ("error" beside "error_rate") is that value's.
-    if (parts.length === 1) count.set(stem(parts[0]), 2);
-  }
-  return new Map([...owner].filter(([head]) => count.get(head) === 1));
-}
+  // A head that is also a whole one-word value ("error" beside "error_rate") is that value's.
+  for (const { parts } of forms) if (parts.length === 1) count.set(parts[0], 2);
+  return { forms, heads: new Map([...owner].filter(([head]) => count.get(head) === 1)) };
+});
 
 // ---------------------------------------------------------------------------
 // The search
@@ -382,7 +396,7 @@ export interface FillOptions {
   /** Where the word the request's action is said with ends, for a free-text object ("restart *nginx* on web-03"). */
   verbEnd?: number;
   /** String fields of the results in the context, by key (`member_id` of a lookup's record): they show a parameter's shape too. */
-  resultFields?: ReadonlyMap<string, readonly string[]>;
+  resultFields: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface Filled {
@@ -393,7 +407,8 @@ export interface Filled {
 
 type Value = string | number | boolean;
 
-const key = (v: string | number) => (typeof v === 'number' ? String(v) : normalizeText(v));
+/** How values are compared: text normalised, numbers and the rest as JSON writes them. */
+export const valueKey = (v: unknown): string => (typeof v === 'string' ? normalizeText(v) : JSON.stringify(v));
 
 /**
  * Span types another parameter of the tool is for: free text never takes them (with a `host`
@@ -410,14 +425,13 @@ export function fillArguments(params: readonly Parameter[], opts: FillOptions): 
   const args: Record<string, unknown> = {};
   const used = new Set<string>();
   const missing: string[] = [];
-  const paramNames = new Set(params.flatMap((p) => [...p.names]));
   const search: Search = {
     ...opts,
     used,
-    paramNames,
+    ownWords: new Set([...contentStems(nameWords(opts.tool)), ...params.flatMap((p) => [...p.names])]),
     claimed: claimedTypes(params),
     questionWords: tokens(opts.question.text),
-    paramKeys: new Set(params.flatMap((p) => [key(p.name), key(nameWords(p.name))])),
+    paramKeys: new Set(params.flatMap((p) => [valueKey(p.name), valueKey(nameWords(p.name))])),
     ...earlierShapes(opts.calls, opts.resultFields),
     owners: siblingValues(params, opts.calls),
   };
@@ -429,17 +443,17 @@ export function fillArguments(params: readonly Parameter[], opts: FillOptions): 
     }
     args[p.name] = v;
     // Two parameters do not take one value, except the two ends of a one-day range.
-    if (typeof v !== 'boolean' && p.kind !== 'date') used.add(key(v));
+    if (typeof v !== 'boolean' && p.kind !== 'date') used.add(valueKey(v));
   }
   return { args: ordered(args, params), missing };
 }
 
 interface Search extends FillOptions {
   used: Set<string>;
-  /** The naming stems of every parameter of the tool. */
-  paramNames: ReadonlySet<string>;
+  /** Words naming the tool or any of its parameters: "the *host*" says which argument, not its value. */
+  ownWords: ReadonlySet<string>;
   claimed: ReadonlySet<Span['type']>;
-  questionWords: Token[];
+  questionWords: readonly Token[];
   /** The tool's parameter names as written and in words: keys, not values. */
   paramKeys: ReadonlySet<string>;
   /** The shapes of the values earlier calls (of any tool) passed under each parameter name. */
@@ -453,7 +467,7 @@ interface Search extends FillOptions {
 /** The shapes and prefixes of string values earlier calls passed and results filed, by parameter name: one pass. */
 function earlierShapes(
   calls: ReadonlyMap<number, EarlierCall>,
-  fields: ReadonlyMap<string, readonly string[]> | undefined,
+  fields: ReadonlyMap<string, readonly string[]>,
 ): { shapes: Map<string, Set<Shape>>; prefixes: Map<string, Set<string>> } {
   const shapes = new Map<string, Set<Shape>>();
   const prefixes = new Map<string, Set<string>>();
@@ -464,7 +478,7 @@ function earlierShapes(
     if (prefix) prefixes.set(name, (prefixes.get(name) ?? new Set<string>()).add(prefix));
   };
   for (const call of calls.values()) for (const [name, v] of Object.entries(call.args)) add(name, v);
-  for (const [name, values] of fields ?? []) for (const v of values) add(name, v);
+  for (const [name, values] of fields) for (const v of values) add(name, v);
   return { shapes, prefixes };
 }
 
@@ -488,7 +502,7 @@ function siblingValues(params: readonly Parameter[], calls: ReadonlyMap<number, 
   const out = new Map<string, Set<string>>();
   const add = (v: unknown, name: string) => {
     if (typeof v !== 'string' || v.trim() === '') return;
-    const k = key(v);
+    const k = valueKey(v);
     out.set(k, (out.get(k) ?? new Set<string>()).add(name));
   };
   const names = new Set(params.map((p) => p.name));
@@ -505,7 +519,7 @@ function siblingValues(params: readonly Parameter[], calls: ReadonlyMap<number, 
 function fits(p: Parameter, v: Value, s: Search): boolean {
   if (typeof v !== 'string') return true;
   if (p.pattern && !p.pattern.test(v)) return false;
-  const owners = s.owners.get(key(v));
+  const owners = s.owners.get(valueKey(v));
   if (owners && !owners.has(p.name)) return false;
   if (p.kind !== 'identifier' && !(p.kind === 'text' && !p.freeText)) return true;
   return fitsShapes(v, s.shapes.get(p.name));
@@ -520,10 +534,10 @@ function ordered(args: Record<string, unknown>, params: readonly Parameter[]): R
 }
 
 /** Values of the parameter's kind in a source that no other argument took. */
-function candidates(p: Parameter, source: Source, words: Token[], s: Search): Found[] {
+function candidates(p: Parameter, source: Source, words: readonly Token[], s: Search): Found[] {
   // A record's key ("line1: …", "sku: …") names the parameter; it is not its value.
   const own = s.paramKeys;
-  const found = valuesOfKind(p, source, words).filter((f) => !s.used.has(key(f.value)) && !own.has(key(f.value)) && fits(p, f.value, s));
+  const found = valuesOfKind(p, source, words).filter((f) => !s.used.has(valueKey(f.value)) && !own.has(valueKey(f.value)) && fits(p, f.value, s));
   if (p.kind !== 'text') return found;
   return found.filter((f) => !source.spans.some((sp) => s.claimed.has(sp.type) && sp.start === f.start));
 }
@@ -562,16 +576,11 @@ const PREPOSITION = /^(?:on|in|at|for|from|to|with|by|of|via|into|onto|using|and
 // A pronoun right after the verb means the thing acted on was named before ("restart *it* on web-04").
 const PRONOUN = /^(?:it|them|that|this|those|these|one|same)$/;
 
-/** Words naming the tool or any of its parameters: "the *host*" says which argument, not its value. */
-function ownWords(s: Search): Set<string> {
-  return new Set([...contentStems(nameWords(s.tool)), ...s.paramNames]);
-}
-
 /** Plain words of the question ("the *nginx* service"): a thing may be named with no code shape. Not the tool's or the parameters' own words. */
-function plainWords(p: Parameter, words: Token[], s: Search): Found[] {
-  const own = ownWords(s);
+function plainWords(p: Parameter, words: readonly Token[], s: Search): Found[] {
+  const own = s.ownWords;
   return words
-    .filter((t) => t.word.length > 1 && !STOPPING.has(t.word) && !PREPOSITION.test(t.word) && !own.has(t.stem) && !s.used.has(key(t.word)) && !inValue(s.question, t))
+    .filter((t) => t.word.length > 1 && !STOPPING.has(t.word) && !PREPOSITION.test(t.word) && !own.has(t.stem) && !s.used.has(valueKey(t.word)) && !inValue(s.question, t))
     .map((t) => ({ value: s.question.text.slice(t.start, t.end), start: t.start, end: t.end }));
 }
 
@@ -588,13 +597,13 @@ function inValue(source: Source, t: Token): boolean {
  */
 function objectOf(p: Parameter, s: Search): string | undefined {
   if (!p.required || s.verbEnd === undefined) return undefined;
-  const own = ownWords(s);
+  const own = s.ownWords;
   const out: Token[] = [];
   for (const t of s.questionWords) {
     if (t.start < s.verbEnd) continue;
     if (PREPOSITION.test(t.word)) break;
     if (PRONOUN.test(t.word) && out.length === 0) return undefined;
-    const skip = STOPPING.has(t.word) || own.has(t.stem) || s.used.has(key(t.word)) || inValue(s.question, t);
+    const skip = STOPPING.has(t.word) || own.has(t.stem) || s.used.has(valueKey(t.word)) || inValue(s.question, t);
     if (skip && out.length > 0) break;
     if (!skip) out.push(t);
   }
@@ -621,7 +630,7 @@ function inContext(p: Parameter, s: Search, named: boolean): Value | undefined {
     if (unit.speaker === 'call') {
       const call = s.calls.get(unit.item);
       const v = named && call ? fromCall(p, call) : undefined;
-      if (v !== undefined && (typeof v === 'boolean' || !s.used.has(key(v)))) return v;
+      if (v !== undefined && (typeof v === 'boolean' || !s.used.has(valueKey(v)))) return v;
       continue;
     }
     const field = named ? fieldValue(p, unit.text, s) : undefined;
@@ -649,10 +658,10 @@ export function* fieldsOf(text: string): Generator<{ key: string; value: string 
  */
 function fieldValue(p: Parameter, text: string, s: Search): Value | undefined {
   if (p.kind !== 'identifier' && p.kind !== 'text' && p.kind !== 'host' && p.kind !== 'email' && p.kind !== 'url') return undefined;
-  const wanted = key(nameWords(p.name));
+  const wanted = valueKey(nameWords(p.name));
   for (const { key: k, value: raw } of fieldsOf(text)) {
     const v = raw.trim();
-    if (key(nameWords(k)) !== wanted || v === '' || s.used.has(key(v))) continue;
+    if (valueKey(nameWords(k)) !== wanted || v === '' || s.used.has(valueKey(v))) continue;
     if (fits(p, v, s) && fitsUnnamed(p, v, s)) return v;
   }
   return undefined;

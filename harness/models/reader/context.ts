@@ -100,14 +100,21 @@ function jsonRecords(value: unknown, path: string, out: string[]): void {
   for (const [key, v] of nested) jsonRecords(v, key, out);
 }
 
-function parseJson(text: string): unknown {
+// A tool's result is read here, by the tool rule's argument shapes and by its answers from
+// results, and recurs across probes: each text is parsed once. Nothing changes the value.
+const parsed = new TextMemo<unknown>();
+
+/** A JSON object or array text, parsed; undefined for anything else. Never change the value. */
+export function parseJson(text: string): unknown {
   const trimmed = text.trim();
   if (!/^[[{]/.test(trimmed)) return undefined;
-  try {
-    return JSON.parse(trimmed) as unknown;
-  } catch {
-    return undefined;
-  }
+  return parsed.get(trimmed, () => {
+    try {
+      return JSON.parse(trimmed) as unknown;
+    } catch {
+      return undefined;
+    }
+  });
 }
 
 const TABLE_RULE = /^\s*[-+|=\s]{3,}$/;
@@ -116,9 +123,14 @@ function cells(line: string): string[] {
   return line.split('|').map((c) => c.trim());
 }
 
+/** Where a text table's rule under its header row is (psql's `----+----`, markdown's `|---|`), or -1. */
+export function tableRuleAt(lines: readonly string[]): number {
+  return lines.findIndex((l, i) => i > 0 && TABLE_RULE.test(l) && l.includes('-') && lines[i - 1].includes('|'));
+}
+
 /** A text table (psql, markdown) as records: each row becomes "column: value, …". */
 function tableRecords(lines: string[]): string[] | undefined {
-  const rule = lines.findIndex((l, i) => i > 0 && TABLE_RULE.test(l) && l.includes('-') && lines[i - 1].includes('|'));
+  const rule = tableRuleAt(lines);
   if (rule < 0) return undefined;
   const header = cells(lines[rule - 1]);
   const out = lines.slice(0, rule - 1).filter((l) => /[\p{L}\p{N}]/u.test(l));

@@ -7,14 +7,15 @@ import { callIdOf, isUserMessage, itemText, itemType } from '../../../core/items
 import { isRecord } from '../../../core/record.js';
 import { normalizeText, stem } from '../../../core/text.js';
 import type { AgentInputItem } from '../../../core/types.js';
-import { type DateStyle, formatDay } from './dates.js';
-import { contentStems, isAskingWord } from './words.js';
+import { parseJson, tableRuleAt } from './context.js';
+import { type DateStyle, MONTH_NAMES, formatDay } from './dates.js';
+import { contentStems, isAskingWord, nameWords, stemsOf } from './words.js';
 
 interface Field {
   key: string;
   value: string;
   /** Stems of the key's words (`cancel_free_until` → cancel, free, until). */
-  keyStems: Set<string>;
+  keyStems: ReadonlySet<string>;
 }
 
 /** One record of a result: a JSON object (with its parents' scalars), a table row, or a log line. */
@@ -35,9 +36,9 @@ export type AnswerType = 'id' | 'date' | 'number' | 'key';
 const CALL_WEIGHT = 0.5;
 
 /** The least share of the question's content words a record and its field must cover. */
-export const MIN_RESULT_COVERAGE = 0.6;
+const MIN_RESULT_COVERAGE = 0.6;
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = MONTH_NAMES.map((m) => m.toLowerCase());
 
 /** Month markers, so "November" meets `2025-11` and `2025-11-14`: results write months as ISO numbers. */
 function monthStems(text: string, iso: boolean): string[] {
@@ -46,8 +47,6 @@ function monthStems(text: string, iso: boolean): string[] {
   return MONTHS.flatMap((m, i) => (words.includes(m) || words.includes(m.slice(0, 3)) ? [`month:${i + 1}`] : []));
 }
 
-const keyWords = (key: string) => key.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_.\-]+/g, ' ');
-
 function scalar(v: unknown): string | undefined {
   if (typeof v === 'string') return v.trim() === '' ? undefined : v;
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
@@ -55,7 +54,7 @@ function scalar(v: unknown): string | undefined {
 }
 
 function field(key: string, value: string): Field {
-  return { key, value, keyStems: contentStems(keyWords(key)) };
+  return { key, value, keyStems: stemsOf(nameWords(key)) };
 }
 
 /**
@@ -88,11 +87,9 @@ function jsonRecords(value: unknown, inherited: Field[], out: Field[][]): void {
   for (const l of lists) jsonRecords(l, fields, out);
 }
 
-const TABLE_RULE = /^\s*[-+|=\s]{3,}$/;
-
 /** Rows of a text table (psql, markdown) as records, each cell under its column. */
 function tableRecords(lines: string[]): Field[][] | undefined {
-  const rule = lines.findIndex((l, i) => i > 0 && TABLE_RULE.test(l) && l.includes('-') && lines[i - 1].includes('|'));
+  const rule = tableRuleAt(lines);
   if (rule < 0) return undefined;
   const cells = (l: string) => l.replace(/^\s*\|/, '').replace(/\|\s*$/, '').split('|').map((c) => c.trim());
   const header = cells(lines[rule - 1]);
@@ -117,26 +114,27 @@ function lineRecords(lines: string[]): { fields: Field[]; text: string }[] {
 
 /** A value's stems; `churned_subscribers` is the words it joins. */
 function valueStems(value: string): string[] {
-  return [...contentStems(value.replace(/_/g, ' '))];
+  return [...stemsOf(value.replace(/_/g, ' '))];
 }
 
 function callStems(call: AgentInputItem | undefined): Set<string> {
   if (!call) return new Set();
   const rec = call as Record<string, unknown>;
   const args = typeof rec.arguments === 'string' ? rec.arguments : JSON.stringify(rec.arguments ?? '');
-  return contentStems(`${keyWords(String(rec.name ?? ''))} ${args.replace(/[{}"\[\]]/g, ' ')}`);
+  return contentStems(`${nameWords(String(rec.name ?? ''))} ${args.replace(/[{}"\[\]]/g, ' ')}`);
 }
 
 /** Every record of the readable tool results in the items, oldest first. */
 export function resultRecords(items: readonly AgentInputItem[]): ResultRecord[] {
   const calls = new Map<string, AgentInputItem>();
-  const requests = new Map<string, Set<string>>();
+  const requests = new Map<string, ReadonlySet<string>>();
   const out: ResultRecord[] = [];
-  let request = new Set<string>();
+  // Stems of texts that recur across probes (keys, values, the user's messages) are worked out once.
+  let request: ReadonlySet<string> = new Set();
   for (const item of items) {
     const type = itemType(item);
     const id = callIdOf(item);
-    if (isUserMessage(item)) request = contentStems(itemText(item));
+    if (isUserMessage(item)) request = stemsOf(itemText(item));
     if (type === 'function_call' && id) {
       calls.set(id, item);
       requests.set(id, request);
@@ -149,12 +147,12 @@ export function resultRecords(items: readonly AgentInputItem[]): ResultRecord[] 
       if (fields.length === 0) return;
       const about = new Map<string, number>();
       for (const s of fromCall) about.set(s, CALL_WEIGHT);
-      const own = [...contentStems(extra)];
+      const own = [...stemsOf(extra)];
       for (const f of fields) own.push(...valueStems(f.value), ...f.keyStems, ...monthStems(f.value, true));
       for (const s of own) about.set(s, 1);
       out.push({ fields, about, index: out.length });
     };
-    const json = /^[[{]/.test(text) ? parseJson(text) : undefined;
+    const json = parseJson(text);
     if (json !== undefined) {
       const records: Field[][] = [];
       jsonRecords(json, [], records);
@@ -167,14 +165,6 @@ export function resultRecords(items: readonly AgentInputItem[]): ResultRecord[] 
     else for (const { fields, text: line } of lineRecords(lines)) add(fields, line);
   }
   return out;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -260,7 +250,8 @@ export function resultAnswer(question: string, records: readonly ResultRecord[],
   const asked = askedStems(question, type);
   if (asked.size === 0) return undefined;
   // What the question states, number words as digits too: "the two nights" states `nights: 2`.
-  const said = ` ${normalizeText(question)} ${[...asked].filter((w) => /^\d+$/.test(w)).join(' ')} `;
+  const words = [...asked];
+  const said = ` ${normalizeText(question)} ${words.filter((w) => /^\d+$/.test(w)).join(' ')} `;
   const rarity = new Map<string, number>();
   for (const w of asked) {
     // Rarity is counted over what records hold themselves: the words around a call repeat across its records.
@@ -271,11 +262,11 @@ export function resultAnswer(question: string, records: readonly ResultRecord[],
   const weight = (w: string) => rarity.get(w) ?? 1;
   // The words of a family stand in for each other: only one of them counts toward what the question says.
   const families = (words: string[]) => FAMILIES.filter((f) => words.some((w) => f.has(w))).length;
-  const total = [...asked].filter((w) => !inFamily(w)).reduce((s, w) => s + weight(w), 0) + families([...asked]);
+  const total = words.filter((w) => !inFamily(w)).reduce((s, w) => s + weight(w), 0) + families(words);
   const older = ORIGINAL.test(question);
   let best: Pick | undefined;
   for (const record of records) {
-    const covered = [...asked].filter((w) => record.about.has(w));
+    const covered = words.filter((w) => record.about.has(w));
     const about = covered.filter((w) => !inFamily(w)).reduce((s, w) => s + weight(w) * (record.about.get(w) ?? 0), 0) + families(covered);
     for (const f of record.fields) {
       const pick = scoreField(f, covered, about, total, type, asked, said);

@@ -7,7 +7,7 @@
 export type Shape = string;
 
 /** Prose: a value with spaces. A parameter that took prose takes any words. */
-export const PHRASE: Shape = 'phrase';
+const PHRASE: Shape = 'phrase';
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i;
 const URL_LIKE = /^[a-z][a-z\d+.-]*:\/\/\S+$/i;

@@ -6,10 +6,10 @@ import { callIdOf, itemText, itemType } from '../../../core/items.js';
 import { isRecord } from '../../../core/record.js';
 import { normalizeText, stem } from '../../../core/text.js';
 import type { AgentInputItem, ToolDefinition } from '../../../core/types.js';
-import type { ReaderContext } from './context.js';
-import { type EarlierCall, type Parameter, fillArguments, nameWords, parametersOf, questionSource, fieldsOf } from './arguments.js';
+import { type ReaderContext, type Unit, parseJson } from './context.js';
+import { type EarlierCall, type Parameter, fillArguments, parametersOf, questionSource, fieldsOf, valueKey } from './arguments.js';
 import { findSpans } from './spans.js';
-import { contentStems } from './words.js';
+import { contentStems, nameWords, stemsOf } from './words.js';
 
 /** How much a question word counts when it is a word of a tool's name, its description, or one of its parameters. */
 const NAME_WEIGHT = 2;
@@ -49,12 +49,13 @@ for (const family of FAMILIES) {
   for (const s of stems) FAMILY_OF.set(s, new Set([...(FAMILY_OF.get(s) ?? []), ...stems]));
 }
 
+type Field = 'name' | 'description' | 'parameters';
+
 interface ToolTerms {
   tool: ToolDefinition;
   params: Parameter[];
-  name: Set<string>;
-  description: Set<string>;
-  parameters: Set<string>;
+  /** The stems of the tool's name, description and parameters, with the weight each counts. */
+  fields: [Field, Set<string>, number][];
 }
 
 function termsOf(tool: ToolDefinition): ToolTerms {
@@ -66,9 +67,11 @@ function termsOf(tool: ToolDefinition): ToolTerms {
   return {
     tool,
     params,
-    name: contentStems(nameWords(tool.name)),
-    description: contentStems(tool.description ?? ''),
-    parameters: contentStems(paramText),
+    fields: [
+      ['name', contentStems(nameWords(tool.name)), NAME_WEIGHT],
+      ['description', contentStems(tool.description ?? ''), DESCRIPTION_WEIGHT],
+      ['parameters', contentStems(paramText), PARAMETER_WEIGHT],
+    ],
   };
 }
 
@@ -96,15 +99,12 @@ export interface ToolChoice {
   nameHits: number;
 }
 
-type Field = 'name' | 'description' | 'parameters';
-
 /** How far a word counts toward a tool, with the weight of the field it is found in, or through its family at FAMILY_WEIGHT of that. */
 function wordScore(word: string, t: ToolTerms): { score: number; field?: Field } {
-  const fields: [Field, Set<string>, number][] = [['name', t.name, NAME_WEIGHT], ['description', t.description, DESCRIPTION_WEIGHT], ['parameters', t.parameters, PARAMETER_WEIGHT]];
-  for (const [field, words, weight] of fields) if (words.has(word)) return { score: weight, field };
+  for (const [field, words, weight] of t.fields) if (words.has(word)) return { score: weight, field };
   const family = FAMILY_OF.get(word);
   if (!family) return { score: 0 };
-  for (const [field, words, weight] of fields) for (const f of family) if (words.has(f)) return { score: weight * FAMILY_WEIGHT, field };
+  for (const [field, words, weight] of t.fields) for (const f of family) if (words.has(f)) return { score: weight * FAMILY_WEIGHT, field };
   return { score: 0 };
 }
 
@@ -117,21 +117,22 @@ function wordScore(word: string, t: ToolTerms): { score: number; field?: Field }
  * declared first.
  */
 export function chooseTool(question: string, tools: readonly ToolDefinition[]): ToolChoice | undefined {
-  const words = requestStems(question);
+  const words = [...requestStems(question)];
   const all = tools.map(termsOf);
-  const rarity = (word: string) => {
-    const df = all.filter((t) => wordScore(word, t).score > 0).length;
+  // Each word is scored once per tool; its rarity is the share of tools it scores in.
+  const hits = all.map((terms) => words.map((word) => wordScore(word, terms)));
+  const rarity = words.map((_, w) => {
+    const df = hits.filter((h) => h[w].score > 0).length;
     return df === 0 ? 0 : Math.log(1 + all.length / df) / Math.log(1 + all.length);
-  };
+  });
   let best: ToolChoice | undefined;
-  for (const terms of all) {
+  for (const [t, terms] of all.entries()) {
     const choice: ToolChoice = { terms, score: 0, weighted: 0, nameHits: 0 };
     let named = false;
-    for (const word of words) {
-      const hit = wordScore(word, terms);
+    for (const [w, hit] of hits[t].entries()) {
       if (hit.score === 0) continue;
       choice.score += hit.score;
-      choice.weighted += hit.score * rarity(word);
+      choice.weighted += hit.score * rarity[w];
       if (hit.field === 'name' && hit.score === NAME_WEIGHT) choice.nameHits++;
       if (hit.field !== 'parameters') named = true;
     }
@@ -218,19 +219,16 @@ interface ContextCalls {
   lost: { call: EarlierCall; item: number }[];
 }
 
+/** A call's arguments as an object: parsed from the JSON text a model writes (empty: none). */
 function argumentsOf(raw: unknown): Record<string, unknown> | undefined {
   if (typeof raw !== 'string') return isRecord(raw) ? raw : undefined;
   if (raw.trim() === '') return {};
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    return isRecord(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = parseJson(raw);
+  return isRecord(parsed) ? parsed : undefined;
 }
 
 /** The calls of a context and which of them have a readable result, in one pass. */
-export function contextCalls(items: readonly AgentInputItem[]): ContextCalls {
+function contextCalls(items: readonly AgentInputItem[]): ContextCalls {
   const byItem = new Map<number, EarlierCall>();
   const byId = new Map<string, EarlierCall>();
   const answered: { call: EarlierCall; item: number }[] = [];
@@ -274,28 +272,19 @@ function collectFields(value: unknown, depth: number, out: Map<string, string[]>
 }
 
 /** The string fields of the readable JSON results in the context, by key. */
-export function resultFields(items: readonly AgentInputItem[], calls: ContextCalls): Map<string, string[]> {
+function resultFields(items: readonly AgentInputItem[], calls: ContextCalls): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const { item } of calls.answered) {
-    const text = itemText(items[item]).trim();
-    if (!text.startsWith('{') && !text.startsWith('[')) continue;
-    try {
-      collectFields(JSON.parse(text) as unknown, 0, out);
-    } catch {
-      // Not JSON: the reader reads it as text; it shows no shapes.
-    }
-  }
+  // A result that is not JSON is read as text: it shows no shapes.
+  for (const { item } of calls.answered) collectFields(parseJson(itemText(items[item])), 0, out);
   return out;
 }
-
-const scalarKey = (v: unknown) => (typeof v === 'string' ? normalizeText(v) : JSON.stringify(v));
 
 /**
  * The item of the newest result of an answered call of the same tool whose arguments include
  * every argument given here (values compared normalised), or undefined.
  */
 function answeredAt(name: string, args: Record<string, unknown>, results: ContextCalls['answered']): number | undefined {
-  const same = ({ call: c }: { call: EarlierCall }) => c.name === name && Object.entries(args).every(([k, v]) => Object.hasOwn(c.args, k) && scalarKey(c.args[k]) === scalarKey(v));
+  const same = ({ call: c }: { call: EarlierCall }) => c.name === name && Object.entries(args).every(([k, v]) => Object.hasOwn(c.args, k) && valueKey(c.args[k]) === valueKey(v));
   return results.findLast(same)?.item;
 }
 
@@ -304,16 +293,21 @@ function closestResult(question: string, held: ContextCalls['answered'], items: 
   const asked = contentStems(question);
   let best = { item: held[held.length - 1].item, shared: -1 };
   for (let i = held.length - 1; i >= 0; i--) {
-    const stems = contentStems(itemText(items[held[i].item]));
+    const stems = stemsOf(itemText(items[held[i].item]));
     const shared = [...asked].filter((w) => stems.has(w)).length;
     if (shared > best.shared) best = { item: held[i].item, shared };
   }
   return best.item;
 }
 
+/** The statements of one item of the context (a result's records), oldest first. */
+function unitsOf(ctx: ReaderContext, item: number): Unit[] {
+  return ctx.units.filter((u) => u.item === item);
+}
+
 /** The context narrowed to one result: what the reader reads first for a question about it. */
 export function resultContext(ctx: ReaderContext, item: number): ReaderContext {
-  return { ...ctx, units: ctx.units.filter((u) => u.item === item) };
+  return { ...ctx, units: unitsOf(ctx, item) };
 }
 
 /**
@@ -324,9 +318,9 @@ export function resultContext(ctx: ReaderContext, item: number): ReaderContext {
 export function fieldAnswer(question: string, ctx: ReaderContext, item: number): string | undefined {
   const asked = contentStems(question);
   const said = normalizeText(question);
-  for (const unit of ctx.units.filter((u) => u.item === item).reverse()) {
+  for (const unit of unitsOf(ctx, item).reverse()) {
     for (const { key, value } of fieldsOf(unit.text)) {
-      const keyStems = [...contentStems(key)];
+      const keyStems = [...stemsOf(key)];
       if (keyStems.length === 0 || !keyStems.every((k) => asked.has(k))) continue;
       const v = value.trim();
       if (v.length > 0 && !said.includes(normalizeText(v))) return v;
@@ -340,7 +334,7 @@ const RESULT_WORDS = 60;
 
 /** A result already in the context, as the reader reads it (records of JSON or a table, else its sentences). */
 export function resultText(ctx: ReaderContext, item: number): string {
-  const text = ctx.units.filter((u) => u.item === item).map((u) => u.text).join('; ');
+  const text = unitsOf(ctx, item).map((u) => u.text).join('; ');
   const words = text.split(/\s+/);
   return words.length > RESULT_WORDS ? `${words.slice(0, RESULT_WORDS).join(' ')} …` : text;
 }
@@ -399,8 +393,9 @@ export function decideTool(question: string, ctx: ReaderContext, items: readonly
   // A question, not a request, about a tool whose results the context holds asks what they said:
   // arguments read from its words ("the *July* leave") are no new request.
   const held = calls.answered.filter((a) => a.call.name === call.name);
-  if (!lost && held.length > 0 && !LIVE.test(question)) return { action: 'answer-from', item: closestResult(question, held, items) };
-  return lost || LIVE.test(question) ? { action: 'call', call } : { action: 'answer-or-call', call };
+  const live = LIVE.test(question);
+  if (!lost && held.length > 0 && !live) return { action: 'answer-from', item: closestResult(question, held, items) };
+  return lost || live ? { action: 'call', call } : { action: 'answer-or-call', call };
 }
 
 /** The reply to a request for a tool whose required arguments were never given: what is missing, asked of no one. */

@@ -53,6 +53,11 @@ export function contentStems(text: string): Set<string> {
   return out;
 }
 
+/** The words of a schema name or key: `order_id`, `orderId` and `order-id` are "order id". */
+export function nameWords(name: string): string {
+  return name.replace(/([a-z\d])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ').toLowerCase();
+}
+
 export function isAskingWord(stemmed: string): boolean {
   return ASKING_WORDS.has(stemmed);
 }
