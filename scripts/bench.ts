@@ -11,9 +11,11 @@
 //   longmemeval  a LongMemEval-sized conversation (~100k tokens) and 10× that,
 //                through the compacting strategies: µs per turn, 10× over 1×
 //   calls        the calls a cold run, a warm run and in-flight dedup make
+//   locomo       generated LoCoMo-shaped data imported and run whole by the built CLI,
+//                once and with --repeat 3, then `memeval report`: peak RSS, run directory vs input
 // Writes bench.json and prints a table.
 //
-//   npm run bench -- [--only replay,online,startup,rss,longmemeval,calls] [--reps N] [--rss 100,1000,3000]
+//   npm run bench -- [--only replay,online,startup,rss,longmemeval,calls,locomo] [--reps N] [--rss 100,1000,3000]
 //
 // With --only, the sections run replace theirs in an existing bench.json and
 // the others are kept (each section records when it was measured).
@@ -38,13 +40,14 @@ import { median } from '../core/stats.js';
 import { benchReplay, benchLongMemEval, bundledStrategies, timed, LME_SESSIONS, LME_TURNS_PER_SESSION, type LongMemEvalFigures, type ReplayFigures } from './lib/bench-replay.js';
 import { benchOnline, ONLINE_LATENCY_MS, ONLINE_REQUESTS, type OnlineFigures } from './lib/bench-online.js';
 import { benchRss, benchStartup, mbPerTranscript, type RssFigures, type StartupFigures } from './lib/bench-cli.js';
+import { benchLocomo, locomoTable } from './lib/bench-locomo.js';
 import type { MadeSummary, SummaryRecord, Transcript } from '../core/types.js';
 
 const REPS = 3;
 const STARTUP_REPS = 5;
 const ONLINE_CONCURRENCY = [8, 32];
 const RSS_SIZES = [100, 1000, 3000];
-const SECTIONS = ['replay', 'online', 'startup', 'rss', 'longmemeval', 'calls'] as const;
+const SECTIONS = ['replay', 'online', 'startup', 'rss', 'longmemeval', 'calls', 'locomo'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function flagValue(name: string): string | undefined {
@@ -383,6 +386,10 @@ async function runSection(section: Section, reps: number): Promise<{ figures: un
     case 'calls': {
       const figures = await benchCalls();
       return { figures, lines: callsTable(figures) };
+    }
+    case 'locomo': {
+      const figures = await benchLocomo();
+      return { figures, lines: locomoTable(figures) };
     }
   }
 }
