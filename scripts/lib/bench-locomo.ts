@@ -135,23 +135,31 @@ export async function benchLocomo(): Promise<LocomoFigures> {
   }
 }
 
-const mb = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
+/** File sizes in MB of 10^6 bytes (peak RSS is in MiB, as the other sections print it). */
+const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
 const ratio = (x: number): string => `${x.toFixed(2)}×`;
 
 /** The section's table: what | figure | limit | ratio, then the run directories' largest files. */
 export function locomoTable(l: LocomoFigures): string[] {
-  const row = (what: string, figure: string, limit: string, r: string) => `  ${what.padEnd(44)}  ${figure.padStart(22)}  ${limit.padStart(22)}  ${r.padStart(6)}`;
+  const row = (what: string, figure: string, limit: string, r: string) => `  ${what.padEnd(58)}  ${figure.padStart(22)}  ${limit.padStart(20)}  ${r.padStart(6)}`;
   const out = [
-    `LoCoMo-sized run of the built CLI on ${l.data}: ${l.samples} samples, ${int(l.utterances)} utterances, ${int(l.questions)} questions, ${mb(l.inputBytes)} MB (seed ${l.seed});`,
+    `LoCoMo-sized run of the built CLI on ${l.data}: ${l.samples} samples, ${int(l.utterances)} utterances, ${int(l.questions)} questions, ${(l.inputBytes / 1e6).toFixed(2)} MB (seed ${l.seed});`,
     `  offline, the ${l.strategies.length} strategies of memeval.config.yaml (${l.strategies.join(', ')}), no cache; peak RSS is each process's VmHWM`,
     row('what', 'figure', 'limit', 'ratio'),
     row(`memeval import locomo (${l.import.transcripts} transcripts, ${int(l.import.probes)} probes)`, `${l.import.peakRssMB.toFixed(0)} MB`, '', ''),
   ];
+  const once = l.runs[0];
   for (const r of l.runs) {
     const label = `run${r.repeat > 1 ? ` --repeat ${r.repeat}` : ''} (${int(r.probes)} probe answers)`;
-    out.push(row(`${label}: peak RSS`, `${r.peakRssMB.toFixed(0)} MB`, `${l.limits.peakRssMB} MB`, ratio(r.peakRssMB / l.limits.peakRssMB)));
-    out.push(row(`${label}: run directory`, `${mb(r.dirBytes)} MB = ${r.dirRatio.toFixed(1)}× input`, `${l.limits.dirRatio}× input: ${mb(l.limits.dirRatio * l.inputBytes)} MB`, ratio(r.dirBytes / (l.limits.dirRatio * l.inputBytes))));
+    // The limits are the single run's; a repeated run is set against that run.
+    if (r === once) {
+      out.push(row(`${label}: peak RSS`, `${r.peakRssMB.toFixed(0)} MB`, `${l.limits.peakRssMB} MB`, ratio(r.peakRssMB / l.limits.peakRssMB)));
+      out.push(row(`${label}: run directory`, `${mb(r.dirBytes)} MB = ${r.dirRatio.toFixed(1)}× input`, `${l.limits.dirRatio}× input: ${mb(l.limits.dirRatio * l.inputBytes)} MB`, ratio(r.dirBytes / (l.limits.dirRatio * l.inputBytes))));
+    } else {
+      out.push(row(`${label}: peak RSS`, `${r.peakRssMB.toFixed(0)} MB`, `run once: ${once.peakRssMB.toFixed(0)} MB`, ratio(r.peakRssMB / once.peakRssMB)));
+      out.push(row(`${label}: run directory`, `${mb(r.dirBytes)} MB = ${r.dirRatio.toFixed(1)}× input`, `run once: ${mb(once.dirBytes)} MB`, ratio(r.dirBytes / once.dirBytes)));
+    }
     out.push(row(`${label}: wall / run phase / CPU`, `${(r.wallMs / 1000).toFixed(0)} / ${(r.runMs / 1000).toFixed(0)} / ${(r.cpuMs / 1000).toFixed(0)} s`, '', ''));
   }
   out.push(row('memeval report of the --repeat 3 run: exit 0', `${(l.report.wallMs / 1000).toFixed(1)} s, ${l.report.peakRssMB.toFixed(0)} MB`, '', ''));

@@ -44,8 +44,8 @@ describe('generateLocomoShaped', () => {
     two.forEach((sample, i) => {
       const t = locomoSampleToTranscript(sample, i);
       expect(t.probes).toHaveLength(sample.qa.length);
-      expect(t.meta.skipped_qa).toBeUndefined();
-      expect(t.probes.some((p) => p.meta.unresolved_evidence !== undefined)).toBe(false);
+      expect(t.meta?.skipped_qa).toBeUndefined();
+      expect(t.probes.some((p) => p.meta?.unresolved_evidence !== undefined)).toBe(false);
       expect(t.probes.filter((p) => p.kind === 'abstention')).toHaveLength(sample.qa.filter((q) => q.category === 5).length);
       expect(t.facts.length).toBeGreaterThan(0);
     });
