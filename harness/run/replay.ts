@@ -359,6 +359,10 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     newEvents.forEach((event, i) => {
       result.summaries.push(summaryRecord(input, event, eventsBefore + i + 1, n, turnMap));
     });
+    // Every field written out in one literal, in the schema's order: a record
+    // built by spreading got its own hidden class and an out-of-object property
+    // store, three times the memory of the values themselves (a run holds every
+    // turn record until its reports are written).
     result.turns.push({
       strategy: input.strategyId,
       transcript: transcript.id,
@@ -367,9 +371,16 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
       contextTokens,
       apiTokens: span?.apiTokens ?? 0,
       items: view.length,
-      ...presence,
+      factsPresentCount: presence.factsPresentCount,
+      factsMissingCount: presence.factsMissingCount,
+      criticalMissingCount: presence.criticalMissingCount,
+      factsOpaqueCount: presence.factsOpaqueCount,
+      factsLost: presence.factsLost,
+      factsRegained: presence.factsRegained,
+      criticalLost: presence.criticalLost,
       summaries: newEvents.length,
-      ...cache,
+      cacheableTokens: cache.cacheableTokens,
+      cacheBreak: cache.cacheBreak,
     });
 
     for (const probe of transcript.probes.filter((p) => p.afterTurn === n)) {
