@@ -17,24 +17,41 @@ import { redact } from '../../core/secrets.js';
  */
 const MAX_REMEMBERED_DIGESTS = 4_000;
 
+/**
+ * Messages and contexts whose numbers and refs are remembered, per memo
+ * generation. What recurs is recent (a transcript's contexts share its
+ * messages) or frequent (a suite's system prompt), and stays; a message or
+ * context met again after it was forgotten is written again, which costs a
+ * line and never a wrong context. Remembering all of them grew with the run
+ * (3 KB per transcript, the second largest share of a large run's memory).
+ */
+export const DEFAULT_STORE_MEMORY = { messages: 20_000, contexts: 20_000 };
+
 export class ContextStore {
   private fd: number | undefined;
   /**
-   * Message digest → its number in the file. Digests, not texts: memory stays
-   * small. A message is found under the digest of its text as sent and under
+   * Message digest → its number in the file, for the messages met lately
+   * (DEFAULT_STORE_MEMORY). Digests, not texts: memory stays small. A message is found under the digest of its text as sent and under
    * that of its line as stored (they differ where a secret was redacted): a
    * resumed run, which reads back only the stored lines, finds it by the latter.
    */
-  private readonly numbers = new Map<string, number>();
-  private readonly refs = new Set<string>();
+  private numbers: BoundedMemo<string, number>;
+  /** Refs of the contexts written lately. */
+  private refs: BoundedMemo<string, true>;
   /** Role → text → digest, for the texts met lately. */
   private readonly digests = new Map<string, BoundedMemo<string, string>>();
   private next = 0;
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    private readonly memory = DEFAULT_STORE_MEMORY,
+  ) {
+    this.numbers = new BoundedMemo(memory.messages);
+    this.refs = new BoundedMemo(memory.contexts);
+  }
 
-  static inRunDir(dir: string): ContextStore {
-    return new ContextStore(join(dir, CONTEXTS_FILE));
+  static inRunDir(dir: string, memory = DEFAULT_STORE_MEMORY): ContextStore {
+    return new ContextStore(join(dir, CONTEXTS_FILE), memory);
   }
 
   /**
@@ -59,7 +76,7 @@ export class ContextStore {
       if ('m' in line) {
         this.numbers.set(messageDigest(line), line.m);
         this.next = Math.max(this.next, line.m + 1);
-      } else this.refs.add(line.c);
+      } else this.refs.set(line.c, true);
     }
   }
 
@@ -72,12 +89,12 @@ export class ContextStore {
     if (this.fd === undefined) throw new Error('context store is not open');
     const digests = context.map((m) => this.digestOf(m));
     const ref = contextRef(digests);
-    if (this.refs.has(ref)) return ref;
+    if (this.refs.get(ref)) return ref;
     const lines: string[] = [];
     const ids = context.map((message, i) => this.numbers.get(digests[i]) ?? this.store(message, digests[i], lines));
     lines.push(contextLine(ref, toRanges(ids)));
     writeSync(this.fd, `${lines.join('\n')}\n`);
-    this.refs.add(ref);
+    this.refs.set(ref, true);
     return ref;
   }
 
@@ -121,8 +138,8 @@ export class ContextStore {
     fsyncSync(this.fd);
     closeSync(this.fd);
     this.fd = undefined;
-    this.numbers.clear();
-    this.refs.clear();
+    this.numbers = new BoundedMemo(this.memory.messages);
+    this.refs = new BoundedMemo(this.memory.contexts);
     this.digests.clear();
   }
 }

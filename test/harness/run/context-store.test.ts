@@ -125,6 +125,26 @@ describe('ContextStore', () => {
     expect(lookup.get(b)).toEqual(history(3));
   });
 
+  it('remembers a bounded number of messages and contexts, and what it forgot reads back whole when met again', () => {
+    const dir = runDir();
+    const store = ContextStore.inRunDir(dir, { messages: 4, contexts: 3 });
+    store.open();
+    // Forty distinct conversations of three turns, then the first ones again: long forgotten.
+    const talk = (n: number) => [msg('system', 'You are helpful.'), msg('user', `question ${n}`), msg('assistant', `answer ${n}`)];
+    const first = Array.from({ length: 40 }, (_, n) => store.keep(talk(n)));
+    const again = Array.from({ length: 5 }, (_, n) => store.keep(talk(n)));
+    store.close();
+    // Equal contexts keep equal refs, whatever was forgotten in between.
+    expect(again).toEqual(first.slice(0, 5));
+    const lines = readFileSync(join(dir, CONTEXTS_FILE), 'utf8').trim().split('\n');
+    // The system prompt recurs in every context and is never forgotten: written once.
+    expect(lines.filter((l) => l.includes('You are helpful.'))).toHaveLength(1);
+    // The forgotten ones were written again: 40 + 5 contexts.
+    expect(lines.filter((l) => l.startsWith('{"c"'))).toHaveLength(45);
+    const lookup = readContexts(dir);
+    first.forEach((ref, n) => expect(lookup.get(ref)).toEqual(talk(n)));
+  });
+
   it('reads no store (a run from before it) as no contexts', () => {
     expect(readContexts(runDir()).size).toBe(0);
   });
