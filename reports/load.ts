@@ -7,7 +7,20 @@ import type { z } from 'zod';
 import { readContexts } from '../core/contexts.js';
 import { InputError, positionOf, type Problem } from '../core/errors.js';
 import { LineError, readLines } from '../core/lines.js';
-import { migrateTurns, runInfoSchema, runResultSchema, turnRecordInputSchema, tableTurns, turnTableSchema, turnTables } from '../core/schema/run.js';
+import {
+  entryRecords,
+  migrateTurns,
+  probeRecordSchema,
+  probeTables,
+  runInfoSchema,
+  runResultSchema,
+  summaryRecordSchema,
+  tableProbes,
+  tableTurns,
+  turnRecordInputSchema,
+  turnTables,
+  type TableReader,
+} from '../core/schema/run.js';
 import type { RunInfo, RunResult } from '../core/types.js';
 
 export const RUN_FILE = 'run.json';
@@ -117,8 +130,8 @@ export function* runJsonChunks(run: RunResult): Generator<string> {
   for (const key of ['turns', 'probes', 'summaries'] as const) {
     yield `,\n"${key}":[`;
     let first = true;
-    // Turn records as one table per job (core/schema/run.ts turnTableSchema); earlier runs wrote a record per line.
-    const records: Iterable<object> = key === 'turns' ? turnTables(run.turns) : run[key];
+    // Turn and probe records as tables per job (core/schema/run.ts jobTableSchema); earlier runs wrote a record per line.
+    const records: Iterable<object> = key === 'turns' ? turnTables(run.turns) : key === 'probes' ? probeTables(run.probes) : run[key];
     for (const record of records) {
       yield `${first ? '\n' : ',\n'}${JSON.stringify(record)}`;
       first = false;
@@ -153,12 +166,13 @@ const SECTION_LINE = /^"(turns|probes|summaries)":\[(|\],|\]\})$/;
 type Section = 'turns' | 'probes' | 'summaries';
 type Records = Pick<RunResult, Section>;
 
-const RECORD_SCHEMAS = {
+/** Each section's record, and how a table of them becomes checked records (the sections written as tables). */
+const SECTION_READERS: Record<Section, { record: z.ZodType; table?: TableReader<unknown> }> = {
   // Either shape of turn record; migrateTurns makes them one once all are read.
-  turns: turnRecordInputSchema,
-  probes: runResultSchema.shape.probes.element,
-  summaries: runResultSchema.shape.summaries.element,
-} as const;
+  turns: { record: turnRecordInputSchema, table: tableTurns },
+  probes: { record: probeRecordSchema, table: tableProbes },
+  summaries: { record: summaryRecordSchema },
+};
 
 /** The file is not in the layout (`line`: where that shows). */
 class OtherLayout {
@@ -291,19 +305,9 @@ function readLayout(file: string, withRecords: boolean): LayoutRead | OtherLayou
       }
       if (end === '') return new OtherLayout(line, 'a record line does not end with "," or "]"');
       state = end === ',' ? 'record' : end === '],' ? 'section' : 'end';
-      if (section === 'turns' && typeof data === 'object' && data !== null && 'columns' in data) {
-        // A job's turns as one table: each row is checked as the record it stands for.
-        const table = turnTableSchema.safeParse(data);
-        if (!table.success) {
-          problems.shape(line, [section, index], table.error.issues);
-          continue;
-        }
-        records.turns.push(...tableTurns(table.data, (r, issues) => problems.shape(line, [section, index, 'rows', r], issues)));
-        continue;
-      }
-      const parsed = RECORD_SCHEMAS[section].safeParse(data);
-      if (parsed.success) (records[section] as unknown[]).push(parsed.data);
-      else problems.shape(line, [section, index], parsed.error.issues);
+      // A job's records as a table (each row checked as the record it stands for), or one record.
+      const { record, table } = SECTION_READERS[section];
+      (records[section] as unknown[]).push(...entryRecords(data, record, table, (at, issues) => problems.shape(line, [section, index, ...at], issues)));
     }
   } catch (err) {
     if (err instanceof LineError && err.kind === 'too-long') return new OtherLayout(err.line, err.message);

@@ -101,19 +101,14 @@ export const turnRecordInputSchema = z.union([turnRecordSchema, listedTurnRecord
 type TurnRecordOut = z.output<typeof turnRecordSchema>;
 type TurnRecordIn = z.output<typeof turnRecordInputSchema>;
 
-/** The columns of a turn table, in the order a run writes them (strategy and transcript are the table's). */
-export const TURN_COLUMNS = [
-  'turn', 'fullTokens', 'contextTokens', 'apiTokens', 'items', 'factsPresentCount', 'factsMissingCount', 'criticalMissingCount',
-  'factsOpaqueCount', 'factsLost', 'factsRegained', 'criticalLost', 'summaries', 'cacheableTokens', 'cacheBreak',
-] as const;
-
 /**
- * A job's turn records as one table: strategy and transcript once, then one
- * row of values per turn in the order `columns` names. A turn record of keys
- * repeated at every turn was most of a long run's run.json; a row is a sixth
- * of it. A row reads back as the record it was made from (checked as one).
+ * A job's records as one table: strategy and transcript once, then one row of
+ * values per record in the order `columns` names. Keys repeated in every
+ * record were most of a long run's run.json (turn records, then probe
+ * records); a row is a fraction of it. A row reads back as the record it was
+ * made from (checked as one).
  */
-export const turnTableSchema = z
+export const jobTableSchema = z
   .object({
     strategy: z.string(),
     transcript: z.string(),
@@ -127,6 +122,94 @@ export const turnTableSchema = z
     });
   });
 
+export type JobTable = z.output<typeof jobTableSchema>;
+
+/** An entry of a records section that is a table (it has `columns`), not a record. */
+function isJobTable(entry: unknown): boolean {
+  return typeof entry === 'object' && entry !== null && 'columns' in entry;
+}
+
+/** A table row that is not the record it stands for: its index, and the record's issues. */
+export type RowProblem = (row: number, issues: readonly z.core.$ZodIssue[]) => void;
+
+/** A cell as the record's value; undefined leaves the field out of the record. */
+type CellReader = (column: string, cell: unknown) => unknown;
+
+const asWritten: CellReader = (_column, cell) => cell;
+
+/** A table's rows as records checked by `schema`; each row that is not one goes to `problem` instead. */
+function tableRecords<S extends z.ZodType>(table: JobTable, schema: S, problem: RowProblem, readCell: CellReader = asWritten): z.output<S>[] {
+  const out: z.output<S>[] = [];
+  table.rows.forEach((row, r) => {
+    const record: Record<string, unknown> = { strategy: table.strategy, transcript: table.transcript };
+    table.columns.forEach((column, i) => {
+      const value = i < row.length ? readCell(column, row[i]) : undefined;
+      if (value !== undefined) record[column] = value;
+    });
+    const parsed = schema.safeParse(record);
+    if (parsed.success) out.push(parsed.data);
+    else problem(r, parsed.error.issues);
+  });
+  return out;
+}
+
+/** Records in runs of consecutive records of the same strategy and transcript, at most `maxRows` each: the rows of one table. */
+function* jobRuns<R extends { strategy: string; transcript: string }>(records: Iterable<R>, maxRows: number): Generator<R[]> {
+  let run: R[] = [];
+  for (const record of records) {
+    if (run.length > 0 && (run.length >= maxRows || run[0].strategy !== record.strategy || run[0].transcript !== record.transcript)) {
+      yield run;
+      run = [];
+    }
+    run.push(record);
+  }
+  if (run.length > 0) yield run;
+}
+
+/** How a table's rows become checked records (tableTurns, tableProbes). */
+export type TableReader<T> = (table: JobTable, problem: RowProblem) => T[];
+
+/**
+ * One entry of a section of records, as run.json and the journal hold them,
+ * as records: a table's rows, each checked as the record it stands for, or the
+ * record it is (files written before tables). An entry is read as a table when
+ * `expand` is given and it has `columns`, else as a record, so a bad one is
+ * named at its field (a union of the two would only say that neither fits).
+ * Problems go to `report` with their path under the entry.
+ */
+export function entryRecords<S extends z.ZodType>(
+  entry: unknown,
+  recordSchema: S,
+  expand: TableReader<z.output<S>> | undefined,
+  report: (at: PropertyKey[], issues: readonly z.core.$ZodIssue[]) => void,
+): z.output<S>[] {
+  if (!expand || !isJobTable(entry)) {
+    const parsed = recordSchema.safeParse(entry);
+    if (parsed.success) return [parsed.data];
+    report([], parsed.error.issues);
+    return [];
+  }
+  const table = jobTableSchema.safeParse(entry);
+  if (table.success) return expand(table.data, (r, issues) => report(['rows', r], issues));
+  report([], table.error.issues);
+  return [];
+}
+
+/** A section of records (tables, or a record per entry) as records, each checked. */
+function entriesSchema<S extends z.ZodType>(recordSchema: S, expand: TableReader<z.output<S>>) {
+  return z.array(z.unknown()).transform((entries, ctx) =>
+    entries.flatMap((entry, index) =>
+      entryRecords(entry, recordSchema, expand, (at, issues) => issues.forEach((issue) => ctx.addIssue({ ...issue, path: [index, ...at, ...issue.path] } as never))),
+    ),
+  );
+}
+
+/** The columns of a turn table, in the order a run writes them (strategy and transcript are the table's). */
+export const TURN_COLUMNS = [
+  'turn', 'fullTokens', 'contextTokens', 'apiTokens', 'items', 'factsPresentCount', 'factsMissingCount', 'criticalMissingCount',
+  'factsOpaqueCount', 'factsLost', 'factsRegained', 'criticalLost', 'summaries', 'cacheableTokens', 'cacheBreak',
+] as const;
+
 /** True when A and B are the same set of keys. */
 type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // Every field of a turn record but the table's own two is a column: a field added to the record and
@@ -134,65 +217,27 @@ type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 const columnsAreTheRecord: SameKeys<(typeof TURN_COLUMNS)[number], Exclude<keyof TurnRecordOut, 'strategy' | 'transcript'>> = true;
 void columnsAreTheRecord;
 
-export type TurnTable = z.output<typeof turnTableSchema>;
+/** Turn rows per table line at most: a job of any length stays far below the line reader's limit. */
+const MAX_TURN_ROWS = 10_000;
 
-/** A table's rows as unchecked records (tableTurns checks them). */
-function turnTableRecords(table: TurnTable): Record<string, unknown>[] {
-  return table.rows.map((row) => {
-    const record: Record<string, unknown> = { strategy: table.strategy, transcript: table.transcript };
-    table.columns.forEach((column, i) => {
-      if (i < row.length) record[column] = row[i];
-    });
-    return record;
-  });
-}
-
-/** Rows per table line at most: a job of any length stays far below the line reader's limit. */
-const MAX_TABLE_ROWS = 10_000;
-
-/** Turn records as tables, one per run of consecutive records of the same strategy and transcript. */
-export function* turnTables(turns: Iterable<TurnRecordOut>): Generator<TurnTable> {
-  let table: TurnTable | undefined;
-  for (const t of turns) {
-    if (!table || table.strategy !== t.strategy || table.transcript !== t.transcript || table.rows.length >= MAX_TABLE_ROWS) {
-      if (table) yield table;
-      table = { strategy: t.strategy, transcript: t.transcript, columns: [...TURN_COLUMNS], rows: [] };
-    }
+/** Turn records as tables of every column, one per run of consecutive records of the same strategy and transcript. */
+export function* turnTables(turns: Iterable<TurnRecordOut>): Generator<JobTable> {
+  for (const run of jobRuns(turns, MAX_TURN_ROWS)) {
     // The columns added later are optional in a record (older runs lack them); a cell is never left empty.
     // A value a record does not have is written null: the columns added later read it as absent.
-    table.rows.push(TURN_COLUMNS.map((c) => t[c] ?? null));
+    yield { strategy: run[0].strategy, transcript: run[0].transcript, columns: [...TURN_COLUMNS], rows: run.map((t) => TURN_COLUMNS.map((c) => t[c] ?? null)) };
   }
-  if (table) yield table;
 }
 
-/** A table's rows as checked records; each row that is not one goes to `problem` (its index and issues) instead. */
-export function tableTurns(table: TurnTable, problem: (row: number, issues: readonly z.core.$ZodIssue[]) => void): TurnRecordOut[] {
-  const out: TurnRecordOut[] = [];
-  turnTableRecords(table).forEach((row, r) => {
-    const parsed = turnRecordSchema.safeParse(row);
-    if (parsed.success) out.push(parsed.data);
-    else problem(r, parsed.error.issues);
-  });
-  return out;
+/** A turn table's rows as checked records; each row that is not one goes to `problem` (its index and issues) instead. */
+export function tableTurns(table: JobTable, problem: RowProblem): TurnRecordOut[] {
+  return tableRecords(table, turnRecordSchema, problem);
 }
 
-/** Turn records as run.json and the journal hold them: tables (turnTables), or records of either shape (older files). */
-const turnEntrySchema = z.union([turnTableSchema, turnRecordInputSchema]);
+export type TurnEntry = JobTable | TurnRecordIn;
 
-export type TurnEntry = TurnTable | TurnRecordIn;
-
-/** Every turn entry (of run.json's `turns` section, or a journaled replay) as records, tables expanded and each row checked. */
-export const turnEntriesSchema = z.array(turnEntrySchema).transform((entries, ctx) => {
-  const records: TurnRecordIn[] = [];
-  entries.forEach((entry, index) => {
-    if (!('columns' in entry)) {
-      records.push(entry);
-      return;
-    }
-    records.push(...tableTurns(entry, (r, issues) => issues.forEach((issue) => ctx.addIssue({ ...issue, path: [index, 'rows', r, ...issue.path] } as never))));
-  });
-  return records;
-});
+/** Every turn entry (of run.json's `turns` section, or a journaled replay) as records: tables (turnTables), or records of either shape (older files). */
+export const turnEntriesSchema = entriesSchema(turnRecordInputSchema, tableTurns);
 
 /** The fact fields of a turn record. */
 export type TurnFacts = Pick<
@@ -471,6 +516,59 @@ export const probeRecordSchema = z.object({
   meta: z.record(z.string(), z.unknown()).optional(),
 });
 
+type ProbeRecordOut = z.output<typeof probeRecordSchema>;
+
+/**
+ * The probe fields that can be NaN: the measured ones, which read a null (what
+ * JSON writes for NaN) as NaN. In a table a null cell is an absent field, so
+ * they write NaN as the string "NaN" instead.
+ */
+export const PROBE_NAN_FIELDS = ['f1', 'cost', 'costCached', 'latencyMs'] as const satisfies readonly (keyof ProbeRecordOut)[];
+
+const NAN_FIELDS: ReadonlySet<string> = new Set(PROBE_NAN_FIELDS);
+const NAN_CELL = 'NaN';
+
+/** Probe rows per table line at most: a row is about a kilobyte, so a table line stays near a megabyte. */
+const MAX_PROBE_ROWS = 1_000;
+
+/** The fields some record has a value for (not undefined or null), in the order they first appear; strategy and transcript are the table's. */
+function presentFields(records: readonly object[]): string[] {
+  const fields = new Set<string>();
+  for (const record of records) {
+    for (const [field, value] of Object.entries(record)) if (value !== undefined && value !== null && field !== 'strategy' && field !== 'transcript') fields.add(field);
+  }
+  return [...fields];
+}
+
+/** A probe field's value as a cell: null for an absent one; NaN (and ±Infinity, which JSON also writes as null and the field read back as NaN) as "NaN". */
+function probeCell(field: string, value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'number' && !Number.isFinite(value) && NAN_FIELDS.has(field) ? NAN_CELL : value;
+}
+
+/** A null cell is an absent field; "NaN" in a field that can be NaN reads as the null those fields read as NaN. */
+const readProbeCell: CellReader = (column, cell) => (cell === null ? undefined : cell === NAN_CELL && NAN_FIELDS.has(column) ? null : cell);
+
+/**
+ * Probe records as tables, one per run of consecutive records of the same
+ * strategy and transcript (at most MAX_PROBE_ROWS rows): the columns are the
+ * fields the table's records have, and a null cell is a field its record lacks.
+ */
+export function* probeTables(probes: Iterable<ProbeRecordOut>): Generator<JobTable> {
+  for (const run of jobRuns(probes, MAX_PROBE_ROWS)) {
+    const columns = presentFields(run);
+    yield { strategy: run[0].strategy, transcript: run[0].transcript, columns, rows: run.map((p) => columns.map((c) => probeCell(c, (p as Record<string, unknown>)[c]))) };
+  }
+}
+
+/** A probe table's rows as checked records; each row that is not one goes to `problem` (its index and issues) instead. */
+export function tableProbes(table: JobTable, problem: RowProblem): ProbeRecordOut[] {
+  return tableRecords(table, probeRecordSchema, problem, readProbeCell);
+}
+
+/** Every probe entry of run.json's `probes` section as records: tables (probeTables), or a record per entry (older runs). */
+export const probeEntriesSchema = entriesSchema(probeRecordSchema, tableProbes);
+
 /** Errors of one stage: how many, out of how many attempts, and the first message as the server gave it. */
 export const stageErrorsSchema = z.object({
   stage: z.enum(ERROR_STAGES),
@@ -720,6 +818,6 @@ export const runInfoSchema = z.object({
 export const runResultSchema = z.object({
   info: runInfoSchema,
   turns: turnEntriesSchema.transform(migrateTurns),
-  probes: z.array(probeRecordSchema),
+  probes: probeEntriesSchema,
   summaries: z.array(summaryRecordSchema),
 });

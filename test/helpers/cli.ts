@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 import { apiError, lastUserText, responsesBody, startFakeOpenAI, type FakeServer } from '../../scripts/lib/fake-openai.js';
+import { loadRun } from '../../reports/load.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI = join(REPO_ROOT, 'bin', 'memeval.js');
@@ -447,9 +448,9 @@ function dropVolatile(value: unknown): unknown {
   return value;
 }
 
-/** The records of a run.json (turns, probes, summaries) without volatile fields. */
+/** The records of a run.json (turns, probes, summaries) as a report reads them, without volatile fields. */
 export function stableRecords(runDir: string): unknown {
-  const run = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as Record<string, unknown>;
+  const run = loadRun(runDir);
   return dropVolatile({ turns: run.turns, probes: run.probes, summaries: run.summaries });
 }
 

@@ -23,6 +23,12 @@ function written(run: RunResult): string {
   return [...runJsonChunks(run)].join('');
 }
 
+/** run.json as runs wrote it before probe tables: a probe record per line. */
+function probesByRecord(run: RunResult): string {
+  const lines = run.probes.map((p) => JSON.stringify(p)).join(',\n');
+  return written({ ...run, probes: [] }).replace('\n"probes":[],\n', `\n"probes":[\n${lines}],\n`);
+}
+
 /** The 1-based line of `text` that starts with `start`. */
 function lineOf(text: string, start: string): number {
   return text.split('\n').findIndex((l) => l.startsWith(start)) + 1;
@@ -112,8 +118,8 @@ describe('loadRun', () => {
   it('names the line and column of every damaged record line', () => {
     const text = written(sampleRun());
     const turn = '{"strategy":"full","transcript":"t1","columns":';
-    const probe = '{"strategy":"summ","transcript":"t2","probe":"q2"';
-    const damaged = text.replace(turn, turn.replace('"transcript":', '"transcript" ')).replace(probe, probe.replace('"probe":', '"probe"'));
+    const probe = '{"strategy":"summ","transcript":"t2","columns":["probe"';
+    const damaged = text.replace(turn, turn.replace('"transcript":', '"transcript" ')).replace(probe, probe.replace('"columns":', '"columns"'));
     const message = errorOf(() => loadRun(runFile(damaged))).message.split('\n');
     // `"transcript" "t1"` in a turn table: a string where the colon belongs, at offset 32 of the line, column 33.
     expect(message).toEqual([
@@ -149,16 +155,55 @@ describe('loadRun', () => {
     expect(records(runFile(keyed))).toEqual(records(runFile(written(run))));
   });
 
-  it('names the line of each record of the wrong shape, and shows the first 20 problems', () => {
+  it('names the table line and row of each probe record of the wrong shape, and shows the first 20 problems', () => {
     const run = sampleRun();
     const text = written(run);
     const bad = written({ ...run, probes: run.probes.map((p) => ({ ...p, repeat: 'twice' as unknown as number })) });
     const file = runFile(bad);
     const lines = errorOf(() => loadRun(file)).message.split('\n');
+    // A table line per strategy × transcript: six rows for t1 (three probes asked twice), four for t2.
+    const first = lineOf(text, '{"strategy":"full","transcript":"t1","columns":["probe"');
+    expect(lines[0]).toBe(`${file}:${first}:1: "probes[0].rows[0].repeat" must be a number`);
+    expect(lines[6]).toBe(`${file}:${first + 1}:1: "probes[1].rows[0].repeat" must be a number`);
+    expect(lines[19]).toBe(`${file}:${first + 3}:1: "probes[3].rows[3].repeat" must be a number`);
+    expect(lines.slice(20)).toEqual([`${file}:${first + 4}:1: 10 more problems not shown`]);
+  });
+
+  it('names the line of each probe record of the wrong shape in a run.json with a record per probe (older runs)', () => {
+    const run = sampleRun();
+    const bad = { ...run, probes: run.probes.map((p) => ({ ...p, repeat: 'twice' as unknown as number })) };
+    const text = probesByRecord(bad);
+    const file = runFile(text);
+    const lines = errorOf(() => loadRun(file)).message.split('\n');
     const first = lineOf(text, '{"strategy":"full","transcript":"t1","probe":"p1"');
     expect(lines[0]).toBe(`${file}:${first}:1: "probes[0].repeat" must be a number`);
-    expect(lines[19]).toContain(`:${first + 19}:1: "probes[19].repeat" must be a number`);
+    expect(lines[19]).toBe(`${file}:${first + 19}:1: "probes[19].repeat" must be a number`);
     expect(lines.slice(20)).toEqual([`${file}:${first + 20}:1: 10 more problems not shown`]);
+    // Read whole, a bad record is named at its field too (not as a table that does not fit).
+    expect(errorOf(() => loadRun(runFile(JSON.stringify(bad, null, 1)))).message.split('\n')[0]).toMatch(/run\.json: "probes\[0\]\.repeat" must be a number$/);
+  });
+
+  it('writes probe records as a table per job and reads a run.json with a record per probe (older runs) as those tables', () => {
+    const run = sampleRun();
+    const text = written(run);
+    expect(text).not.toContain('{"strategy":"full","transcript":"t1","probe":');
+    const keyed = probesByRecord(run);
+    expect(keyed).toContain('\n{"strategy":"full","transcript":"t1","probe":"p1",');
+    const expected = records(runFile(text));
+    expect(records(runFile(keyed))).toEqual(expected);
+    expect(records(runFile(JSON.stringify(JSON.parse(keyed), null, 2)))).toEqual(expected);
+    // Absent fields stay absent and null `answerable` reads as null, as from the records.
+    expect(expected).toEqual(runResultSchema.parse(JSON.parse(JSON.stringify(run))));
+  });
+
+  it('names the line of a probe table whose row is of the wrong shape, and the row and field', () => {
+    const text = written(sampleRun());
+    const table = '{"strategy":"trim-2","transcript":"t2","columns":["probe"';
+    const damaged = text.replace(/^(\{"strategy":"trim-2","transcript":"t2","columns":\["probe".*?\],\["q1","multi-hop",)2,/m, '$1"two",');
+    expect(damaged).not.toBe(text);
+    const file = runFile(damaged);
+    const index = text.split('\n').filter((l) => l.startsWith('{"strategy"') && l.includes('"columns":["probe"')).findIndex((l) => l.startsWith(table));
+    expect(errorOf(() => loadRun(file)).message).toBe(`${file}:${lineOf(text, table)}:1: "probes[${index}].rows[1].afterTurn" must be a number`);
   });
 
   it('says so when a record line is not UTF-8, with its line', () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakeOpenAI, responsesBody, type FakeReply, type FakeServer } from '../../../scripts/lib/fake-openai.js';
 import { contextText, onlyRunDir, parseCsv, runCli, tinySuite, type Workspace } from '../../helpers/cli.js';
 import type { ProbeRecord } from '../../../core/types.js';
+import { loadRun } from '../../../reports/load.js';
 
 const TIMEOUT_MS = 400;
 
@@ -47,7 +48,7 @@ afterAll(async () => {
 });
 
 function probes(): ProbeRecord[] {
-  return (JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { probes: ProbeRecord[] }).probes;
+  return loadRun(runDir).probes;
 }
 
 it('injected every kind of fault and finished the run as incomplete', () => {

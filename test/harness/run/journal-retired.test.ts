@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastUserText, type FakeServer } from '../../../scripts/lib/fake-openai.js';
 import { loadConfig } from '../../../harness/config.js';
 import { runSuite } from '../../../harness/run/run.js';
+import { loadRun } from '../../../reports/load.js';
 import { journalKeepingLog, quotingServer, onlyRunDir, runCli, stableCsv, suiteConfig, tinySuite, tinyTranscript, Workspace } from '../../helpers/cli.js';
 
 const KEY_ENV = { FAKE_API_KEY: 'local-test-key-123456' };
@@ -82,9 +83,16 @@ describe('a complete run with errors max_errors allows', () => {
       expect(erroredRows()).toBe(3);
       expect(existsSync(join(runDir, 'journal.jsonl'))).toBe(true);
       // Each replay's turns are journaled as one table: strategy and transcript once, a row per turn.
-      const replays = readFileSync(join(runDir, 'journal.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"type":"replay"'));
+      const journal = readFileSync(join(runDir, 'journal.jsonl'), 'utf8').split('\n');
+      const replays = journal.filter((l) => l.includes('"type":"replay"'));
       expect(replays.length).toBe(6);
       for (const line of replays) expect(Object.keys((JSON.parse(line) as { turns: object[] }).turns[0])).toEqual(['strategy', 'transcript', 'columns', 'rows']);
+      // Each probe answer is journaled as its record, as it finishes; run.json holds them as a table per job.
+      const answers = journal.filter((l) => l.includes('"type":"probe"')).map((l) => (JSON.parse(l) as { record: object }).record);
+      expect(answers).toHaveLength(loadRun(runDir).probes.length);
+      for (const record of answers) expect(record).toMatchObject({ strategy: expect.any(String), probe: expect.any(String) });
+      const probeLines = readFileSync(join(runDir, 'run.json'), 'utf8').split('\n"probes":[\n')[1].split('\n"summaries":[')[0].split('\n');
+      expect(probeLines.map((l) => Object.keys(JSON.parse(l.replace(/\]?,$/, '')) as object))).toEqual(Array(6).fill(['strategy', 'transcript', 'columns', 'rows']));
 
       refuse(undefined);
       const before = server.requests.length;

@@ -19,6 +19,7 @@ import {
 } from '../../helpers/cli.js';
 import type { ProbeRecord } from '../../../core/types.js';
 import { readContexts, type ContextMessage } from '../../../core/contexts.js';
+import { loadRun } from '../../../reports/load.js';
 
 const KEY_ENV = { FAKE_API_KEY: 'local-test-key-123456' };
 const DELAY_MS = 120;
@@ -75,9 +76,9 @@ afterAll(async () => {
 function expectSameReports(runDir: string): void {
   for (const file of REPORTS) expect(stableCsv(join(runDir, file)), file).toEqual(stableCsv(join(baseline.runDir, file)));
   expect(stableRecords(runDir)).toEqual(stableRecords(baseline.runDir));
-  // Read raw, not through the schema (which would default a missing field to null): every record carries it.
-  const raw = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { probes: Record<string, unknown>[] };
-  expect(raw.probes.map((p) => typeof p.answerable)).toEqual(raw.probes.map(() => 'boolean'));
+  // Every probe of this suite names facts, so each record carries a boolean: a missing field would read as null.
+  const probes = loadRun(runDir).probes;
+  expect(probes.map((p) => typeof p.answerable)).toEqual(probes.map(() => 'boolean'));
   // Every probe names the exact context it was sent, and the resumed store holds the same ones.
   expect(sentContexts(runDir)).toEqual(sentContexts(baseline.runDir));
   expect(sentContexts(runDir).every((c) => c !== undefined && c.length > 1)).toBe(true);
@@ -87,8 +88,7 @@ function expectSameReports(runDir: string): void {
 function sentContexts(runDir: string): (ContextMessage[] | undefined)[] {
   const lookup = readContexts(runDir);
   // Records are in the same order in every run of a config (run.ts collect()).
-  const raw = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { probes: { contextRef?: string }[] };
-  return raw.probes.map((p) => (p.contextRef ? lookup.get(p.contextRef) : undefined));
+  return loadRun(runDir).probes.map((p) => (p.contextRef ? lookup.get(p.contextRef) : undefined));
 }
 
 /** What a journal written before `answerable` was recorded looks like. */

@@ -12,7 +12,7 @@ import { jobWork, parseShard, shardJobs } from '../../../harness/run/shards.js';
 import { InputError, UsageError } from '../../../core/errors.js';
 import type { GateConfig, RunResult } from '../../../core/types.js';
 import { evaluateGates, runFailure } from '../../../reports/gate.js';
-import { loadRun } from '../../../reports/load.js';
+import { loadRun, runJsonChunks } from '../../../reports/load.js';
 import { REPO_ROOT, stableCsv } from '../../helpers/cli.js';
 
 describe('the split', () => {
@@ -150,20 +150,20 @@ describe('three shards merged', () => {
     const copy = join(root, 'short-shard');
     cpSync(shardDirs[1], copy, { recursive: true });
     const file = join(copy, 'run.json');
-    const run = JSON.parse(readFileSync(file, 'utf8')) as { probes: unknown[] };
+    const run = loadRun(file);
     run.probes.pop();
-    writeFileSync(file, JSON.stringify(run));
+    writeFileSync(file, [...runJsonChunks(run)].join(''));
     await expect(mergeShards({ dirs: [shardDirs[0], copy, shardDirs[2]], out: join(root, 'm-short') })).rejects.toThrow(/has \d+ of the \d+ probe answers of job/);
   });
 
   /** A copy of shard 2 with its run.json edited by `edit`, or its files changed by `change`. */
-  function damaged(name: string, edit: (run: { info: Record<string, unknown>; probes: Record<string, unknown>[] }) => void, change?: (dir: string) => void): string {
+  function damaged(name: string, edit: (run: RunResult) => void, change?: (dir: string) => void): string {
     const copy = join(root, name);
     cpSync(shardDirs[2], copy, { recursive: true });
     const file = join(copy, 'run.json');
-    const run = JSON.parse(readFileSync(file, 'utf8')) as { info: Record<string, unknown>; probes: Record<string, unknown>[] };
+    const run = loadRun(file);
     edit(run);
-    writeFileSync(file, JSON.stringify(run));
+    writeFileSync(file, [...runJsonChunks(run)].join(''));
     change?.(copy);
     return copy;
   }
@@ -171,7 +171,7 @@ describe('three shards merged', () => {
 
   it('refuses a shard made from other transcript text, one holding a record twice, and one that lost its contexts', async () => {
     const edited = damaged('edited-text', (run) => {
-      (run.info.transcripts as { sha256: string }[])[0].sha256 = 'f'.repeat(64);
+      run.info.transcripts[0].sha256 = 'f'.repeat(64);
     });
     await expect(mergeWith(edited, 'm-text')).rejects.toThrow(/differ in their transcripts/);
     const twice = damaged('twice', (run) => {
@@ -182,7 +182,7 @@ describe('three shards merged', () => {
     await expect(mergeWith(noContexts, 'm-contexts')).rejects.toThrow(/names context .* does not hold/);
     expect(existsSync(join(root, 'm-contexts'))).toBe(false);
     const badShard = damaged('bad-shard', (run) => {
-      (run.info.shard as { count: number }).count = 0;
+      if (run.info.shard) run.info.shard.count = 0;
     });
     await expect(mergeWith(badShard, 'm-bad')).rejects.toThrow(InputError);
   });

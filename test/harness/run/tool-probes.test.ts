@@ -11,6 +11,7 @@ import { parseConfig } from '../../../harness/config.js';
 import { runSuite } from '../../../harness/run/run.js';
 import type { BatchSettings } from '../../../harness/run/batch.js';
 import type { ProbeRecord } from '../../../core/types.js';
+import { loadRun } from '../../../reports/load.js';
 import { chatCallsBody, lastUserText, offeredToolNames, responsesCallsBody, startFakeOpenAI, type FakeCall, type FakeServer } from '../../../scripts/lib/fake-openai.js';
 import { startFakeBatchServer, type FakeBatchServer } from '../../../scripts/lib/fake-batch.js';
 
@@ -132,9 +133,12 @@ strategies:
 }
 
 async function runProbes(file: string, batch?: BatchSettings): Promise<Map<string, ProbeRecord>> {
-  const { run } = await runSuite({ config: parseConfig(readFileSync(file, 'utf8'), file), log: () => undefined, ...(batch ? { batch } : {}) });
+  const { run, dir } = await runSuite({ config: parseConfig(readFileSync(file, 'utf8'), file), log: () => undefined, ...(batch ? { batch } : {}) });
   expect(run.info.status).toBe('complete');
-  return new Map(run.probes.map((p) => [p.probe, p]));
+  // As run.json holds them: a tool probe's calls and grade are cells of its job's table.
+  const written = loadRun(dir).probes;
+  expect(written).toEqual(run.probes);
+  return new Map(written.map((p) => [p.probe, p]));
 }
 
 const record = (probes: Map<string, ProbeRecord>, id: string): ProbeRecord => {
