@@ -116,6 +116,10 @@ export const jobTableSchema = z
     rows: z.array(z.array(z.unknown())),
   })
   .superRefine((table, ctx) => {
+    // A column named twice would let one cell overwrite the other, and `__proto__` would set a row's prototype.
+    table.columns.forEach((column, i) => {
+      if (column === '__proto__' || table.columns.indexOf(column) !== i) ctx.addIssue({ code: 'custom', path: ['columns', i], message: column === '__proto__' ? 'names "__proto__", which is no field' : `names "${column}" twice` });
+    });
     // A cell too many or too few would shift or drop a value without a word.
     table.rows.forEach((row, i) => {
       if (row.length !== table.columns.length) ctx.addIssue({ code: 'custom', path: ['rows', i], message: `has ${row.length} cells for ${table.columns.length} columns` });

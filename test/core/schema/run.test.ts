@@ -80,6 +80,14 @@ describe('probe tables', () => {
     expect(short.error?.issues.map((issue) => [issue.path, issue.message])).toEqual([[[0, 'rows', 0], `has ${table.columns.length - 1} cells for ${table.columns.length} columns`]]);
   });
 
+  it('refuse a table that names a column twice, or a column that would set a row prototype', () => {
+    const [table] = [...probeTables([probe('t1', 1, { answer: 'x' })])];
+    const twice = probeEntriesSchema.safeParse([{ ...table, columns: [...table.columns, 'answer'], rows: [[...table.rows[0], 'y']] }]);
+    expect(twice.error?.issues.map((issue) => [issue.path, issue.message])).toEqual([[[0, 'columns', table.columns.length], 'names "answer" twice']]);
+    const proto = probeEntriesSchema.safeParse([{ ...table, columns: [...table.columns, '__proto__'], rows: [[...table.rows[0], { passed: true }]] }]);
+    expect(proto.error?.issues.map((issue) => issue.message)).toEqual(['names "__proto__", which is no field']);
+  });
+
   it('list as the fields that can be NaN exactly those that read null as NaN', () => {
     const readsNullAsNaN = Object.entries(probeRecordSchema.shape)
       .filter(([, schema]) => {
