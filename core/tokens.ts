@@ -156,6 +156,8 @@ export class TokenCounter {
   private enc: Tiktoken | undefined;
   private readonly textCache = new BoundedMemo<string, number>(MAX_TEXTS);
   private readonly pieceCache = new BoundedMemo<string, number>(MAX_PIECES);
+  /** Per line, the count of the line with a newline after it (see `joinedLines`). */
+  private readonly lineEndCache = new BoundedMemo<string, number>(MAX_TEXTS);
   private readonly itemCache = new WeakMap<object, number>();
   private readonly toolsCache = new WeakMap<object, number>();
 
@@ -234,12 +236,37 @@ export class TokenCounter {
     return total;
   }
 
+  /**
+   * Tokens of `lines.join('\n')`, without building that text: the sum of each
+   * line's count with its newline (each remembered by the line), when every line
+   * after the first starts where a piece must start (see pieceEndsAt), as the
+   * `ROLE: text` lines of a summarizer's input do; otherwise the joined text's.
+   */
+  joinedLines(lines: readonly string[]): number {
+    let total = 0;
+    for (let i = 0; i + 1 < lines.length; i++) {
+      // A line is cut at the newline before it exactly when the joined text would be (see pieceEndsAt).
+      if (!pieceEndsAt(lines[i + 1], 0)) return this.text(lines.join('\n'));
+      total += this.lineEndCache.through(lines[i], () => this.text(`${lines[i]}\n`));
+    }
+    return lines.length === 0 ? 0 : total + this.text(lines[lines.length - 1]);
+  }
+
+  /**
+   * Tokens a message costs in a request when its text counts `textTokens`: the
+   * framing of its role (`user`, `system`, `tool`, …) added, without building the
+   * message (as `item` counts one).
+   */
+  framed(role: string, textTokens: number): number {
+    return MESSAGE_OVERHEAD + this.text(role.toLowerCase()) + textTokens;
+  }
+
   /** Tokens one item costs in a request: its role/name framing plus its text. */
   item(item: AgentInputItem): number {
     const key = item as object;
     const hit = this.itemCache.get(key);
     if (hit !== undefined) return hit;
-    const n = MESSAGE_OVERHEAD + this.text(itemLabel(item).toLowerCase()) + this.text(itemText(item));
+    const n = this.framed(itemLabel(item), this.text(itemText(item)));
     this.itemCache.set(key, n);
     return n;
   }
@@ -247,7 +274,7 @@ export class TokenCounter {
   /** Tokens of a whole request: instructions, every item, the tools offered and the reply priming. */
   request(instructions: string | undefined, items: AgentInputItem[], tools?: readonly ToolDefinition[]): number {
     let total = REPLY_PRIMING;
-    if (instructions) total += MESSAGE_OVERHEAD + this.text('system') + this.text(instructions);
+    if (instructions) total += this.framed('system', this.text(instructions));
     for (const item of items) total += this.item(item);
     if (tools?.length) total += this.tools(tools);
     return total;

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { get_encoding } from 'tiktoken';
 import { globSync } from 'tinyglobby';
 import { describe, expect, it } from 'vitest';
-import { TokenCounter } from '../../core/tokens.js';
+import { MESSAGE_OVERHEAD, TokenCounter } from '../../core/tokens.js';
+import { assistantMessage, itemLabel, itemText, systemMessage, userMessage } from '../../core/items.js';
 import { seededRandom } from '../../core/random.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 
@@ -93,6 +94,37 @@ describe('TokenCounter counting text piece by piece', () => {
       }
     }
     cl.free();
+  });
+
+  it('counts lines joined by newlines as their joined text, without joining them, for both encodings', () => {
+    const cl = get_encoding('cl100k_base');
+    const random = seededRandom(17);
+    // Line starts decide whether the newline before a line ends a piece (slashes, spaces, tabs, an empty or blank line).
+    const starts = ['', ' ', '  ', '\t', '  - ', '/', ' /', '\u00a0', '• ', 'USER: ', 'TOOL: ', 'A', 'é', '(', '\r'];
+    const bodies = ['Order A-1042 ships.', 'café — “ok”', 'x', '12:30', '...', '', 'two\nlines', ' \n ', 'a/b/', 'ends in spaces  '];
+    for (const [encoding, enc2] of [['gpt-4.1-mini', enc], ['gpt-4', cl]] as const) {
+      const counter = new TokenCounter(encoding);
+      for (let i = 0; i < 1500; i++) {
+        const pick = (a: string[]) => a[Math.floor(random() * a.length)];
+        const lines = Array.from({ length: Math.floor(random() * 12) }, () => pick(starts) + pick(bodies) + pick(bodies));
+        const joined = lines.join('\n');
+        expect(counter.joinedLines(lines), JSON.stringify(lines)).toBe(enc2.encode_ordinary(joined).length);
+        expect(counter.joinedLines(lines)).toBe(counter.text(joined));
+      }
+    }
+    cl.free();
+  });
+
+  it('counts a message from its text count and role as the item and the request count it', () => {
+    const counter = new TokenCounter('gpt-4.1-mini');
+    const items = [userMessage('Order A-1042 ships on Tuesday.'), assistantMessage('Noted — “A-1042”.\nAnything else?'), systemMessage('Be brief.')];
+    for (const item of items) {
+      const text = itemText(item);
+      expect(counter.framed(itemLabel(item), counter.text(text))).toBe(MESSAGE_OVERHEAD + exact(itemLabel(item).toLowerCase()) + exact(text));
+      expect(counter.framed(itemLabel(item), counter.text(text))).toBe(counter.item(item));
+    }
+    const user = 'USER: hello\nASSISTANT: hi';
+    expect(counter.request('Summarise.', []) + counter.framed('user', counter.text(user))).toBe(counter.request('Summarise.', [userMessage(user)]));
   });
 
   it('counts a piece too long for the rank table (a huge run or blob) with tiktoken itself', () => {
