@@ -78,11 +78,34 @@ function snippet(item: AgentInputItem, toolTrimLimit: number): string | undefine
   return `${label}: ${text}`;
 }
 
+/**
+ * Each item's line, per tool trim limit, made once: a strategy summarises the
+ * same items again and again (an earlier summary, the turns since), and an item
+ * is never changed once it is in a session (token counts are remembered per
+ * item on the same ground). The same line object each time also keeps the
+ * memos keyed on it (token counts, statements) from hashing it anew.
+ */
+const snippets = new Map<number, WeakMap<object, string | null>>();
+
+function cachedSnippet(item: AgentInputItem, toolTrimLimit: number): string | undefined {
+  let byItem = snippets.get(toolTrimLimit);
+  if (!byItem) {
+    byItem = new WeakMap();
+    snippets.set(toolTrimLimit, byItem);
+  }
+  let line = byItem.get(item as object);
+  if (line === undefined) {
+    line = snippet(item, toolTrimLimit) ?? null;
+    byItem.set(item as object, line);
+  }
+  return line ?? undefined;
+}
+
 /** The lines of `buildSummaryInput`, one per item with text. */
 export function summaryInputLines(items: AgentInputItem[], toolTrimLimit: number): string[] {
   const lines: string[] = [];
   for (const item of items) {
-    const line = snippet(item, toolTrimLimit);
+    const line = cachedSnippet(item, toolTrimLimit);
     if (line !== undefined) lines.push(line);
   }
   return lines;
