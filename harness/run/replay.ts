@@ -86,8 +86,7 @@ class FactIndex {
   private readonly byText: Map<string, Uint8Array>;
 
   constructor(facts: Fact[], byText: Map<string, Uint8Array> = new Map()) {
-    this.phrases = facts.map((f) => factPhrases(f).map(normalizeText).filter((p) => p.length > 0));
-    this.keys = this.phrases.map((ps) => ps.map(longestWord));
+    ({ phrases: this.phrases, keys: this.keys } = phrasesOf(facts));
     this.byText = byText;
   }
 
@@ -117,6 +116,22 @@ class FactIndex {
     return hit;
   }
 
+}
+
+/**
+ * Each fact's phrases, normalised, and their longest words, per facts list: every
+ * strategy replays the same transcript (and its facts) and need not normalise them again.
+ */
+const factPhrasesOf = new WeakMap<Fact[], { phrases: string[][]; keys: string[][] }>();
+
+function phrasesOf(facts: Fact[]): { phrases: string[][]; keys: string[][] } {
+  let hit = factPhrasesOf.get(facts);
+  if (!hit) {
+    const phrases = facts.map((f) => factPhrases(f).map(normalizeText).filter((p) => p.length > 0));
+    hit = { phrases, keys: phrases.map((ps) => ps.map(longestWord)) };
+    factPhrasesOf.set(facts, hit);
+  }
+  return hit;
 }
 
 function longestWord(normalized: string): string {
