@@ -64,11 +64,14 @@ const DASH = /[-_]/;
 const NUMBER = /^\d+([.,:]\d+)*$/;
 const CAPITALISED = /^\p{Lu}/u;
 
-function tokens(text: string): string[] {
-  return text
-    .split(SPACES)
-    .map((t) => (ALNUM_EDGES.test(t) ? t : t.replace(EDGE_PUNCTUATION, '')))
-    .filter((t) => t.length > 0);
+/** The words of `text` without the punctuation at their edges; `runs` is its split at white space, when already made. */
+function tokens(text: string, runs: readonly string[] = text.split(SPACES)): string[] {
+  const out: string[] = [];
+  for (const run of runs) {
+    const word = ALNUM_EDGES.test(run) ? run : run.replace(EDGE_PUNCTUATION, '');
+    if (word.length > 0) out.push(word);
+  }
+  return out;
 }
 
 /** The pattern's test, skipped when the text lacks a character every match holds (most sentences). */
@@ -105,13 +108,14 @@ export function scoreSentence(text: string, role: string, words: string[] = toke
   let ids = 0;
   let numbers = 0;
   let names = 0;
-  words.forEach((w, i) => {
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
     // Identifiers, numbers and versions all hold a digit; most words hold none.
     const digit = DIGIT.test(w);
     if (digit && isIdentifier(w)) ids += 1;
     else if (digit && (NUMBER.test(w) || VERSION.test(w))) numbers += 1;
     else if (i > 0 && w !== 'I' && CAPITALISED.test(w)) names += 1;
-  });
+  }
   if (hasEmail(text) || hasUrl(text)) ids += 1;
   let score = Math.min(ids * 3, 6) + Math.min(numbers * 2, 4) + Math.min(names, 3);
   if (DATE_TIME.test(text)) score += 2;
@@ -142,16 +146,18 @@ const BULLET = /^\s*([-*]|\d+[.)])\s+/;
 const EMPTY_BULLET = /^(none|unverified)\.?$/i;
 
 function sentences(text: string): string[] {
-  return text
-    .split(NEWLINES)
-    .flatMap((line) => line.split(SENTENCE_END))
-    .map((s) => s.replace(BULLET, '').trim())
-    .filter((s) => s.length > 0);
+  const out: string[] = [];
+  for (const line of text.split(NEWLINES)) {
+    for (const part of line.split(SENTENCE_END)) {
+      const sentence = part.replace(BULLET, '').trim();
+      if (sentence.length > 0) out.push(sentence);
+    }
+  }
+  return out;
 }
 
-/** The text cut to MAX_STATEMENT_WORDS words, and its `countWords(…, 'runs')` (from the split already made). */
-function capWords(text: string): { text: string; runs: number } {
-  const words = text.split(SPACES);
+/** The text cut to MAX_STATEMENT_WORDS words, and its `countWords(…, 'runs')`; `words` is its split at white space. */
+function capWords(text: string, words: readonly string[]): { text: string; runs: number } {
   if (words.length <= MAX_STATEMENT_WORDS) return { text, runs: words.filter((w) => w.length > 0).length };
   const capped = `${words.slice(0, MAX_STATEMENT_WORDS).join(' ')} …`;
   return { text: capped, runs: countWords(capped, 'runs') };
@@ -206,8 +212,10 @@ function lineStatements(role: string, line: string, structured: boolean, section
     if (structured && EMPTY_BULLET.test(sentence)) continue;
     const who = structured && section ? 'SUMMARY' : role;
     const cleaned = role === 'TOOL' ? sentence.replace(/[{}"]/g, '').replace(/,(?=\S)/g, ', ').replace(/(?<=\p{L}):(?=\S)/gu, ': ') : sentence;
-    const capped = capWords(cleaned);
-    const words = tokens(cleaned);
+    // One split at white space serves the cap and the words.
+    const runs = cleaned.split(SPACES);
+    const capped = capWords(cleaned, runs);
+    const words = tokens(cleaned, runs);
     out.push({
       text: capped.text,
       role: who,
