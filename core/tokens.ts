@@ -124,6 +124,29 @@ function pieceEndsAt(text: string, at: number): boolean {
   return i < text.length && !isSpace(text[i]);
 }
 
+/**
+ * The first or last space of `text` that follows a character other than white space
+ * (so a piece starts there, see labelledLine); -1 when there is none.
+ */
+function pieceSpace(text: string, which: 'first' | 'last'): number {
+  if (which === 'first') {
+    let at = text.indexOf(' ', 1);
+    while (at > 0 && isSpace(text[at - 1])) at = text.indexOf(' ', at + 1);
+    return at;
+  }
+  let at = text.lastIndexOf(' ');
+  while (at > 0 && isSpace(text[at - 1])) at = text.lastIndexOf(' ', at - 1);
+  return at > 0 ? at : -1;
+}
+
+/** A line `${label}: ${body}`, with its text (see TokenCounter.labelledLines). */
+export interface LabelledLine {
+  label: string;
+  body: string;
+  /** `${label}: ${body}` */
+  text: string;
+}
+
 /** Distinct pieces remembered per memo generation (a vocabulary, so it rarely fills). */
 const MAX_PIECES = 100_000;
 
@@ -156,8 +179,6 @@ export class TokenCounter {
   private enc: Tiktoken | undefined;
   private readonly textCache = new BoundedMemo<string, number>(MAX_TEXTS);
   private readonly pieceCache = new BoundedMemo<string, number>(MAX_PIECES);
-  /** Per line, the count of the line with a newline after it (see `joinedLines`). */
-  private readonly lineEndCache = new BoundedMemo<string, number>(MAX_TEXTS);
   private readonly itemCache = new WeakMap<object, number>();
   private readonly toolsCache = new WeakMap<object, number>();
 
@@ -237,19 +258,41 @@ export class TokenCounter {
   }
 
   /**
-   * Tokens of `lines.join('\n')`, without building that text: the sum of each
-   * line's count with its newline (each remembered by the line), when every line
-   * after the first starts where a piece must start (see pieceEndsAt), as the
-   * `ROLE: text` lines of a summarizer's input do; otherwise the joined text's.
+   * Tokens of the lines' texts joined by newlines, where each line is `${label}: ${body}`
+   * (a summarizer's input, which repeats every message's text under its role), from
+   * the counts of each body (already counted as the message's text) and of its first
+   * and last words, without tokenising the lines (see labelledLine). When a line does
+   * not start where a piece must start (see pieceEndsAt), the joined text is counted.
    */
-  joinedLines(lines: readonly string[]): number {
+  labelledLines(lines: readonly LabelledLine[]): number {
     let total = 0;
-    for (let i = 0; i + 1 < lines.length; i++) {
-      // A line is cut at the newline before it exactly when the joined text would be (see pieceEndsAt).
-      if (!pieceEndsAt(lines[i + 1], 0)) return this.text(lines.join('\n'));
-      total += this.lineEndCache.through(lines[i], () => this.text(`${lines[i]}\n`));
+    for (let i = 0; i < lines.length; i++) {
+      const newline = i + 1 < lines.length;
+      if (newline && !pieceEndsAt(lines[i + 1].text, 0)) return this.text(lines.map((l) => l.text).join('\n'));
+      total += this.labelledLine(lines[i], newline);
     }
-    return lines.length === 0 ? 0 : total + this.text(lines[lines.length - 1]);
+    return total;
+  }
+
+  /**
+   * `${label}: ${body}`, with a newline after it when `newline`, as the sum of parts
+   * counted alone. A piece of either encoding's pattern holds a space only at its start or
+   * inside a run of white space, and matches looking ahead only; so a space after a
+   * character that is not white space always starts a piece, and the text on each side
+   * splits alone as it does together. The line is cut at the space after the colon and
+   * at the body's first and last such spaces: the head gains the space before it, the
+   * tail the newline after it, and the body between them counts as in the body alone.
+   */
+  private labelledLine({ label, body }: LabelledLine, newline: boolean): number {
+    const first = pieceSpace(body, 'first');
+    if (first < 0) return this.text(`${label}:`) + this.text(` ${body}${newline ? '\n' : ''}`);
+    const head = body.slice(0, first);
+    let total = this.text(`${label}:`) + this.text(` ${head}`) - this.text(head) + this.text(body);
+    if (newline) {
+      const tail = body.slice(pieceSpace(body, 'last'));
+      total += this.text(`${tail}\n`) - this.text(tail);
+    }
+    return total;
   }
 
   /**

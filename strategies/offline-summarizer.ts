@@ -7,7 +7,7 @@ import { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
 import type { SummarizerOptions } from './registry.js';
-import { loadSummaryPrompt, summaryInputLines, SUMMARY_SHADOW } from './summary-input.js';
+import { loadSummaryPrompt, summaryInputParts, SUMMARY_SHADOW } from './summary-input.js';
 import { msSince } from '../core/model.js';
 
 /** The cookbook prompt's section headings, in its order. */
@@ -352,7 +352,8 @@ export class OfflineSummarizer implements Summarizer {
   async summarize(items: AgentInputItem[]): Promise<SummaryOutput> {
     const started = performance.now();
     const prompt = loadSummaryPrompt(this.options.prompt);
-    const lines = summaryInputLines(items, this.options.tool_trim_limit);
+    const parts = summaryInputParts(items, this.options.tool_trim_limit);
+    const lines = parts.map((part) => part.text);
     const user = lines.join('\n');
     const summary = extractiveSummary(statementsOf(lines, templatesFor(this.counter)), this.options.word_limit);
     return {
@@ -360,9 +361,10 @@ export class OfflineSummarizer implements Summarizer {
       summary,
       request: { system: prompt.text, user },
       // Counted as a model would bill the same request (the system prompt, then `user` as a user
-      // message) and reply; `user` line by line, as each line recurs in later summaries' input.
+      // message) and reply; `user` from its lines' labels and bodies, each body already counted
+      // as its message's text.
       usage: {
-        inputTokens: this.counter.request(prompt.text, []) + this.counter.framed('user', this.counter.joinedLines(lines)),
+        inputTokens: this.counter.request(prompt.text, []) + this.counter.framed('user', this.counter.labelledLines(parts)),
         outputTokens: this.counter.text(summary),
       },
       durationMs: msSince(started),

@@ -96,20 +96,24 @@ describe('TokenCounter counting text piece by piece', () => {
     cl.free();
   });
 
-  it('counts lines joined by newlines as their joined text, without joining them, for both encodings', () => {
+  it('counts labelled lines (`LABEL: body`) joined by newlines as their joined text, for both encodings', () => {
     const cl = get_encoding('cl100k_base');
-    const random = seededRandom(17);
-    // Line starts decide whether the newline before a line ends a piece (slashes, spaces, tabs, an empty or blank line).
-    const starts = ['', ' ', '  ', '\t', '  - ', '/', ' /', '\u00a0', '• ', 'USER: ', 'TOOL: ', 'A', 'é', '(', '\r'];
-    const bodies = ['Order A-1042 ships.', 'café — “ok”', 'x', '12:30', '...', '', 'two\nlines', ' \n ', 'a/b/', 'ends in spaces  '];
+    const random = seededRandom(19);
+    const labels = ['USER', 'ASSISTANT', 'TOOL', 'TOOL_CALL', 'SYSTEM', '', '/x', ' ', 'é'];
+    // Words and gaps around the spaces the line is cut at: leading and trailing white space, runs of spaces,
+    // tabs and newlines, punctuation that takes a newline, digits, contractions, non-ASCII letters.
+    const atoms = ['word', 'Word', 'A-17', '12345', "'s", 'café', '中文', '.', '...', ':', '/', '(', ' ', ' ', ' ', '  ', '\t', '\n', ' \n', '\u00a0', '—', '…', '[2025-01-06]'];
     for (const [encoding, enc2] of [['gpt-4.1-mini', enc], ['gpt-4', cl]] as const) {
       const counter = new TokenCounter(encoding);
       for (let i = 0; i < 1500; i++) {
-        const pick = (a: string[]) => a[Math.floor(random() * a.length)];
-        const lines = Array.from({ length: Math.floor(random() * 12) }, () => pick(starts) + pick(bodies) + pick(bodies));
-        const joined = lines.join('\n');
-        expect(counter.joinedLines(lines), JSON.stringify(lines)).toBe(enc2.encode_ordinary(joined).length);
-        expect(counter.joinedLines(lines)).toBe(counter.text(joined));
+        const pick = <T,>(a: readonly T[]) => a[Math.floor(random() * a.length)];
+        const lines = Array.from({ length: Math.floor(random() * 6) }, () => {
+          const label = pick(labels);
+          const body = Array.from({ length: Math.floor(random() * 10) }, () => pick(atoms)).join('');
+          return { label, body, text: `${label}: ${body}` };
+        });
+        const joined = lines.map((l) => l.text).join('\n');
+        expect(counter.labelledLines(lines), JSON.stringify(joined)).toBe(enc2.encode_ordinary(joined).length);
       }
     }
     cl.free();
