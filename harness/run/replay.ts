@@ -115,7 +115,6 @@ class FactIndex {
     }
     return hit;
   }
-
 }
 
 /**
