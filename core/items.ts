@@ -95,9 +95,25 @@ export function withoutScaffolding(text: string): string {
     .replace(STAMP, '');
 }
 
+/**
+ * The user text of a turn with its stamp, made once per turn: every strategy replays the
+ * turn, and the same string each time is looked up in the token and fact memos without
+ * being read again (a new string is hashed and compared whole). Checked against the turn,
+ * in case it was changed in between.
+ */
+const stampedUser = new WeakMap<MessageTurn, { user: string; at: string | undefined; text: string }>();
+
+function stampedUserText(turn: MessageTurn): string {
+  const hit = stampedUser.get(turn);
+  if (hit && hit.user === turn.user && hit.at === turn.at) return hit.text;
+  const text = stampedText(turn.user, turn.at);
+  stampedUser.set(turn, { user: turn.user, at: turn.at, text });
+  return text;
+}
+
 /** Items of one message turn: user, tool call/result pairs in order, assistant. */
 function messageTurnItems(turn: MessageTurn, turnNumber: number): AgentInputItem[] {
-  const items: AgentInputItem[] = [userMessage(stampedText(turn.user, turn.at))];
+  const items: AgentInputItem[] = [userMessage(stampedUserText(turn))];
   turn.toolCalls.forEach((call, i) => {
     // Call ids must be unique within a conversation so results pair with their calls.
     const callId = `call_t${turnNumber}_${i + 1}`;

@@ -54,22 +54,22 @@ export function isAscii(text: string): boolean {
  * a-z, so the patterns need no Unicode classes (they run several times faster).
  */
 function normalizeAscii(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/(?<![a-z0-9])[^a-z0-9\t\n\v\f\r ]+|[^a-z0-9\t\n\v\f\r ]+(?![a-z0-9])/g, ' ')
-    .replace(/[\t\n\v\f\r ]+/g, ' ')
-    .trim();
+  return text.toLowerCase().replace(ASCII_EDGE_PUNCTUATION, ' ').replace(ASCII_SPACES, ' ').trim();
 }
+
+// The patterns of the hot helpers here, made once rather than on every call (replace() starts a
+// global pattern from the text's start whatever its lastIndex, so sharing one is safe).
+const ASCII_EDGE_PUNCTUATION = /(?<![a-z0-9])[^a-z0-9\t\n\v\f\r ]+|[^a-z0-9\t\n\v\f\r ]+(?![a-z0-9])/g;
+const ASCII_SPACES = /[\t\n\v\f\r ]+/g;
+const CURLY_QUOTES = /[\u2018\u2019]/g;
+const EDGE_PUNCTUATION = /(?<![\p{L}\p{N}])[^\p{L}\p{N}\s]+|[^\p{L}\p{N}\s]+(?![\p{L}\p{N}])/gu;
+const SPACES = /\s+/g;
+const LETTER = /\p{L}/u;
+const LEADING_NUMBER = /^\p{N}/u;
 
 /** Exported for the test that checks the ASCII form against it. */
 export function normalizeUnicode(text: string): string {
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[\u2018\u2019]/g, "'")
-    .replace(/(?<![\p{L}\p{N}])[^\p{L}\p{N}\s]+|[^\p{L}\p{N}\s]+(?![\p{L}\p{N}])/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return text.normalize('NFKC').toLowerCase().replace(CURLY_QUOTES, "'").replace(EDGE_PUNCTUATION, ' ').replace(SPACES, ' ').trim();
 }
 
 /** True when `phrase` occurs in `text` on word boundaries (a letter may prefix a number), after normalising both. */
@@ -106,7 +106,7 @@ function nextOccurrence(normText: string, normPhrase: string, from: number): num
 
 // `1.0.3` counts inside `v1.0.3` and `4417` inside `#4417`-style prefixes, but `10` never inside `100`.
 function versionPrefix(prev: string, phrase: string): boolean {
-  return /\p{L}/u.test(prev) && /^\p{N}/u.test(phrase);
+  return LETTER.test(prev) && LEADING_NUMBER.test(phrase);
 }
 
 /**
@@ -456,9 +456,12 @@ function undouble(word: string): string {
 export type WordRule = 'runs' | 'words';
 
 export function countWords(text: string, rule: WordRule): number {
-  const runs = text.split(/\s+/).filter((w) => w.length > 0);
-  return rule === 'runs' ? runs.length : runs.filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+  const runs = text.split(WORD_SPACES).filter((w) => w.length > 0);
+  return rule === 'runs' ? runs.length : runs.filter((w) => LETTER_OR_DIGIT.test(w)).length;
 }
+
+const WORD_SPACES = /\s+/;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
 /**
  * Tokens as the LoCoMo scorer counts them: `normalizeAnswer`, then the Porter stem (NLTK's default `PorterStemmer()` mode) of

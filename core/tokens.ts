@@ -124,6 +124,29 @@ function pieceEndsAt(text: string, at: number): boolean {
   return i < text.length && !isSpace(text[i]);
 }
 
+/**
+ * The first or last space of `text` that follows a character other than white space
+ * (so a piece starts there, see labelledLine); -1 when there is none.
+ */
+function pieceSpace(text: string, which: 'first' | 'last'): number {
+  if (which === 'first') {
+    let at = text.indexOf(' ', 1);
+    while (at > 0 && isSpace(text[at - 1])) at = text.indexOf(' ', at + 1);
+    return at;
+  }
+  let at = text.lastIndexOf(' ');
+  while (at > 0 && isSpace(text[at - 1])) at = text.lastIndexOf(' ', at - 1);
+  return at > 0 ? at : -1;
+}
+
+/** A line `${label}: ${body}`, with its text (see TokenCounter.labelledLines). */
+export interface LabelledLine {
+  label: string;
+  body: string;
+  /** `${label}: ${body}` */
+  text: string;
+}
+
 /** Distinct pieces remembered per memo generation (a vocabulary, so it rarely fills). */
 const MAX_PIECES = 100_000;
 
@@ -234,12 +257,59 @@ export class TokenCounter {
     return total;
   }
 
+  /**
+   * Tokens of the lines' texts joined by newlines, where each line is `${label}: ${body}`
+   * (a summarizer's input, which repeats every message's text under its role), from
+   * the counts of each body (already counted as the message's text) and of its first
+   * and last words, without tokenising the lines (see labelledLine). When a line does
+   * not start where a piece must start (see pieceEndsAt), the joined text is counted.
+   */
+  labelledLines(lines: readonly LabelledLine[]): number {
+    let total = 0;
+    for (let i = 0; i < lines.length; i++) {
+      const newline = i + 1 < lines.length;
+      if (newline && !pieceEndsAt(lines[i + 1].text, 0)) return this.text(lines.map((l) => l.text).join('\n'));
+      total += this.labelledLine(lines[i], newline);
+    }
+    return total;
+  }
+
+  /**
+   * `${label}: ${body}`, with a newline after it when `newline`, as the sum of parts
+   * counted alone. A piece of either encoding's pattern holds a space only at its start or
+   * inside a run of white space, and matches looking ahead only; so a space after a
+   * character that is not white space always starts a piece, and the text on each side
+   * splits alone as it does together. The line is cut at the space after the colon and
+   * at the body's first and last such spaces: the head gains the space before it, the
+   * tail the newline after it, and the body between them counts as in the body alone.
+   */
+  private labelledLine({ label, body }: LabelledLine, newline: boolean): number {
+    const first = pieceSpace(body, 'first');
+    if (first < 0) return this.text(`${label}:`) + this.text(` ${body}${newline ? '\n' : ''}`);
+    const head = body.slice(0, first);
+    let total = this.text(`${label}:`) + this.text(` ${head}`) - this.text(head) + this.text(body);
+    if (newline) {
+      const tail = body.slice(pieceSpace(body, 'last'));
+      total += this.text(`${tail}\n`) - this.text(tail);
+    }
+    return total;
+  }
+
+  /**
+   * Tokens a message costs in a request when its text counts `textTokens`: the
+   * framing of its role (`user`, `system`, `tool`, …) added, without building the
+   * message (as `item` counts one).
+   */
+  framed(role: string, textTokens: number): number {
+    return MESSAGE_OVERHEAD + this.text(role.toLowerCase()) + textTokens;
+  }
+
   /** Tokens one item costs in a request: its role/name framing plus its text. */
   item(item: AgentInputItem): number {
     const key = item as object;
     const hit = this.itemCache.get(key);
     if (hit !== undefined) return hit;
-    const n = MESSAGE_OVERHEAD + this.text(itemLabel(item).toLowerCase()) + this.text(itemText(item));
+    const n = this.framed(itemLabel(item), this.text(itemText(item)));
     this.itemCache.set(key, n);
     return n;
   }
@@ -247,7 +317,7 @@ export class TokenCounter {
   /** Tokens of a whole request: instructions, every item, the tools offered and the reply priming. */
   request(instructions: string | undefined, items: AgentInputItem[], tools?: readonly ToolDefinition[]): number {
     let total = REPLY_PRIMING;
-    if (instructions) total += MESSAGE_OVERHEAD + this.text('system') + this.text(instructions);
+    if (instructions) total += this.framed('system', this.text(instructions));
     for (const item of items) total += this.item(item);
     if (tools?.length) total += this.tools(tools);
     return total;

@@ -2,7 +2,8 @@
 // limit measured in the same run, as a ratio:
 //   replay       the strategies of memeval.config.yaml replayed offline with
 //                one shared token counter, vs raw tiktoken on the same unique text,
-//                at 1×, 10× and 100× the transcript length
+//                at 1×, 10× and 100× the transcript length, and the six
+//                defaults (the config's without mask-3) together at 1×
 //   online       a 400-request run of the built CLI against a local server with
 //                fixed latency, vs a bare `openai` + `p-limit` client sending the
 //                same bodies (both separate processes, alternated in pairs)
@@ -37,7 +38,7 @@ import { gradeSummary, OfflineSummaryJudge } from '../graders/summary-judge.js';
 import { summarizerOptionsOf } from '../strategies/summary-input.js';
 import { startFakeOpenAI, responsesBody } from './lib/fake-openai.js';
 import { median } from '../core/stats.js';
-import { benchReplay, benchLongMemEval, bundledStrategies, timed, LME_SESSIONS, LME_TURNS_PER_SESSION, type LongMemEvalFigures, type ReplayFigures } from './lib/bench-replay.js';
+import { benchReplay, benchLongMemEval, bundledStrategies, sixDefaultStrategies, timed, LME_SESSIONS, LME_TURNS_PER_SESSION, type LongMemEvalFigures, type ReplayFigures } from './lib/bench-replay.js';
 import { benchOnline, ONLINE_LATENCY_MS, ONLINE_REQUESTS, type OnlineFigures } from './lib/bench-online.js';
 import { benchRss, benchStartup, mbPerTranscript, type RssFigures, type StartupFigures } from './lib/bench-cli.js';
 import { benchLocomo, locomoTable } from './lib/bench-locomo.js';
@@ -243,14 +244,15 @@ async function benchCalls(): Promise<CallFigures> {
 function replayTable(replay: ReplayFigures[]): string[] {
   const first = replay[0];
   const out = [
-    `offline replay: ${first.strategies.length} strategies of memeval.config.yaml (${first.strategies.join(', ')}), one shared token counter, offline summarizer;`,
-    `  vs raw tiktoken (o200k_base encode_ordinary) on the same unique texts, timed back to back; median of ${first.reps}`,
-    '  scale  turns × transcripts  unique MB  strategy-turns/s  µs/turn  µs/turn vs 1×  replay MB/s  tiktoken MB/s  replay/tiktoken',
+    `offline replay: the ${first.strategies.length} strategies of memeval.config.yaml (${first.strategies.join(', ')}) together, and the six defaults without mask-3;`,
+    `  one shared token counter, offline summarizer; vs raw tiktoken (o200k_base encode_ordinary) on the same unique texts, timed back to back; median of ${first.reps}`,
+    '  strategies  scale  turns × transcripts  unique MB  strategy-turns/s  µs/turn  µs/turn vs 1×  replay MB/s  tiktoken MB/s  replay/tiktoken',
   ];
-  const base = replay.find((r) => r.scale === 1) ?? first;
   for (const r of replay) {
+    // Each set of strategies against its own 1× row.
+    const base = replay.find((b) => b.scale === 1 && b.strategies.join() === r.strategies.join()) ?? first;
     out.push(
-      `  ${`${r.scale}×`.padStart(5)}  ${`${r.turnsPerTranscript} × ${r.transcripts}`.padStart(19)}  ${f(r.uniqueMB, 2).padStart(9)}  ${int(r.turnsPerSec).padStart(16)}  ${f(r.usPerTurn, 0).padStart(7)}  ${ratio(r.usPerTurn / base.usPerTurn).padStart(13)}  ${f(r.mbPerSec, 2).padStart(11)}  ${f(r.tokenizerMbPerSec, 2).padStart(13)}  ${`${f(100 * r.ratioToTokenizer, 1)}%`.padStart(15)}`,
+      `  ${String(r.strategies.length).padStart(10)}  ${`${r.scale}×`.padStart(5)}  ${`${r.turnsPerTranscript} × ${r.transcripts}`.padStart(19)}  ${f(r.uniqueMB, 2).padStart(9)}  ${int(r.turnsPerSec).padStart(16)}  ${f(r.usPerTurn, 0).padStart(7)}  ${ratio(r.usPerTurn / base.usPerTurn).padStart(13)}  ${f(r.mbPerSec, 2).padStart(11)}  ${f(r.tokenizerMbPerSec, 2).padStart(13)}  ${`${f(100 * r.ratioToTokenizer, 1)}%`.padStart(15)}`,
     );
   }
   return out;
@@ -364,7 +366,12 @@ async function runSection(section: Section, reps: number): Promise<{ figures: un
       const strategies = bundledStrategies();
       // Untimed: the first pass also compiles the code, which would count against 1× only.
       await benchReplay(1, 2, strategies, 1);
-      const figures = [await benchReplay(1, 20, strategies, reps), await benchReplay(10, 2, strategies, reps), await benchReplay(100, 1, strategies, reps)];
+      const figures = [
+        await benchReplay(1, 20, strategies, reps),
+        await benchReplay(10, 2, strategies, reps),
+        await benchReplay(100, 1, strategies, reps),
+        await benchReplay(1, 20, sixDefaultStrategies(strategies), reps),
+      ];
       return { figures, lines: replayTable(figures) };
     }
     case 'online': {

@@ -1,14 +1,13 @@
 // A deterministic, extractive summarizer: no model, no network. It selects
 // sentences of the conversation and files them under the cookbook prompt's
 // headings. It is a documented algorithm, not a language model.
-import { userMessage } from '../core/items.js';
 import { countWords, normalizeText } from '../core/text.js';
 import { BoundedMemo, oncePerObject } from '../core/memo.js';
 import { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
 import type { Summarizer, SummaryOutput } from './base.js';
 import type { SummarizerOptions } from './registry.js';
-import { loadSummaryPrompt, summaryInputLines, SUMMARY_SHADOW } from './summary-input.js';
+import { loadSummaryPrompt, summaryInputParts, SUMMARY_SHADOW } from './summary-input.js';
 import { msSince } from '../core/model.js';
 
 /** The cookbook prompt's section headings, in its order. */
@@ -34,6 +33,8 @@ export interface Statement {
   section: SummaryHeading;
   /** `normalizeText(text)`, when already worked out (statements made from remembered templates). */
   key?: string;
+  /** `countWords(text, 'runs')`, when already worked out (likewise). */
+  runs?: number;
 }
 
 const MAX_STATEMENT_WORDS = 40;
@@ -54,12 +55,23 @@ const ISSUE = /\b(errors?|fail\w*|won't|can't|cannot|not|issues?|problems?|broke
 const HEADING_LINE = /^[•*#\s]*([A-Z][A-Za-z &]+):\s*$/;
 
 const ALNUM_EDGES = /^[A-Za-z0-9#].*[A-Za-z0-9]$|^[A-Za-z0-9]$/s;
+// The patterns of the per-word and per-sentence helpers below, made once rather than on every call.
+const SPACES = /\s+/;
+const EDGE_PUNCTUATION = /^[^\p{L}\p{N}#]+|[^\p{L}\p{N}]+$/gu;
+const DIGIT = /\d/;
+const LETTER = /\p{L}/u;
+const DASH = /[-_]/;
+const NUMBER = /^\d+([.,:]\d+)*$/;
+const CAPITALISED = /^\p{Lu}/u;
 
-function tokens(text: string): string[] {
-  return text
-    .split(/\s+/)
-    .map((t) => (ALNUM_EDGES.test(t) ? t : t.replace(/^[^\p{L}\p{N}#]+|[^\p{L}\p{N}]+$/gu, '')))
-    .filter((t) => t.length > 0);
+/** The words of `text` without the punctuation at their edges; `runs` is its split at white space, when already made. */
+function tokens(text: string, runs: readonly string[] = text.split(SPACES)): string[] {
+  const out: string[] = [];
+  for (const run of runs) {
+    const word = ALNUM_EDGES.test(run) ? run : run.replace(EDGE_PUNCTUATION, '');
+    if (word.length > 0) out.push(word);
+  }
+  return out;
 }
 
 /** The pattern's test, skipped when the text lacks a character every match holds (most sentences). */
@@ -72,13 +84,13 @@ function hasUrl(text: string): boolean {
 }
 
 function isIdentifier(token: string): boolean {
-  if (token.startsWith('#') && /\d/.test(token)) return true;
+  if (token.startsWith('#') && DIGIT.test(token)) return true;
   if (VERSION.test(token)) return false;
-  return /\p{L}/u.test(token) && /\d/.test(token);
+  return LETTER.test(token) && DIGIT.test(token);
 }
 
 function isCode(token: string): boolean {
-  return /[-_]/.test(token) && /\p{L}/u.test(token) && /\d/.test(token);
+  return DASH.test(token) && LETTER.test(token) && DIGIT.test(token);
 }
 
 /**
@@ -96,11 +108,14 @@ export function scoreSentence(text: string, role: string, words: string[] = toke
   let ids = 0;
   let numbers = 0;
   let names = 0;
-  words.forEach((w, i) => {
-    if (isIdentifier(w)) ids += 1;
-    else if (/^\d+([.,:]\d+)*$/.test(w) || VERSION.test(w)) numbers += 1;
-    else if (i > 0 && w !== 'I' && /^\p{Lu}/u.test(w)) names += 1;
-  });
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    // Identifiers, numbers and versions all hold a digit; most words hold none.
+    const digit = DIGIT.test(w);
+    if (digit && isIdentifier(w)) ids += 1;
+    else if (digit && (NUMBER.test(w) || VERSION.test(w))) numbers += 1;
+    else if (i > 0 && w !== 'I' && CAPITALISED.test(w)) names += 1;
+  }
   if (hasEmail(text) || hasUrl(text)) ids += 1;
   let score = Math.min(ids * 3, 6) + Math.min(numbers * 2, 4) + Math.min(names, 3);
   if (DATE_TIME.test(text)) score += 2;
@@ -114,8 +129,8 @@ export function scoreSentence(text: string, role: string, words: string[] = toke
 /** Files a sentence under one heading: the first rule that matches wins. */
 export function sectionFor(text: string, role: string, words: string[] = tokens(text)): SummaryHeading {
   if (role === 'TOOL' || role === 'TOOL_CALL') return 'Tool Performance Insights';
-  if (DATE_TIME.test(text) && /\d/.test(text)) return 'Timeline Milestones';
-  if (hasEmail(text) || words.some((w) => isCode(w) || w.startsWith('#')) || (ID_KEYWORD.test(text) && /\d/.test(text))) {
+  if (DATE_TIME.test(text) && DIGIT.test(text)) return 'Timeline Milestones';
+  if (hasEmail(text) || words.some((w) => isCode(w) || w.startsWith('#')) || (ID_KEYWORD.test(text) && DIGIT.test(text))) {
     return 'Identifiers';
   }
   if (words.some((w) => VERSION.test(w))) return 'Product & Environment';
@@ -125,17 +140,27 @@ export function sectionFor(text: string, role: string, words: string[] = tokens(
   return 'Product & Environment';
 }
 
+const NEWLINES = /\n+/;
+const SENTENCE_END = /(?<=[.!?])\s+(?=["'(\p{Lu}\p{N}])/u;
+const BULLET = /^\s*([-*]|\d+[.)])\s+/;
+const EMPTY_BULLET = /^(none|unverified)\.?$/i;
+
 function sentences(text: string): string[] {
-  return text
-    .split(/\n+/)
-    .flatMap((line) => line.split(/(?<=[.!?])\s+(?=["'(\p{Lu}\p{N}])/u))
-    .map((s) => s.replace(/^\s*([-*]|\d+[.)])\s+/, '').trim())
-    .filter((s) => s.length > 0);
+  const out: string[] = [];
+  for (const line of text.split(NEWLINES)) {
+    for (const part of line.split(SENTENCE_END)) {
+      const sentence = part.replace(BULLET, '').trim();
+      if (sentence.length > 0) out.push(sentence);
+    }
+  }
+  return out;
 }
 
-function capWords(text: string): string {
-  const words = text.split(/\s+/);
-  return words.length <= MAX_STATEMENT_WORDS ? text : `${words.slice(0, MAX_STATEMENT_WORDS).join(' ')} …`;
+/** The text cut to MAX_STATEMENT_WORDS words, and its `countWords(…, 'runs')`; `words` is its split at white space. */
+function capWords(text: string, words: readonly string[]): { text: string; runs: number } {
+  if (words.length <= MAX_STATEMENT_WORDS) return { text, runs: words.filter((w) => w.length > 0).length };
+  const capped = `${words.slice(0, MAX_STATEMENT_WORDS).join(' ')} …`;
+  return { text: capped, runs: countWords(capped, 'runs') };
 }
 
 function asHeading(line: string): SummaryHeading | undefined {
@@ -145,35 +170,60 @@ function asHeading(line: string): SummaryHeading | undefined {
 }
 
 /** A statement before it is placed in a conversation: everything but its `order`. */
-type StatementTemplate = Omit<Statement, 'order' | 'key'> & { key: string };
+type StatementTemplate = Omit<Statement, 'order' | 'key' | 'runs'> & { key: string; runs: number };
 
-/** Statements of one item; an earlier structured summary keeps its own sections. */
-function itemStatements(role: string, text: string): StatementTemplate[] {
+/** Remembered statements: per summary-input line, and per line of an earlier structured summary. */
+interface TemplateMemos {
+  items: BoundedMemo<string, StatementTemplate[]>;
+  lines: BoundedMemo<string, StatementTemplate[]>;
+}
+
+/**
+ * Statements of one item; an earlier structured summary keeps its own sections.
+ * A structured summary is read line by line, each line's statements remembered
+ * under its role and section: the next summary repeats most lines of the one
+ * before, so only its new lines are read.
+ */
+function itemStatements(role: string, text: string, memos: TemplateMemos): StatementTemplate[] {
   if (role === 'USER' && text.trim() === SUMMARY_SHADOW) return [];
-  const out: StatementTemplate[] = [];
   const lines = text.split('\n');
   const structured = lines.some((l) => asHeading(l) !== undefined);
+  if (!structured) return lines.flatMap((line) => lineStatements(role, line, false, undefined));
+  const out: StatementTemplate[] = [];
   let section: SummaryHeading | undefined;
+  let context = `${role}\n\n`;
   for (const line of lines) {
     const heading = asHeading(line);
     if (heading) {
       section = heading;
+      context = `${role}\n${heading}\n`;
       continue;
     }
-    for (const sentence of sentences(line)) {
-      if (structured && /^(none|unverified)\.?$/i.test(sentence)) continue;
-      const who = structured && section ? 'SUMMARY' : role;
-      const cleaned = role === 'TOOL' ? sentence.replace(/[{}"]/g, '').replace(/,(?=\S)/g, ', ').replace(/(?<=\p{L}):(?=\S)/gu, ': ') : sentence;
-      const capped = capWords(cleaned);
-      const words = tokens(cleaned);
-      out.push({
-        text: capped,
-        role: who,
-        score: scoreSentence(cleaned, who, words),
-        section: structured && section ? section : sectionFor(cleaned, role, words),
-        key: normalizeText(capped),
-      });
-    }
+    const at = section;
+    out.push(...memos.lines.through(context + line, () => lineStatements(role, line, true, at)));
+  }
+  return out;
+}
+
+/** Statements of one line of an item, under `section` when the item is a structured summary. */
+function lineStatements(role: string, line: string, structured: boolean, section: SummaryHeading | undefined): StatementTemplate[] {
+  const out: StatementTemplate[] = [];
+  for (const sentence of sentences(line)) {
+    if (structured && EMPTY_BULLET.test(sentence)) continue;
+    const who = structured && section ? 'SUMMARY' : role;
+    const cleaned = role === 'TOOL' ? sentence.replace(/[{}"]/g, '').replace(/,(?=\S)/g, ', ').replace(/(?<=\p{L}):(?=\S)/gu, ': ') : sentence;
+    // One split at white space serves the cap and the words.
+    const runs = cleaned.split(SPACES);
+    const capped = capWords(cleaned, runs);
+    const words = tokens(cleaned, runs);
+    out.push({
+      text: capped.text,
+      role: who,
+      score: scoreSentence(cleaned, who, words),
+      section: structured && section ? section : sectionFor(cleaned, role, words),
+      key: normalizeText(capped.text),
+      runs: capped.runs,
+    });
   }
   return out;
 }
@@ -189,20 +239,25 @@ function itemStatements(role: string, text: string): StatementTemplate[] {
  * are those of the transcript being replayed.
  */
 const MAX_TEMPLATE_LINES = 20_000;
-const templatesFor = oncePerObject((_counter: object) => new BoundedMemo<string, StatementTemplate[]>(MAX_TEMPLATE_LINES));
+const templatesFor = oncePerObject(
+  (_counter: object): TemplateMemos => ({
+    items: new BoundedMemo(MAX_TEMPLATE_LINES),
+    lines: new BoundedMemo(MAX_TEMPLATE_LINES),
+  }),
+);
 
 /** Splits the summarizer's own input lines (`ROLE: text`) into statements, oldest first. */
-function statementsOf(lines: readonly string[], cache: BoundedMemo<string, StatementTemplate[]>): Statement[] {
+function statementsOf(lines: readonly string[], memos: TemplateMemos): Statement[] {
   let order = 0;
   const out: Statement[] = [];
   for (const line of lines) {
     // Each item is read from exactly the line the request carries, trims included.
-    const templates = cache.through(line, () => {
+    const templates = memos.items.through(line, () => {
       const colon = line.indexOf(': ');
-      return colon < 0 ? [] : itemStatements(line.slice(0, colon), line.slice(colon + 2));
+      return colon < 0 ? [] : itemStatements(line.slice(0, colon), line.slice(colon + 2), memos);
     });
     for (const t of templates) {
-      out.push({ text: t.text, role: t.role, order: order++, score: t.score, section: t.section, key: t.key });
+      out.push({ text: t.text, role: t.role, order: order++, score: t.score, section: t.section, key: t.key, runs: t.runs });
     }
   }
   return out;
@@ -242,6 +297,10 @@ function render(chosen: Statement[]): string {
   return blocks.join('\n\n');
 }
 
+/** Word runs of a summary with every section empty, and of one empty section's line: the same for every summary. */
+const EMPTY_SUMMARY_RUNS = countWords(render([]), 'runs');
+const EMPTY_SECTION_RUNS = countWords(EMPTY_SECTION, 'runs');
+
 /**
  * Picks statements for the summary within `wordLimit` words (every
  * white-space separated token of the output counts, headings and bullets
@@ -259,10 +318,10 @@ export function extractiveSummary(statements: Statement[], wordLimit: number): s
     .sort((a, b) => b.score - a.score || b.order - a.order);
   const chosen: Statement[] = [];
   const filled = new Set<SummaryHeading>();
-  let words = countWords(render([]), 'runs');
+  let words = EMPTY_SUMMARY_RUNS;
   const tryAdd = (s: Statement): void => {
     // A section's first bullet replaces its "- none" line.
-    const cost = countWords(s.text, 'runs') + 1 - (filled.has(s.section) ? 0 : countWords(EMPTY_SECTION, 'runs'));
+    const cost = (s.runs ?? countWords(s.text, 'runs')) + 1 - (filled.has(s.section) ? 0 : EMPTY_SECTION_RUNS);
     if (words + cost > wordLimit) return;
     words += cost;
     filled.add(s.section);
@@ -293,16 +352,19 @@ export class OfflineSummarizer implements Summarizer {
   async summarize(items: AgentInputItem[]): Promise<SummaryOutput> {
     const started = performance.now();
     const prompt = loadSummaryPrompt(this.options.prompt);
-    const lines = summaryInputLines(items, this.options.tool_trim_limit);
+    const parts = summaryInputParts(items, this.options.tool_trim_limit);
+    const lines = parts.map((part) => part.text);
     const user = lines.join('\n');
     const summary = extractiveSummary(statementsOf(lines, templatesFor(this.counter)), this.options.word_limit);
     return {
       userShadow: SUMMARY_SHADOW,
       summary,
       request: { system: prompt.text, user },
-      // Counted as a model would bill the same request and reply.
+      // Counted as a model would bill the same request (the system prompt, then `user` as a user
+      // message) and reply; `user` from its lines' labels and bodies, each body already counted
+      // as its message's text.
       usage: {
-        inputTokens: this.counter.request(prompt.text, [userMessage(user)]),
+        inputTokens: this.counter.request(prompt.text, []) + this.counter.framed('user', this.counter.labelledLines(parts)),
         outputTokens: this.counter.text(summary),
       },
       durationMs: msSince(started),

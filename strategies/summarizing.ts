@@ -43,6 +43,18 @@ function splitMetadata(item: AgentInputItem): { message: AgentInputItem; extra: 
   return { message: rest as unknown as AgentInputItem, extra };
 }
 
+/** How many of the ascending `starts` are below `index` (a binary search). */
+function startsBefore(starts: readonly number[], index: number): number {
+  let lo = 0;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (starts[mid] < index) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 export class SummarizingStrategy extends MemoryStrategy {
   readonly contextLimit: number;
   readonly keepLastNTurns: number;
@@ -55,6 +67,12 @@ export class SummarizingStrategy extends MemoryStrategy {
   private passes: Promise<void> = Promise.resolve();
   /** Bumped whenever the records change other than by appending (pop, clear, summary). */
   private generation = 0;
+  /**
+   * Full-history indices of the real (not synthetic) user messages, ascending, kept as
+   * items arrive and go: finding the turns to keep and counting the turns a summary
+   * covers would otherwise scan the history on every add and every summary.
+   */
+  private userStarts: number[] = [];
 
   constructor(contextLimit: number, keepLastNTurns: number, summarizer: Summarizer, sessionId?: string) {
     super(sessionId);
@@ -88,8 +106,10 @@ export class SummarizingStrategy extends MemoryStrategy {
     await this.lock.run(() => {
       for (const item of items) {
         const { message, extra } = splitMetadata(item);
+        const synthetic = extra.synthetic === true;
+        if (isUserMessage(message) && !synthetic) this.userStarts.push(this.history.length);
         this.history.push(message);
-        this.meta.push({ ...extra, synthetic: extra.synthetic === true });
+        this.meta.push({ ...extra, synthetic });
       }
     });
     const pass = this.passes.then(() => this.summarizeWhileNeeded());
@@ -101,6 +121,7 @@ export class SummarizingStrategy extends MemoryStrategy {
     return this.lock.run(() => {
       const item = this.history.pop();
       this.meta.pop();
+      if (this.userStarts[this.userStarts.length - 1] === this.history.length) this.userStarts.pop();
       // Popping into the summarised range drops the summary rather than any item;
       // the remaining history is verbatim again and is re-summarised on the next add.
       if (this.active && this.history.length < this.active.upTo) {
@@ -115,6 +136,7 @@ export class SummarizingStrategy extends MemoryStrategy {
     await this.lock.run(async () => {
       await super.clearSession();
       this.meta = [];
+      this.userStarts = [];
       this.active = undefined;
       this.generation += 1;
     });
@@ -126,13 +148,11 @@ export class SummarizingStrategy extends MemoryStrategy {
    */
   private boundary(): number | undefined {
     const start = this.active?.upTo ?? 0;
-    const userStarts: number[] = [];
-    for (let i = start; i < this.history.length; i++) {
-      if (isUserMessage(this.history[i]) && !this.meta[i].synthetic) userStarts.push(i);
-    }
-    if (userStarts.length <= this.contextLimit) return undefined;
+    const starts = this.userStarts;
+    // Real user turns from `start` on (every real user message before it is summarised).
+    if (starts.length - startsBefore(starts, start) <= this.contextLimit) return undefined;
     if (this.keepLastNTurns === 0) return this.history.length;
-    const cut = userStarts[userStarts.length - this.keepLastNTurns];
+    const cut = starts[starts.length - this.keepLastNTurns];
     // Nothing before the kept turns (and no earlier summary) means nothing to summarise.
     if (cut <= 0) return undefined;
     return cut;
@@ -169,7 +189,7 @@ export class SummarizingStrategy extends MemoryStrategy {
    */
   private apply(cut: number, generation: number, output: SummaryOutput): boolean {
     if (generation !== this.generation || cut > this.history.length) return false;
-    const turns = this.history.slice(0, cut).filter((item, i) => isUserMessage(item) && !this.meta[i].synthetic).length;
+    const turns = startsBefore(this.userStarts, cut);
     const covers = { summary_for_turns: [1, turns] };
     this.active = {
       shadow: {

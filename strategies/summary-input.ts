@@ -7,6 +7,7 @@ import { basename, isAbsolute, relative } from 'node:path';
 import { fileProblem, InputError } from '../core/errors.js';
 import { itemLabel, itemText } from '../core/items.js';
 import { packagePath } from '../core/package-root.js';
+import type { LabelledLine } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
 import { DEFAULT_SUMMARIZER, type StrategyOptions, type SummarizerOptions } from './registry.js';
 
@@ -69,23 +70,52 @@ export function loadSummaryPrompt(path: string = DEFAULT_SUMMARY_PROMPT_PATH): S
   return prompt;
 }
 
-function snippet(item: AgentInputItem, toolTrimLimit: number): string | undefined {
+function snippet(item: AgentInputItem, toolTrimLimit: number): LabelledLine | undefined {
   const label = itemLabel(item);
   let text = itemText(item).trim();
   if (text.length === 0) return undefined;
   // Tool outputs can be huge; the cookbook keeps only their head.
   if (label === 'TOOL' && text.length > toolTrimLimit) text = `${text.slice(0, toolTrimLimit)} …`;
-  return `${label}: ${text}`;
+  // The body apart too: token counts of the line start from the body's (TokenCounter.labelledLines).
+  return { label, body: text, text: `${label}: ${text}` };
+}
+
+/**
+ * Each item's line, per tool trim limit, made once: a strategy summarises the
+ * same items again and again (an earlier summary, the turns since), and an item
+ * is never changed once it is in a session (token counts are remembered per
+ * item on the same ground). The same line object each time also keeps the
+ * memos keyed on it (token counts, statements) from hashing it anew.
+ */
+const snippets = new Map<number, WeakMap<object, LabelledLine | null>>();
+
+function cachedSnippet(item: AgentInputItem, toolTrimLimit: number): LabelledLine | undefined {
+  let byItem = snippets.get(toolTrimLimit);
+  if (!byItem) {
+    byItem = new WeakMap();
+    snippets.set(toolTrimLimit, byItem);
+  }
+  let line = byItem.get(item as object);
+  if (line === undefined) {
+    line = snippet(item, toolTrimLimit) ?? null;
+    byItem.set(item as object, line);
+  }
+  return line ?? undefined;
+}
+
+/** The lines of `buildSummaryInput`, one per item with text, each with its label and body. */
+export function summaryInputParts(items: AgentInputItem[], toolTrimLimit: number): LabelledLine[] {
+  const lines: LabelledLine[] = [];
+  for (const item of items) {
+    const line = cachedSnippet(item, toolTrimLimit);
+    if (line !== undefined) lines.push(line);
+  }
+  return lines;
 }
 
 /** The lines of `buildSummaryInput`, one per item with text. */
 export function summaryInputLines(items: AgentInputItem[], toolTrimLimit: number): string[] {
-  const lines: string[] = [];
-  for (const item of items) {
-    const line = snippet(item, toolTrimLimit);
-    if (line !== undefined) lines.push(line);
-  }
-  return lines;
+  return summaryInputParts(items, toolTrimLimit).map((line) => line.text);
 }
 
 /** The summarizer's user content: one `ROLE: text` line per item with text. */

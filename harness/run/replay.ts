@@ -86,8 +86,7 @@ class FactIndex {
   private readonly byText: Map<string, Uint8Array>;
 
   constructor(facts: Fact[], byText: Map<string, Uint8Array> = new Map()) {
-    this.phrases = facts.map((f) => factPhrases(f).map(normalizeText).filter((p) => p.length > 0));
-    this.keys = this.phrases.map((ps) => ps.map(longestWord));
+    ({ phrases: this.phrases, keys: this.keys } = phrasesOf(facts));
     this.byText = byText;
   }
 
@@ -116,16 +115,22 @@ class FactIndex {
     }
     return hit;
   }
+}
 
-  /** Facts present anywhere in `items` or `extra` (the instructions). */
-  present(items: AgentInputItem[], extra: Uint8Array): Uint8Array {
-    const out = Uint8Array.from(extra);
-    for (const item of items) {
-      const bits = this.of(item);
-      for (let i = 0; i < bits.length; i++) out[i] |= bits[i];
-    }
-    return out;
+/**
+ * Each fact's phrases, normalised, and their longest words, per facts list: every
+ * strategy replays the same transcript (and its facts) and need not normalise them again.
+ */
+const factPhrasesOf = new WeakMap<Fact[], { phrases: string[][]; keys: string[][] }>();
+
+function phrasesOf(facts: Fact[]): { phrases: string[][]; keys: string[][] } {
+  let hit = factPhrasesOf.get(facts);
+  if (!hit) {
+    const phrases = facts.map((f) => factPhrases(f).map(normalizeText).filter((p) => p.length > 0));
+    hit = { phrases, keys: phrases.map((ps) => ps.map(longestWord)) };
+    factPhrasesOf.set(facts, hit);
   }
+  return hit;
 }
 
 function longestWord(normalized: string): string {
@@ -147,7 +152,8 @@ class ViewMeter {
   private last: AgentInputItem[] = [];
   /** Tokens of the instructions and the first i items of `last`, at i (so its last entry is the whole view). */
   private prefixTokens: number[];
-  private lastBits: Uint8Array;
+  /** Per fact, how many items of `last` state it. */
+  private readonly factCounts: Int32Array;
   private measured = false;
 
   constructor(
@@ -157,7 +163,7 @@ class ViewMeter {
     private readonly systemBits: Uint8Array,
   ) {
     this.prefixTokens = [counter.request(instructions, [])];
-    this.lastBits = Uint8Array.from(systemBits);
+    this.factCounts = new Int32Array(systemBits.length);
   }
 
   measure(view: AgentInputItem[]): { tokens: number; bits: Uint8Array; sharedTokens: number; previousTokens?: number } {
@@ -168,13 +174,39 @@ class ViewMeter {
     const prefix = this.prefixTokens;
     prefix.length = kept + 1;
     for (let i = kept; i < view.length; i++) prefix.push(prefix[i] + this.counter.item(view[i]));
-    // Bits only grow by appending: a view that dropped or rewrote an item is scanned whole.
-    const grows = kept === this.last.length;
-    const bits = this.index.present(grows ? view.slice(kept) : view, grows ? this.lastBits : this.systemBits);
+    this.countFacts(view, kept);
     this.last = view;
-    this.lastBits = bits;
     this.measured = true;
-    return { tokens: prefix[view.length], bits, sharedTokens, previousTokens };
+    return { tokens: prefix[view.length], bits: this.factBits(), sharedTokens, previousTokens };
+  }
+
+  /**
+   * Updates the per-fact counts from the items after the shared prefix: those
+   * of the previous view no longer in this one are taken off, the new ones
+   * added. A view that drops or rewrites a few items (a window sliding, a
+   * result masked) is then not scanned whole every turn.
+   */
+  private countFacts(view: AgentInputItem[], kept: number): void {
+    const gone = new Map<AgentInputItem, number>();
+    for (let i = kept; i < this.last.length; i++) gone.set(this.last[i], (gone.get(this.last[i]) ?? 0) + 1);
+    for (let i = kept; i < view.length; i++) {
+      const stays = gone.get(view[i]);
+      if (stays) gone.set(view[i], stays - 1);
+      else this.addFacts(view[i], 1);
+    }
+    for (const [item, times] of gone) if (times > 0) this.addFacts(item, -times);
+  }
+
+  private addFacts(item: AgentInputItem, times: number): void {
+    const bits = this.index.of(item);
+    for (let i = 0; i < bits.length; i++) if (bits[i]) this.factCounts[i] += times;
+  }
+
+  /** The facts the view and the instructions state, one bit per fact (a new array: records keep it). */
+  private factBits(): Uint8Array {
+    const bits = Uint8Array.from(this.systemBits);
+    for (let i = 0; i < bits.length; i++) if (this.factCounts[i] > 0) bits[i] = 1;
+    return bits;
   }
 
   /** Tokens of the first `n` items of the view last measured (the instructions not included). */
@@ -186,14 +218,18 @@ class ViewMeter {
   private sharedItems(view: AgentInputItem[]): number {
     const n = Math.min(view.length, this.last.length);
     let i = 0;
-    while (i < n && sameItem(view[i], this.last[i])) i++;
+    while (i < n && this.sameItem(view[i], this.last[i])) i++;
     return i;
   }
-}
 
-/** A strategy may rebuild an item it keeps (a summary message, say): equal content is the same prefix to a provider. */
-function sameItem(a: AgentInputItem, b: AgentInputItem): boolean {
-  return a === b || JSON.stringify(a) === JSON.stringify(b);
+  /**
+   * A strategy may rebuild an item it keeps (a summary message, say): equal content is the same
+   * prefix to a provider. Items with equal content have equal token counts (remembered per item),
+   * so items whose counts differ, as a window's first items mostly do, are not serialised.
+   */
+  private sameItem(a: AgentInputItem, b: AgentInputItem): boolean {
+    return a === b || (this.counter.item(a) === this.counter.item(b) && JSON.stringify(a) === JSON.stringify(b));
+  }
 }
 
 /** Facts that are due at `turn`: stated by then and not replaced by a fact also stated by then. */
@@ -336,6 +372,7 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
   const result: ReplayResult = { turns: [], summaries: [], probes: [] };
   let fullTokens = counter.request(transcript.system, []);
   const tracker = new FactTracker(facts);
+  const probesAt = probesByTurn(transcript.probes);
 
   for (let n = 1; n <= transcript.turns.length; n++) {
     await yieldToEvents();
@@ -383,13 +420,41 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
       cacheBreak: cache.cacheBreak,
     });
 
-    for (const probe of transcript.probes.filter((p) => p.afterTurn === n)) {
-      const where = cutAndSummarized(view, strategy.getHistory(), turnMap, strategy.events);
-      const opaqueTurns = where.cutTurns.filter((t) => t <= opaqueUpTo);
-      result.probes.push({ ...probeFacts(probe, bits, facts, opaqueUpTo), probe, items: view, contextTokens, ...where, opaqueTurns, cacheableTokens: cache.cacheableTokens });
+    const probes = probesAt.get(n);
+    if (!probes) continue;
+    // What the view cut and summarised is the same for every probe of the turn.
+    const where = cutAndSummarized(view, strategy.getHistory(), turnMap, strategy.events);
+    const opaqueTurns = where.cutTurns.filter((t) => t <= opaqueUpTo);
+    for (const probe of probes) {
+      const { factsPresent, factsMissing, factsOpaque } = probeFacts(probe, bits, facts, opaqueUpTo);
+      // One literal, as the turn records above: no record of its own shape per probe.
+      result.probes.push({
+        probe,
+        items: view,
+        contextTokens,
+        factsPresent,
+        factsMissing,
+        factsOpaque,
+        cutTurns: where.cutTurns,
+        opaqueTurns,
+        summarizedTurns: where.summarizedTurns,
+        summaryTexts: where.summaryTexts,
+        cacheableTokens: cache.cacheableTokens,
+      });
     }
   }
   return result;
+}
+
+/** The transcript's probes by the turn they follow, in the transcript's order. */
+function probesByTurn(probes: readonly Probe[]): Map<number, Probe[]> {
+  const byTurn = new Map<number, Probe[]>();
+  for (const probe of probes) {
+    const list = byTurn.get(probe.afterTurn);
+    if (list) list.push(probe);
+    else byTurn.set(probe.afterTurn, [probe]);
+  }
+  return byTurn;
 }
 
 function probeFacts(

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { get_encoding } from 'tiktoken';
 import { globSync } from 'tinyglobby';
 import { describe, expect, it } from 'vitest';
-import { TokenCounter } from '../../core/tokens.js';
+import { MESSAGE_OVERHEAD, TokenCounter } from '../../core/tokens.js';
+import { assistantMessage, itemLabel, itemText, systemMessage, userMessage } from '../../core/items.js';
 import { seededRandom } from '../../core/random.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 
@@ -93,6 +94,41 @@ describe('TokenCounter counting text piece by piece', () => {
       }
     }
     cl.free();
+  });
+
+  it('counts labelled lines (`LABEL: body`) joined by newlines as their joined text, for both encodings', () => {
+    const cl = get_encoding('cl100k_base');
+    const random = seededRandom(19);
+    const labels = ['USER', 'ASSISTANT', 'TOOL', 'TOOL_CALL', 'SYSTEM', '', '/x', ' ', 'é'];
+    // Words and gaps around the spaces the line is cut at: leading and trailing white space, runs of spaces,
+    // tabs and newlines, punctuation that takes a newline, digits, contractions, non-ASCII letters.
+    const atoms = ['word', 'Word', 'A-17', '12345', "'s", 'café', '中文', '.', '...', ':', '/', '(', ' ', ' ', ' ', '  ', '\t', '\n', ' \n', '\u00a0', '—', '…', '[2025-01-06]'];
+    for (const [encoding, enc2] of [['gpt-4.1-mini', enc], ['gpt-4', cl]] as const) {
+      const counter = new TokenCounter(encoding);
+      for (let i = 0; i < 1500; i++) {
+        const pick = <T,>(a: readonly T[]) => a[Math.floor(random() * a.length)];
+        const lines = Array.from({ length: Math.floor(random() * 6) }, () => {
+          const label = pick(labels);
+          const body = Array.from({ length: Math.floor(random() * 10) }, () => pick(atoms)).join('');
+          return { label, body, text: `${label}: ${body}` };
+        });
+        const joined = lines.map((l) => l.text).join('\n');
+        expect(counter.labelledLines(lines), JSON.stringify(joined)).toBe(enc2.encode_ordinary(joined).length);
+      }
+    }
+    cl.free();
+  });
+
+  it('counts a message from its text count and role as the item and the request count it', () => {
+    const counter = new TokenCounter('gpt-4.1-mini');
+    const items = [userMessage('Order A-1042 ships on Tuesday.'), assistantMessage('Noted — “A-1042”.\nAnything else?'), systemMessage('Be brief.')];
+    for (const item of items) {
+      const text = itemText(item);
+      expect(counter.framed(itemLabel(item), counter.text(text))).toBe(MESSAGE_OVERHEAD + exact(itemLabel(item).toLowerCase()) + exact(text));
+      expect(counter.framed(itemLabel(item), counter.text(text))).toBe(counter.item(item));
+    }
+    const user = 'USER: hello\nASSISTANT: hi';
+    expect(counter.request('Summarise.', []) + counter.framed('user', counter.text(user))).toBe(counter.request('Summarise.', [userMessage(user)]));
   });
 
   it('counts a piece too long for the rank table (a huge run or blob) with tiktoken itself', () => {

@@ -1,7 +1,8 @@
 // The summarizing strategy beyond the cookbook example: concurrency while the
 // summarizer runs, failures, repeated summaries and their full-history ranges.
 import { describe, expect, it } from 'vitest';
-import { assistantMessage, itemText, userMessage } from '../../core/items.js';
+import { assistantMessage, isUserMessage, itemText, userMessage } from '../../core/items.js';
+import { seededRandom } from '../../core/random.js';
 import { TokenCounter } from '../../core/tokens.js';
 import type { AgentInputItem } from '../../core/types.js';
 import type { Summarizer, SummaryOutput } from '../../strategies/base.js';
@@ -160,6 +161,59 @@ describe('summarizing', () => {
     await pending;
     expect(await s.getItems()).toEqual([]);
     expect(s.events).toEqual([]);
+  });
+
+  it('summarises exactly where the rule worked out from scratch after every add, pop and clear does', async () => {
+    const random = seededRandom(23);
+    for (let round = 0; round < 40; round++) {
+      const limit = 1 + Math.floor(random() * 4);
+      const keep = Math.floor(random() * (limit + 1));
+      const s = new SummarizingStrategy(limit, keep, new ScriptedSummarizer());
+      // The rule from scratch: the real (not synthetic) user messages from the summarised
+      // range's end on, over the limit, move that end to the start of the keep-th last.
+      let history: { item: AgentInputItem; synthetic: boolean }[] = [];
+      let upTo: number | undefined;
+      let turns = 0;
+      const realUsers = (from: number) => history.flatMap((h, i) => (i >= from && !h.synthetic && isUserMessage(h.item) ? [i] : []));
+      for (let op = 0; op < 60; op++) {
+        const roll = random();
+        if (roll < 0.75) {
+          const n = 1 + Math.floor(random() * 3);
+          const items = Array.from({ length: n }, (_, i) => {
+            const pick = random();
+            if (pick < 0.45) return { item: userMessage(`q${op}.${i}`), synthetic: false };
+            if (pick < 0.55) return { item: userMessage(`note ${op}.${i}`), synthetic: true };
+            return { item: assistantMessage(`a${op}.${i}`), synthetic: false };
+          });
+          await s.addItems(items.map(({ item, synthetic }) => (synthetic ? ({ ...item, metadata: { synthetic: true } } as unknown as AgentInputItem) : item)));
+          history.push(...items);
+          for (;;) {
+            const users = realUsers(upTo ?? 0);
+            if (users.length <= limit) break;
+            const cut = keep === 0 ? history.length : users[users.length - keep];
+            if (cut <= 0) break;
+            upTo = cut;
+            turns = realUsers(0).filter((i) => i < cut).length;
+          }
+        } else if (roll < 0.95) {
+          await s.popItem();
+          history.pop();
+          if (upTo !== undefined && history.length < upTo) upTo = undefined;
+        } else {
+          await s.clearSession();
+          history = [];
+          upTo = undefined;
+        }
+        const records = s.getFullHistory();
+        const verbatim = history.slice(upTo ?? 0).map((h) => itemText(h.item));
+        if (upTo === undefined) {
+          expect(records.map((r) => itemText(r.message))).toEqual(verbatim);
+        } else {
+          expect(records[1].metadata).toMatchObject({ kind: 'history_summary', summary_for_turns: [1, turns] });
+          expect(records.slice(2).map((r) => itemText(r.message))).toEqual(verbatim);
+        }
+      }
+    }
   });
 
   it('builds its summarizer from the summarizer: option and checks keep ≤ limit', () => {
