@@ -47,10 +47,18 @@ const INT_HEX = /^0x[0-9a-fA-F]+$/;
 const FLOAT_NAN = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
 const FLOAT_EXP = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/;
 const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;
-/** What a flow entry the fast reader takes may not hold: brackets, `:`, `#`, quotes, backslashes. */
-const FLOW_UNSAFE = /[[\]{}:#"'\\]/;
-/** ` name: value ` in a flow mapping. */
-const FLOW_PAIR = /^ *([A-Za-z_][A-Za-z0-9_-]*): +(.*)$/;
+/** A literal block's header: `|`, with an indentation indicator or not, then `-` or nothing. */
+const LITERAL_HEADER = /^\|([1-9])?(-)?$/;
+/** Where a plain scalar in a flow collection ends. */
+const FLOW_END = new Set([',', '[', ']', '{', '}']);
+/**
+ * A plain scalar a flow entry may be, as this reader takes it: no `#`, and a
+ * `:` only before a character that is no space (`02:58`, not `k: v`, which
+ * would make a pair). Quotes and backslashes after its first character are text.
+ */
+const FLOW_PLAIN = /^(?:[^#:]|:(?=[^ ]))*$/;
+/** ` name: ` opening an entry of a flow mapping. */
+const FLOW_KEY = /([A-Za-z_][A-Za-z0-9_-]*): +/y;
 /** Deeper than this is left to the full reader, which bounds nesting (MAX_DEPTH 64). */
 const MAX_FAST_DEPTH = 48;
 
@@ -215,8 +223,7 @@ class FastReader {
     if (ch === '|') return this.literal(i, j, parent);
     let read: Read;
     if (ch === '"' || ch === "'") read = this.quoted(i, j);
-    else if (ch === '[') read = this.flowList(i, j);
-    else if (ch === '{') read = this.flowMapping(i, j);
+    else if (ch === '[' || ch === '{') read = this.flow(i, j, depth);
     else read = this.plain(i, j);
     // A more indented line after a scalar would continue it (or be an error): the full reader decides.
     const k = this.nextContent(i + 1);
@@ -260,103 +267,94 @@ class FastReader {
     return { value, next: i + 1 };
   }
 
-  /** `[a, "b", 3]`: plain or quoted scalars (as `flowScalar` takes them) on the rest of one line; or `[]`. */
-  private flowList(i: number, j: number): Read {
-    const { entries, next } = this.flowEntries(i, j, ']');
-    if (entries === undefined) return this.emptyFlow(i, j);
-    const out: unknown[] = [];
-    for (const raw of entries) {
-      const read = this.flowScalar(raw, next);
-      out.push(read.value);
-      if (read.source !== undefined) this.spell(out, out.length - 1, read.source);
-    }
-    return { value: out, next };
+  /**
+   * A flow collection, `[a, "b", 3]` or `{ k: v, aliases: [x, y] }`, opening at
+   * column `j` of line `i`: nested ones included, and it must end its line.
+   */
+  private flow(i: number, j: number, depth: number): Read {
+    const line = this.lines[i];
+    const at = { pos: j };
+    const value = this.flowCollection(line, at, depth);
+    for (let k = at.pos; k < line.length; k++) if (line.charCodeAt(k) !== 32) giveUp();
+    return { value, next: i + 1 };
   }
 
-  /** `{ a: x, b: "y" }`: name keys and scalars as in `flowList`, on the rest of one line; or `{}`. */
-  private flowMapping(i: number, j: number): Read {
-    const { entries, next } = this.flowEntries(i, j, '}');
-    if (entries === undefined) return this.emptyFlow(i, j);
-    const out: Record<string, unknown> = {};
+  /** The `[...]` or `{...}` at `at.pos` of `line`; `at.pos` is left after its closing bracket. */
+  private flowCollection(line: string, at: { pos: number }, depth: number): unknown {
+    if (depth > MAX_FAST_DEPTH) giveUp();
+    const isList = line[at.pos] === '[';
+    const close = isList ? ']' : '}';
+    const list: unknown[] = [];
+    const map: Record<string, unknown> = {};
     const seen = new Set<string>();
-    for (const entry of entries) {
-      const pair = FLOW_PAIR.exec(entry);
-      if (!pair) return giveUp();
-      const name = pair[1];
-      this.takeKey(seen, name);
-      const read = this.flowScalar(pair[2], next);
-      out[name] = read.value;
-      if (read.source !== undefined) this.spell(out, name, read.source);
+    at.pos = skipSpaces(line, at.pos + 1);
+    if (line[at.pos] === close) {
+      at.pos++;
+      return isList ? list : map;
     }
-    return { value: out, next };
+    for (;;) {
+      let name = '';
+      if (!isList) {
+        FLOW_KEY.lastIndex = skipSpaces(line, at.pos);
+        const key = FLOW_KEY.exec(line);
+        if (!key) giveUp();
+        name = key[1];
+        this.takeKey(seen, name);
+        at.pos = FLOW_KEY.lastIndex;
+      }
+      const read = this.flowValue(line, at, depth + 1);
+      if (isList) {
+        list.push(read.value);
+        if (read.source !== undefined) this.spell(list, list.length - 1, read.source);
+      } else {
+        map[name] = read.value;
+        if (read.source !== undefined) this.spell(map, name, read.source);
+      }
+      at.pos = skipSpaces(line, at.pos);
+      const ch = line[at.pos++];
+      if (ch === close) return isList ? list : map;
+      // A trailing or doubled comma, or anything else between entries, is the full reader's.
+      if (ch !== ',' || line[skipSpaces(line, at.pos)] === close) giveUp();
+    }
+  }
+
+  /** One entry's value at `at.pos` (spaces before it skipped): a nested collection, a quoted scalar, or a plain one up to `,` or a bracket. */
+  private flowValue(line: string, at: { pos: number }, depth: number): Read {
+    at.pos = skipSpaces(line, at.pos);
+    const ch = line[at.pos];
+    if (ch === '[' || ch === '{') {
+      this.countValue();
+      return { value: this.flowCollection(line, at, depth), next: 0 };
+    }
+    if (ch === '"' || ch === "'") {
+      const { value, end } = readQuoted(line, at.pos);
+      at.pos = end;
+      this.countValue();
+      return { value, next: 0 };
+    }
+    let end = at.pos;
+    while (end < line.length && !FLOW_END.has(line[end])) end++;
+    const text = line.slice(at.pos, end).replace(/ +$/, '');
+    at.pos = end;
+    if (text === '' || !FLOW_PLAIN.test(text)) giveUp();
+    if (INDICATORS.has(ch) || ch === '|' || ch === '?' || ch === ':' || (ch === '-' && (text.length === 1 || text[1] === ' '))) giveUp();
+    return this.scalar(text, 0);
   }
 
   /**
-   * The entries between the bracket at column `j` of line `i` and its `close`,
-   * split at the commas outside quotes; undefined entries for `[]` or `{}`. The
-   * collection must end its line, and hold no nested brackets or `#`.
+   * A `|` or `|-` block under a key or dash at column `parent`; its lines follow
+   * line `i`. An indentation indicator (`|2`, `|2-`: a tool output whose lines
+   * start with spaces) sets the content's column at `parent` plus it.
    */
-  private flowEntries(i: number, j: number, close: string): { entries?: string[]; next: number } {
-    const line = this.lines[i];
-    const entries: string[] = [];
-    let start = j + 1;
-    let k = j + 1;
-    for (; k < line.length; k++) {
-      const ch = line[k];
-      if (ch === '"' || ch === "'") {
-        k = readQuoted(line, k).end - 1;
-      } else if (ch === ',') {
-        entries.push(line.slice(start, k));
-        start = k + 1;
-      } else if (ch === close) {
-        break;
-      } else if (ch === '[' || ch === ']' || ch === '{' || ch === '}' || ch === '#') {
-        giveUp();
-      }
-    }
-    if (k >= line.length) giveUp();
-    for (let rest = k + 1; rest < line.length; rest++) if (line.charCodeAt(rest) !== 32) giveUp();
-    const last = line.slice(start, k);
-    if (entries.length === 0 && /^ *$/.test(last)) return { next: i + 1 };
-    entries.push(last);
-    return { entries, next: i + 1 };
-  }
-
-  /** One entry of a flow collection, spaces around it dropped: a quoted scalar, or a plain one without `:`, quotes or backslashes. */
-  private flowScalar(raw: string, next: number): Read {
-    // Spaces only: YAML keeps other white space (a no-break space) as text.
-    const text = raw.replace(/^ +| +$/g, '');
-    if (text === '') giveUp();
-    const ch = text[0];
-    if (ch === '"' || ch === "'") {
-      const { value, end } = readQuoted(text, 0);
-      if (end !== text.length) giveUp();
-      this.countValue();
-      return { value, next };
-    }
-    if (FLOW_UNSAFE.test(text)) giveUp();
-    if (INDICATORS.has(ch) || ch === '|' || ch === '?' || (ch === '-' && (text.length === 1 || text[1] === ' '))) giveUp();
-    return this.scalar(text, next);
-  }
-
-  /** `[]` or `{}`, alone on the rest of the line. */
-  private emptyFlow(i: number, j: number): Read {
-    const line = this.lines[i];
-    const close = line[j] === '[' ? ']' : '}';
-    if (line[j + 1] !== close) giveUp();
-    for (let k = j + 2; k < line.length; k++) if (line.charCodeAt(k) !== 32) giveUp();
-    return { value: close === ']' ? [] : {}, next: i + 1 };
-  }
-
-  /** A `|` or `|-` block under a key or dash at column `parent`; its lines follow line `i`. */
   private literal(i: number, j: number, parent: number): Read {
     // The full reader refuses anything after the header, trailing spaces included.
-    const header = this.lines[i].slice(j);
-    if (header !== '|' && header !== '|-') giveUp();
+    const header = LITERAL_HEADER.exec(this.lines[i].slice(j));
+    if (!header) return giveUp();
+    const strip = header[2] === '-';
     const first = this.nextContent(i + 1);
     if (first >= this.lines.length) giveUp();
-    const indent = this.indentOf(first);
-    if (indent <= parent) giveUp();
+    const indent = header[1] ? parent + Number(header[1]) : this.indentOf(first);
+    if (indent <= parent || this.indentOf(first) < indent) giveUp();
     const parts: string[] = [];
     let k = i + 1;
     for (; k < this.lines.length; k++) {
@@ -373,28 +371,56 @@ class FastReader {
     while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
     this.countValue();
     const text = parts.join('\n');
-    return { value: header === '|' ? `${text}\n` : text, next: k };
+    return { value: strip ? text : `${text}\n`, next: k };
   }
 }
 
-/** The quoted scalar opening at `j` of `line` (no escapes but `''`, closed on the line), and the index after it. */
+function skipSpaces(line: string, pos: number): number {
+  while (line.charCodeAt(pos) === 32) pos++;
+  return pos;
+}
+
+/** The escapes of a double-quoted scalar this reader reads; any other is the full reader's. */
+const ESCAPES = new Map([
+  ['"', '"'],
+  ['\\', '\\'],
+  ['/', '/'],
+  ['n', '\n'],
+  ['t', '\t'],
+]);
+
+/** The quoted scalar opening at `j` of `line` (closed on the line; no escapes but `''`, or those of ESCAPES), and the index after it. */
 function readQuoted(line: string, j: number): { value: string; end: number } {
-  const quote = line[j];
+  return line[j] === '"' ? readDoubleQuoted(line, j) : readSingleQuoted(line, j);
+}
+
+function readSingleQuoted(line: string, j: number): { value: string; end: number } {
   let value = '';
   let at = j + 1;
   for (;;) {
-    const close = line.indexOf(quote, at);
+    const close = line.indexOf("'", at);
     if (close < 0) giveUp();
-    const part = line.slice(at, close);
-    if (quote === '"' && part.includes('\\')) giveUp();
-    value += part;
-    if (quote === "'" && line[close + 1] === "'") {
-      value += "'";
-      at = close + 2;
-      continue;
-    }
-    return { value, end: close + 1 };
+    value += line.slice(at, close);
+    if (line[close + 1] !== "'") return { value, end: close + 1 };
+    value += "'";
+    at = close + 2;
   }
+}
+
+function readDoubleQuoted(line: string, j: number): { value: string; end: number } {
+  let value = '';
+  let at = j + 1;
+  for (let k = at; k < line.length; k++) {
+    const ch = line[k];
+    if (ch === '"') return { value: value + line.slice(at, k), end: k + 1 };
+    if (ch !== '\\') continue;
+    const escaped = ESCAPES.get(line[k + 1]);
+    if (escaped === undefined) giveUp();
+    value += line.slice(at, k) + escaped;
+    k++;
+    at = k + 1;
+  }
+  return giveUp();
 }
 
 /**

@@ -113,6 +113,12 @@ describe('fast YAML reader', () => {
     expect(accepted).toBeGreaterThan(100);
   });
 
+  it('takes the bundled suite on the fast path, the file styles it uses included (nested flow collections, `|2` blocks, escapes)', () => {
+    const files = globSync(['datasets/suite/*.yaml'], { cwd: ROOT, absolute: true });
+    const declined = files.filter((f) => fastData(readFileSync(f, 'utf8')) === undefined);
+    expect(declined).toEqual([]);
+  });
+
   it.each([
     'a: 1\nb: -0\nc: +5\nd: 3.10\ne: .5\nf: 1.\ng: true\nh: False\ni: ~\nj: null\nk:\nl: NULL\n',
     'a: 0o17\n',
@@ -131,6 +137,11 @@ describe('fast YAML reader', () => {
     'a: |\n\n  x\n',
     'a: |\n    \n  x\n',
     'a: |\nb: 1\n',
+    'a: |2\n    x\n   y\n\nb: 1\n',
+    'a: |2-\n   x\n',
+    'a: |2\n x\n',
+    'a:\n  - |1-\n     x\n  - |3\n       y\n',
+    'a: |-2\n   x\n',
     'a:\n- 1\n- 2\nb: x\n',
     'a:\n  - 1\n  -\n  - - x\n    - y\n  - k: v\n    j: w\n',
     '- a\n',
@@ -187,6 +198,13 @@ describe('fast YAML reader, flow collections', () => {
     'a: [x\n  , y]\n',
     '- [a, b]\n',
     'a:\n  - [a, b]\n  - { k: v }\n',
+    'a: { k: [x, y], m: { n: 1, o: [] }, p: "q" }\n',
+    'a: [x, [y, "z", [1, true]], {}, { k: v }]\n',
+    'a: { t: 02:58, u: x:, v: a"b, w: it\'s, x: a\\b, y: "a\\"b" }\n',
+    'a: [x:, y]\n',
+    'a: [x, { k: v }, ]\n',
+    'a: { k: [x }\n',
+    'a: "x\\"y\\\\z\\n\\/\\t"\nb: "\\u0041"\nc: "x\\"\n',
   ])('agrees on %j', (text) => {
     expect(disagreement(text)).toBeUndefined();
   });
