@@ -173,8 +173,8 @@ export function factPresentInNormalized(normText: string, fact: Fact): boolean {
 
 const NO_POSITIONS = new Int32Array(0);
 
-/** Index of the first element of the ascending `sorted` that is at least `value`. */
-function lowerBound(sorted: Int32Array, value: number): number {
+/** Index of the first element of the ascending `sorted` that is at least `value` (how many are below it): a binary search. */
+export function lowerBound(sorted: ArrayLike<number>, value: number): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {

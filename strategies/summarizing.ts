@@ -7,6 +7,7 @@ import { failedSummary, MemoryStrategy, type Summarizer, type SummaryOutput } fr
 import { num, type StrategyDefinition } from './registry.js';
 import { SUMMARY_SHADOW, summarizerOptionsOf } from './summary-input.js';
 import { msSince } from '../core/model.js';
+import { lowerBound } from '../core/text.js';
 
 export type RecordMetadata = Record<string, unknown> & { synthetic: boolean };
 
@@ -41,18 +42,6 @@ function splitMetadata(item: AgentInputItem): { message: AgentInputItem; extra: 
   const { metadata, ...rest } = rec;
   const extra = typeof metadata === 'object' && metadata !== null ? { ...(metadata as Record<string, unknown>) } : {};
   return { message: rest as unknown as AgentInputItem, extra };
-}
-
-/** How many of the ascending `starts` are below `index` (a binary search). */
-function startsBefore(starts: readonly number[], index: number): number {
-  let lo = 0;
-  let hi = starts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (starts[mid] < index) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 export class SummarizingStrategy extends MemoryStrategy {
@@ -150,7 +139,7 @@ export class SummarizingStrategy extends MemoryStrategy {
     const start = this.active?.upTo ?? 0;
     const starts = this.userStarts;
     // Real user turns from `start` on (every real user message before it is summarised).
-    if (starts.length - startsBefore(starts, start) <= this.contextLimit) return undefined;
+    if (starts.length - lowerBound(starts, start) <= this.contextLimit) return undefined;
     if (this.keepLastNTurns === 0) return this.history.length;
     const cut = starts[starts.length - this.keepLastNTurns];
     // Nothing before the kept turns (and no earlier summary) means nothing to summarise.
@@ -189,7 +178,7 @@ export class SummarizingStrategy extends MemoryStrategy {
    */
   private apply(cut: number, generation: number, output: SummaryOutput): boolean {
     if (generation !== this.generation || cut > this.history.length) return false;
-    const turns = startsBefore(this.userStarts, cut);
+    const turns = lowerBound(this.userStarts, cut);
     const covers = { summary_for_turns: [1, turns] };
     this.active = {
       shadow: {
