@@ -52,6 +52,8 @@ export interface RunOptions {
   shard?: ShardSpec;
   /** Make the model calls through the Batch API (`--batch`); a resumed batch run goes on in batch mode. */
   batch?: BatchSettings;
+  /** How much transcript text the run keeps from its check for its jobs (default KEEP_CHECKED_BYTES; 0 reads every transcript again). */
+  keepCheckedBytes?: number;
   log?: (line: string) => void;
 }
 
@@ -87,10 +89,13 @@ class TranscriptSlot {
     private readonly source: TranscriptSource,
     private readonly limits: Readonly<Limits>,
     readonly index: number,
+    /** The transcript as it was checked, when the run keeps it rather than reading it again (KEEP_CHECKED_BYTES). */
+    checked?: Transcript,
   ) {
     this.id = header.id;
     this.probeCount = header.probes.length;
     this.probeOrder = new Map(header.probes.map((p, i) => [p.id, i]));
+    this.transcript = checked;
   }
 
   /** One more job will take this transcript. */
@@ -98,7 +103,7 @@ class TranscriptSlot {
     this.pending++;
   }
 
-  /** The whole transcript, read again from its file by the first job that takes it. */
+  /** The whole transcript: kept from the check, or read again from its file by the first job that takes it. */
   take(): Transcript {
     if (this.pending <= 0) throw new Error(`transcript ${this.id} was released before all its jobs ran`);
     this.transcript ??= reloadTranscript(this.source, this.limits);
@@ -632,20 +637,34 @@ async function batchStopped(p: Omit<Prepared, 'opts' | 'log'>, batch: BatchRun, 
 }
 
 /**
+ * Up to this much transcript text (the first files of the suite), a run keeps
+ * the transcripts it checked for their jobs; past it, only a header (all but
+ * the turns), and the first job of a transcript reads it again. A suite held
+ * whole grows with the suite (62 MB of live heap for 3,000 short transcripts,
+ * 39 MB of YAML), for the length of the run. Reading a small suite twice cost
+ * time all the same: checking a short transcript, cold, costs about what its
+ * requests' own work does, and 400 requests of 40 transcripts at concurrency
+ * 32 took 1.28× a bare client's time read twice and 1.22–1.25× kept (npm run
+ * bench -- --only online). Every transcript is let go when its jobs are done.
+ */
+const KEEP_CHECKED_BYTES = 4 * 1024 * 1024;
+
+/**
  * Reads and checks the suite, builds its models and its run directory. Of each
- * transcript only a header is kept (all but its turns); its first job reads it
- * again, and it is let go when its jobs are done. A suite held whole grows
- * with the suite (62 MB of live heap for 3,000 short transcripts, 39 MB of
- * YAML), for the length of the run; reading each file twice costs about 5%
- * more CPU on an offline run of such short transcripts.
+ * transcript past KEEP_CHECKED_BYTES only a header is kept; its first job
+ * reads it again, refusing a file changed since the check.
  */
 async function setUp(opts: RunOptions, batch?: { run: BatchRun | undefined }): Promise<Omit<Prepared, 'opts' | 'log'> & { release: () => void }> {
   const { config } = opts;
   const limits = config.limits ?? DEFAULT_LIMITS;
+  let keptBytes = 0;
   const entries = await readSuite(config.datasets, config.baseDir, limits, (t, file) => {
     const source = transcriptSource(file);
+    keptBytes += file.text.length;
+    // A copy whose strings are its own, as a transcript read again is: records keep some of them to the end.
+    const checked = keptBytes <= (opts.keepCheckedBytes ?? KEEP_CHECKED_BYTES) ? structuredClone(t) : undefined;
     // Its digest goes into run.json: shards merged, or a run resumed, must have read the same text.
-    return { header: { ...structuredClone(transcriptHeader(t)), sha256: source.sha256 }, source };
+    return { header: { ...structuredClone(transcriptHeader(t)), sha256: source.sha256 }, source, checked };
   });
   const transcripts = entries.map((e) => e.header);
   if (opts.resumeInfo) refuseChangedTranscripts(transcripts, opts.resumeInfo);
@@ -662,7 +681,7 @@ async function setUp(opts: RunOptions, batch?: { run: BatchRun | undefined }): P
   // A batch run says so from the start: resuming it goes on in batch mode.
   const batchInfo = batch && { batch: { requests: 0, batches: 0, failedLines: 0, ...opts.resumeInfo?.batch } };
   const dir = prepareDir(config, opts, (id, at) => ({ ...runInfo(id, at, config, strategies, transcripts, graders), ...(shard ? { shard } : {}), ...batchInfo }));
-  const slots = entries.map((e, i) => new TranscriptSlot(e.header, e.source, limits, i));
+  const slots = entries.map((e, i) => new TranscriptSlot(e.header, e.source, limits, i, e.checked));
   return { ...dir, slots, strategies, registry, graders, shardJobs: shard && new Set(shard.jobs) };
 }
 
