@@ -113,14 +113,11 @@ export function summaryInputParts(items: AgentInputItem[], toolTrimLimit: number
   return lines;
 }
 
-/** The lines of `buildSummaryInput`, one per item with text. */
-export function summaryInputLines(items: AgentInputItem[], toolTrimLimit: number): string[] {
-  return summaryInputParts(items, toolTrimLimit).map((line) => line.text);
-}
-
 /** The summarizer's user content: one `ROLE: text` line per item with text. */
 export function buildSummaryInput(items: AgentInputItem[], toolTrimLimit: number): string {
-  return summaryInputLines(items, toolTrimLimit).join('\n');
+  return summaryInputParts(items, toolTrimLimit)
+    .map((line) => line.text)
+    .join('\n');
 }
 
 /** The `summarizer:` option of a strategy, or the defaults when it was not given. */

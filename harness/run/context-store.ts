@@ -31,9 +31,10 @@ export class ContextStore {
   private fd: number | undefined;
   /**
    * Message digest → its number in the file, for the messages met lately
-   * (DEFAULT_STORE_MEMORY). Digests, not texts: memory stays small. A message is found under the digest of its text as sent and under
-   * that of its line as stored (they differ where a secret was redacted): a
-   * resumed run, which reads back only the stored lines, finds it by the latter.
+   * (DEFAULT_STORE_MEMORY). Digests, not texts: memory stays small. A message
+   * is found under the digest of its text as sent and under that of its line
+   * as stored (they differ where a secret was redacted): a resumed run, which
+   * reads back only the stored lines, finds it by the latter.
    */
   private numbers: BoundedMemo<string, number>;
   /** Refs of the contexts written lately. */

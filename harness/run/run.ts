@@ -52,8 +52,8 @@ export interface RunOptions {
   shard?: ShardSpec;
   /** Make the model calls through the Batch API (`--batch`); a resumed batch run goes on in batch mode. */
   batch?: BatchSettings;
-  /** How much transcript text the run keeps from its check for its jobs (default KEEP_CHECKED_BYTES; 0 reads every transcript again). */
-  keepCheckedBytes?: number;
+  /** How much transcript text the run keeps from its check for its jobs (default KEEP_CHECKED_CHARS; 0 reads every transcript again). */
+  keepCheckedChars?: number;
   log?: (line: string) => void;
 }
 
@@ -89,7 +89,7 @@ class TranscriptSlot {
     private readonly source: TranscriptSource,
     private readonly limits: Readonly<Limits>,
     readonly index: number,
-    /** The transcript as it was checked, when the run keeps it rather than reading it again (KEEP_CHECKED_BYTES). */
+    /** The transcript as it was checked, when the run keeps it rather than reading it again (KEEP_CHECKED_CHARS). */
     checked?: Transcript,
   ) {
     this.id = header.id;
@@ -637,7 +637,7 @@ async function batchStopped(p: Omit<Prepared, 'opts' | 'log'>, batch: BatchRun, 
 }
 
 /**
- * Up to this much transcript text (the first files of the suite), a run keeps
+ * Up to this many characters of transcript text (the first files of the suite), a run keeps
  * the transcripts it checked for their jobs; past it, only a header (all but
  * the turns), and the first job of a transcript reads it again. A suite held
  * whole grows with the suite (62 MB of live heap for 3,000 short transcripts,
@@ -647,22 +647,22 @@ async function batchStopped(p: Omit<Prepared, 'opts' | 'log'>, batch: BatchRun, 
  * 32 took 1.28× a bare client's time read twice and 1.22–1.25× kept (npm run
  * bench -- --only online). Every transcript is let go when its jobs are done.
  */
-const KEEP_CHECKED_BYTES = 4 * 1024 * 1024;
+const KEEP_CHECKED_CHARS = 4 * 1024 * 1024;
 
 /**
  * Reads and checks the suite, builds its models and its run directory. Of each
- * transcript past KEEP_CHECKED_BYTES only a header is kept; its first job
+ * transcript past KEEP_CHECKED_CHARS only a header is kept; its first job
  * reads it again, refusing a file changed since the check.
  */
 async function setUp(opts: RunOptions, batch?: { run: BatchRun | undefined }): Promise<Omit<Prepared, 'opts' | 'log'> & { release: () => void }> {
   const { config } = opts;
   const limits = config.limits ?? DEFAULT_LIMITS;
-  let keptBytes = 0;
+  let keptChars = 0;
   const entries = await readSuite(config.datasets, config.baseDir, limits, (t, file) => {
     const source = transcriptSource(file);
-    keptBytes += file.text.length;
+    keptChars += file.text.length;
     // A copy whose strings are its own, as a transcript read again is: records keep some of them to the end.
-    const checked = keptBytes <= (opts.keepCheckedBytes ?? KEEP_CHECKED_BYTES) ? structuredClone(t) : undefined;
+    const checked = keptChars <= (opts.keepCheckedChars ?? KEEP_CHECKED_CHARS) ? structuredClone(t) : undefined;
     // Its digest goes into run.json: shards merged, or a run resumed, must have read the same text.
     return { header: { ...structuredClone(transcriptHeader(t)), sha256: source.sha256 }, source, checked };
   });

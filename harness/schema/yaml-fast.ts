@@ -65,10 +65,15 @@ const FLOW_KEY = /([A-Za-z_][A-Za-z0-9_-]*): +/y;
 /** Deeper than this is left to the full reader, which bounds nesting (MAX_DEPTH 64). */
 const MAX_FAST_DEPTH = 48;
 
-interface Read {
+/** A value read, with how it was written when that matters. */
+interface Value {
   value: unknown;
   /** The plain scalar's text, for numbers and booleans. */
   source?: string;
+}
+
+/** A block value read, and where the text goes on. */
+interface Read extends Value {
   /** The line after the value. */
   next: number;
 }
@@ -243,22 +248,22 @@ class FastReader {
     while (end > j && line.charCodeAt(end - 1) === 32) end--;
     const text = line.slice(j, end);
     if (text.includes(': ') || text.includes(' #') || text.endsWith(':')) giveUp();
-    return this.scalar(text, i + 1);
+    return { ...this.scalar(text), next: i + 1 };
   }
 
   /** A plain scalar's value by the core schema (numbers and booleans with their spelling). */
-  private scalar(text: string, next: number): Read {
+  private scalar(text: string): Value {
     this.countValue();
-    if (NULL.test(text)) return { value: null, next };
-    if (BOOL.test(text)) return { value: text[0] === 't' || text[0] === 'T', source: text, next };
+    if (NULL.test(text)) return { value: null };
+    if (BOOL.test(text)) return { value: text[0] === 't' || text[0] === 'T', source: text };
     if (INT_OCT.test(text)) giveUp();
     if (INT.test(text)) {
       if (text.length > 15) giveUp();
-      return { value: parseInt(text, 10), source: text, next };
+      return { value: parseInt(text, 10), source: text };
     }
     if (INT_HEX.test(text) || FLOAT_NAN.test(text) || FLOAT_EXP.test(text)) giveUp();
-    if (FLOAT.test(text)) return { value: parseFloat(text), source: text, next };
-    return { value: text, next };
+    if (FLOAT.test(text)) return { value: parseFloat(text), source: text };
+    return { value: text };
   }
 
   /** `"..."` or `'...'` closed on its own line, with no escapes but `''`. */
@@ -322,18 +327,18 @@ class FastReader {
   }
 
   /** One entry's value at `at.pos` (spaces before it skipped): a nested collection, a quoted scalar, or a plain one up to `,` or a bracket. */
-  private flowValue(line: string, at: { pos: number }, depth: number): Read {
+  private flowValue(line: string, at: { pos: number }, depth: number): Value {
     at.pos = skipSpaces(line, at.pos);
     const ch = line[at.pos];
     if (ch === '[' || ch === '{') {
       this.countValue();
-      return { value: this.flowCollection(line, at, depth), next: 0 };
+      return { value: this.flowCollection(line, at, depth) };
     }
     if (ch === '"' || ch === "'") {
       const { value, end } = readQuoted(line, at.pos);
       at.pos = end;
       this.countValue();
-      return { value, next: 0 };
+      return { value };
     }
     let end = at.pos;
     while (end < line.length && !FLOW_END.has(line[end])) end++;
@@ -341,7 +346,7 @@ class FastReader {
     at.pos = end;
     if (text === '' || !FLOW_PLAIN.test(text)) giveUp();
     if (INDICATORS.has(ch) || ch === '|' || ch === '?' || ch === ':' || (ch === '-' && (text.length === 1 || text[1] === ' '))) giveUp();
-    return this.scalar(text, 0);
+    return this.scalar(text);
   }
 
   /**

@@ -21,7 +21,7 @@ describe('transcripts kept from the check or read again', () => {
   it('give the same records and reports', async () => {
     const a = await runSuite({ config: loadConfig(kept.path('memeval.config.yaml')), log: quiet });
     // Nothing kept: every transcript is read again from its file by its first job.
-    const b = await runSuite({ config: loadConfig(reread.path('memeval.config.yaml')), keepCheckedBytes: 0, log: quiet });
+    const b = await runSuite({ config: loadConfig(reread.path('memeval.config.yaml')), keepCheckedChars: 0, log: quiet });
     expect(a.run.info.status).toBe('complete');
     expect(b.run.info.status).toBe('complete');
     expect(b.run.probes.length).toBeGreaterThan(0);
@@ -40,7 +40,7 @@ describe('transcripts kept from the check or read again', () => {
     try {
       const a = await runSuite({ config: loadConfig(keeping.path('memeval.config.yaml')), log: changeAfterCheck(keeping) });
       expect(a.run.info.status).toBe('complete');
-      const b = runSuite({ config: loadConfig(reading.path('memeval.config.yaml')), keepCheckedBytes: 0, log: changeAfterCheck(reading) });
+      const b = runSuite({ config: loadConfig(reading.path('memeval.config.yaml')), keepCheckedChars: 0, log: changeAfterCheck(reading) });
       await expect(b).rejects.toThrow(/t1\.yaml: changed while the run was using it/);
     } finally {
       keeping.cleanup();
