@@ -132,10 +132,10 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v6 is reader-v4 with the tool rule and its answers from tool results: requests
-  // without tools are answered as before. The name is part of the cache key, so cached
-  // reader-v5 replies to tool requests are not served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v6' };
+  // reader-v7 is reader-v6 with the changes the README's version table lists (links by whole
+  // codes, list rows with their parents' codes, …). The name is part of the cache key, so
+  // cached replies of an earlier version are never served for it.
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v7' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -80,24 +80,35 @@ function scalarText(value: unknown): string | undefined {
   return undefined;
 }
 
-/** JSON as records: an object's scalar fields form one line; nested objects and arrays recurse. */
-function jsonRecords(value: unknown, path: string, out: string[]): void {
+/**
+ * JSON as records: an object's scalar fields form one line; nested objects and arrays recurse.
+ * A row of a list keeps its parents' codes after its own fields ("items serial: PF4X9K27, …,
+ * po: PO-2025-0412"): a row says what it belongs to only with them, and the code links it to
+ * what else is said of its parent. The parents' other fields describe the parent, not the row,
+ * and repeated on every row they would make its words look common.
+ */
+/** A code: a single token with a digit (`PO-2025-0412`, `RMA-55102`), not a measure or prose. */
+const CODE_VALUE = /^(?=[^\s]*\p{L})(?=[^\s]*\d)[\p{L}\d][\p{L}\d._/-]*$/u;
+
+function jsonRecords(value: unknown, path: string, out: string[], inherited: readonly string[] = []): void {
   if (Array.isArray(value)) {
     const scalars = value.map(scalarText).filter((v): v is string => v !== undefined);
     if (scalars.length > 0) out.push(`${path ? `${words(path)}: ` : ''}${scalars.join(', ')}`);
-    for (const entry of value) if (typeof entry === 'object' && entry !== null) jsonRecords(entry, path, out);
+    for (const entry of value) if (typeof entry === 'object' && entry !== null) jsonRecords(entry, path, out, inherited);
     return;
   }
   if (typeof value !== 'object' || value === null) return;
   const fields: string[] = [];
+  const codes: string[] = [];
   const nested: [string, unknown][] = [];
   for (const [key, v] of Object.entries(value)) {
     const scalar = scalarText(v);
     if (scalar !== undefined) fields.push(`${words(key)}: ${scalar}`);
+    if (typeof v === 'string' && CODE_VALUE.test(v)) codes.push(`${words(key)}: ${v}`);
     else if (typeof v === 'object' && v !== null) nested.push([key, v]);
   }
-  if (fields.length > 0) out.push(`${path ? `${words(path)} ` : ''}${fields.join(', ')}`);
-  for (const [key, v] of nested) jsonRecords(v, key, out);
+  if (fields.length > 0) out.push(`${path ? `${words(path)} ` : ''}${[...fields, ...inherited].join(', ')}`);
+  for (const [key, v] of nested) jsonRecords(v, key, out, Array.isArray(v) ? codes : []);
 }
 
 // A tool's result is read here, by the tool rule's argument shapes and by its answers from

@@ -8,6 +8,7 @@ import { type Span, listAround } from './spans.js';
 import { type Found, isBridge } from './retrieve.js';
 import { TYPE_SPANS, datesIn, distinctValues, labelNames, typedSpans } from './typed.js';
 import { anchorGroups, clauseAt, clauseBounds } from './clauses.js';
+import { stemsOf } from './words.js';
 
 /** Long statements (tool output lines) are cut to this many words around the match. */
 const MAX_ANSWER_WORDS = 30;
@@ -184,7 +185,8 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   if (q.type === 'clause') {
     // A record answers "which card" with the value filed under `card:`, not the whole record.
     const filed = unit.spans.filter((sp) => q.focus.size > 0 && labelNames(sp, q));
-    return filed.length === 1 ? filed[0].text : statement(found);
+    if (filed.length === 1) return filed[0].text;
+    return (unit.speaker === 'tool' ? recordField(unit.text, q) : undefined) ?? statement(found);
   }
   const spans = typedSpans(unit, q).filter((s) => !isBridge(s, found.bridge, q));
   const span = pickSpan(spans, q, anchored, unit.text);
@@ -192,6 +194,17 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   if (span.type === 'time') return utc(span.text);
   const counted = q.count ? countedList(spans, span, q.count) : undefined;
   return counted ?? listAround(unit.text, span, unit.spans)?.text ?? span.text;
+}
+
+/**
+ * The value of a record's field whose key is the asked attribute's head ("which *vendor*" →
+ * `vendor: Tessaract IT`), whatever its type; undefined when no one field is.
+ */
+function recordField(text: string, q: Question): string | undefined {
+  if (q.head === undefined) return undefined;
+  const fields = text.split(/,\s+(?=[\p{L}][\p{L}\d ]{0,40}:\s)/u).map((f) => /^([\p{L}][\p{L}\d ]{0,40}):\s+(.+)$/u.exec(f));
+  const hits = fields.filter((m) => m !== null && stemsOf(m[1]).has(q.head!));
+  return hits.length === 1 ? hits[0]![2].trim() : undefined;
 }
 
 /**

@@ -24,6 +24,8 @@ export interface Question {
   computation?: Computation;
   /** Stems of what is asked about ("which *vanity colour*", "how much is my *annual premium*"); may be empty. */
   focus: Set<string>;
+  /** Stems of what the attribute is asked of, when the question names it after a verb ("which PO are *the monitors* on"). */
+  subject: Set<string>;
   /** Stem of the head noun of the asked attribute, its last word ("sublimit" in "my mold sublimit"). */
   head?: string;
   /** Stems of the names the question mentions ("Natalie Brooks", "Sintra"): a context without them cannot answer. */
@@ -248,11 +250,23 @@ export function focusPhrase(text: string): string[] {
   i++;
   while (i < words.length && (['is', 'are', 'was', 'were', "what's"].includes(words[i]) || DETERMINERS.has(words[i]))) i++;
   const phrase: string[] = [];
-  for (; i < words.length && !PHRASE_END.has(words[i]); i++) if (words[i]) phrase.push(words[i]);
+  // A past-tense verb after the noun ends it too: "which vendor *quoted* the laptop" asks for a vendor
+  // ("which *revised* quote" starts with its modifier, which stays).
+  for (; i < words.length && !PHRASE_END.has(words[i]) && !(phrase.length > 0 && /^[a-z]{3,}ed$/.test(words[i])); i++) if (words[i]) phrase.push(words[i]);
   // "which *three* days": a count says how many, not which.
   const content = phrase.filter((w) => !TYPE_NOUNS.has(stem(w)) && !COUNT_WORDS.test(w));
   if (content.length === 0 && ['of', 'for', 'on'].includes(words[i] ?? '')) return focusPhrase(`what ${words.slice(i + 1).join(' ')}`);
   return content;
+}
+
+/**
+ * The subject a question asks the attribute of, when it follows the asked noun phrase and a
+ * verb ("which PO are *the monitors* on" → monitors); empty when there is none ("what's the
+ * threshold for commenting on variances" asks about the threshold alone).
+ */
+function subjectPhrase(q: string): Set<string> {
+  const m = /\b(?:what|which|whose)\s+(?:[\w'-]+\s+){1,3}?(?:is|are|was|were|do|does|did|will|would|should|can|could|has|have|had)\s+((?:the|my|our|your|his|her|their|its|this|that|these|those)\s+[\w' -]+?)(?=\s+(?:on|in|at|to|for|from|with|by|about|of|under|into|going|being|get|got|go|be|have|has|had|need|use|used|using)\b|\s*[?,.;!]|$)/.exec(q);
+  return m ? contentStems(m[1]) : new Set();
 }
 
 function headOf(phrase: string[], typeStems: string[]): string | undefined {
@@ -305,6 +319,7 @@ export function analyseQuestion(text: string, fragment = false): Question {
     computation: withCase(elapsed(q) ?? difference(q), q, text),
     names: nameStems(text, fragment),
     head: headOf(phrase, typeStems),
+    subject: subjectPhrase(q),
     focus: new Set([...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word)),
   };
 }

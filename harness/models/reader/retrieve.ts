@@ -208,15 +208,27 @@ export interface Found {
 function bridges(unit: Unit, q: Question): Set<string> {
   const out = new Set<string>();
   for (const s of unit.spans) {
-    if (s.type !== 'identifier' && s.type !== 'name' && s.type !== 'host') continue;
-    for (const stem of stemsOf(s.text)) if (!q.stems.has(stem)) out.add(stem);
+    // A code links as a whole: its parts ("2025" of PO-2025-0412) are in every other code of the year.
+    const stems = s.type === 'name' ? stemsOf(s.text) : s.type === 'identifier' || s.type === 'host' ? codeStems(s.text) : [];
+    for (const stem of stems) if (!q.stems.has(stem)) out.add(stem);
   }
   return out;
+}
+
+/** The stems of a code's words taken whole (`po-2025-0412`; "SK 604 118 273" has four), not its parts. */
+function codeStems(text: string): string[] {
+  return normalizeText(text)
+    .split(' ')
+    .flatMap((word) => [...stemsOf(word)].slice(0, 1));
 }
 
 /** A link is not the answer, unless its key names what is asked (`order: BC-4471829` for "the order number"). */
 export function isBridge(span: Span, bridge: Set<string> | undefined, q: Question): boolean {
   if (!bridge || labelNames(span, q)) return false;
+  if (span.type === 'identifier' || span.type === 'host') {
+    const codes = codeStems(span.text);
+    return codes.length > 0 && codes.every((c) => bridge.has(c));
+  }
   const stems = stemsOf(span.text);
   return stems.size > 0 && [...stems].every((s) => bridge.has(s));
 }
@@ -253,7 +265,11 @@ function addCodes(unit: Unit, out: Set<string>): void {
  * the best one's ("BR-4471 left out the dock; the revised unit price is $1,412").
  */
 function sameThing(best: Scored, later: Scored, q: Question, ctx: ReaderContext): boolean {
-  if ([...q.names].every((n) => !best.matched.has(n) || later.matched.has(n))) return true;
+  // The subject the attribute is asked of ("which PO are the *monitors* on"): a later statement
+  // needs it when the best has it, not only the attribute.
+  const subject = [...q.subject].filter((s) => best.matched.has(s));
+  const names = [...q.names].every((n) => !best.matched.has(n) || later.matched.has(n));
+  if (names && (subject.length === 0 || subject.some((s) => later.matched.has(s)))) return true;
   const codes = codesOf(best.unit, ctx);
   return [...codesOf(later.unit, ctx)].some((c) => codes.has(c));
 }
@@ -386,10 +402,14 @@ function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[],
       const cov = coverage(matched, stems, days);
       if (best && cov <= best.coverage) continue;
       const holder = [second, first].find((r) => typedSpans(r.unit, q).some((s) => !isBridge(s, shared, q)));
-      const answerUnit = q.type === 'clause' ? first : holder;
+      // A statement asked for whole is the one that names the asked attribute ("which *vendor*"):
+      // a serial's row that links to its quote does not say who quoted it.
+      const named = q.head !== undefined && second.unit.stems.has(q.head) && !first.unit.stems.has(q.head);
+      const answerUnit = q.type === 'clause' ? (named ? second : first) : holder;
       if (!answerUnit) continue;
       best = { unit: answerUnit.unit, via: answerUnit === second ? first.unit : second.unit, coverage: cov, matched, bridge: shared };
     }
   }
   return best && best.coverage >= single.coverage + 0.15 ? best : undefined;
 }
+

@@ -331,6 +331,30 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'Which card did the refund go to?')).toBe('visa-4417');
   });
 
+  it("reads a list's rows with their parent's codes and links them to what else is said of the parent", () => {
+    const context = [
+      ...toolResult('{"po":"PO-2025-0412","vendor":"Tessaract IT","qty":8,"total_usd":11112}'),
+      ...toolResult('{"po":"PO-2025-0413","vendor":"BlueRidge Systems","qty":4,"total_usd":5648}'),
+      ...toolResult('{"po":"PO-2025-0413","received":4,"items":[{"serial":"7HQ2LZ3","asset_tag":"AT-10239"},{"serial":"9KQ2LZ3","asset_tag":"AT-10240"}]}'),
+      ...toolResult('{"po":"PO-2025-0412","received":2,"items":[{"serial":"PF4X9K24","asset_tag":"AT-10231"},{"serial":"PF4X9K27","asset_tag":"AT-10234"}]}'),
+      userMessage('The design lead, Tiago Alves, gets 9KQ2LZ3.'),
+    ];
+    // The row of 9KQ2LZ3 carries its PO; the row of PF4X9K27 links by its whole PO code (not by
+    // "PO" or "2025", which PO-2025-0413 shares) to the record that names the vendor.
+    expect(answer(context, "Which PO covers Tiago Alves's laptop?")).toBe('PO-2025-0413');
+    expect(answer(context, 'Which vendor quoted the laptop with serial PF4X9K27?')).toBe('Tessaract IT');
+    expect(answer(context, 'Which vendor quoted the laptop with serial 9KQ2LZ3?')).toBe('BlueRidge Systems');
+  });
+
+  it('keeps the subject a question asks about when it weighs a later change of the slot', () => {
+    const context = [
+      assistantMessage('PO-2025-0414 is cancelled. The monitors are now on PO-2025-0417.'),
+      ...toolResult('{"po":"PO-2025-0412","rma":"RMA-55102","replaces":"PF4X9K31"}'),
+    ];
+    // A later record that names a PO and a replacement is not about the monitors.
+    expect(answer(context, 'Which PO are the monitors on?')).toBe('PO-2025-0417');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
