@@ -7,8 +7,8 @@ import { alignToContext } from './align.js';
 import { analyseQuestion, questionParts } from './question.js';
 import { computeDifference, computeElapsed } from './compute.js';
 import { corrected, extract, statement, withFollowing } from './extract.js';
-import { find } from './retrieve.js';
-import { contentStems } from './words.js';
+import { find, throughResult } from './retrieve.js';
+import { contentStems, isAskingWord } from './words.js';
 
 export { MIN_COVERAGE } from './retrieve.js';
 
@@ -28,8 +28,18 @@ function deniesHaving(unit: Unit): boolean {
   return unit.speaker !== 'user' && DENIAL.test(unit.text.replace(/[\u2018\u2019]/g, "'"));
 }
 
+/**
+ * A part that names nothing ("how much is it?") asks about the topic the question put first
+ * ("The credit you gave us, which outage date was it for and how much is it?").
+ */
+function withTopic(part: string, whole: string): string {
+  if (part === whole || [...contentStems(part)].some((s) => !isAskingWord(s))) return part;
+  const topic = /^(.*?\p{L}.*?),\s*(?=(?:what|which|who|whom|whose|when|where|how)\b)/iu.exec(whole)?.[1];
+  return topic ? `${part.replace(/[?.!\s]+$/, '')}, ${topic.charAt(0).toLowerCase()}${topic.slice(1)}?` : part;
+}
+
 function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<string, number>): string | undefined {
-  const q = alignToContext(analyseQuestion(part), ctx, cache);
+  const q = alignToContext(analyseQuestion(withTopic(part, whole)), ctx, cache);
   if (q.computation?.op === 'elapsed') {
     const computed = computeElapsed(q.computation, ctx, cache);
     if (computed) return computed;
@@ -41,8 +51,9 @@ function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<
   const context = part === whole ? new Set<string>() : contentStems(whole);
   // A code read as an abbreviation of the asked word ("BLD-2026-04417" for "building permit") is
   // a last resort: where the word itself is stated, the statement that states it is better.
-  const found = find(ctx, { ...q, abbreviations: undefined }, context, cache) ?? (q.abbreviations ? find(ctx, q, context, cache) : undefined);
+  let found = find(ctx, { ...q, abbreviations: undefined }, context, cache) ?? (q.abbreviations ? find(ctx, q, context, cache) : undefined);
   if (!found) return undefined;
+  found = throughResult(found, q, ctx);
   if (deniesHaving(found.unit)) return `${NOT_GIVEN}: ${statement(found)}`;
   return extract(q.type === 'clause' ? withFollowing(found, q, ctx) : corrected(found, q, ctx), q, ctx);
 }

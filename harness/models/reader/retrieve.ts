@@ -413,3 +413,20 @@ function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[],
   return best && best.coverage >= single.coverage + 0.15 ? best : undefined;
 }
 
+/**
+ * A call says what was asked for; its result says what came back. When the best statement is
+ * a call ("create ticket …, summary: three red blinks") and its result files a value of the
+ * asked type under the asked attribute (`ticket: TCK-40977`), the result answers.
+ */
+export function throughResult(found: Found, q: Question, ctx: ReaderContext): Found {
+  if (found.unit.speaker !== 'call') return found;
+  for (let i = found.unit.index + 1; i < ctx.units.length; i++) {
+    const u = ctx.units[i];
+    if (u.item === found.unit.item) continue;
+    if (u.speaker !== 'tool' || u.item !== found.unit.item + 1) break;
+    if (typedSpans(u, q).some((s) => labelNames(s, q))) return { ...found, unit: u, via: found.unit };
+  }
+  return found;
+}
+
+

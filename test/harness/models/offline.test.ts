@@ -355,6 +355,24 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'Which PO are the monitors on?')).toBe('PO-2025-0417');
   });
 
+  it('answers a part that names nothing ("how much is it?") about the topic the question puts first', () => {
+    const context = [
+      assistantMessage('I can confirm an outage on February 17 that lasted 412 minutes, so a credit applies.'),
+      assistantMessage('Credit CR-5530 for $45.00 will be taken off your next invoice.'),
+    ];
+    expect(answer(context, 'The credit you gave us, which outage date was it for and how much is it?')).toBe('February 17; $45.00');
+  });
+
+  it("answers from a call's result when the call is the best statement and the result files the asked value", () => {
+    const call = (id: string, summary: string, ticket: string): AgentInputItem[] => [
+      { type: 'function_call', callId: id, name: 'create_ticket', arguments: JSON.stringify({ account: 'NW-558213', summary }) },
+      { type: 'function_call_result', callId: id, name: 'create_ticket', status: 'completed', output: JSON.stringify({ ticket, status: 'open' }) },
+    ];
+    const context = [...call('c1', 'Hourly WAN drop, E1047', 'TCK-40912'), ...call('c2', 'Battery fault, three red blinks', 'TCK-40977')];
+    expect(answer(context, 'Which ticket number is for the device with the blinking red light?')).toBe('TCK-40977');
+    expect(answer(context, 'Which ticket is the WAN drop on?')).toBe('TCK-40912');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
