@@ -93,6 +93,17 @@ function pickSpan(spans: Span[], q: Question, { groups, all, subject }: Anchors,
   return best;
 }
 
+/**
+ * Of the values, those in the clause holding the most question words, then the nearest of them
+ * ("lamp BC-4472310 arrives May 8, and the replacement shoes BC-4473558 arrive May 9" → May 8 for the lamp).
+ */
+function besideWords<T extends { start: number }>(items: T[], groups: number[][], clauses: number[], points: number[]): T | undefined {
+  if (items.length < 2 || groups.length < 2) return nearest(items, points);
+  const count = (item: T) => wordsInClause(item, groups, clauses);
+  const most = Math.max(...items.map(count));
+  return nearest(items.filter((item) => count(item) === most), points);
+}
+
 function before(a: number[], b: number[]): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i];
   return false;
@@ -102,7 +113,7 @@ function before(a: number[], b: number[]): boolean {
  * How many question words share the value's clause: "Amara Okafor owns the press release, Rui
  * Costa owns the launch event" gives Amara Okafor for "who owns the press release".
  */
-function wordsInClause(span: Span, groups: number[][], bounds: number[]): number {
+function wordsInClause(span: { start: number }, groups: number[][], bounds: number[]): number {
   const own = clauseAt(bounds, span.start);
   return groups.filter((g) => g.some((p) => clauseAt(bounds, p) === own)).length;
 }
@@ -170,8 +181,9 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   const anchored = answerAnchors(unit, found.matched, q);
   const points = anchored.groups.flat();
   if (q.type === 'date' || q.type === 'when') {
-    const date = nearest(datesIn(unit, q), points);
-    const time = q.type === 'when' ? nearest(unit.spans.filter((s) => s.type === 'time'), points) : undefined;
+    const clauses = clauseBounds(unit.text);
+    const date = besideWords(datesIn(unit, q), anchored.all, clauses, points);
+    const time = q.type === 'when' ? besideWords(unit.spans.filter((s) => s.type === 'time'), anchored.all, clauses, points) : undefined;
     if (date && time && Math.abs(time.start - date.end) < 12) return unit.text.slice(Math.min(date.start, time.start), Math.max(date.end, time.end));
     if (date) return dateText(date, ctx, unit);
     if (time) {

@@ -410,6 +410,8 @@ function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[],
       best = { unit: answerUnit.unit, via: answerUnit === second ? first.unit : second.unit, coverage: cov, matched, bridge: shared };
     }
   }
+  // A question for the current value is not answered by a link to an older value than the best statement's.
+  if (best && q.latest && best.unit.index < single.unit.index) return undefined;
   return best && best.coverage >= single.coverage + 0.15 ? best : undefined;
 }
 
@@ -428,5 +430,6 @@ export function throughResult(found: Found, q: Question, ctx: ReaderContext): Fo
   }
   return found;
 }
+
 
 

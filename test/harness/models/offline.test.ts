@@ -373,6 +373,23 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'Which ticket is the WAN drop on?')).toBe('TCK-40912');
   });
 
+  it('answers "when" with the date in the clause that holds the question words', () => {
+    const context = [assistantMessage('Quick recap: lamp BC-4472310 arrives May 8, and the replacement shoes BC-4473558 arrive May 9.')];
+    expect(answer(context, 'When is the lamp supposed to arrive?')).toBe('May 8');
+    expect(answer(context, 'When do the replacement shoes arrive?')).toBe('May 9');
+  });
+
+  it('does not answer a question for the current value with a link to an older value', () => {
+    const context = [
+      userMessage("I'm declaring SEV-2 for now."),
+      assistantMessage('SEV-2 with Priya Raman as IC.'),
+      userMessage('Priya wants updates every 15 minutes in the incident channel.'),
+      userMessage('Upgrading to SEV-1.'),
+      assistantMessage('SEV-1 noted.'),
+    ];
+    expect(answer(context, 'What severity did this incident end up at?')).toBe('SEV-1');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
