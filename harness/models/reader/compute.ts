@@ -1,15 +1,18 @@
 // Computed answers: time between two events, and the difference of two amounts.
 import { stem } from '../../../core/text.js';
-import type { ReaderContext } from './context.js';
+import type { ReaderContext, Unit } from './context.js';
 import { type Day, daysBetween, formatDay, pad2 } from './dates.js';
 import { type Question, analyseQuestion } from './question.js';
 import { type Span, parseNumber } from './spans.js';
-import { anchors, nearest } from './extract.js';
+import { anchors, besideWords, nearest } from './extract.js';
+import { anchorGroups, clauseBounds } from './clauses.js';
 import { find } from './retrieve.js';
 import { datesIn, typedSpans } from './typed.js';
 import { contentStems } from './words.js';
 
 interface Moment {
+  /** The statement that dates it. */
+  unit?: Unit;
   day: Day;
   minutes?: number;
   label: string;
@@ -47,24 +50,28 @@ function eventVerbs(phrase: string): Set<string> {
 }
 
 /** When an event happened: the date or time its statement gives, else the day it was said. */
-function momentOf(phrase: string, ctx: ReaderContext, cache: Map<string, number>, wantTime: boolean): Moment | undefined {
+function momentOf(phrase: string, ctx: ReaderContext, cache: Map<string, number>, wantTime: boolean, other?: Moment): Moment | undefined {
   if (/^(today|now|this (?:intake|check-in|call|chat))\b/i.test(phrase.trim()) || /\btoday\b/i.test(phrase)) {
     return ctx.today ? { day: ctx.today, label: formatDay(ctx.today, ctx.style, false) } : undefined;
   }
   const q = analyseQuestion(phrase, true);
-  const asWhen: Question = { ...q, type: wantTime ? 'time' : 'when', focus: eventVerbs(phrase) };
+  const asWhen: Question = { ...q, type: wantTime ? 'time' : 'when', focus: eventVerbs(phrase), event: true };
+  // The two events of a computation are two statements: the other event's is not this one's.
+  const exclude = other?.unit ? new Set([other.unit]) : undefined;
   // A statement with the event's verb first; failing that, the best statement about it at all.
-  const found = find(ctx, asWhen, new Set(), cache) ?? find(ctx, { ...asWhen, focus: q.focus }, new Set(), cache);
+  const found = find(ctx, asWhen, new Set(), cache, exclude) ?? find(ctx, { ...asWhen, focus: q.focus }, new Set(), cache, exclude);
   if (!found) return undefined;
   const { unit } = found;
-  const points = anchors(unit, found.matched);
-  const time = nearest(unit.spans.filter((s) => s.type === 'time'), points);
+  const groups = anchorGroups(unit, found.matched);
+  const points = groups.flat();
+  const clauses = clauseBounds(unit.text);
+  const time = besideWords(unit.spans.filter((s) => s.type === 'time'), groups, clauses, points);
   const minutes = time ? timeOfDay(time.text) : undefined;
-  const date = nearest(datesIn(unit, asWhen), points);
+  const date = besideWords(datesIn(unit, asWhen), groups, clauses, points);
   const day = date?.day ?? unit.day;
   if (!day) return undefined;
-  if (wantTime && minutes !== undefined) return { day, minutes, label: `${pad2(Math.floor(minutes / 60))}:${pad2(minutes % 60)}` };
-  return { day, label: formatDay(day, ctx.style, false) };
+  if (wantTime && minutes !== undefined) return { unit, day, minutes, label: `${pad2(Math.floor(minutes / 60))}:${pad2(minutes % 60)}` };
+  return { unit, day, label: formatDay(day, ctx.style, false) };
 }
 
 const UNIT_DAYS = { day: 1, week: 7, month: 30.4375, year: 365.25 } as const;
@@ -77,7 +84,7 @@ export function computeElapsed(c: Extract<NonNullable<Question['computation']>, 
   const unit = c.unit;
   const wantTime = unit === 'minute' || unit === 'hour';
   const from = momentOf(c.from, ctx, cache, wantTime);
-  const to = momentOf(c.to, ctx, cache, wantTime);
+  const to = momentOf(c.to, ctx, cache, wantTime, from);
   if (!from || !to) return undefined;
   if (unit === 'minute' || unit === 'hour') {
     if (from.minutes === undefined || to.minutes === undefined) return undefined;

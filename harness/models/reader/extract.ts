@@ -97,7 +97,7 @@ function pickSpan(spans: Span[], q: Question, { groups, all, subject }: Anchors,
  * Of the values, those in the clause holding the most question words, then the nearest of them
  * ("lamp BC-4472310 arrives May 8, and the replacement shoes BC-4473558 arrive May 9" → May 8 for the lamp).
  */
-function besideWords<T extends { start: number }>(items: T[], groups: number[][], clauses: number[], points: number[]): T | undefined {
+export function besideWords<T extends { start: number }>(items: T[], groups: number[][], clauses: number[], points: number[]): T | undefined {
   if (items.length < 2 || groups.length < 2) return nearest(items, points);
   const count = (item: T) => wordsInClause(item, groups, clauses);
   const most = Math.max(...items.map(count));

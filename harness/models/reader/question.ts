@@ -34,6 +34,11 @@ export interface Question {
   abbreviations?: Map<string, string[]>;
   /** Stems of what "how many" counts ("how many *workers*"): a quantity of another unit ("15 minutes") does not answer. */
   countOf?: string[];
+  /**
+   * An event of a computation ("the page" of "how long before the page did …"): the first
+   * statement of it dates it, not a later one that refers back to it, and it has no newer value.
+   */
+  event?: boolean;
   /** How many values are asked for ("which *three* days", "what *two* things"): the answer lists that many. */
   count?: number;
 }

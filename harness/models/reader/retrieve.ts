@@ -2,7 +2,7 @@
 // and the abstention rule. The algorithm is described in harness/models/offline.ts.
 import { normalizeText, stem } from '../../../core/text.js';
 import type { ReaderContext, Unit } from './context.js';
-import { type Day, findDates } from './dates.js';
+import { type Day, daysBetween, findDates } from './dates.js';
 import type { AnswerType, Question } from './question.js';
 import { type Span, findSpans } from './spans.js';
 import { datesIn, distinctValues, hasFirstType, hasTypedValue, labelNames, norm, statesWhen, typedSpans } from './typed.js';
@@ -172,7 +172,8 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
   // Near-ties go to the statement with its value beside the question's words, then to the
   // newer one; neither outweighs a shared word.
   if (typed && valueBesideWords(unit, q, spans, matched)) score += CLAUSE_BONUS;
-  score += 0.05 * (unit.index / Math.max(1, n - 1));
+  const age = unit.index / Math.max(1, n - 1);
+  score += 0.05 * (q.event && !plans(unit, q) ? 1 - age : age);
   return { unit, score, matched, typed };
 }
 
@@ -309,7 +310,18 @@ function newestOfSlot(best: Scored, ranked: Scored[], q: Question, stems: Weight
 }
 
 /** Finds the statement(s) answering `q`; undefined when nothing covers enough of it. */
-export function find(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<string, number>): Found | undefined {
+/**
+ * The statement dates something after the day it was said: a plan ("visit: 2026-03-12"), which
+ * a later statement may move. An event reported on or after its day is not moved by a later
+ * mention of it ("since the page").
+ */
+function plans(unit: Unit, q: Question): boolean {
+  const said = unit.day;
+  return said !== undefined && datesIn(unit, q).some((d) => daysBetween(said, d.day) > 0);
+}
+
+/** `exclude`: statements that may not answer (the other event of a computation). */
+export function find(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<string, number>, exclude?: ReadonlySet<Unit>): Found | undefined {
   const mentions = findDates(q.text, ctx.today, ctx.today?.year);
   const days = mentions.map((d) => d.day);
   // "last week" counts once, as the day it stands for, not again as the words "last" and "week".
@@ -317,13 +329,13 @@ export function find(ctx: ReaderContext, q: Question, context: Set<string>, cach
   const stems = weightedStems(ctx, q, context, cache).filter((w) => !dateWords.has(w.stem));
   const n = ctx.units.length;
   const ranked = ctx.units.map((u) => scoreUnit(u, q, stems, days, n)).filter((r) => r.score > 0);
-  ranked.sort((a, b) => b.score - a.score || b.unit.index - a.unit.index);
-  const answerable = ranked.filter((r) => !r.unit.isQuestion && r.typed);
+  ranked.sort((a, b) => b.score - a.score || (q.event ? a.unit.index - b.unit.index : b.unit.index - a.unit.index));
+  const answerable = ranked.filter((r) => !r.unit.isQuestion && r.typed && !exclude?.has(r.unit));
   // A code or name the question has and no statement states: nothing can answer.
   if (unknownCode(q, ctx) || unknownName(q, ctx)) return undefined;
   // The best statement that covers the question; a near-top one that does when the top one does not.
   for (const first of answerable.slice(0, CANDIDATES)) {
-    const best = newestOfSlot(first, answerable, q, stems, ctx);
+    const best = q.event && !plans(first.unit, q) ? first : newestOfSlot(first, answerable, q, stems, ctx);
     // An update that does not cover the question falls back to the statement it would replace.
     for (const from of best === first ? [first] : [best, first]) {
       const found = foundFrom(first, from, ranked, q, stems, days);
@@ -391,6 +403,7 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
  */
 function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[], days: Day[]): Found | undefined {
   let best: Found | undefined;
+  const verbs = (r: Scored) => [...q.focus].filter((f) => r.matched.has(f)).length;
   for (const first of ranked.slice(0, 5)) {
     const links = bridges(first.unit, q);
     if (links.size === 0) continue;
@@ -401,7 +414,11 @@ function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[],
       const matched = new Set([...first.matched, ...second.matched]);
       const cov = coverage(matched, stems, days);
       if (best && cov <= best.coverage) continue;
-      const holder = [second, first].find((r) => typedSpans(r.unit, q).some((s) => !isBridge(s, shared, q)));
+      // An event of a computation is dated through a link too ("the shoes" are BC-4471829, which "was delivered April 28").
+      // Of two dated statements, the one with the event's verb ("was *delivered* April 28") dates it.
+      const holder = q.event
+        ? [second, first].filter((r) => statesWhen(r.unit, q)).sort((a, b) => verbs(b) - verbs(a))[0]
+        : [second, first].find((r) => typedSpans(r.unit, q).some((s) => !isBridge(s, shared, q)));
       // A statement asked for whole is the one that names the asked attribute ("which *vendor*"):
       // a serial's row that links to its quote does not say who quoted it.
       const named = q.head !== undefined && second.unit.stems.has(q.head) && !first.unit.stems.has(q.head);
@@ -430,6 +447,7 @@ export function throughResult(found: Found, q: Question, ctx: ReaderContext): Fo
   }
   return found;
 }
+
 
 
 

@@ -390,6 +390,32 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'What severity did this incident end up at?')).toBe('SEV-1');
   });
 
+  it('dates a reported event by its first statement, a planned one by its latest move', () => {
+    const incident = [
+      stamped('2026-02-11T02:05:00Z', 'Deployed v4.12.0 at 02:03.'),
+      stamped('2026-02-11T02:15:00Z', 'Paged at 02:14 UTC: checkout-api 5xx ratio above 5%.'),
+      stamped('2026-02-11T02:36:00Z', 'Status page update 2 at 02:35: still investigating.'),
+    ];
+    // "Status page update" mentions the page later; the page happened at 02:14.
+    expect(answer(incident, 'How long before the page did the bad deploy go out?')).toBe('11 minutes (02:03 to 02:14)');
+    const claim = [
+      stamped('2026-03-02T08:00:00Z', 'The leak started this morning under the sink.'),
+      stamped('2026-03-05T09:00:00Z', 'The adjuster visit is set for March 12.'),
+      stamped('2026-03-09T09:00:00Z', 'The adjuster visit moved to March 13.'),
+    ];
+    expect(answer(claim, 'How many days will have passed between the leak and the adjuster visit?')).toBe('11 days (March 2 to March 13)');
+  });
+
+  it('dates an event through a code that links it to the statement giving its date', () => {
+    const context = [
+      stamped('2026-05-06T09:00:00Z', 'The shoes are BC-4471829.'),
+      stamped('2026-05-06T09:01:00Z', 'Order BC-4471289 was delivered January 11.'),
+      stamped('2026-05-06T09:02:00Z', 'BC-4471829 was delivered April 28.'),
+      stamped('2026-05-06T09:03:00Z', 'UPS scanned my return on May 5.'),
+    ];
+    expect(answer(context, 'How many days after the shoes were delivered did UPS scan my return?')).toBe('7 days (April 28 to May 5)');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
