@@ -240,8 +240,15 @@ export function isBridge(span: Span, bridge: Set<string> | undefined, q: Questio
  * current value, its matched content words, of which a later statement needs half ("press
  * release" of "who owns the press release now").
  */
-function slotWords(best: Scored, q: Question, stems: Weighted[]): { words: string[]; need: number } {
-  if (q.head !== undefined && best.matched.has(q.head)) return { words: [q.head], need: 1 };
+function slotWords(best: Scored, q: Question, stems: Weighted[]): { words: string[]; need: number; or?: string[] } {
+  if (q.head !== undefined && best.matched.has(q.head)) {
+    // Without the head, the attribute's other words name it when they hold its rarest word
+    // ("Take-home is now $4,610" for "the take-home pay"; "raise protein" does not name "the protein powder").
+    const focus = stems.filter((w) => q.focus.has(w.stem) && best.matched.has(w.stem)).sort((a, b) => b.weight - a.weight);
+    const rarest = focus[0]?.stem;
+    const or = rarest !== undefined && rarest !== q.head && focus.length > 1 ? focus.map((w) => w.stem) : undefined;
+    return { words: [q.head], need: 1, or };
+  }
   // Without a named attribute only a question asking for the current value looks this far.
   if (!q.latest) return { words: [], need: 0 };
   const words = stems.filter((w) => w.content && best.matched.has(w.stem)).map((w) => w.stem);
@@ -302,7 +309,8 @@ function newestOfSlot(best: Scored, ranked: Scored[], q: Question, stems: Weight
     const sameSlot = [...best.matched].filter((s) => r.matched.has(s)).length >= Math.max(1, best.matched.size - 1);
     const tie = r.score >= best.score * UPDATE_TIE && sameSlot && (q.latest || cue || r.score >= best.score);
     // The statement itself names the slot: the words of the question it replies to do not.
-    const named = slot.words.filter((w) => r.unit.stems.has(w)).length + (namesSlotByType(r, q) ? slot.need : 0);
+    const byOthers = slot.or !== undefined && r.unit.stems.has(slot.or[0]) && slot.or.filter((w) => r.unit.stems.has(w)).length * 2 >= slot.or.length;
+    const named = (byOthers ? slot.need : slot.words.filter((w) => r.unit.stems.has(w)).length) + (namesSlotByType(r, q) ? slot.need : 0);
     const change = cue && !namedVersion && slot.need > 0 && named >= slot.need && r.score >= best.score * CHANGE_TIE && sameThing(best, r, q, ctx);
     if (tie || change) chosen = r;
   }

@@ -416,6 +416,22 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'How many days after the shoes were delivered did UPS scan my return?')).toBe('7 days (April 28 to May 5)');
   });
 
+  it("takes a change that names the slot by the attribute's rarest word, not by a common one", () => {
+    const pay = [
+      userMessage('Take-home pay is $4,350 a month.'),
+      userMessage('I pay $1,200 rent and $300 for the car.'),
+      userMessage('Got the raise! Take-home is now $4,610 a month.'),
+    ];
+    expect(answer(pay, 'What take-home pay should the budget use?')).toContain('$4,610');
+    const protein = [
+      assistantMessage('Use a pea protein powder, since whey has lactose.'),
+      assistantMessage('Protein with every meal helps recovery.'),
+      assistantMessage("Let's raise protein to 140 g a day."),
+    ];
+    // "raise protein" changes the daily amount, not which powder.
+    expect(answer(protein, 'Which protein powder did you recommend?')).toContain('pea protein powder');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
