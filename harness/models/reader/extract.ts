@@ -31,9 +31,12 @@ interface Anchors {
  * Where the answer should sit near: the names of the question when the unit has them, else
  * every matched question word.
  */
-function answerAnchors(unit: Unit, matched: Set<string>, q: Question): Anchors {
+function answerAnchors(unit: Unit, matched: Set<string>, q: Question, bridge?: ReadonlySet<string>): Anchors {
   const names = new Set([...matched].filter((m) => q.names.has(m)));
-  const at = names.size > 0 ? anchorGroups(unit, names) : [];
+  // The name or code that links two statements is what the answer is about ("Hana says the
+  // website is in staging" + "…, Hana Sato owns the website" → Hana Sato, not the first owner named).
+  const links = new Set([...(bridge ?? [])].filter((b) => unit.stems.has(b)));
+  const at = links.size > 0 ? anchorGroups(unit, links) : names.size > 0 ? anchorGroups(unit, names) : [];
   const all = anchorGroups(unit, matched);
   return at.length > 0 ? { groups: at, all, subject: true } : { groups: all, all, subject: false };
 }
@@ -178,7 +181,7 @@ function nextInMessage(unit: Unit, ctx: ReaderContext): Unit | undefined {
 /** The span of the asked type, or the statement itself for a question that asks for one. */
 export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   const { unit } = found;
-  const anchored = answerAnchors(unit, found.matched, q);
+  const anchored = answerAnchors(unit, found.matched, q, found.bridge);
   const points = anchored.groups.flat();
   if (q.type === 'date' || q.type === 'when') {
     const clauses = clauseBounds(unit.text);

@@ -432,6 +432,14 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(protein, 'Which protein powder did you recommend?')).toContain('pea protein powder');
   });
 
+  it('answers a linked pair with the value beside the name that links them', () => {
+    const context = [
+      userMessage('Amara Okafor owns the press release, Rui Costa owns the launch event, Hana Sato owns the website.'),
+      userMessage('Hana says the website is in staging at halo2-staging.example.com.'),
+    ];
+    expect(answer(context, "Who owns the site that's on halo2-staging.example.com?")).toBe('Hana Sato');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
