@@ -440,6 +440,11 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, "Who owns the site that's on halo2-staging.example.com?")).toBe('Hana Sato');
   });
 
+  it('reads a "who" after the asking word as a relative clause, not a question for a name', () => {
+    const context = [userMessage('Dana Whitfield booked the venue, her phone is 415-555-0199.')];
+    expect(answer(context, "What's the phone number of the person who booked the venue?")).toBe('415-555-0199');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
