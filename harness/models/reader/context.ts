@@ -32,6 +32,11 @@ export interface Unit {
    * what it was asked, in words it need not repeat.
    */
   replyTo?: ReadonlySet<string>;
+  /**
+   * The words of the heading before it in the same message: what it goes on about ("Region
+   * owners, for the follow-up emails. AMER is Dana Whitcomb, EMEA-North is Katrin Vogel.").
+   */
+  follows?: ReadonlySet<string>;
 }
 
 export interface ReaderContext {
@@ -236,6 +241,19 @@ function lines(text: string, day: { current?: Day }, styles: DateMention[]): Lin
  * party asked in its last message, and each unit of a tool's output the stems of the call it
  * answers; tool calls and output between two messages do not break their pair.
  */
+/** A heading: a short statement with no value of its own ("Region owners, for the follow-up emails."). */
+const HEADING_WORDS = 8;
+
+/** Gives each statement of a user or assistant message that follows a heading the heading's words (see `Unit.follows`). */
+function linkFollowing(units: Unit[]): void {
+  for (let i = 1; i < units.length; i++) {
+    const unit = units[i];
+    const before = units[i - 1];
+    if (before.item !== unit.item || (unit.speaker !== 'user' && unit.speaker !== 'assistant')) continue;
+    if (before.spans.length === 0 && !before.isQuestion && before.text.split(/\s+/).length <= HEADING_WORDS) unit.follows = before.stems;
+  }
+}
+
 function linkReplies(units: Unit[]): void {
   let asked: { speaker: Speaker; stems: Set<string> } | undefined;
   let current: { item: number; speaker: Speaker; stems: Set<string> } | undefined;
@@ -296,6 +314,7 @@ export function readContext(system: string | undefined, items: AgentInputItem[])
   });
   dateUndated(units, today);
   linkReplies(units);
+  linkFollowing(units);
   // How people in the conversation write dates; tool output and calls write ISO for machines.
   const written = units.filter((u) => u.speaker !== 'tool' && u.speaker !== 'call');
   const mentions = [...styles, ...written.flatMap((u) => u.dates.filter((d) => !d.relative))];

@@ -115,7 +115,7 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   // question's own asking word starts a relative clause; it does not ask for a name.
   const asking = /\b(?:who|whom|whose|what|which|when|where|how)\b/.exec(q)?.[0];
   const asksWho = asking === 'who' || asking === 'whom' || asking === 'whose';
-  if ((asksWho && /\bwho\b|\bwhom\b|\bwhose\b/.test(q)) || /\bwhat(?:'s| is| was| are| were)? (?:[\w'-]+ ){0,3}names?\b(?! of)|\bname of (?!(?:the |my |our |your )?(?:[\w-]+ )?(?:host|hostname|server|machine|node|file|table|database|db|bucket|branch|repo|project|company|product|app|service|team|channel|store|hotel|restaurant|venue)\b)|\bwhich (?:person|doctor|engineer|technician|contact|manager|owner)\b/.test(q)) {
+  if ((asksWho && /\bwho\b|\bwhom\b|\bwhose\b/.test(q)) || /\bwhat(?:'s| is| was| are| were)? (?:[\w'-]+ ){0,3}names?\b(?! of)|\bname of (?!(?:the |my |our |your )?(?:[\w-]+ )?(?:host|hostname|server|machine|node|file|table|database|db|bucket|branch|repo|project|company|product|app|service|team|channel|store|hotel|restaurant|venue)\b)|\bwhich (?:[\w-]+ )?(?:person|doctor|engineer|technician|contact|manager|owner)s?\b/.test(q)) {
     return { type: 'name', typeStems: ['name'] };
   }
   if (/\b(?:day|date) and time\b/.test(q)) return { type: 'when', typeStems: ['date', 'day', 'time'] };

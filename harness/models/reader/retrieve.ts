@@ -34,6 +34,8 @@ const OTHER_SPEAKER_FACTOR = 0.85;
 const ASKING_FACTOR = 0.3;
 /** A question word met only in the question a unit replies to counts this share of its weight. */
 const REPLY_FACTOR = 0.6;
+/** A question word met only in the statement before a unit in its message counts this share of its weight. */
+const FOLLOWS_FACTOR = 0.5;
 /** Units within this share of the best score compete as statements of the same slot; the newest wins. */
 const UPDATE_TIE = 0.8;
 /** How far, in statements of the same message, the asked attribute may be from the answer. */
@@ -144,6 +146,11 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
     if (hasWord(unit, w.stem, q)) {
       matched.add(w.stem);
       score += w.weight;
+    } else if (q.type !== 'clause' && unit.follows?.has(w.stem)) {
+      // A value said after its heading ("AMER is Dana Whitcomb" after "Region owners") answers
+      // with the heading's words; a statement asked for whole is the heading itself.
+      matched.add(w.stem);
+      score += w.weight * FOLLOWS_FACTOR;
     } else if (unit.replyTo?.has(w.stem)) {
       // A tool's output is scored by its call's words but does not cover them: a search
       // for "budget sheet" returns lines that need not be about a budget.
@@ -213,8 +220,13 @@ function bridges(unit: Unit, q: Question): Set<string> {
     const stems = s.type === 'name' ? stemsOf(s.text) : s.type === 'identifier' || s.type === 'host' ? codeStems(s.text) : [];
     for (const stem of stems) if (!q.stems.has(stem)) out.add(stem);
   }
+  // An acronym or a name with one ("EMEA-North", "APAC") names a thing wherever it stands, at
+  // the start of a sentence too, where a capital says nothing.
+  for (const m of unit.text.matchAll(ACRONYM)) for (const stem of codeStems(m[0])) if (!q.stems.has(stem)) out.add(stem);
   return out;
 }
+
+const ACRONYM = /(?<![\p{L}\p{N}-])\p{Lu}{2,}[\p{L}\p{N}]*(?:-[\p{L}\p{N}]+)*(?![\p{L}\p{N}-])/gu;
 
 /** The stems of a code's words taken whole (`po-2025-0412`; "SK 604 118 273" has four), not its parts. */
 function codeStems(text: string): string[] {
@@ -346,19 +358,19 @@ export function find(ctx: ReaderContext, q: Question, context: Set<string>, cach
     const best = q.event && !plans(first.unit, q) ? first : newestOfSlot(first, answerable, q, stems, ctx);
     // An update that does not cover the question falls back to the statement it would replace.
     for (const from of best === first ? [first] : [best, first]) {
-      const found = foundFrom(first, from, ranked, q, stems, days);
+      const found = foundFrom(first, from, ranked, q, stems, days, ctx);
       if (covered(found, q, ctx)) return found;
     }
   }
   return undefined;
 }
 
-function foundFrom(first: Scored, best: Scored, ranked: Scored[], q: Question, stems: Weighted[], days: Day[]): Found {
+function foundFrom(first: Scored, best: Scored, ranked: Scored[], q: Question, stems: Weighted[], days: Day[], ctx: ReaderContext): Found {
   // An update is judged with the statement it replaces: together they name the slot and the new value.
   const union = best === first ? best.matched : new Set([...first.matched, ...best.matched]);
   let found: Found = { unit: best.unit, coverage: coverage(union, stems, days), matched: best.matched };
   if (best !== first) found.replaces = first.unit;
-  if (found.coverage < 1) found = linked(found, ranked, q, stems, days) ?? found;
+  if (found.coverage < 1) found = linked(found, ranked, q, stems, days, ctx) ?? found;
   return found;
 }
 
@@ -409,16 +421,21 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
  * they cover clearly more of the question than the best single one, the answer comes from
  * the one that holds a value of the asked type.
  */
-function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[], days: Day[]): Found | undefined {
+function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[], days: Day[], ctx: ReaderContext): Found | undefined {
   let best: Found | undefined;
   const verbs = (r: Scored) => [...q.focus].filter((f) => r.matched.has(f)).length;
+  const scored = new Map(ranked.map((r) => [r.unit, r]));
   for (const first of ranked.slice(0, 5)) {
     const links = bridges(first.unit, q);
     if (links.size === 0) continue;
-    for (const second of ranked) {
-      if (second.unit === first.unit || second.unit.isQuestion) continue;
-      const shared = new Set([...links].filter((l) => second.unit.stems.has(l)));
+    // A statement that covers the question but holds no value of the asked type may link to one
+    // that shares no word with the question: "EMEA-North had the highest growth" + "EMEA-North
+    // is Katrin Vogel" answers who owns the region with the highest growth.
+    for (const unit of first.typed ? ranked.map((r) => r.unit) : ctx.units) {
+      if (unit === first.unit || unit.isQuestion) continue;
+      const shared = new Set([...links].filter((l) => unit.stems.has(l)));
       if (shared.size === 0) continue;
+      const second = scored.get(unit) ?? { unit, score: 0, matched: new Set<string>(), typed: hasTypedValue(unit, q) };
       const matched = new Set([...first.matched, ...second.matched]);
       const cov = coverage(matched, stems, days);
       if (best && cov <= best.coverage) continue;
@@ -455,6 +472,9 @@ export function throughResult(found: Found, q: Question, ctx: ReaderContext): Fo
   }
   return found;
 }
+
+
+
 
 
 

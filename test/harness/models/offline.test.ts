@@ -445,6 +445,19 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, "What's the phone number of the person who booked the venue?")).toBe('415-555-0199');
   });
 
+  it('links a statement that names no value to one under a heading, through an acronym at the start of a sentence', () => {
+    const context = [
+      userMessage("Hi, I'm preparing the FY2024 board pack."),
+      userMessage('Start with FY2024 net revenue by region.'),
+      userMessage('Region owners, for the follow-up emails later. AMER is Dana Whitcomb, EMEA-North is Katrin Vogel, EMEA-South is Paolo Ferrante.'),
+      assistantMessage('SKU FW-2207 Ridge trail shoe has a 21% return rate in that region.'),
+      assistantMessage('EMEA-North had the highest growth.'),
+      assistantMessage('Returns were 7.6% of gross in FY2024, highest in EMEA-South at 9.9%.'),
+    ];
+    expect(answer(context, 'Who owns the region that had the highest FY2024 growth?')).toBe('Katrin Vogel');
+    expect(answer(context, 'Which region owner should get the note about the region with the highest returns rate?')).toBe('Paolo Ferrante');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
