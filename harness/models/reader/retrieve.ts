@@ -172,7 +172,7 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
   if (!typed) score *= UNTYPED_FACTOR;
   else if (q.type === 'when' && !statesWhen(unit, q)) score *= DAY_ONLY_FACTOR;
   else if (q.type === 'date' && datesIn(unit, q).length === 0) score *= DAY_ONLY_FACTOR;
-  else if (spans.some((s) => labelNames(s, q))) score *= LABELLED_FACTOR;
+  else if (spans.some((s) => labelNames(s, q)) || statesAttribute(unit, q)) score *= LABELLED_FACTOR;
   else if (!hasFirstType(spans, q)) score *= STAND_IN_FACTOR;
   if (q.count && distinctValues(spans).length < q.count) score *= FEW_VALUES_FACTOR;
   if (q.speaker && unit.speaker !== q.speaker && unit.speaker !== 'tool') score *= OTHER_SPEAKER_FACTOR;
@@ -182,6 +182,28 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
   const age = unit.index / Math.max(1, n - 1);
   score += 0.05 * (q.event && !plans(unit, q) ? 1 - age : age);
   return { unit, score, matched, typed };
+}
+
+/**
+ * For a question asked for whole ("which venue are we using"), the statement says what the
+ * attribute is ("Venue is now Harbor View Pavilion"), not only names it ("the final
+ * walkthrough at the venue").
+ */
+function statesAttribute(unit: Unit, q: Question): boolean {
+  return q.type === 'clause' && q.head !== undefined && statesWord(unit, q.head);
+}
+
+/** `statesAttribute` by any word of the asked attribute: "Take-home is now $4,610" for "the take-home pay". */
+function statesAnyWord(unit: Unit, q: Question): boolean {
+  return [...q.focus].some((f) => statesWord(unit, f));
+}
+
+/** The unit has a word of stem `s` followed by "is", "was", "to", … ("Venue is now …", "change my address to …"). */
+function statesWord(unit: Unit, s: string): boolean {
+  if (!unit.stems.has(s)) return false;
+  // A stem is a word's start, but for a final i that was a y ("compani" of "company").
+  const start = s.replace(/[^\p{L}\p{N}]/gu, '.').replace(/i$/, '[iy]');
+  return new RegExp(`\\b${start}[\\p{L}]*\\s+(?:is|are|was|were|will be|has been|have been|to|now)\\b`, 'iu').test(unit.text);
 }
 
 function coverage(matched: Set<string>, stems: Weighted[], days: Day[]): number {
@@ -316,7 +338,11 @@ function newestOfSlot(best: Scored, ranked: Scored[], q: Question, stems: Weight
     .filter((r) => r.unit.index > best.unit.index && !r.unit.isQuestion && r.typed)
     .sort((a, b) => a.unit.index - b.unit.index);
   let chosen = best;
+  // A statement that says what the attribute is ("Venue is now Harbor View Pavilion") is not
+  // replaced by one that only names it ("the final walkthrough at the venue").
+  const stated = statesAttribute(best.unit, q);
   for (const r of later) {
+    if (stated && !statesAnyWord(r.unit, q)) continue;
     const cue = signalsChange(r.unit, q);
     const sameSlot = [...best.matched].filter((s) => r.matched.has(s)).length >= Math.max(1, best.matched.size - 1);
     const tie = r.score >= best.score * UPDATE_TIE && sameSlot && (q.latest || cue || r.score >= best.score);
@@ -472,6 +498,7 @@ export function throughResult(found: Found, q: Question, ctx: ReaderContext): Fo
   }
   return found;
 }
+
 
 
 

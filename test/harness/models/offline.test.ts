@@ -458,6 +458,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'Which region owner should get the note about the region with the highest returns rate?')).toBe('Paolo Ferrante');
   });
 
+  it('keeps a statement that says what the asked attribute is over a later one that only names it', () => {
+    const context = [
+      userMessage('Our first choice venue is Larkspur Barn in Petaluma.'),
+      assistantMessage('Venue is now Harbor View Pavilion, $8,200, up to 120 seated.'),
+      userMessage('Add the final walkthrough at the venue.'),
+    ];
+    expect(answer(context, 'Which venue are we using?')).toContain('Harbor View Pavilion');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
