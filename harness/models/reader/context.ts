@@ -218,10 +218,13 @@ interface Line {
  * session date (`[Session 1: 1:56 pm on 8 May, 2023]`) also tells how the conversation writes
  * dates; it goes to `styles`.
  */
+const SESSION_TEXT = /\[Session[^\]]*\]/g;
+
 function lines(text: string, day: { current?: Day }, styles: DateMention[]): Line[] {
   const out: Line[] = [];
   for (const raw of text.split('\n')) {
-    if (raw.includes('[Session')) styles.push(...findDates(raw).filter((d) => !d.relative && d.precision === 'day'));
+    // Only the header's own words: an `[at]` stamp before it is written by the harness, not the conversation.
+    for (const header of raw.matchAll(SESSION_TEXT)) styles.push(...findDates(header[0]).filter((d) => !d.relative && d.precision === 'day'));
     let line = raw;
     for (let stamp = messageDay(line); stamp; stamp = messageDay(line)) {
       day.current = stamp.day;

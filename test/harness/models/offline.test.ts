@@ -467,6 +467,14 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'Which venue are we using?')).toContain('Harbor View Pavilion');
   });
 
+  it("does not take an [at] stamp before a session header as the conversation's way of writing dates", () => {
+    const context = [
+      userMessage('[2023-05-08T13:56:00] [Session 1]\nCaroline: I went to a LGBTQ support group yesterday and it was so powerful.'),
+      assistantMessage('Melanie: Wow, that is cool, Caroline!'),
+    ];
+    expect(answer(context, 'When did Caroline go to the LGBTQ support group?')).toBe('May 7, 2023');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
