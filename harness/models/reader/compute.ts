@@ -14,6 +14,8 @@ interface Moment {
   /** The statement that dates it. */
   unit?: Unit;
   day: Day;
+  /** How precisely it was dated: "ten years ago" names a year, not the day. */
+  precision?: 'day' | 'month' | 'year';
   minutes?: number;
   label: string;
 }
@@ -71,7 +73,8 @@ function momentOf(phrase: string, ctx: ReaderContext, cache: Map<string, number>
   const day = date?.day ?? unit.day;
   if (!day) return undefined;
   if (wantTime && minutes !== undefined) return { unit, day, minutes, label: `${pad2(Math.floor(minutes / 60))}:${pad2(minutes % 60)}` };
-  return { unit, day, label: formatDay(day, ctx.style, false) };
+  const precision = date?.precision ?? 'day';
+  return { unit, day, precision, label: precision === 'year' ? String(day.year) : formatDay(day, ctx.style, false) };
 }
 
 const UNIT_DAYS = { day: 1, week: 7, month: 30.4375, year: 365.25 } as const;
@@ -91,6 +94,14 @@ export function computeElapsed(c: Extract<NonNullable<Question['computation']>, 
     const total = Math.abs(daysBetween(from.day, to.day) * 1440 + to.minutes - from.minutes);
     const amount = unit === 'hour' ? `${plural(Math.floor(total / 60), 'hour')}${total % 60 ? ` ${plural(total % 60, 'minute')}` : ''}` : plural(total, 'minute');
     return `${amount} (${from.label} to ${to.label})`;
+  }
+  // "How long ago was her 18th birthday": an event dated to a year is that many years ago, not 3,946 days.
+  const coarse = c.unitAsked ? undefined : [from.precision, to.precision].includes('year') ? 'year' : undefined;
+  if (coarse) {
+    const years = Math.abs(to.day.year - from.day.year);
+    const fromLabel = String(from.day.year);
+    const toLabel = String(to.day.year);
+    return `${plural(years, 'year')} (${fromLabel} to ${toLabel})`;
   }
   const days = Math.abs(daysBetween(from.day, to.day));
   const amount = unit === 'day' ? days : Math.round((days / UNIT_DAYS[unit]) * 10) / 10;

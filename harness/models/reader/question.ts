@@ -8,7 +8,7 @@ import { stem } from '../../../core/text.js';
 export type AnswerType = SpanType | 'date' | 'when' | 'clause';
 
 export type Computation =
-  | { op: 'elapsed'; unit: 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year'; from: string; to: string }
+  | { op: 'elapsed'; unit: 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year'; from: string; to: string; unitAsked?: boolean }
   | { op: 'difference'; a: string; b: string };
 
 export interface Question {
@@ -118,6 +118,10 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   if ((asksWho && /\bwho\b|\bwhom\b|\bwhose\b/.test(q)) || /\bwhat(?:'s| is| was| are| were)? (?:[\w'-]+ ){0,3}names?\b(?! of)|\bname of (?!(?:the |my |our |your )?(?:[\w-]+ )?(?:host|hostname|server|machine|node|file|table|database|db|bucket|branch|repo|project|company|product|app|service|team|channel|store|hotel|restaurant|venue)\b)|\bwhich (?:[\w-]+ )?(?:person|doctor|engineer|technician|contact|manager|owner)s?\b/.test(q)) {
     return { type: 'name', typeStems: ['name'] };
   }
+  // A place or a language is named: "what country is her grandma from" → Sweden; so is where someone is from.
+  if (/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your |his |her |their )?(?:country|countries|city|cities|town|state|province|island|language|nationality)\b|\bwhere (?:\w+ ){1,4}from\b/.test(q)) {
+    return { type: 'name', typeStems: [] };
+  }
   if (/\b(?:day|date) and time\b/.test(q)) return { type: 'when', typeStems: ['date', 'day', 'time'] };
   // "Which three days am I training on?": days of the week, not dates.
   if (/\b(?:what|which) (?:weekdays|(?:\w+ )?days of the week|(?:two|three|four|five|six|\d) days)\b|\b(?:what|which) days\b/.test(q)) {
@@ -156,6 +160,13 @@ function elapsed(q: string): Computation | undefined {
   if (!m) return undefined;
   const unit = m[1] ? UNITS[m[1]] : /\b(minute|page|alert|deploy|error|rollout)\b|\d{1,2}:\d{2}/.test(q) ? 'minute' : 'day';
   const rest = m[2];
+  const c = elapsedParts(rest, unit);
+  return c && m[1] ? { ...c, unitAsked: true } : c;
+}
+
+type Elapsed = Extract<Computation, { op: 'elapsed' }>;
+
+function elapsedParts(rest: string, unit: Elapsed['unit']): Elapsed | undefined {
   let parts = /\bbetween (.+?) and (.+)$/.exec(rest);
   if (parts) return { op: 'elapsed', unit, from: parts[1], to: parts[2] };
   parts = /\bfrom (.+?) (?:until|till|to|and) (.+)$/.exec(rest);

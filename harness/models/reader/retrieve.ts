@@ -506,3 +506,5 @@ export function throughResult(found: Found, q: Question, ctx: ReaderContext): Fo
 
 
 
+
+

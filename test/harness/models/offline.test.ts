@@ -475,6 +475,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'When did Caroline go to the LGBTQ support group?')).toBe('May 7, 2023');
   });
 
+  it('answers "what country" and "where … from" with a name, and a year-old event in years', () => {
+    const context = [
+      stamped('2023-06-27T10:00:00Z', 'Caroline: This necklace is super special to me, a gift from my grandma in my home country, Sweden.'),
+      stamped('2023-06-27T10:01:00Z', 'Caroline: A friend made it for my 18th birthday ten years ago.'),
+    ];
+    expect(answer(context, "What country is Caroline's grandma from?")).toBe('Sweden');
+    expect(answer(context, "How long ago was Caroline's 18th birthday?")).toBe('10 years (2013 to 2023)');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
