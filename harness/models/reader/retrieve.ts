@@ -453,13 +453,15 @@ function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[],
   const scored = new Map(ranked.map((r) => [r.unit, r]));
   for (const first of ranked.slice(0, 5)) {
     const links = bridges(first.unit, q);
-    if (links.size === 0) continue;
+    const phrases = first.typed ? [] : rarePhrases(first.unit, q, ctx);
+    if (links.size === 0 && phrases.length === 0) continue;
     // A statement that covers the question but holds no value of the asked type may link to one
     // that shares no word with the question: "EMEA-North had the highest growth" + "EMEA-North
     // is Katrin Vogel" answers who owns the region with the highest growth.
     for (const unit of first.typed ? ranked.map((r) => r.unit) : ctx.units) {
       if (unit === first.unit || unit.isQuestion) continue;
       const shared = new Set([...links].filter((l) => unit.stems.has(l)));
+      for (const phrase of phrases) if (hasPhrase(unit, phrase)) for (const w of phrase.stems) shared.add(w);
       if (shared.size === 0) continue;
       const second = scored.get(unit) ?? { unit, score: 0, matched: new Set<string>(), typed: hasTypedValue(unit, q) };
       const matched = new Set([...first.matched, ...second.matched]);
@@ -483,6 +485,38 @@ function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[],
   return best && best.coverage >= single.coverage + 0.15 ? best : undefined;
 }
 
+interface Phrase {
+  stems: [string, string];
+  pattern: RegExp;
+}
+
+/** Two content words in a row that at most this many statements share are a link. */
+const RARE_PHRASE = 3;
+
+/**
+ * Pairs of adjacent content words of a statement that the question does not have and few
+ * statements share: "since I moved from my *home country*" links to "a gift from my grandma in
+ * my *home country*, Sweden" as a name would. Only for a statement without a value of the asked
+ * type, which needs another to answer.
+ */
+function rarePhrases(unit: Unit, q: Question, ctx: ReaderContext): Phrase[] {
+  const words = unit.text.toLowerCase().match(/[\p{L}][\p{L}'-]*/gu) ?? [];
+  const out: Phrase[] = [];
+  for (let i = 0; i + 1 < words.length; i++) {
+    const [a, b] = [contentStems(words[i]), contentStems(words[i + 1])].map((set) => [...set][0]);
+    if (a === undefined || b === undefined || q.stems.has(a) || q.stems.has(b) || isAskingWord(a) || isAskingWord(b)) continue;
+    const phrase: Phrase = { stems: [a, b], pattern: new RegExp(`\\b${escape(words[i])}\\s+${escape(words[i + 1])}\\b`, 'iu') };
+    if (ctx.units.filter((u) => hasPhrase(u, phrase)).length <= RARE_PHRASE) out.push(phrase);
+  }
+  return out;
+}
+
+function hasPhrase(unit: Unit, phrase: Phrase): boolean {
+  return unit.stems.has(phrase.stems[0]) && unit.stems.has(phrase.stems[1]) && phrase.pattern.test(unit.text);
+}
+
+const escape = (word: string) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /**
  * A call says what was asked for; its result says what came back. When the best statement is
  * a call ("create ticket …, summary: three red blinks") and its result files a value of the
@@ -498,6 +532,7 @@ export function throughResult(found: Found, q: Question, ctx: ReaderContext): Fo
   }
   return found;
 }
+
 
 
 

@@ -484,6 +484,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, "How long ago was Caroline's 18th birthday?")).toBe('10 years (2013 to 2023)');
   });
 
+  it('links a statement without the asked value to another through a rare pair of words they share', () => {
+    const context = [
+      userMessage("Caroline: I've known these friends for 4 years, since I moved from my home country."),
+      userMessage('Caroline: We had a blast last year at the Pride fest.'),
+      userMessage('Caroline: This necklace is a gift from my grandma in my home country, Sweden.'),
+    ];
+    expect(answer(context, 'Where did Caroline move from 4 years ago?')).toBe('Sweden');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
