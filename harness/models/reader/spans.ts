@@ -653,7 +653,8 @@ function abbreviationEndsAt(s: string, dot: number): boolean {
 
 /** Whether a sentence-initial capitalised word is an ordinary word ("Thanks", "Starting", "Honestly"). */
 function isSentenceWord(word: string): boolean {
-  const lower = word.replace(POSSESSIVE_RE, '').toLowerCase();
+  // "We've", "You're", "Don't": a pronoun or a verb with its contraction is still that word.
+  const lower = word.replace(POSSESSIVE_RE, '').toLowerCase().replace(/['\u2019](?:ve|re|ll|d|m)$|n['\u2019]t$/, '');
   const head = lower.split('-', 1)[0];
   if (SENTENCE_WORDS.has(lower) || NEVER_NAME.has(lower) || SENTENCE_WORDS.has(head)) return true;
   if (NAME_EXCEPTIONS.has(lower)) return false;

@@ -225,6 +225,12 @@ describe('email, phone, url', () => {
 });
 
 describe('name', () => {
+  it('never reads a pronoun with a contraction at the start of a sentence as a name', () => {
+    expect(textsOf("We've got a pup and a kitty.", 'name')).toEqual([]);
+    expect(textsOf("You've got people to lean on, Melanie.", 'name')).toEqual(['Melanie']);
+    expect(textsOf("They're back, said Dana.", 'name')).toEqual(['Dana']);
+  });
+
   it('reads capitalised sequences with titles, suffixes and connectors', () => {
     expect(textsOf('Please ask Rev. Dana Whitfield and Dr. Okafor.', 'name')).toEqual(['Rev. Dana Whitfield', 'Dr. Okafor']);
     expect(textsOf('Kenji Ito booked Harbor View Pavilion with Kestrel Foods and Crumb & Co. for the party.', 'name')).toEqual([
