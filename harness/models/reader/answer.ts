@@ -5,7 +5,7 @@
 import type { ReaderContext, Unit } from './context.js';
 import { alignToContext } from './align.js';
 import { analyseQuestion, questionParts } from './question.js';
-import { computeDifference, computeElapsed } from './compute.js';
+import { computeDifference, computeElapsed, computeOrder } from './compute.js';
 import { corrected, extract, statement, withFollowing } from './extract.js';
 import { find, throughResult } from './retrieve.js';
 import { contentStems, isAskingWord } from './words.js';
@@ -44,6 +44,10 @@ function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<
     const computed = computeElapsed(q.computation, ctx, cache);
     if (computed) return computed;
   }
+  if (q.computation?.op === 'order') {
+    const computed = computeOrder(q.computation, ctx, cache);
+    if (computed) return computed;
+  }
   if (q.computation?.op === 'difference') {
     const computed = computeDifference(q.computation, whole, ctx, cache);
     if (computed) return computed;
@@ -58,11 +62,14 @@ function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<
   return extract(q.type === 'clause' ? withFollowing(found, q, ctx) : corrected(found, q, ctx), q, ctx);
 }
 
+const APART = /\bhow (?:many \w+|long|far) apart\b/i;
+
 /** The reader's reply to `question` from `ctx`. */
 export function answerQuestion(question: string, ctx: ReaderContext): string {
   if (contentStems(question).size === 0) return ABSTAIN_ANSWER;
   const cache = new Map<string, number>();
-  const parts = questionParts(question);
+  // "Which came first, A or B, and how many days apart were they?": the order's answer says how far apart.
+  const parts = questionParts(question).filter((p, i, all) => !(i > 0 && APART.test(p) && analyseQuestion(all[i - 1]).computation?.op === 'order'));
   const answers = parts.map((p) => answerPart(p, question, ctx, cache));
   const known = answers.filter((a): a is string => a !== undefined);
   if (known.length === 0) return ABSTAIN_ANSWER;

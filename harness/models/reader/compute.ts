@@ -108,6 +108,23 @@ export function computeElapsed(c: Extract<NonNullable<Question['computation']>, 
   return `${plural(amount, unit)} (${from.label} to ${to.label})`;
 }
 
+/** "my raise" as the reader says it back: "your raise". */
+function saidBack(phrase: string): string {
+  return phrase.replace(/\bmy\b/gi, 'your').replace(/\bI\b/g, 'you').replace(/\bour\b/gi, 'your').trim();
+}
+
+/** Which of two events came first, and how long before the other: "your raise (February 3), 14 days before the balance transfer (February 17)". */
+export function computeOrder(c: Extract<NonNullable<Question['computation']>, { op: 'order' }>, ctx: ReaderContext, cache: Map<string, number>): string | undefined {
+  const a = momentOf(c.a, ctx, cache, false);
+  const b = momentOf(c.b, ctx, cache, false, a);
+  if (!a || !b) return undefined;
+  const days = daysBetween(a.day, b.day);
+  if (days === 0) return undefined;
+  const [first, firstLabel, then, thenLabel] = days > 0 ? [c.a, a.label, c.b, b.label] : [c.b, b.label, c.a, a.label];
+  const opening = saidBack(first);
+  return `${opening.charAt(0).toUpperCase()}${opening.slice(1)} (${firstLabel}), ${plural(Math.abs(days), 'day')} before ${saidBack(then)} (${thenLabel})`;
+}
+
 function valueOf(phrase: string, context: string, ctx: ReaderContext, cache: Map<string, number>): Span | undefined {
   const q: Question = { ...analyseQuestion(phrase, true), type: 'quantity' };
   const found = find(ctx, q, contentStems(context), cache);

@@ -9,7 +9,8 @@ export type AnswerType = SpanType | 'date' | 'when' | 'clause';
 
 export type Computation =
   | { op: 'elapsed'; unit: 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year'; from: string; to: string; unitAsked?: boolean }
-  | { op: 'difference'; a: string; b: string };
+  | { op: 'difference'; a: string; b: string }
+  | { op: 'order'; a: string; b: string };
 
 export interface Question {
   text: string;
@@ -195,6 +196,17 @@ function difference(q: string): Computation | undefined {
   return m ? { op: 'difference', a: m[1], b: m[2] } : undefined;
 }
 
+/**
+ * "Which came first, my raise or the balance transfer?", "Did the audit happen before or after
+ * the launch?": which of two events is the earlier, from their dates.
+ */
+function order(q: string): Computation | undefined {
+  const m =
+    /\bwhich (?:one )?(?:came|happened|was|occurred|started|went) (?:first|earlier|sooner)\b[,:]?\s*(.+?) or (.+?)[?.!]*$/.exec(q) ??
+    /^(?:did|was|were|is|does|do) (.+?) (?:happen |come |take place |start |go )?(?:before or after|after or before) (.+?)[?.!]*$/.exec(q);
+  return m ? { op: 'order', a: m[1], b: m[2] } : undefined;
+}
+
 /** The phrases of a computation as the question wrote them, so "Hartwell's" still reads as a name. */
 function withCase(c: Computation | undefined, lower: string, text: string): Computation | undefined {
   if (!c || lower.length !== text.length) return c;
@@ -336,7 +348,7 @@ export function analyseQuestion(text: string, fragment = false): Question {
     typeStems: new Set(typeStems),
     speaker,
     latest: /\b(now|current|currently|latest|right now|at this point|these days|final|anymore|most recent|end up|ended up|so far)\b/.test(q),
-    computation: withCase(elapsed(q) ?? difference(q), q, text),
+    computation: withCase(elapsed(q) ?? difference(q) ?? order(q), q, text),
     names: nameStems(text, fragment),
     head: headOf(phrase, typeStems),
     subject: subjectPhrase(q),

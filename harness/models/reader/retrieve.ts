@@ -543,3 +543,5 @@ export function throughResult(found: Found, q: Question, ctx: ReaderContext): Fo
 
 
 
+
+

@@ -493,6 +493,19 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'Where did Caroline move from 4 years ago?')).toBe('Sweden');
   });
 
+  it('says which of two events came first, from their dates, and how far apart', () => {
+    const context = [
+      stamped('2025-02-03T09:00:00Z', 'Good news, I got a raise today.'),
+      stamped('2025-02-17T09:00:00Z', 'I did the balance transfer today, $5,200 to the Citi card.'),
+    ];
+    expect(answer(context, 'Which came first, my raise or the balance transfer, and how many days apart were they?')).toBe(
+      'Your raise (February 3), 14 days before the balance transfer (February 17)',
+    );
+    expect(answer(context, 'Did the balance transfer happen before or after my raise?')).toBe(
+      'Your raise (February 3), 14 days before the balance transfer (February 17)',
+    );
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
