@@ -238,16 +238,21 @@ export function questionParts(text: string): string[] {
   return out.filter((p) => /[\p{L}\p{N}]/u.test(p));
 }
 
-// Words that end the noun phrase a question asks about.
-const PHRASE_END = new Set(
-  ('did do does am is are was were will would should can could has have had may might must i we you he she they it me us ' +
-   'for of on in at to with from by about after before during than that which who when where if so and or but again ' +
-   'exactly now right currently still then there here this these those ' +
-   // Verbs that follow the asked noun ("which incident id *goes* on …", "which card *holds* …").
-   'go goes went come comes came get gets got hold holds held make makes made take takes took keep keeps kept ' +
+// Verbs that follow the asked noun ("which incident id *goes* on …", "which card *holds* …"); right
+// after a determiner they are the noun ("what is the *cause* of the damage").
+const PHRASE_VERBS = new Set(
+  ('go goes went come comes came get gets got hold holds held make makes made take takes took keep keeps kept ' +
    'run runs ran need needs needed say says use uses used work works worked mean means meant cause caused ' +
    'belong belongs apply applies applied cover covers covered happen happens happened stand stands').split(' '),
 );
+
+// Words that end the noun phrase a question asks about.
+const PHRASE_END = new Set([
+  ...('did do does am is are was were will would should can could has have had may might must i we you he she they it me us ' +
+   'for of on in at to with from by about after before during than that which who when where if so and or but again ' +
+   'exactly now right currently still then there here this these those').split(' '),
+  ...PHRASE_VERBS,
+]);
 const CONTRACTIONS = new Set(["what's", "who's", "where's", "when's", "how's", "it's", "that's", "there's", "here's"]);
 const DETERMINERS = new Set('the my our your his her their its a an this that these those'.split(' '));
 const COUNT_WORDS = /^(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|both|all)$/;
@@ -284,7 +289,9 @@ export function focusPhrase(text: string): string[] {
   const phrase: string[] = [];
   // A past-tense verb after the noun ends it too: "which vendor *quoted* the laptop" asks for a vendor
   // ("which *revised* quote" starts with its modifier, which stays).
-  for (; i < words.length && !PHRASE_END.has(words[i]) && !(phrase.length > 0 && /^[a-z]{3,}ed$/.test(words[i])); i++) if (words[i]) phrase.push(words[i]);
+  const ends = (k: number) =>
+    (PHRASE_END.has(words[k]) && !(PHRASE_VERBS.has(words[k]) && DETERMINERS.has(words[k - 1]))) || (phrase.length > 0 && /^[a-z]{3,}ed$/.test(words[k]));
+  for (; i < words.length && !ends(i); i++) if (words[i]) phrase.push(words[i]);
   // "which *three* days": a count says how many, not which.
   const content = phrase.filter((w) => !TYPE_NOUNS.has(stem(w)) && !COUNT_WORDS.test(w));
   if (content.length === 0 && ['of', 'for', 'on'].includes(words[i] ?? '')) return focusPhrase(`what ${words.slice(i + 1).join(' ')}`);

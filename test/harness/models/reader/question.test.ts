@@ -36,6 +36,10 @@ describe('what a question asks for', () => {
   it('ends the asked noun phrase at a verb or a comma, and leaves names out', () => {
     expect(focusPhrase('Which incident id goes on the postmortem title?')).toEqual(['incident']);
     expect(focusPhrase('Which card holds the transferred balance?')).toEqual(['card']);
+    // Right after a determiner such a verb is the asked noun; a past-tense verb after the noun ends it.
+    expect(focusPhrase('What is the cause of the damage?')).toEqual(['cause']);
+    expect(focusPhrase('Which vendor quoted the laptop with serial PF4X9K27?')).toEqual(['vendor']);
+    expect(focusPhrase('Which revised quote did Oakline send?')).toEqual(['revised', 'quote']);
     expect(focusPhrase("Remind me what Sam can't eat, I'm filling in the tour form.")).toEqual(['can\'t', 'eat']);
     expect(focusPhrase("What's the name of Oakline's site foreman?")).toEqual(['site', 'foreman']);
   });
