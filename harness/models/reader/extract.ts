@@ -178,6 +178,8 @@ function nextInMessage(unit: Unit, ctx: ReaderContext): Unit | undefined {
   return next?.item === unit.item ? next : undefined;
 }
 
+const NOT_BEFORE = /\b(?:not|no|never|instead of|rather than)\b[^,;.]*$/i;
+
 /** The span of the asked type, or the statement itself for a question that asks for one. */
 export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   const { unit } = found;
@@ -199,7 +201,8 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   }
   if (q.type === 'clause') {
     // A record answers "which card" with the value filed under `card:`, not the whole record.
-    const filed = unit.spans.filter((sp) => q.focus.size > 0 && labelNames(sp, q));
+    // "…, not the spot table fx_spot_daily.csv": a value the statement turns down is no answer.
+    const filed = unit.spans.filter((sp) => q.focus.size > 0 && labelNames(sp, q) && !NOT_BEFORE.test(unit.text.slice(Math.max(0, sp.start - 25), sp.start)));
     if (filed.length === 1) return filed[0].text;
     return (unit.speaker === 'tool' ? recordField(unit.text, q) : undefined) ?? statement(found);
   }

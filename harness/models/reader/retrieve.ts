@@ -172,7 +172,7 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
   if (!typed) score *= UNTYPED_FACTOR;
   else if (q.type === 'when' && !statesWhen(unit, q)) score *= DAY_ONLY_FACTOR;
   else if (q.type === 'date' && datesIn(unit, q).length === 0) score *= DAY_ONLY_FACTOR;
-  else if (spans.some((s) => labelNames(s, q)) || statesAttribute(unit, q)) score *= LABELLED_FACTOR;
+  else if (spans.some((s) => labelNames(s, q)) || statesAttribute(unit, q) || filesCode(unit, q)) score *= LABELLED_FACTOR;
   else if (!hasFirstType(spans, q)) score *= STAND_IN_FACTOR;
   if (q.count && distinctValues(spans).length < q.count) score *= FEW_VALUES_FACTOR;
   if (q.speaker && unit.speaker !== q.speaker && unit.speaker !== 'tool') score *= OTHER_SPEAKER_FACTOR;
@@ -191,6 +191,11 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
  */
 function statesAttribute(unit: Unit, q: Question): boolean {
   return q.type === 'clause' && q.head !== undefined && statesWord(unit, q.head);
+}
+
+/** For a question asked for whole, the statement files a code under the asked attribute's head ("with form RW-12" for "which form"). */
+function filesCode(unit: Unit, q: Question): boolean {
+  return q.type === 'clause' && q.head !== undefined && unit.spans.some((s) => s.type === 'identifier' && s.label !== undefined && stemsOf(s.label).has(q.head!));
 }
 
 /** `statesAttribute` by any word of the asked attribute: "Take-home is now $4,610" for "the take-home pay". */
@@ -532,6 +537,9 @@ export function throughResult(found: Found, q: Question, ctx: ReaderContext): Fo
   }
   return found;
 }
+
+
+
 
 
 

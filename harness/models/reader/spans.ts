@@ -926,8 +926,14 @@ function retypeByKey(span: Span, key: string): void {
 function labelCodes(text: string, spans: Span[]): void {
   for (const span of spans) {
     if (span.type !== 'identifier' || span.label !== undefined) continue;
-    const m = LABEL_BEFORE_RE.exec(text.slice(Math.max(0, span.start - 30), span.start));
+    const before = text.slice(Math.max(0, span.start - 30), span.start);
+    const m = LABEL_BEFORE_RE.exec(before);
     if (m) span.label = m[1];
+    // Any noun right before a code names it too ("form RW-12", "change CHG-3391"); a function word does not.
+    else {
+      const word = /(?:^|[^\p{L}])(\p{Ll}{3,})\s$/u.exec(before)?.[1];
+      if (word && !FUNCTION_WORDS.has(word) && !SENTENCE_VERBS.has(word)) span.label = word;
+    }
   }
 }
 

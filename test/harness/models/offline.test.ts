@@ -506,6 +506,16 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     );
   });
 
+  it('answers "which form" with the code a noun right before it names, and never with one the statement turns down', () => {
+    const hr = [
+      toolResult('6.2.2 Working from another country is allowed for at most 20 working days per calendar year.')[1],
+      assistantMessage('From abroad, at most 20 working days a year, with form RW-12 filed at least 10 working days before travel.'),
+    ];
+    expect(answer(hr, 'Which form does someone file to work from another country?')).toBe('RW-12');
+    const fx = [userMessage('Use the monthly average rates in fx_monthly_avg.csv, not the spot table fx_spot_daily.csv.')];
+    expect(answer(fx, 'Which rate table did I tell you to use for currency conversion?')).not.toBe('fx_spot_daily.csv');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
