@@ -35,8 +35,15 @@ function bareQuestion(text: string): string {
  *    statement keeps who said it (user, assistant, tool, or the `Name:` a line starts
  *    with), the day of its message (`[at]` or `[Session n: date]` stamps) and its
  *    typed spans: dates (relative ones resolved against that day), times, money,
- *    quantities, percentages, identifiers, hosts, versions, names, phones, emails.
- * 2. Question. Its answer type comes from its form (who or "what's X's name" → a name;
+ *    quantities, percentages, identifiers, hosts, versions, names, phones, emails. A row
+ *    of a JSON list keeps its parents' codes ("items serial: PF4X9K27, …, po: PO-2025-0412");
+ *    a noun right before a code labels it ("form RW-12"); a statement after a short heading
+ *    of its message (up to 8 words, no value: "Region owners, for the follow-up emails.")
+ *    also has the heading's words, at half weight. How the conversation writes dates comes
+ *    from its own words and session headers, never from an `[at]` stamp.
+ * 2. Question. Its answer type comes from its form (who, "which region owner" or "what's
+ *    X's name" → a name, but a "who" after the asking word starts a relative clause; "what
+ *    country/city/language" and "where … from" → a name;
  *    when → a date or time; "what date", "the last day", a noun phrase headed by "date"
  *    or "day" ("the launch date"; "what time of day" is a time) → a date; how many/much
  *    or "what dose" → a quantity or amount; a code word in the asked noun phrase, "which
@@ -48,10 +55,14 @@ function bareQuestion(text: string): string {
  *    question has a money word ("how much is the deposit"). "Did I say/report" asks for the user's statements and "did you
  *    recommend" for the assistant's; "now/current/latest" asks for the newest value. The
  *    asked attribute is the noun phrase after "what/which" ("the materiality *threshold*"),
- *    without type nouns and loose modifiers ("total", "current", "overall"); the names are
+ *    without type nouns and loose modifiers ("total", "current", "overall"), ended by a verb
+ *    ("which vendor *quoted* …"), though a verb right after a determiner is the noun ("the
+ *    *cause* of"); a noun phrase after the following verb is the subject it is asked of
+ *    ("which PO are *the monitors* on"); the names are
  *    its capitalised words and acronyms (not the letters of a code: "PF" of PF4X9K27). A
  *    question that asks two things ("what size, and which apartment") is answered part by
- *    part; one asking for a number of values ("which three days") prefers statements
+ *    part, and a part that names nothing ("how much is it?") about the topic the question
+ *    put first ("The credit you gave us, …"); one asking for a number of values ("which three days") prefers statements
  *    holding that many (70% for fewer) and lists them.
  * 3. Retrieval. Statements score the IDF-weighted question stems they contain (words
  *    rare in the context count most; asking words like "report" or "pick" little); a
@@ -59,7 +70,9 @@ function bareQuestion(text: string): string {
  *    asked type half, one by the other party 85%, one dated only by its message for a
  *    "when" or "what date" question three quarters (a "what date" statement that speaks
  *    of a date it does not give, "new date TBD", is not dated by its message), one with a
- *    value filed under the asked attribute (`manager: Rosa Delgado`) a quarter more. A
+ *    value filed under the asked attribute (`manager: Rosa Delgado`) a quarter more, as does,
+ *    for a question asked for whole, one that says what the attribute is ("Venue is now
+ *    Harbor View Pavilion") or files a code under it ("with form RW-12"). A
  *    date in the question is met by statements of that day or naming it. A question word
  *    the context never uses is read as the context's words of its family (one stem starts
  *    with the other, both at least 5 letters, or they share their first 7: "officiating"
@@ -78,22 +91,40 @@ function bareQuestion(text: string): string {
  *    current value, the statement says the value changed, or it scores as high), or one
  *    with at least a quarter of the score that says it changed ("is now", "revised",
  *    "moves to", "slipped", "instead", with a cue word the question does not use itself),
- *    is about the same thing (every name the best one has, or a code its message shares)
- *    and names the slot in its own words (the head of the asked attribute; for a question
+ *    is about the same thing (every name the best one has and the subject the question asks
+ *    about, or a code its message shares) and names the slot in its own words (the head of
+ *    the asked attribute, or the attribute's rarest word with half its words: "Take-home
+ *    is now $4,610" for "the take-home pay"; for a question
  *    about the current value, half the best one's words; for a version, host, email,
  *    phone or URL, a value of that type names it: "Router update done, it says 1.1.8
  *    now"). A question naming its version ("the original", "revised") gets the statement
- *    of that version.
+ *    of that version. A statement that says what the attribute is is not replaced by one
+ *    that only names it ("the final walkthrough at the venue").
  * 5. Two hops. When the best statement leaves question words uncovered, two statements
- *    linked by a name or code the question does not mention (A: "Kestrel Foods had the
- *    most late shipments", B: "Kestrel Foods … account manager Marisol Ortega") answer
- *    together if they cover at least 15 points more of the question.
+ *    linked by a name, an acronym (anywhere, "EMEA-North" at a sentence start too) or a
+ *    whole code the question does not mention (never a part of a code, such as its year)
+ *    (A: "Kestrel Foods had the most late shipments", B: "Kestrel Foods … account manager
+ *    Marisol Ortega") answer together if they cover at least 15 points more of the
+ *    question. A statement without a value of the asked type may also link through a pair
+ *    of adjacent words at most 3 statements share ("my home country"), and to a statement
+ *    that shares no word with the question ("EMEA-North is Katrin Vogel"). The answer is the
+ *    value beside the link; a linked record answers with the field the asked attribute
+ *    names ("which vendor" → `vendor: Tessaract IT`); a link to an older value never answers
+ *    a question for the current one. A call chosen as the best statement answers through
+ *    its result's value filed under the asked attribute (`ticket: TCK-40977`).
  * 6. Computation. "How many days/minutes between A and B", "after (past) A did B", "did
  *    A take … after B", "how many days later is A than B", "until A" (from the newest day
  *    in the context) and "how much more was A than B" are computed from the dates, times
  *    or amounts of the statements that answer A and B; an event is dated by a statement
- *    with its verb ("were *delivered*") first.
- * 7. Answer. The span of the asked type: one filed under the asked attribute first, then
+ *    with its verb ("were *delivered*") first, the two events by two statements, a
+ *    reported event (dated on or before its message's day) by its first statement and a
+ *    planned one (dated later) by its latest move, and through a code that links it to
+ *    its dated statement. "Which came first, A or B" and "did A happen before or after B"
+ *    name the earlier with the days between; "how long ago" an event dated only to a year
+ *    is answered in years.
+ * 7. Answer. A date or time from the clause holding most question words. The span of the
+ *    asked type: one filed under the asked attribute first (never one the statement turns
+ *    down: "not the spot table …"), then
  *    the most fitting type, then the one in the clause holding most question words,
  *    then the nearest to them (after a name the question mentions, a value before it
  *    counts double). A list when values are listed together; a relative date resolved
@@ -123,7 +154,7 @@ function bareQuestion(text: string): string {
  *    (from the same call's result when it is there) and becomes a call only when that is not known.
  *    A question is first read from the structured tool results (reader/results.ts): the record
  *    matching its words, the field whose key or type it asks for, the value alone.
- *    Without tools the reply is the reader's, as in reader-v4.
+ *    Without tools the reply is the reader's.
  *
  * Limits, by design: it cannot paraphrase, infer what was never written, or do
  * arithmetic beyond the forms in 6. Usage is tiktoken counts of the request and the
@@ -132,8 +163,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v7 is reader-v6 with the changes the README's version table lists (links by whole
-  // codes, list rows with their parents' codes, …). The name is part of the cache key, so
+  // reader-v7: the algorithm above (reader-v6 answered the same tool requests by the same rule,
+  // but linked, dated and updated statements less well). The name is part of the cache key, so
   // cached replies of an earlier version are never served for it.
   readonly params: Record<string, unknown> = { algorithm: 'reader-v7' };
   private readonly counter: TokenCounter;
