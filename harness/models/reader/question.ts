@@ -56,15 +56,20 @@ function askedCount(q: string): { count: number; word: string } | undefined {
 // Months and weekdays are capitalised but name no one; a date in the question is matched as a date.
 const CALENDAR_WORDS = /^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday)$/i;
 
+// A title names no one ("Dr." of "Dr. Amsel"): the name after it does.
+const TITLE_WORDS = /^(?:dr|mr|mrs|ms|mx|prof|rev|sir|dame)$/i;
+
 /** Capitalised words that do not start a sentence, and not "I": names of people, places and products. */
 function nameStems(text: string, fragment: boolean): Set<string> {
   const out = new Set<string>();
   // A fragment ("Hartwell's revised quote") starts mid-sentence, so its first word may be a name.
   const capitalised = fragment ? /\b\p{Lu}[\p{L}'\u2019-]*/gu : /(?<![.?!:]\s|^|["(]\s?)\b\p{Lu}[\p{L}'\u2019-]*/gu;
-  for (const m of text.matchAll(capitalised)) {
-    if (m[0] === 'I' || /^I['\u2019]/.test(m[0]) || CALENDAR_WORDS.test(m[0])) continue;
+  // The dot of a title ("Dr. Amsel") ends no sentence: the name after it is a name.
+  const untitled = text.replace(/\b(Dr|Mr|Mrs|Ms|Mx|Prof|Rev)\./g, '$1');
+  for (const m of untitled.matchAll(capitalised)) {
+    if (m[0] === 'I' || /^I['\u2019]/.test(m[0]) || CALENDAR_WORDS.test(m[0]) || TITLE_WORDS.test(m[0])) continue;
     // The letters of a code ("PF" of PF4X9K27) are no name; the code is matched as a code.
-    if (/[\d_]/.test(text[(m.index ?? 0) + m[0].length] ?? '')) continue;
+    if (/[\d_]/.test(untitled[(m.index ?? 0) + m[0].length] ?? '')) continue;
     for (const s of contentStems(m[0])) out.add(s);
   }
   return out;
@@ -87,6 +92,9 @@ const MONEY_WORDS = /\b(cost|costs|price|priced|pay|paid|paying|refund|refunding
 // What a sum of money is called; "the retail price" is answered by "retails at $189".
 const MONEY_NOUNS = ['amount', 'price', 'cost', 'sum'];
 
+// Things "how much is the …" measures in other units than money.
+const NOT_MONEY = /\b(?:dose|dosage|time|weight|distance|storage|space|memory|disk|data|leave|protein|water|sleep|traffic|load|capacity|lag|delay|overlap|difference|left|remaining)\b/;
+
 /**
  * "How much X" asks for money when X is a sum ("how much *credit*", "how much *money*"); "how
  * much paid *leave*" asks for a quantity though "paid" is a money word. Without a noun after
@@ -94,6 +102,10 @@ const MONEY_NOUNS = ['amount', 'price', 'cost', 'sum'];
  */
 function howMuchIsMoney(q: string): boolean {
   const words = wordsAfter(/\bhow much ([a-z$][^?]*)/.exec(q)?.[1]);
+  // "How much is the cabinet order?" asks a price, as "how much was the trip" does; "how much is
+  // the dose" or "how much is left" a quantity.
+  const thing = /\bhow much (?:is|was|are|were|will) (?:the|my|our|your|this|that) ([\w' -]+?)(?: from| for| of| at| in| on|\?|$)/.exec(q)?.[1];
+  if (words.length === 0 && thing !== undefined && !NOT_MONEY.test(thing)) return true;
   if (words.length === 0) return MONEY_WORDS.test(q);
   return MONEY_WORDS.test(words[words.length - 1]) || words.some((w) => /^(?:money|cash)$/.test(w));
 }

@@ -29,6 +29,12 @@ describe('what a question asks for', () => {
     ['Which day is the technician coming?', 'date'],
     ["What's the name of the technician coming on Friday?", 'name'],
     ["What's the exact name of the new host?", 'host'],
+    ['How much is the cabinet order from Northway?', 'money'],
+    ['How much is the dose now?', 'quantity'],
+    ["What's the phone number of the family member who sorted out my allergy mix-up?", 'phone'],
+    ['Which region owner should get the note?', 'name'],
+    ["What country is Caroline's grandma from?", 'name'],
+    ['Where did Caroline move from 4 years ago?', 'name'],
   ])('%j asks for a %s', (question, type) => {
     expect(analyseQuestion(question).type).toBe(type);
   });
@@ -46,6 +52,8 @@ describe('what a question asks for', () => {
 
   it('leaves a count out of the asked attribute', () => {
     expect([...analyseQuestion('Which three days am I training on?').focus]).toEqual([]);
+    // A title is no name; the name after it is.
+    expect([...analyseQuestion('Which drug allergy will you tell Dr. Amsel about?').names]).toEqual(['amsel']);
   });
 
   it('reads the attribute after a plural type noun: "how many days of bereavement leave"', () => {
