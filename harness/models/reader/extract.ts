@@ -36,8 +36,11 @@ function answerAnchors(unit: Unit, matched: Set<string>, q: Question, bridge?: R
   // The name or code that links two statements is what the answer is about ("Hana says the
   // website is in staging" + "…, Hana Sato owns the website" → Hana Sato, not the first owner named).
   const links = new Set([...(bridge ?? [])].filter((b) => unit.stems.has(b)));
-  const at = links.size > 0 ? anchorGroups(unit, links) : names.size > 0 ? anchorGroups(unit, names) : [];
+  const part = new Set([...matched].filter((m) => q.part?.has(m)));
+  const at = links.size > 0 ? anchorGroups(unit, links) : part.size > 0 ? anchorGroups(unit, part) : names.size > 0 ? anchorGroups(unit, names) : [];
   const all = anchorGroups(unit, matched);
+  // The part asked about is the only place the value may sit beside: "$7,420, including $1,260 for mold".
+  if (links.size === 0 && part.size > 0 && at.length > 0) return { groups: at, all: at, subject: false };
   return at.length > 0 ? { groups: at, all, subject: true } : { groups: all, all, subject: false };
 }
 

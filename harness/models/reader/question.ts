@@ -40,6 +40,11 @@ export interface Question {
    * statement of it dates it, not a later one that refers back to it, and it has no newer value.
    */
   event?: boolean;
+  /**
+   * Stems of the part a "how much of X is for Y" question asks about (Y): the value sits next to
+   * them, not next to the whole X ("New estimate is $7,420, including $1,260 for mold").
+   */
+  part?: Set<string>;
   /** How many values are asked for ("which *three* days", "what *two* things"): the answer lists that many. */
   count?: number;
 }
@@ -320,6 +325,13 @@ function subjectPhrase(q: string): Set<string> {
   return m ? contentStems(m[1]) : new Set();
 }
 
+/** Y of "how much/many of X is/goes for/on/to Y", as stems; undefined for other questions. */
+function partAsked(q: string): Set<string> | undefined {
+  const m = /\bhow (?:much|many) of .+? (?:is|was|are|were|goes|went|will go) (?:for|on|to|towards?|into) (.+?)[?.!]*$/.exec(q);
+  const stems = m ? contentStems(m[1]) : undefined;
+  return stems && stems.size > 0 ? stems : undefined;
+}
+
 function headOf(phrase: string[], typeStems: string[]): string | undefined {
   const words = phrase.filter((w) => !typeStems.includes(stem(w)) && !isAskingWord(stem(w)));
   const last = words.at(-1);
@@ -371,6 +383,7 @@ export function analyseQuestion(text: string, fragment = false): Question {
     names: nameStems(text, fragment),
     head: headOf(phrase, typeStems),
     subject: subjectPhrase(q),
+    part: partAsked(q),
     focus: new Set([...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word)),
   };
 }

@@ -553,3 +553,6 @@ export function throughResult(found: Found, q: Question, ctx: ReaderContext): Fo
 
 
 
+
+
+

@@ -516,6 +516,12 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(fx, 'Which rate table did I tell you to use for currency conversion?')).not.toBe('fx_spot_daily.csv');
   });
 
+  it('answers "how much of X is for Y" with the value beside Y', () => {
+    const context = [userMessage('New estimate is $7,420, including $1,260 for mold remediation.')];
+    expect(answer(context, 'How much of the new estimate is for mold?')).toBe('$1,260');
+    expect(answer(context, 'How much is the new estimate?')).toBe('$7,420');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
