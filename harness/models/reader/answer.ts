@@ -7,7 +7,7 @@ import { alignToContext } from './align.js';
 import { analyseQuestion, questionParts } from './question.js';
 import { computeDifference, computeElapsed, computeOrder } from './compute.js';
 import { corrected, extract, statement, withFollowing } from './extract.js';
-import { find, throughResult } from './retrieve.js';
+import { find, throughResult, throughRole } from './retrieve.js';
 import { contentStems, isAskingWord } from './words.js';
 
 export { MIN_COVERAGE } from './retrieve.js';
@@ -57,7 +57,7 @@ function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<
   // a last resort: where the word itself is stated, the statement that states it is better.
   let found = find(ctx, { ...q, abbreviations: undefined }, context, cache) ?? (q.abbreviations ? find(ctx, q, context, cache) : undefined);
   if (!found) return undefined;
-  found = throughResult(found, q, ctx);
+  found = throughRole(throughResult(found, q, ctx), q, ctx);
   if (deniesHaving(found.unit)) return `${NOT_GIVEN}: ${statement(found)}`;
   return extract(q.type === 'clause' ? withFollowing(found, q, ctx) : corrected(found, q, ctx), q, ctx);
 }

@@ -538,21 +538,24 @@ export function throughResult(found: Found, q: Question, ctx: ReaderContext): Fo
   return found;
 }
 
+/** "Your manager approves requests in Workday": a role in place of the person asked for. */
+const ROLE_SUBJECT = /^(?:your|my|our|the)\s+(?:[a-z]+\s+)?([a-z]{3,})\s+(?:approves|approve|handles|handle|signs|sign|decides|decide|reviews|review|owns|own|assigns|assign|is|will|can|must|should|has|does)\b/i;
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
+/**
+ * For a "who" question whose best statement names a role instead of a person ("Your manager
+ * approves requests in Workday"), the newest statement that names the person in that role
+ * ("Kenji Ito is your interim manager until April 10") answers, anchored at the role word.
+ */
+export function throughRole(found: Found, q: Question, ctx: ReaderContext): Found {
+  if (q.type !== 'name') return found;
+  const role = ROLE_SUBJECT.exec(found.unit.text)?.[1]?.toLowerCase();
+  if (!role) return found;
+  const roleStem = [...stemsOf(role)][0];
+  if (roleStem === undefined || q.stems.has(roleStem)) return found;
+  for (let i = ctx.units.length - 1; i >= 0; i--) {
+    const u = ctx.units[i];
+    if (u === found.unit || u.isQuestion || !u.stems.has(roleStem)) continue;
+    if (u.spans.some((s) => s.type === 'name')) return { ...found, unit: u, via: found.unit, matched: new Set([roleStem]) };
+  }
+  return found;
+}

@@ -522,6 +522,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'How much is the new estimate?')).toBe('$7,420');
   });
 
+  it('answers "who" through a role the best statement names instead of a person', () => {
+    const context = [
+      assistantMessage('You are on the Platform Data team, your manager is Rosa Delgado.'),
+      assistantMessage('Your manager approves leave requests in Workday.'),
+      userMessage('Kenji Ito will be my interim manager until April.'),
+    ];
+    expect(answer(context, 'Who approves my leave requests?')).toBe('Kenji Ito');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
