@@ -57,7 +57,7 @@ function momentOf(phrase: string, ctx: ReaderContext, cache: Map<string, number>
     return ctx.today ? { day: ctx.today, label: formatDay(ctx.today, ctx.style, false) } : undefined;
   }
   const q = analyseQuestion(phrase, true);
-  const asWhen: Question = { ...q, type: wantTime ? 'time' : 'when', focus: eventVerbs(phrase), event: true };
+  const asWhen: Question = { ...q, type: wantTime ? 'time' : 'date', focus: eventVerbs(phrase), event: true };
   // The two events of a computation are two statements: the other event's is not this one's.
   const exclude = other?.unit ? new Set([other.unit]) : undefined;
   // A statement with the event's verb first; failing that, the best statement about it at all.

@@ -531,6 +531,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'Who approves my leave requests?')).toBe('Kenji Ito');
   });
 
+  it('dates an event of a day computation by a statement that gives a date, not one with only times', () => {
+    const context = [
+      stamped('2026-03-02T09:00:00Z', 'I signed up for the Lakeshore Half Marathon on Sunday June 7.'),
+      stamped('2026-04-13T09:00:00Z', 'Plan: 14 km this week, then the longest run of 18 km on Sunday May 24, then taper.'),
+      stamped('2026-04-27T09:00:00Z', 'Your 5k of 25:55 predicts a half marathon around 2:00 to 2:05.'),
+    ];
+    expect(answer(context, 'How many weeks before the half is my longest run?')).toBe('2 weeks (May 24 to June 7)');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
