@@ -5,7 +5,7 @@
 import type { ReaderContext, Unit } from './context.js';
 import { alignToContext } from './align.js';
 import { analyseQuestion, questionParts } from './question.js';
-import { computeDifference, computeElapsed, computeOrder } from './compute.js';
+import { computeDifference, computeElapsed, computeOrder, offsetDate } from './compute.js';
 import { corrected, extract, statement, withFollowing } from './extract.js';
 import { find, throughResult, throughRole } from './retrieve.js';
 import { contentStems, isAskingWord } from './words.js';
@@ -59,6 +59,11 @@ function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<
   if (!found) return undefined;
   found = throughRole(throughResult(found, q, ctx), q, ctx);
   if (deniesHaving(found.unit)) return `${NOT_GIVEN}: ${statement(found)}`;
+  // "4 weeks before launch": a date given relative to another event is counted from that event's date.
+  if (q.type === 'date' || q.type === 'when') {
+    const offset = offsetDate(found.unit, ctx, cache);
+    if (offset) return offset;
+  }
   return extract(q.type === 'clause' ? withFollowing(found, q, ctx) : corrected(found, q, ctx), q, ctx);
 }
 

@@ -1,7 +1,7 @@
 // Computed answers: time between two events, and the difference of two amounts.
 import { stem } from '../../../core/text.js';
 import type { ReaderContext, Unit } from './context.js';
-import { type Day, daysBetween, formatDay, pad2 } from './dates.js';
+import { type Day, addDays, daysBetween, findDurations, formatDay, pad2 } from './dates.js';
 import { type Question, analyseQuestion } from './question.js';
 import { type Span, parseNumber } from './spans.js';
 import { anchors, besideWords, nearest } from './extract.js';
@@ -143,4 +143,35 @@ export function computeDifference(c: Extract<NonNullable<Question['computation']
   const money = /[$€£]/.exec(a.text)?.[0] ?? '';
   const formatted = `${money}${diff.toLocaleString('en-US', { maximumFractionDigits: 2 })}${a.unit && !money ? ` ${a.unit}` : ''}`;
   return `${formatted} (${a.text} vs ${b.text})`;
+}
+
+/** "4 weeks before launch", "two days after the kickoff": a duration, its direction and the event it counts from. */
+const OFFSET_AFTER = /^\s+(before|after|ahead of|prior to|following)\s+(?:the\s+|our\s+|your\s+|my\s+)?([\p{L}\p{N}' -]+?)(?=[.,;:!?)]|\s+(?:and|but|so|which|when|if)\b|$)/iu;
+
+/**
+ * A date a statement gives only relative to another event ("Homewise needs units in its DCs 4
+ * weeks before launch"): that event's newest date ("the final launch date is Tuesday 4
+ * November") moved by the duration, "7 October (4 weeks before 4 November)". Undefined when the
+ * statement gives a date itself or no event date is found.
+ */
+export function offsetDate(unit: Unit, ctx: ReaderContext, cache: Map<string, number>): string | undefined {
+  if (unit.dates.some((d) => !d.relative)) return undefined;
+  for (const duration of findDurations(unit.text)) {
+    if (duration.unit === 'year') continue;
+    const m = OFFSET_AFTER.exec(unit.text.slice(duration.end));
+    if (!m) continue;
+    const event = m[2].trim();
+    // The event's date as it stands now: plans move, and the newest statement of them counts.
+    const q: Question = { ...analyseQuestion(`when is the ${event}?`), type: 'date', latest: true };
+    const found = find(ctx, q, new Set(), cache, new Set([unit]));
+    if (!found) continue;
+    const groups = anchorGroups(found.unit, found.matched);
+    const date = besideWords(datesIn(found.unit, q).filter((d) => d.precision === 'day'), groups, clauseBounds(found.unit.text), groups.flat());
+    if (!date) continue;
+    const sign = /^(before|ahead of|prior to)$/i.test(m[1]) ? -1 : 1;
+    const days = duration.unit === 'month' ? Math.round(duration.amount * 30.4375) : duration.amount * (duration.unit === 'week' ? 7 : 1);
+    const day = addDays(date.day, sign * days);
+    return `${formatDay(day, ctx.style, false)} (${duration.text} ${m[1].toLowerCase()} ${formatDay(date.day, ctx.style, false)})`;
+  }
+  return undefined;
 }

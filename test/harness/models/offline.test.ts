@@ -540,6 +540,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'How many weeks before the half is my longest run?')).toBe('2 weeks (May 24 to June 7)');
   });
 
+  it('counts a date given relative to another event from that event\'s newest date', () => {
+    const context = [
+      stamped('2025-08-18T09:00:00Z', 'Launch is Tuesday 14 October.'),
+      stamped('2025-08-18T09:01:00Z', 'Homewise needs units in its DCs 4 weeks before launch.'),
+      stamped('2025-09-15T09:00:00Z', 'Homewise asked for a later date, so the final launch date is Tuesday 4 November.'),
+    ];
+    expect(answer(context, 'By what date does Homewise need units in its DCs?')).toBe('7 October (4 weeks before 4 November)');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
