@@ -190,7 +190,9 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   const points = anchored.groups.flat();
   if (q.type === 'date' || q.type === 'when') {
     const clauses = clauseBounds(unit.text);
-    const date = besideWords(datesIn(unit, q), anchored.all, clauses, points);
+    // Through a link, the date in the clause of the linking word: "since 2014, and my *gallbladder* was removed in 2009".
+    const linkedDates = found.bridge ? datesIn(unit, q).filter((d) => anchored.groups.some((g) => g.some((p) => clauseAt(clauses, p) === clauseAt(clauses, d.start)))) : [];
+    const date = besideWords(linkedDates.length > 0 ? linkedDates : datesIn(unit, q), anchored.all, clauses, points);
     const time = q.type === 'when' ? besideWords(unit.spans.filter((s) => s.type === 'time'), anchored.all, clauses, points) : undefined;
     if (date && time && Math.abs(time.start - date.end) < 12) return unit.text.slice(Math.min(date.start, time.start), Math.max(date.end, time.end));
     if (date) return dateText(date, ctx, unit);

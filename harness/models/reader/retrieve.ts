@@ -389,19 +389,19 @@ export function find(ctx: ReaderContext, q: Question, context: Set<string>, cach
     const best = q.event && !plans(first.unit, q) ? first : newestOfSlot(first, answerable, q, stems, ctx);
     // An update that does not cover the question falls back to the statement it would replace.
     for (const from of best === first ? [first] : [best, first]) {
-      const found = foundFrom(first, from, ranked, q, stems, days, ctx);
+      const found = foundFrom(first, from, ranked, q, stems, days, ctx, cache);
       if (covered(found, q, ctx)) return found;
     }
   }
   return undefined;
 }
 
-function foundFrom(first: Scored, best: Scored, ranked: Scored[], q: Question, stems: Weighted[], days: Day[], ctx: ReaderContext): Found {
+function foundFrom(first: Scored, best: Scored, ranked: Scored[], q: Question, stems: Weighted[], days: Day[], ctx: ReaderContext, cache: Map<string, number>): Found {
   // An update is judged with the statement it replaces: together they name the slot and the new value.
   const union = best === first ? best.matched : new Set([...first.matched, ...best.matched]);
   let found: Found = { unit: best.unit, coverage: coverage(union, stems, days), matched: best.matched };
   if (best !== first) found.replaces = first.unit;
-  if (found.coverage < 1) found = linked(found, ranked, q, stems, days, ctx) ?? found;
+  if (found.coverage < 1) found = linked(found, ranked, q, stems, days, ctx, cache) ?? found;
   return found;
 }
 
@@ -452,18 +452,24 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
  * they cover clearly more of the question than the best single one, the answer comes from
  * the one that holds a value of the asked type.
  */
-function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[], days: Day[], ctx: ReaderContext): Found | undefined {
+function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[], days: Day[], ctx: ReaderContext, cache: Map<string, number>): Found | undefined {
   let best: Found | undefined;
   const verbs = (r: Scored) => [...q.focus].filter((f) => r.matched.has(f)).length;
   const scored = new Map(ranked.map((r) => [r.unit, r]));
+  // "When" is answered through a link to the statement that gives the date, unless the best
+  // statement gives one itself.
+  const dated = q.type === 'when' || q.type === 'date';
+  if (dated && !q.event && statesWhen(single.unit, q)) return undefined;
   for (const first of ranked.slice(0, 5)) {
+    // A statement dated only by its message gives no date of its own: for "when" it has no value either.
+    const valueless = !first.typed || ((q.type === 'when' || q.type === 'date') && !statesWhen(first.unit, q));
     const links = bridges(first.unit, q);
-    const phrases = first.typed ? [] : rarePhrases(first.unit, q, ctx);
+    const phrases = valueless ? rarePhrases(first.unit, q, ctx, cache) : [];
     if (links.size === 0 && phrases.length === 0) continue;
     // A statement that covers the question but holds no value of the asked type may link to one
     // that shares no word with the question: "EMEA-North had the highest growth" + "EMEA-North
     // is Katrin Vogel" answers who owns the region with the highest growth.
-    for (const unit of first.typed ? ranked.map((r) => r.unit) : ctx.units) {
+    for (const unit of valueless ? ctx.units : ranked.map((r) => r.unit)) {
       if (unit === first.unit || unit.isQuestion) continue;
       const shared = new Set([...links].filter((l) => unit.stems.has(l)));
       for (const phrase of phrases) if (hasPhrase(unit, phrase)) for (const w of phrase.stems) shared.add(w);
@@ -474,9 +480,10 @@ function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[],
       if (best && cov <= best.coverage) continue;
       // An event of a computation is dated through a link too ("the shoes" are BC-4471829, which "was delivered April 28").
       // Of two dated statements, the one with the event's verb ("was *delivered* April 28") dates it.
-      const holder = q.event
-        ? [second, first].filter((r) => statesWhen(r.unit, q)).sort((a, b) => verbs(b) - verbs(a))[0]
-        : [second, first].find((r) => typedSpans(r.unit, q).some((s) => !isBridge(s, shared, q)));
+      const holder =
+        q.event || dated
+          ? [second, first].filter((r) => statesWhen(r.unit, q)).sort((a, b) => verbs(b) - verbs(a))[0]
+          : [second, first].find((r) => typedSpans(r.unit, q).some((s) => !isBridge(s, shared, q)));
       // A statement asked for whole is the one that names the asked attribute ("which *vendor*"):
       // a serial's row that links to its quote does not say who quoted it.
       const named = q.head !== undefined && second.unit.stems.has(q.head) && !first.unit.stems.has(q.head);
@@ -487,7 +494,10 @@ function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[],
   }
   // A question for the current value is not answered by a link to an older value than the best statement's.
   if (best && q.latest && best.unit.index < single.unit.index) return undefined;
-  return best && best.coverage >= single.coverage + 0.15 ? best : undefined;
+  // A link that supplies the value the best statement lacks (its date) need not cover more of the question.
+  const lacks = dated ? !statesWhen(single.unit, q) : !hasTypedValue(single.unit, q);
+  const gain = lacks && best?.via === single.unit ? 0 : 0.15;
+  return best && best.coverage >= single.coverage + gain ? best : undefined;
 }
 
 interface Phrase {
@@ -495,6 +505,8 @@ interface Phrase {
   pattern: RegExp;
 }
 
+/** A word this long that one other statement uses is a link. */
+const RARE_WORD_LETTERS = 8;
 /** Two content words in a row that at most this many statements share are a link. */
 const RARE_PHRASE = 3;
 
@@ -504,9 +516,16 @@ const RARE_PHRASE = 3;
  * my *home country*, Sweden" as a name would. Only for a statement without a value of the asked
  * type, which needs another to answer.
  */
-function rarePhrases(unit: Unit, q: Question, ctx: ReaderContext): Phrase[] {
+function rarePhrases(unit: Unit, q: Question, ctx: ReaderContext, cache: Map<string, number>): Phrase[] {
   const words = unit.text.toLowerCase().match(/[\p{L}][\p{L}'-]*/gu) ?? [];
   const out: Phrase[] = [];
+  // A long word only one other statement uses is such a link on its own ("the *gallbladder*
+  // surgery" and "my gallbladder was removed in 2009").
+  for (const word of new Set(words)) {
+    const s = [...contentStems(word)][0];
+    if (s === undefined || word.length < RARE_WORD_LETTERS || q.stems.has(s) || isAskingWord(s) || df(ctx, s, cache) !== 2) continue;
+    out.push({ stems: [s, s], pattern: new RegExp(`\\b${escape(word)}`, 'iu') });
+  }
   for (let i = 0; i + 1 < words.length; i++) {
     const [a, b] = [contentStems(words[i]), contentStems(words[i + 1])].map((set) => [...set][0]);
     if (a === undefined || b === undefined || q.stems.has(a) || q.stems.has(b) || isAskingWord(a) || isAskingWord(b)) continue;

@@ -549,6 +549,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'By what date does Homewise need units in its DCs?')).toBe('7 October (4 weeks before 4 November)');
   });
 
+  it('dates a statement that gives no date through a long word one other statement shares', () => {
+    const context = [
+      stamped('2025-05-20T09:00:00Z', 'Past history is type 2 diabetes since 2014, and my gallbladder was removed in 2009.'),
+      stamped('2025-05-20T09:04:00Z', 'Any drug reaction I should know about?'),
+      stamped('2025-05-20T09:05:00Z', 'Mine is codeine, it gave me hives after the gallbladder surgery.'),
+    ];
+    expect(answer(context, 'In what year was the surgery after which I had my drug reaction?')).toBe('2009');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
