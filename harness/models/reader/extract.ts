@@ -213,10 +213,26 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   }
   const spans = typedSpans(unit, q).filter((s) => !isBridge(s, found.bridge, q));
   const span = pickSpan(spans, q, anchored, unit.text);
-  if (!span) return statement(found);
+  if (!span) {
+    // "Another, alert when lock waits exceed 30 seconds. Owner Hyun-woo.": the value follows in the message.
+    const next = nextInMessage(unit, ctx);
+    const value = next && !next.isQuestion ? typedSpans(next, q)[0] : undefined;
+    return value ? fullName(value, ctx) : statement(found);
+  }
   if (span.type === 'time') return utc(span.text);
   const counted = q.count ? countedList(spans, span, q.count) : undefined;
-  return counted ?? listAround(unit.text, span, unit.spans)?.text ?? span.text;
+  return counted ?? listAround(unit.text, span, unit.spans)?.text ?? fullName(span, ctx);
+}
+
+/**
+ * A name as the conversation gives it in full: "Hyun-woo" is "Hyun-woo Park" when that is the
+ * one longer name it starts; several ("Sam Okoye", "Sam Lee") leave it as it is.
+ */
+function fullName(span: Span, ctx: ReaderContext): string {
+  if (span.type !== 'name') return span.text;
+  const longer = new Set<string>();
+  for (const u of ctx.units) for (const s of u.spans) if (s.type === 'name' && s.text.startsWith(`${span.text} `)) longer.add(s.text);
+  return longer.size === 1 ? [...longer][0] : span.text;
 }
 
 /**

@@ -310,7 +310,8 @@ export function focusPhrase(text: string): string[] {
     (PHRASE_END.has(words[k]) && !(PHRASE_VERBS.has(words[k]) && DETERMINERS.has(words[k - 1]))) || (phrase.length > 0 && /^[a-z]{3,}ed$/.test(words[k]));
   for (; i < words.length && !ends(i); i++) if (words[i]) phrase.push(words[i]);
   // "which *three* days": a count says how many, not which.
-  const content = phrase.filter((w) => !TYPE_NOUNS.has(stem(w)) && !COUNT_WORDS.test(w));
+  // "the *full* name", "the *exact* date": a word that only says how much of the value to give.
+  const content = phrase.filter((w, k) => !TYPE_NOUNS.has(stem(w)) && !COUNT_WORDS.test(w) && !(w === 'full' && TYPE_NOUNS.has(stem(phrase[k + 1] ?? ''))));
   if (content.length === 0 && ['of', 'for', 'on'].includes(words[i] ?? '')) return focusPhrase(`what ${words.slice(i + 1).join(' ')}`);
   return content;
 }

@@ -558,6 +558,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'In what year was the surgery after which I had my drug reaction?')).toBe('2009');
   });
 
+  it('reads the value on in the next statement of the message, and gives a name in full', () => {
+    const context = [
+      userMessage('The DBA on call is Hyun-woo Park, he is joining now.'),
+      userMessage('Action items for the postmortem, please.'),
+      userMessage('Another, alert when lock waits exceed 30 seconds. Owner Hyun-woo.'),
+    ];
+    expect(answer(context, "What's the full name and role of the person who owns the lock-wait alert action item?")).toBe('Hyun-woo Park');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');

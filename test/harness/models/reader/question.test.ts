@@ -52,6 +52,9 @@ describe('what a question asks for', () => {
 
   it('leaves a count out of the asked attribute', () => {
     expect([...analyseQuestion('Which three days am I training on?').focus]).toEqual([]);
+    // "Full" says how much of the name to give, not which; "full marathon" still names a kind.
+    expect([...analyseQuestion("What's the full name of the alert's owner?").focus]).toEqual(['owner']);
+    expect([...analyseQuestion('What full marathon time am I aiming for?').focus]).toContain('full');
     // A title is no name; the name after it is.
     expect([...analyseQuestion('Which drug allergy will you tell Dr. Amsel about?').names]).toEqual(['amsel']);
   });
