@@ -58,8 +58,11 @@ function bareQuestion(text: string): string {
  *    without type nouns and loose modifiers ("total", "current", "overall"), ended by a verb
  *    ("which vendor *quoted* …"), though a verb right after a determiner is the noun ("the
  *    *cause* of"); a noun phrase after the following verb is the subject it is asked of
- *    ("which PO are *the monitors* on"); the names are
- *    its capitalised words and acronyms (not the letters of a code: "PF" of PF4X9K27). A
+ *    ("which PO are *the monitors* on"), and in "how much of X is for *Y*" the part Y; "how
+ *    much is the cabinet order" asks a price unless the thing is measured otherwise; the
+ *    names are
+ *    its capitalised words and acronyms (not the letters of a code: "PF" of PF4X9K27, nor a
+ *    title: "Dr. Amsel" names Amsel). A
  *    question that asks two things ("what size, and which apartment") is answered part by
  *    part, and a part that names nothing ("how much is it?") about the topic the question
  *    put first ("The credit you gave us, …"); one asking for a number of values ("which three days") prefers statements
@@ -105,26 +108,34 @@ function bareQuestion(text: string): string {
  *    whole code the question does not mention (never a part of a code, such as its year)
  *    (A: "Kestrel Foods had the most late shipments", B: "Kestrel Foods … account manager
  *    Marisol Ortega") answer together if they cover at least 15 points more of the
- *    question. A statement without a value of the asked type may also link through a pair
- *    of adjacent words at most 3 statements share ("my home country"), and to a statement
- *    that shares no word with the question ("EMEA-North is Katrin Vogel"). The answer is the
+ *    question. A statement without a value of the asked type (for "when": without a date of
+ *    its own) may also link through a pair of adjacent words at most 3 statements share ("my
+ *    home country") or a word of 8 or more letters one other statement uses ("gallbladder"),
+ *    without covering more of the question when the link supplies the value, and to a
+ *    statement that shares no word with the question ("EMEA-North is Katrin Vogel"). The answer is the
  *    value beside the link; a linked record answers with the field the asked attribute
  *    names ("which vendor" → `vendor: Tessaract IT`); a link to an older value never answers
  *    a question for the current one. A call chosen as the best statement answers through
- *    its result's value filed under the asked attribute (`ticket: TCK-40977`).
+ *    its result's value filed under the asked attribute (`ticket: TCK-40977`). A "who" whose
+ *    best statement names a role ("Your manager approves requests") is answered by the
+ *    newest statement naming the person in that role. With no statement holding a value of
+ *    the asked type, the best one is continued by the next statement of its message that
+ *    has one ("… lock waits exceed 30 seconds. Owner Hyun-woo.").
  * 6. Computation. "How many days/minutes between A and B", "after (past) A did B", "did
  *    A take … after B", "how many days later is A than B", "until A" (from the newest day
  *    in the context) and "how much more was A than B" are computed from the dates, times
  *    or amounts of the statements that answer A and B; an event is dated by a statement
  *    with its verb ("were *delivered*") first, the two events by two statements, a
  *    reported event (dated on or before its message's day) by its first statement and a
- *    planned one (dated later) by its latest move, and through a code that links it to
- *    its dated statement. "Which came first, A or B" and "did A happen before or after B"
+ *    planned one (dated later) by its latest move, for a count of days by a statement
+ *    giving a date (not only times of day), and through a code that links it to its dated
+ *    statement. A date given relative to another event ("4 weeks before launch") is
+ *    counted from that event's newest date. "Which came first, A or B" and "did A happen before or after B"
  *    name the earlier with the days between; "how long ago" an event dated only to a year
  *    is answered in years.
  * 7. Answer. A date or time from the clause holding most question words. The span of the
  *    asked type: one filed under the asked attribute first (never one the statement turns
- *    down: "not the spot table …"), then
+ *    down: "not the spot table …"; beside Y for "how much of X is for Y"), then
  *    the most fitting type, then the one in the clause holding most question words,
  *    then the nearest to them (after a name the question mentions, a value before it
  *    counts double). A list when values are listed together; a relative date resolved
@@ -133,9 +144,10 @@ function bareQuestion(text: string): string {
  *    For other questions the value a record files under the asked attribute ("which
  *    card" → `card: visa-4417`), else the statement itself, or the next one in the
  *    message when it only repeats the question (naming nothing new) or heads the day it
- *    asks about. At most 30 words. A correction that negates its value ("Correction, the
- *    $1,148 didn't include bags") gives way to the next statement of its message with a
- *    value of the asked type.
+ *    asks about. At most 30 words. A first name is given in full when the conversation
+ *    has one longer name it starts ("Hyun-woo" → "Hyun-woo Park"). A correction that
+ *    negates its value ("Correction, the $1,148 didn't include bags") gives way to the
+ *    next statement of its message with a value of the asked type.
  * 8. Abstention. The reply is ABSTAIN_ANSWER when no statement holds a value of the
  *    asked type, or when the chosen statement(s) cover less than MIN_COVERAGE of the
  *    question's content (IDF-weighted; asking words and common words no statement
