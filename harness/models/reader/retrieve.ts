@@ -546,9 +546,17 @@ function rarePhrases(unit: Unit, q: Question, ctx: ReaderContext, cache: Map<str
     const [a, b] = [contentStems(words[i]), contentStems(words[i + 1])].map((set) => [...set][0]);
     if (a === undefined || b === undefined || q.stems.has(a) || q.stems.has(b) || isAskingWord(a) || isAskingWord(b)) continue;
     const phrase: Phrase = { stems: [a, b], pattern: new RegExp(`\\b${escape(words[i])}\\s+${escape(words[i + 1])}\\b`, 'iu') };
-    if (ctx.units.filter((u) => hasPhrase(u, phrase)).length <= RARE_PHRASE) out.push(phrase);
+    // A pair is at most as common as its rarer word; otherwise count, and stop once it is not rare.
+    if (Math.min(df(ctx, a, cache), df(ctx, b, cache)) <= RARE_PHRASE || fewHave(ctx, phrase, RARE_PHRASE)) out.push(phrase);
   }
   return out;
+}
+
+/** At most `most` statements have the phrase. */
+function fewHave(ctx: ReaderContext, phrase: Phrase, most: number): boolean {
+  let n = 0;
+  for (const u of ctx.units) if (hasPhrase(u, phrase) && ++n > most) return false;
+  return true;
 }
 
 function hasPhrase(unit: Unit, phrase: Phrase): boolean {
