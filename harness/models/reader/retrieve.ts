@@ -360,7 +360,6 @@ function newestOfSlot(best: Scored, ranked: Scored[], q: Question, stems: Weight
   return chosen;
 }
 
-/** Finds the statement(s) answering `q`; undefined when nothing covers enough of it. */
 /**
  * The statement dates something after the day it was said: a plan ("visit: 2026-03-12"), which
  * a later statement may move. An event reported on or after its day is not moved by a later
@@ -371,7 +370,10 @@ function plans(unit: Unit, q: Question): boolean {
   return said !== undefined && datesIn(unit, q).some((d) => daysBetween(said, d.day) > 0);
 }
 
-/** `exclude`: statements that may not answer (the other event of a computation). */
+/**
+ * Finds the statement(s) answering `q`; undefined when nothing covers enough of it.
+ * `exclude`: statements that may not answer (the other event of a computation).
+ */
 export function find(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<string, number>, exclude?: ReadonlySet<Unit>): Found | undefined {
   const mentions = findDates(q.text, ctx.today, ctx.today?.year);
   const days = mentions.map((d) => d.day);
@@ -463,10 +465,12 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
 }
 
 /**
- * Two statements joined by a name or code neither is asked about ("Kestrel Foods had the
- * most late shipments" + "Kestrel Foods: account manager Marisol Ortega"): when together
- * they cover clearly more of the question than the best single one, the answer comes from
- * the one that holds a value of the asked type.
+ * Two statements joined by a name, acronym or whole code neither is asked about ("Kestrel
+ * Foods had the most late shipments" + "Kestrel Foods: account manager Marisol Ortega"): when
+ * together they cover clearly more of the question than the best single one, or supply the
+ * value it lacks, the answer comes from the one that holds a value of the asked type. A
+ * statement without such a value also links through rare words (`rarePhrases`), and to any
+ * statement, not only those that share a word with the question.
  */
 function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[], days: Day[], ctx: ReaderContext, cache: Map<string, number>): Found | undefined {
   let best: Found | undefined;
@@ -478,7 +482,7 @@ function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[],
   if (dated && !q.event && statesWhen(single.unit, q)) return undefined;
   for (const first of ranked.slice(0, 5)) {
     // A statement dated only by its message gives no date of its own: for "when" it has no value either.
-    const valueless = !first.typed || ((q.type === 'when' || q.type === 'date') && !statesWhen(first.unit, q));
+    const valueless = !first.typed || (dated && !statesWhen(first.unit, q));
     const links = bridges(first.unit, q);
     const phrases = valueless ? rarePhrases(first.unit, q, ctx, cache) : [];
     if (links.size === 0 && phrases.length === 0) continue;
