@@ -38,7 +38,8 @@ export function typedSpans(unit: Unit, q: Question): Span[] {
  */
 function countsWhatIsAsked(span: Span, q: Question): boolean {
   if (q.countOf === undefined) return true;
-  if (span.type === 'number') return true;
+  // A number filed under another key (`elapsed_s=936` for "how many workers") counts something else.
+  if (span.type === 'number') return span.label === undefined || [...labelStems(span.label)].some((l) => q.countOf?.includes(l));
   if (span.type !== 'quantity' || span.unit === undefined) return false;
   const unit = [...stemsOf(span.unit)];
   return unit.length === 0 || unit.some((u) => q.countOf?.includes(u));

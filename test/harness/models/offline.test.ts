@@ -567,6 +567,14 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, "What's the full name and role of the person who owns the lock-wait alert action item?")).toBe('Hyun-woo Park');
   });
 
+  it('does not count a number filed under another key as the count asked for', () => {
+    const context = [
+      toolResult('2025-06-10T09:13:40.117Z WARN recon.worker batch=B-88420 still running elapsed_s=936 worker=w-07')[1],
+      userMessage('Use 8 workers, not 16, and a lock timeout of 10 seconds.'),
+    ];
+    expect(answer(context, 'How many workers does recon-api run with after the fix?')).toBe('8 workers');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
