@@ -49,7 +49,8 @@ function bareQuestion(text: string): string {
  *    or "what dose" → a quantity or amount; a code word in the asked noun phrase, "which
  *    ticket/order/PO number" → an identifier; which host, version, phone, email,
  *    percentage). "How many workers" takes a bare number or a quantity in one of the
- *    first three words after "how many" (not "15 minutes" or "$180.00"); "how much X"
+ *    first three words after "how many" (not "15 minutes", "$180.00" or a number filed
+ *    under another key, `elapsed_s=936`); "how much X"
  *    asks for money when X ends in a word for a sum ("how much credit"), else for a
  *    quantity ("how much paid leave" → "8 weeks"), and with no noun after it when the
  *    question has a money word ("how much is the deposit"). "Did I say/report" asks for the user's statements and "did you
