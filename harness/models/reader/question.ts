@@ -140,6 +140,8 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   if (/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your |his |her |their )?(?:country|countries|city|cities|town|state|province|island|language|nationality)\b|\bwhere (?:\w+ ){1,4}from\b/.test(q)) {
     return { type: 'name', typeStems: [] };
   }
+  // "What value did orders_id_seq get set to?": a number.
+  if (/\bwhat(?:'s| is| was)? (?:the |its )?(?:new |final |current )?value\b/.test(q)) return { type: 'number', typeStems: ['value'] };
   if (/\b(?:day|date) and time\b/.test(q)) return { type: 'when', typeStems: ['date', 'day', 'time'] };
   // "Which three days am I training on?": days of the week, not dates.
   if (/\b(?:what|which) (?:weekdays|(?:\w+ )?days of the week|(?:two|three|four|five|six|\d) days)\b|\b(?:what|which) days\b/.test(q)) {

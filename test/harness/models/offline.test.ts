@@ -575,6 +575,16 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'How many workers does recon-api run with after the fix?')).toBe('8 workers');
   });
 
+  it('answers "what value" with a number, the newest one it was set to', () => {
+    const context = [
+      toolResult('{"sequence":"orders_id_seq","source_last_value":48213377,"target_last_value":1}')[1],
+      assistantMessage('orders_id_seq is at 48213377 on the source, so the suggested setval for it is 48213500.'),
+      userMessage('Use a margin of 1000 instead.'),
+      assistantMessage('orders_id_seq will be set to 48214377.'),
+    ];
+    expect(answer(context, 'What value did orders_id_seq get set to on the new host?')).toBe('48214377');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');

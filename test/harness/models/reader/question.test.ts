@@ -30,6 +30,7 @@ describe('what a question asks for', () => {
     ["What's the name of the technician coming on Friday?", 'name'],
     ["What's the exact name of the new host?", 'host'],
     ['How much is the cabinet order from Northway?', 'money'],
+    ['What value did orders_id_seq get set to on the new host?', 'number'],
     ['How much is the dose now?', 'quantity'],
     ["What's the phone number of the family member who sorted out my allergy mix-up?", 'phone'],
     ['Which region owner should get the note?', 'name'],
