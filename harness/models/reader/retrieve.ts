@@ -357,7 +357,25 @@ function newestOfSlot(best: Scored, ranked: Scored[], q: Question, stems: Weight
     const change = cue && !namedVersion && slot.need > 0 && named >= slot.need && r.score >= best.score * CHANGE_TIE && sameThing(best, r, q, ctx);
     if (tie || change) chosen = r;
   }
-  return chosen;
+  return countedChange(chosen, q, ctx) ?? chosen;
+}
+
+/**
+ * "Which three days am I training on?": a later statement that says the values changed and
+ * gives that many values of the asked type, others than the chosen one's ("we'll switch to
+ * Tuesday, Thursday and Sunday"), replaces them, though it repeats no word of the question.
+ */
+function countedChange(chosen: Scored, q: Question, ctx: ReaderContext): Scored | undefined {
+  if (!q.count) return undefined;
+  const values = (u: Unit) => distinctValues(typedSpans(u, q)).map((s) => norm(s.text));
+  const old = new Set(values(chosen.unit));
+  let newest: Unit | undefined;
+  for (const u of ctx.units.slice(chosen.unit.index + 1)) {
+    if (u.isQuestion || !signalsChange(u, q)) continue;
+    const now = values(u);
+    if (now.length >= q.count && now.some((v) => !old.has(v))) newest = u;
+  }
+  return newest ? { unit: newest, score: chosen.score, matched: chosen.matched, typed: true } : undefined;
 }
 
 /**

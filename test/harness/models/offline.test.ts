@@ -585,6 +585,17 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'What value did orders_id_seq get set to on the new host?')).toBe('48214377');
   });
 
+  it('takes a later change that gives the asked number of new values, though it repeats no word of the question', () => {
+    const context = [
+      userMessage("I'm free Monday, Wednesday and Saturday. Which days should I train?"),
+      assistantMessage('Monday easy 5 km, Wednesday intervals plus strength, Saturday long run.'),
+      userMessage('I started a new job and Mondays are impossible now. I can do Tuesday, Thursday and Sunday.'),
+      assistantMessage("No problem, we'll switch to Tuesday, Thursday and Sunday: Tuesday easy run, Thursday intervals, Sunday long run."),
+      assistantMessage('This Sunday is 11 km.'),
+    ];
+    expect(answer(context, 'Which three days am I training on?')).toBe('Tuesday, Thursday and Sunday');
+  });
+
   it('says a machine time in UTC', () => {
     const context = toolResult('{"rollout":"2.14.4","completed_at":"15:30:12Z"}');
     expect(answer(context, 'When did the 2.14.4 rollout complete?')).toBe('15:30:12 UTC');
