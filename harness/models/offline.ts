@@ -43,10 +43,10 @@ function bareQuestion(text: string): string {
  *    from its own words and session headers, never from an `[at]` stamp.
  * 2. Question. Its answer type comes from its form (who, "which region owner" or "what's
  *    X's name" → a name, but a "who" after the asking word starts a relative clause; "what
- *    country/city/language" and "where … from" → a name;
- *    when → a date or time; "what date", "the last day", a noun phrase headed by "date"
- *    or "day" ("the launch date"; "what time of day" is a time) → a date; how many/much
- *    or "what dose" → a quantity or amount; a code word in the asked noun phrase, "which
+ *    country/city/language" and "where … from" → a name; when → a date or time; "what
+ *    date", "the last day", a noun phrase headed by "date" or "day" ("the launch date";
+ *    "what time of day" is a time) → a date; how many/much or "what dose" → a quantity or
+ *    amount; "what value" → a number; a code word in the asked noun phrase, "which
  *    ticket/order/PO number" → an identifier; which host, version, phone, email,
  *    percentage). "How many workers" takes a bare number or a quantity in one of the
  *    first three words after "how many" (not "15 minutes", "$180.00" or a number filed
@@ -103,7 +103,9 @@ function bareQuestion(text: string): string {
  *    phone or URL, a value of that type names it: "Router update done, it says 1.1.8
  *    now"). A question naming its version ("the original", "revised") gets the statement
  *    of that version. A statement that says what the attribute is is not replaced by one
- *    that only names it ("the final walkthrough at the venue").
+ *    that only names it ("the final walkthrough at the venue"). For "which three days", a
+ *    later statement that says the values changed and gives that many new ones replaces
+ *    them, though it repeats no word of the question.
  * 5. Two hops. When the best statement leaves question words uncovered, two statements
  *    linked by a name, an acronym (anywhere, "EMEA-North" at a sentence start too) or a
  *    whole code the question does not mention (never a part of a code, such as its year)
