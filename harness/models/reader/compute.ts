@@ -96,12 +96,8 @@ export function computeElapsed(c: Extract<NonNullable<Question['computation']>, 
     return `${amount} (${from.label} to ${to.label})`;
   }
   // "How long ago was her 18th birthday": an event dated to a year is that many years ago, not 3,946 days.
-  const coarse = c.unitAsked ? undefined : [from.precision, to.precision].includes('year') ? 'year' : undefined;
-  if (coarse) {
-    const years = Math.abs(to.day.year - from.day.year);
-    const fromLabel = String(from.day.year);
-    const toLabel = String(to.day.year);
-    return `${plural(years, 'year')} (${fromLabel} to ${toLabel})`;
+  if (!c.unitAsked && (from.precision === 'year' || to.precision === 'year')) {
+    return `${plural(Math.abs(to.day.year - from.day.year), 'year')} (${from.day.year} to ${to.day.year})`;
   }
   const days = Math.abs(daysBetween(from.day, to.day));
   const amount = unit === 'day' ? days : Math.round((days / UNIT_DAYS[unit]) * 10) / 10;
@@ -169,8 +165,7 @@ export function offsetDate(unit: Unit, ctx: ReaderContext, cache: Map<string, nu
     const date = besideWords(datesIn(found.unit, q).filter((d) => d.precision === 'day'), groups, clauseBounds(found.unit.text), groups.flat());
     if (!date) continue;
     const sign = /^(before|ahead of|prior to)$/i.test(m[1]) ? -1 : 1;
-    const days = duration.unit === 'month' ? Math.round(duration.amount * 30.4375) : duration.amount * (duration.unit === 'week' ? 7 : 1);
-    const day = addDays(date.day, sign * days);
+    const day = addDays(date.day, sign * Math.round(duration.amount * UNIT_DAYS[duration.unit]));
     return `${formatDay(day, ctx.style, false)} (${duration.text} ${m[1].toLowerCase()} ${formatDay(date.day, ctx.style, false)})`;
   }
   return undefined;

@@ -85,6 +85,9 @@ function scalarText(value: unknown): string | undefined {
   return undefined;
 }
 
+/** A code: a single token with a digit (`PO-2025-0412`, `RMA-55102`), not a measure or prose. */
+const CODE_VALUE = /^(?=[^\s]*\p{L})(?=[^\s]*\d)[\p{L}\d][\p{L}\d._/-]*$/u;
+
 /**
  * JSON as records: an object's scalar fields form one line; nested objects and arrays recurse.
  * A row of a list keeps its parents' codes after its own fields ("items serial: PF4X9K27, …,
@@ -92,9 +95,6 @@ function scalarText(value: unknown): string | undefined {
  * what else is said of its parent. The parents' other fields describe the parent, not the row,
  * and repeated on every row they would make its words look common.
  */
-/** A code: a single token with a digit (`PO-2025-0412`, `RMA-55102`), not a measure or prose. */
-const CODE_VALUE = /^(?=[^\s]*\p{L})(?=[^\s]*\d)[\p{L}\d][\p{L}\d._/-]*$/u;
-
 function jsonRecords(value: unknown, path: string, out: string[], inherited: readonly string[] = []): void {
   if (Array.isArray(value)) {
     const scalars = value.map(scalarText).filter((v): v is string => v !== undefined);
@@ -108,9 +108,10 @@ function jsonRecords(value: unknown, path: string, out: string[], inherited: rea
   const nested: [string, unknown][] = [];
   for (const [key, v] of Object.entries(value)) {
     const scalar = scalarText(v);
-    if (scalar !== undefined) fields.push(`${words(key)}: ${scalar}`);
-    if (typeof v === 'string' && CODE_VALUE.test(v)) codes.push(`${words(key)}: ${v}`);
-    else if (typeof v === 'object' && v !== null) nested.push([key, v]);
+    if (scalar !== undefined) {
+      fields.push(`${words(key)}: ${scalar}`);
+      if (typeof v === 'string' && CODE_VALUE.test(v)) codes.push(`${words(key)}: ${v}`);
+    } else if (typeof v === 'object' && v !== null) nested.push([key, v]);
   }
   if (fields.length > 0) out.push(`${path ? `${words(path)} ` : ''}${[...fields, ...inherited].join(', ')}`);
   for (const [key, v] of nested) jsonRecords(v, key, out, Array.isArray(v) ? codes : []);
@@ -208,6 +209,9 @@ function dateUndated(units: Unit[], today: Day | undefined): void {
   for (const u of undated) u.dates = datesOf(u.text, undefined, year);
 }
 
+/** A session header as the conversation wrote it (`[Session 1: 1:56 pm on 8 May, 2023]`). */
+const SESSION_TEXT = /\[Session[^\]]*\]/g;
+
 interface Line {
   text: string;
   speakerName?: string;
@@ -218,8 +222,6 @@ interface Line {
  * session date (`[Session 1: 1:56 pm on 8 May, 2023]`) also tells how the conversation writes
  * dates; it goes to `styles`.
  */
-const SESSION_TEXT = /\[Session[^\]]*\]/g;
-
 function lines(text: string, day: { current?: Day }, styles: DateMention[]): Line[] {
   const out: Line[] = [];
   for (const raw of text.split('\n')) {
@@ -239,11 +241,6 @@ function lines(text: string, day: { current?: Day }, styles: DateMention[]): Lin
   return out;
 }
 
-/**
- * Gives the first unit of each user or assistant message the stems of the questions the other
- * party asked in its last message, and each unit of a tool's output the stems of the call it
- * answers; tool calls and output between two messages do not break their pair.
- */
 /** A heading: a short statement with no value of its own ("Region owners, for the follow-up emails."). */
 const HEADING_WORDS = 8;
 
@@ -257,6 +254,11 @@ function linkFollowing(units: Unit[]): void {
   }
 }
 
+/**
+ * Gives the first unit of each user or assistant message the stems of the questions the other
+ * party asked in its last message, and each unit of a tool's output the stems of the call it
+ * answers; tool calls and output between two messages do not break their pair.
+ */
 function linkReplies(units: Unit[]): void {
   let asked: { speaker: Speaker; stems: Set<string> } | undefined;
   let current: { item: number; speaker: Speaker; stems: Set<string> } | undefined;

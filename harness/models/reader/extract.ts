@@ -4,7 +4,7 @@ import { stem } from '../../../core/text.js';
 import type { ReaderContext, Unit } from './context.js';
 import { type DateMention, type Day, MONTH_NAMES, WEEKDAY_NAMES, findDates, formatDay, monthName } from './dates.js';
 import type { Question } from './question.js';
-import { type Span, listAround } from './spans.js';
+import { type Span, listAround, recordEntries } from './spans.js';
 import { type Found, isBridge } from './retrieve.js';
 import { TYPE_SPANS, datesIn, distinctValues, labelNames, typedSpans } from './typed.js';
 import { anchorGroups, clauseAt, clauseBounds } from './clauses.js';
@@ -213,12 +213,7 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   }
   const spans = typedSpans(unit, q).filter((s) => !isBridge(s, found.bridge, q));
   const span = pickSpan(spans, q, anchored, unit.text);
-  if (!span) {
-    // "Another, alert when lock waits exceed 30 seconds. Owner Hyun-woo.": the value follows in the message.
-    const next = nextInMessage(unit, ctx);
-    const value = next && !next.isQuestion ? typedSpans(next, q)[0] : undefined;
-    return value ? fullName(value, ctx) : statement(found);
-  }
+  if (!span) return statement(found);
   if (span.type === 'time') return utc(span.text);
   const counted = q.count ? countedList(spans, span, q.count) : undefined;
   return counted ?? listAround(unit.text, span, unit.spans)?.text ?? fullName(span, ctx);
@@ -240,10 +235,10 @@ function fullName(span: Span, ctx: ReaderContext): string {
  * `vendor: Tessaract IT`), whatever its type; undefined when no one field is.
  */
 function recordField(text: string, q: Question): string | undefined {
-  if (q.head === undefined) return undefined;
-  const fields = text.split(/,\s+(?=[\p{L}][\p{L}\d ]{0,40}:\s)/u).map((f) => /^([\p{L}][\p{L}\d ]{0,40}):\s+(.+)$/u.exec(f));
-  const hits = fields.filter((m) => m !== null && stemsOf(m[1]).has(q.head!));
-  return hits.length === 1 ? hits[0]![2].trim() : undefined;
+  const head = q.head;
+  if (head === undefined) return undefined;
+  const hits = recordEntries(text).filter((f) => stemsOf(f.key).has(head));
+  return hits.length === 1 ? hits[0].value : undefined;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { ReaderContext, Unit } from './context.js';
 import { type Day, daysBetween, findDates } from './dates.js';
 import type { AnswerType, Question } from './question.js';
 import { type Span, findSpans } from './spans.js';
-import { datesIn, distinctValues, hasFirstType, hasTypedValue, labelNames, norm, statesWhen, typedSpans } from './typed.js';
+import { datesIn, distinctValues, hasFirstType, hasTypedValue, labelNames, labelStems, norm, statesWhen, typedSpans } from './typed.js';
 import { contentStems, isAskingWord, stemsOf } from './words.js';
 import { valueBesideAllWords } from './clauses.js';
 
@@ -195,7 +195,8 @@ function statesAttribute(unit: Unit, q: Question): boolean {
 
 /** For a question asked for whole, the statement files a code under the asked attribute's head ("with form RW-12" for "which form"). */
 function filesCode(unit: Unit, q: Question): boolean {
-  return q.type === 'clause' && q.head !== undefined && unit.spans.some((s) => s.type === 'identifier' && s.label !== undefined && stemsOf(s.label).has(q.head!));
+  const head = q.head;
+  return q.type === 'clause' && head !== undefined && unit.spans.some((s) => s.type === 'identifier' && s.label !== undefined && labelStems(s.label).has(head));
 }
 
 /** `statesAttribute` by any word of the asked attribute: "Take-home is now $4,610" for "the take-home pay". */
@@ -556,17 +557,24 @@ const RARE_PHRASE = 3;
  */
 function rarePhrases(unit: Unit, q: Question, ctx: ReaderContext, cache: Map<string, number>): Phrase[] {
   const words = unit.text.toLowerCase().match(/[\p{L}][\p{L}'-]*/gu) ?? [];
+  // Each word's stem, or none for a stop word, a question word or an asking word.
+  const stems = words.map((word) => {
+    const s = [...stemsOf(word)][0];
+    return s === undefined || q.stems.has(s) || isAskingWord(s) ? undefined : s;
+  });
   const out: Phrase[] = [];
   // A long word only one other statement uses is such a link on its own ("the *gallbladder*
   // surgery" and "my gallbladder was removed in 2009").
-  for (const word of new Set(words)) {
-    const s = [...contentStems(word)][0];
-    if (s === undefined || word.length < RARE_WORD_LETTERS || q.stems.has(s) || isAskingWord(s) || df(ctx, s, cache) !== 2) continue;
+  const seen = new Set<string>();
+  words.forEach((word, i) => {
+    const s = stems[i];
+    if (s === undefined || seen.has(word) || word.length < RARE_WORD_LETTERS || df(ctx, s, cache) !== 2) return;
+    seen.add(word);
     out.push({ stems: [s, s], pattern: new RegExp(`\\b${escape(word)}`, 'iu') });
-  }
+  });
   for (let i = 0; i + 1 < words.length; i++) {
-    const [a, b] = [contentStems(words[i]), contentStems(words[i + 1])].map((set) => [...set][0]);
-    if (a === undefined || b === undefined || q.stems.has(a) || q.stems.has(b) || isAskingWord(a) || isAskingWord(b)) continue;
+    const [a, b] = [stems[i], stems[i + 1]];
+    if (a === undefined || b === undefined) continue;
     const phrase: Phrase = { stems: [a, b], pattern: new RegExp(`\\b${escape(words[i])}\\s+${escape(words[i + 1])}\\b`, 'iu') };
     // A pair is at most as common as its rarer word; otherwise count, and stop once it is not rare.
     if (Math.min(df(ctx, a, cache), df(ctx, b, cache)) <= RARE_PHRASE || fewHave(ctx, phrase, RARE_PHRASE)) out.push(phrase);

@@ -864,6 +864,13 @@ function recordFields(text: string, fields: Field[]): void {
   });
 }
 
+/** The "key: value" fields of a record line, each value as written (trimmed). */
+export function recordEntries(text: string): { key: string; value: string }[] {
+  const fields: Field[] = [];
+  recordFields(text, fields);
+  return fields.map((f) => ({ key: f.key, value: text.slice(f.start, f.end).trim() }));
+}
+
 /** Labels the spans inside each field with its key, and retypes a whole-value number by what the key says it is. */
 function applyFields(text: string, spans: Span[], fields: Field[]): void {
   for (const f of fields) {

@@ -80,7 +80,7 @@ export function hasTypedValue(unit: Unit, q: Question, spans = typedSpans(unit, 
 
 const labels = new TextMemo<Set<string>>();
 
-const labelStems = (label: string) => labels.get(label, () => contentStems(label.replace(/[_.]+/g, ' ')));
+export const labelStems = (label: string) => labels.get(label, () => contentStems(label.replace(/[_.]+/g, ' ')));
 
 /** The span's key or label is a word of the question's asked attribute (or, with none, of the question). */
 export function labelNames(span: Span, q: Question): boolean {
