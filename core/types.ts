@@ -11,6 +11,9 @@ import type { ContextLookup } from './contexts.js';
 
 export { ATTRIBUTIONS, ERROR_STAGES, PROBE_KINDS };
 
+/** A job's key, as the run, its journal and a shard's `jobs` name it. */
+export const jobKey = (strategy: string, transcript: string): string => `${strategy}::${transcript}`;
+
 /** The judge model a tool probe's record names when its call was graded by rule (graders/tool-calls.ts), not by a judge. */
 export const TOOL_CHECK = 'tool-check';
 

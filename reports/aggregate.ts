@@ -1,8 +1,8 @@
 // One summary row per strategy, and the named metrics gates and diffs use.
-import { ATTRIBUTIONS as ALL_ATTRIBUTIONS, ERROR_STAGES, PROBE_KINDS } from '../core/types.js';
+import { ATTRIBUTIONS as ALL_ATTRIBUTIONS, ERROR_STAGES, PROBE_KINDS, jobKey } from '../core/types.js';
 import type { Attribution, ErrorStage, ProbeKind, ProbeRecord, RunInfo, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
 import { SIGNIFICANCE_LEVEL, clusteredWilson, holm, mcnemarExact, mean, pairedBootstrap, passHatN, percentile, type PairedResult, type RepeatCount } from '../core/stats.js';
-import { outcomeOf, outcomesByTranscript } from '../core/power.js';
+import { outcomeOf } from '../core/power.js';
 
 /** Every attribution, in the order reports list them (the run schema's own list, so a new one gets its column). */
 export const ATTRIBUTIONS: readonly Attribution[] = ALL_ATTRIBUTIONS;
@@ -59,7 +59,14 @@ export interface StrategySummary {
   passed: number;
   /** Graded and not passed. */
   failed: number;
-  /** passed / attempted: an errored probe counts as not passed, so errors can never flatter it. */
+  /**
+   * Probe answers a finished run owed this strategy and never made (a job that
+   * stopped on an error, a run stopped early): each counts in `accuracy` as
+   * not passed. 0 for a run still running or interrupted, whose numbers cover
+   * the work done so far.
+   */
+  unattempted: number;
+  /** passed / (attempted + unattempted): an errored or unattempted probe counts as not passed, so neither can flatter it. */
   accuracy?: number;
   /** passed / graded; only beside `accuracy`, never in its place. */
   accuracyGraded?: number;
@@ -515,10 +522,45 @@ export function toolMetrics(probes: ProbeRecord[], withCI: boolean): ToolSummary
   };
 }
 
-function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean) {
+/**
+ * How many answers each transcript still owes a strategy: its probes × repeat
+ * less the records made. Only a finished run owes any (a run still going or
+ * interrupted reports the work done so far), and only for the jobs it had (a
+ * shard's). Runs recorded without transcript sizes owe none that can be told.
+ */
+function owedByTranscript(run: RunResult, strategy: string, probes: readonly ProbeRecord[]): Map<string, number> {
+  const owed = new Map<string, number>();
+  const status = run.info.status as RunInfo['status'] | undefined;
+  if (status !== 'complete' && status !== 'incomplete' && status !== 'failed') return owed;
+  const made = new Map<string, number>();
+  for (const r of probes) made.set(r.transcript, (made.get(r.transcript) ?? 0) + 1);
+  const jobs = run.info.shard && new Set(run.info.shard.jobs);
+  for (const t of run.info.transcripts) {
+    if (jobs && !jobs.has(jobKey(strategy, t.id))) continue;
+    const missing = t.probes * run.info.repeat - (made.get(t.id) ?? 0);
+    if (missing > 0) owed.set(t.id, missing);
+  }
+  return owed;
+}
+
+/** Each transcript's outcomes, with an answer it owes as a 0: the interval counts it as the accuracy does. */
+function outcomeClusters(probes: ProbeRecord[], owed: ReadonlyMap<string, number>): number[][] {
+  const clusters = new Map<string, number[]>();
+  for (const r of probes) {
+    const list = clusters.get(r.transcript);
+    if (list) list.push(outcomeOf(r));
+    else clusters.set(r.transcript, [outcomeOf(r)]);
+  }
+  for (const [id, n] of owed) clusters.set(id, [...(clusters.get(id) ?? []), ...new Array<number>(n).fill(0)]);
+  return [...clusters.values()];
+}
+
+function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean, owed: ReadonlyMap<string, number>) {
   const graded = probes.filter((r) => !isProbeError(r));
   const passed = graded.filter((r) => r.passed).length;
-  const ci = withCI ? clusteredWilson(outcomesByTranscript(probes)) : undefined;
+  let unattempted = 0;
+  for (const n of owed.values()) unattempted += n;
+  const ci = withCI ? clusteredWilson(outcomeClusters(probes, owed)) : undefined;
   const attribution = Object.fromEntries(ATTRIBUTIONS.map((a) => [a, 0])) as Record<Attribution, number>;
   for (const r of probes) if (r.attribution) attribution[r.attribution]++;
   const costs = probes.map((r) => r.cost).filter((c): c is number => c !== undefined);
@@ -527,10 +569,11 @@ function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean) {
   return {
     probes: probes.length,
     attempted: probes.length,
+    unattempted,
     graded: graded.length,
     passed,
     failed: graded.length - passed,
-    accuracy: ratio(passed, probes.length),
+    accuracy: ratio(passed, probes.length + unattempted),
     accuracyGraded: ratio(passed, graded.length),
     accuracyLow: ci?.low,
     accuracyHigh: ci?.high,
@@ -599,7 +642,7 @@ export function summarizeStrategy(run: RunResult, strategy: string, withCI = tru
     transcripts: transcriptCount(run, strategy),
     ...turnMetrics(mine(run.turns)),
     ...summaryMetrics(summaries),
-    ...probeMetrics(probes, run.info.repeat, withCI),
+    ...probeMetrics(probes, run.info.repeat, withCI, owedByTranscript(run, strategy, probes)),
     ...turnLatencyMetrics(probes, summaries),
     ...(tool ? { tool } : {}),
   });

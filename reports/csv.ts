@@ -319,6 +319,7 @@ function summaryRow(s: StrategySummary, model: string, sweep: SweepCells = {}): 
     summary_tokens_out: s.summaryTokensOut,
     probes: s.probes,
     attempted: s.attempted,
+    unattempted: s.unattempted,
     graded: s.graded,
     passed: s.passed,
     errors: s.errors,

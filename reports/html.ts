@@ -133,12 +133,13 @@ function banner(run: RunResult): string {
   return `<div class="banner" role="alert"><strong>${esc(notice.label)}</strong>${esc(notice.reason)}</div>`;
 }
 
-// `62.0% (31/50)`: the count shows that errored probes are in the denominator.
+// `62.0% (31/50)`: the count shows that errored (and unattempted) probes are in the denominator.
 function accuracyCell(s: StrategySummary): string {
   if (s.accuracy === undefined) return '–';
   const ci = s.accuracyLow !== undefined ? ` <span class="muted">[${pct(s.accuracyLow)}, ${pct(s.accuracyHigh)}]</span>` : '';
   const graded = s.errors > 0 ? `<br><span class="muted">graded only: ${pct(s.accuracyGraded)} (${s.passed}/${s.graded})</span>` : '';
-  return `${pct(s.accuracy)} (${s.passed}/${s.attempted})${ci}${versusBaseline(s)}${graded}`;
+  const owed = s.unattempted > 0 ? `<br><span class="bad">${s.unattempted} not attempted, counted as not passed</span>` : '';
+  return `${pct(s.accuracy)} (${s.passed}/${s.attempted + s.unattempted})${ci}${versusBaseline(s)}${graded}${owed}`;
 }
 
 // The figure stays on one line and its interval goes under it, so the two narrow columns stay readable.

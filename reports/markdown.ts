@@ -31,7 +31,7 @@ function share(rate: number | undefined, count: number, n: number): string {
 }
 
 function strategyRow(s: StrategySummary, tools: boolean): string[] {
-  const row = [mdCell(s.strategy), share(s.accuracy, s.passed, s.attempted), share(s.answerableRate, s.answerable, s.answerableKnown), share(s.readerGapRate, s.readerGap, s.answerable)];
+  const row = [mdCell(s.strategy), share(s.accuracy, s.passed, s.attempted + s.unattempted), share(s.answerableRate, s.answerable, s.answerableKnown), share(s.readerGapRate, s.readerGap, s.answerable)];
   return tools ? [...row, ...toolRow(s)] : row;
 }
 

@@ -11,14 +11,14 @@ import { CONTEXTS_FILE, contextLine, messageDigest, messageLine, parseContextLin
 import { writeChunksAtomic } from '../../core/atomic.js';
 import { UsageError } from '../../core/errors.js';
 import { readLines } from '../../core/lines.js';
-import type { ProbeRecord, RunInfo, RunResult, SummaryRecord, TurnRecord } from '../../core/types.js';
+import { jobKey, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type TurnRecord } from '../../core/types.js';
 import { canonicalJson } from '../models/cache.js';
 import { stageErrors } from '../../reports/aggregate.js';
 import { RUN_FILE, loadRun, runDirOf, runJsonChunks } from '../../reports/load.js';
 import { writableDirProblem } from '../schema/files.js';
 import { writeReports } from '../../reports/index.js';
 import { configRecord, recordedConfig, newRunId } from './run-info.js';
-import { jobKey, shardJobs } from './shards.js';
+import { shardJobs } from './shards.js';
 import { judgeRun } from './verdict.js';
 
 /** A shard as read from its directory. */

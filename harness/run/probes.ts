@@ -3,7 +3,7 @@
 import type { Graders } from './grading.js';
 import { itemLabel, itemText, userMessage } from '../../core/items.js';
 import type { ContextMessage } from '../../core/contexts.js';
-import type { ModelResult } from '../../core/model.js';
+import { msSince, type ModelResult } from '../../core/model.js';
 import { modelForRepeat } from '../models/create.js';
 import { discountedCost } from '../models/prices.js';
 import type { ProbeContext } from './replay.js';
@@ -33,7 +33,15 @@ function request(task: ProbeTask): { system: string | undefined; input: AgentInp
 async function ask(req: ReturnType<typeof request>, repeat: number, graders: Graders): Promise<ModelResult> {
   // Repeats are separate samples: each gets its own cache entry.
   const model = modelForRepeat(graders.answerModel, repeat - 1);
-  return model.complete({ ...req, purpose: 'answer' });
+  const started = performance.now();
+  try {
+    return await model.complete({ ...req, purpose: 'answer' });
+  } catch (error) {
+    // A model reports failures in its result; one that throws (a bug in it) fails
+    // this answer, as an error the run counts, rather than the whole run.
+    const why = error instanceof Error ? error.message : String(error);
+    return { output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs: msSince(started), error: `${model.id} threw: ${why}` };
+  }
 }
 
 /** The exact context that was sent, as role/text pairs, for the failures view and diffs. */

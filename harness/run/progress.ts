@@ -60,6 +60,12 @@ export class Progress {
     }
   }
 
+  /** A line of its own (a job that failed): on a terminal the progress line is drawn again below it. */
+  note(text: string): void {
+    if (this.tty) this.stream.write(`\r\x1b[K${text}\n${this.line()}\x1b[K`);
+    else this.stream.write(`${text}\n`);
+  }
+
   finish(): void {
     if (this.tty) this.stream.write(`\r${this.line()}\x1b[K\n`);
   }

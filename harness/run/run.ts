@@ -25,13 +25,13 @@ import { answerProbe } from './probes.js';
 import { runInfo, newRunId, transcriptHeader, type TranscriptHeader } from './run-info.js';
 import { writeReports } from '../../reports/index.js';
 import { redact, redactDeep, redactionCounts, resetRedactionCount, type RedactionCounts } from '../../core/secrets.js';
-import { InputError, UsageError, fileProblem } from '../../core/errors.js';
+import { InputError, UsageError, fileProblem, isInputError } from '../../core/errors.js';
 import { judgeRun } from './verdict.js';
 import { isProbeError, probeErrorStage, stageErrors, summaryErrorStage, summaryErrored, summaryJudgeErrored as gradeErrored } from '../../reports/aggregate.js';
-import { ERROR_STAGES, type ErrorStage, type MadeSummary, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type Transcript, type TurnRecord } from '../../core/types.js';
+import { ERROR_STAGES, jobKey, type ErrorStage, type MadeSummary, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type Transcript, type TurnRecord } from '../../core/types.js';
 import { DEFAULT_LIMITS, type Limits } from '../schema/limits.js';
 import { turnTables } from '../../core/schema/run.js';
-import { jobKey, shardJobs, type ShardSpec } from './shards.js';
+import { shardJobs, type ShardSpec } from './shards.js';
 import { BatchRun, batchProblem, type BatchSettings } from './batch.js';
 import { NO_PROGRESS } from './progress.js';
 import type { CallRouter } from '../models/cache.js';
@@ -141,6 +141,15 @@ interface RunContext {
   errors: Record<ErrorStage, number>;
   /** Runs calls that depend on one another as one chain (what a `--batch` round holds back together); otherwise just runs them. */
   chain: CallChains;
+  /** Jobs that threw (a bug in a strategy or in memeval, not a model's error), in the order they did; `job` names its strategy and transcript. */
+  crashes: JobCrash[];
+}
+
+interface JobCrash {
+  job: string;
+  message: string;
+  /** The job's transcript failed its check when read again (it changed during the run). */
+  input: boolean;
 }
 
 type CallChains = <T>(work: () => Promise<T>) => Promise<T>;
@@ -316,9 +325,27 @@ async function runPlannedJob(planned: PlannedJob, ctx: RunContext): Promise<JobR
   try {
     // A job the journal holds whole needs only the probe ids of its transcript, not the file read again.
     return journaledJob(planned, ctx) ?? (await ctx.chain(() => runJob({ key: planned.key, transcript: planned.slot.take(), strategy: planned.strategy }, ctx)));
+  } catch (error) {
+    // Work cut short by Ctrl-C is unfinished, not broken.
+    if (ctx.signal.aborted) return { turns: [], summaries: [], probes: [], complete: false };
+    return crashed(`strategy ${planned.strategy.id} on transcript ${planned.slot.id}`, error, ctx);
   } finally {
     planned.slot.release();
   }
+}
+
+/**
+ * A job that threw ends alone: the other jobs go on and are reported, and the
+ * run is FAILED, naming the job and the error. Its answers already journaled
+ * stay there for `--resume`; none of its probes counts as measured here.
+ */
+function crashed(job: string, error: unknown, ctx: RunContext): JobResult {
+  const input = isInputError(error);
+  const message = redact(error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim() || '(no message)';
+  ctx.crashes.push({ job, message, input });
+  ctx.progress.note(`memeval: the job of ${job} stopped: ${message}`);
+  if (!input && process.env.MEMEVAL_DEBUG && error instanceof Error && error.stack) ctx.progress.note(redact(error.stack));
+  return { turns: [], summaries: [], probes: [], complete: true };
 }
 
 async function runJob(job: Job, ctx: RunContext): Promise<JobResult> {
@@ -412,6 +439,20 @@ function shardOf(opts: RunOptions, strategies: StrategyConfig[], transcripts: re
  */
 function scheduleOrder(jobs: PlannedJob[]): number[] {
   return jobs.map((_, i) => i).sort((a, b) => jobs[a].slot.index - jobs[b].slot.index || a - b);
+}
+
+/** Which jobs threw, for run.json's failure: the first with its error, the others by name, and what to do. */
+function crashText(crashes: readonly JobCrash[]): { what: string; hint: string } | undefined {
+  if (crashes.length === 0) return undefined;
+  const [first, ...rest] = crashes;
+  const names = rest.slice(0, 5).map((c) => c.job).join('; ') + (rest.length > 5 ? '; …' : '');
+  const others = rest.length === 0 ? '' : ` (and ${rest.length} more job(s): ${names})`;
+  // A transcript that changed under the run is the input's fault; anything else is a bug, in memeval or a strategy.
+  if (first.input) return { what: `The job of ${first.job} stopped on its input: ${first.message}${others}.`, hint: 'Start a new run on the files as they are now.' };
+  return {
+    what: `The job of ${first.job} stopped on an error in memeval or the strategy, not the model's: ${first.message}${others}.`,
+    hint: "Set MEMEVAL_DEBUG=1 to print the error's stack; `memeval run --resume RUN_DIR` runs the job again.",
+  };
 }
 
 function workUnits(jobs: PlannedJob[], repeat: number): number {
@@ -723,7 +764,7 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   }
 
   const { signal, stop } = stopSignal(opts.signal);
-  const ctx: RunContext = { config, graders, registry, counter: graders.counter, journal, contexts, done, progress, signal, stop, errors, chain: p.chain ?? UNCHAINED };
+  const ctx: RunContext = { config, graders, registry, counter: graders.counter, journal, contexts, done, progress, signal, stop, errors, chain: p.chain ?? UNCHAINED, crashes: [] };
   const results: (JobResult | undefined)[] = new Array(jobs.length);
   await graders.ready();
   const starting = { concurrency: Math.max(2, config.concurrency), signal, onceCallBegins: graders.onceModelCallBegins };
@@ -756,7 +797,7 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   if (interrupted) info.status = 'interrupted';
   else {
     const unattempted = workUnits(jobs, config.repeat) - records.probes.length;
-    const verdict = judgeRun(errorsByStage, config.max_errors ?? { kind: 'count', value: 0 }, fatal, unattempted);
+    const verdict = judgeRun(errorsByStage, config.max_errors ?? { kind: 'count', value: 0 }, fatal, unattempted, crashText(ctx.crashes));
     info.status = verdict.status;
     if (verdict.failure) info.failure = verdict.failure;
   }

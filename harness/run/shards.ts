@@ -4,6 +4,7 @@
 // strategies, the transcripts' turn and probe counts, the repeat count), so
 // every machine computes the same one and merge can check it.
 import { UsageError } from '../../core/errors.js';
+import { jobKey } from '../../core/types.js';
 
 export interface ShardSpec {
   /** 1-based. */
@@ -28,9 +29,6 @@ export function parseShard(value: string): ShardSpec {
   }
   return { index, count };
 }
-
-/** A job's key, as the run and its journal name it. */
-export const jobKey = (strategy: string, transcript: string): string => `${strategy}::${transcript}`;
 
 /**
  * A job's estimated work: replaying the transcript (its turns) and answering

@@ -52,14 +52,15 @@ const RESUME_HINT = 'Every rate in the reports counts these errors as not passed
 
 /**
  * `fatal` is the reason the run stopped early (the circuit breaker's message);
- * `unattempted` counts probe answers it never got to.
+ * `unattempted` counts probe answers it never got to; `crash` says which
+ * jobs threw (the other jobs finished) and what to do about it.
  */
-export function judgeRun(errors: StageErrors[], max: MaxErrors, fatal?: string, unattempted = 0): RunVerdict {
-  if (fatal) {
-    const skipped = unattempted > 0 ? ` ${unattempted} probe answers were not attempted.` : '';
-    const counted = errors.some((s) => s.errors > 0) ? ` ${describe(errors)}` : '';
-    return { status: 'failed', failure: `The run stopped early: ${fatal}${skipped}${counted}` };
-  }
+export function judgeRun(errors: StageErrors[], max: MaxErrors, fatal?: string, unattempted = 0, crash?: { what: string; hint: string }): RunVerdict {
+  const skipped = unattempted > 0 ? ` ${unattempted} probe answers were not attempted.` : '';
+  const counted = errors.some((s) => s.errors > 0) ? ` ${describe(errors)}` : '';
+  if (fatal) return { status: 'failed', failure: `The run stopped early: ${fatal}${skipped}${counted}` };
+  // A job that threw measured nothing, whatever max_errors allows.
+  if (crash) return { status: 'failed', failure: `${crash.what}${skipped}${counted} ${crash.hint}` };
   if (!overBudget(errors, max)) return { status: 'complete' };
   return {
     status: 'incomplete',

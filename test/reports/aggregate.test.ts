@@ -116,6 +116,23 @@ describe('summarize', () => {
     expect(a.accuracyLow!).toBeLessThanOrEqual(0.7);
   });
 
+  it('counts the answers a finished run owed and never made as not passed; a run still going owes none yet', () => {
+    // 4 transcripts × 5 probes, all passed, but transcript bt3's answers were never made (its job stopped).
+    const whole = bulkRun({ runId: 'r', strategies: ['a'], transcripts: 4, probesPer: 5, passes: () => true });
+    const run = { ...whole, probes: whole.probes.filter((p) => p.transcript !== 'bt3') };
+    const failed = summarize({ ...run, info: { ...run.info, status: 'failed' } })[0];
+    expect([failed.attempted, failed.unattempted, failed.passed]).toEqual([15, 5, 15]);
+    expect(failed.accuracy).toBeCloseTo(15 / 20, 12);
+    // The interval counts them too: a whole transcript of 0s cannot leave the upper bound at 1.
+    expect(failed.accuracyHigh!).toBeLessThan(1);
+    expect(failed.accuracyLow!).toBeLessThanOrEqual(0.75);
+    const interrupted = summarize({ ...run, info: { ...run.info, status: 'interrupted' } })[0];
+    expect([interrupted.unattempted, interrupted.accuracy]).toEqual([0, 1]);
+    // A shard owes only its own jobs.
+    const shard = { index: 1, count: 2, jobs: ['a::bt0', 'a::bt1', 'a::bt2'] };
+    expect(summarize({ ...run, info: { ...run.info, status: 'failed', shard } })[0].unattempted).toBe(0);
+  });
+
   it('gives an all-pass strategy a Wilson interval at the effective sample size, not a zero-width one', () => {
     // 40 of 40 pass across 10 transcripts: no variance, so ICC 0, design effect 1: Wilson(40, 40) = [0.9124, 1].
     const a = summarize(bulkRun({ runId: 'r', strategies: ['a'], transcripts: 10, probesPer: 4, passes: () => true }))[0];

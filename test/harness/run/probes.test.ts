@@ -119,6 +119,21 @@ describe('answerProbe answerable', () => {
     expect(r['no-facts']).toMatchObject({ errorStage: 'answer', answerable: null });
   });
 
+  it('turns an answer model that throws into an errored answer of that probe, never a pass', async () => {
+    const throwing: Model = {
+      id: 'throws',
+      params: {},
+      complete: (request) => {
+        const last = request.input.at(-1);
+        if (last && 'content' in last && last.content === 'Where to?') throw new TypeError('reader bug');
+        return echo.complete(request);
+      },
+    };
+    const r = await records(() => new Everything(), graders(throwing));
+    expect(r['needs-city']).toMatchObject({ error: 'throws threw: reader bug', errorStage: 'answer', passed: false, attribution: 'error', answerable: true });
+    expect(r['needs-order'].error).toBeUndefined();
+  });
+
   it('is known when the judge errored', async () => {
     const r = await records(() => new LastTurnOnly(), graders(model(() => ({ output: 'A-17' })), model(() => ({ error: 'HTTP 429' }))));
     expect(r['needs-city']).toMatchObject({ errorStage: 'judge', passed: false, answerable: true });

@@ -62,3 +62,14 @@ it('does not promise an ETA from the first few ticks', () => {
   for (let i = 0; i < 20; i++) progress.tick();
   expect(progress.line()).toMatch(/ETA \d+(m\d\ds|s)$/);
 });
+
+it('writes a note on a line of its own: on a terminal the progress line is cleared first and drawn again below it', () => {
+  const tty = stream(true);
+  const progress = new Progress(4, counts, tty.target, 5000, 0);
+  progress.tick();
+  progress.note('memeval: the job of strategy s on transcript t stopped on an error: boom');
+  expect(tty.writes[1]).toMatch(/^\r\x1b\[Kmemeval: the job of strategy s on transcript t stopped on an error: boom\n1\/4 \(25%\) · .*\x1b\[K$/);
+  const plain = stream(false);
+  new Progress(4, counts, plain.target).note('a note');
+  expect(plain.writes).toEqual(['a note\n']);
+});
