@@ -22,16 +22,19 @@ export function answerContent(answer: string): string {
 
 /**
  * True when every `mustInclude` entry has at least one alternative the answer asserts: present
- * as whole words (after `normalizeAnswer`), in a clause that does not negate it, hedge it,
+ * as whole words (after `normalizeAnswer`, a slash between letters read as a space), in a clause that does not negate it, hedge it,
  * offer another value beside it or say it does not know, and not after the answer has said
  * it does not know. When the reference itself only ever negates the phrase ("No tree nuts at
  * all"), the answer must say the same negation: "no tree nuts in any food" agrees; "tree nuts
  * are fine" and "no restrictions on tree nuts" do not.
  */
 export function mustIncludePass(answer: string, mustInclude: string[][], reference?: string): boolean {
-  const said = answerContent(answer);
+  const content = answerContent(answer);
   // With nothing said, not even an empty must_include is met: scaffolding alone never passes.
-  if (said.length === 0) return false;
+  if (content.length === 0) return false;
+  // A slash between words separates them ("America/Chicago" holds Chicago, "Mon/Wed/Fri" Wed), where the
+  // SQuAD normalisation (kept for token F1) would glue them into one word. Between digits ("3/4") it stays.
+  const said = content.replace(/(?<=\p{L})\/(?=\p{L})/gu, ' ');
   const clauses = answerClauses(said);
   const whole = normalizeAnswer(said);
   const reading = referenceReading(reference ?? '');

@@ -19,6 +19,13 @@ describe('mustIncludePass', () => {
     expect(mustIncludePass('anything', [])).toBe(true);
   });
 
+  it('reads a slash between words as a break between them, not between digits', () => {
+    expect(mustIncludePass('Your time zone is America/Chicago.', [['Chicago']])).toBe(true);
+    expect(mustIncludePass('Runs are Mon/Wed/Fri.', [['Wednesday', 'Wed']])).toBe(true);
+    expect(mustIncludePass('Use 3/4 cup.', [['3']])).toBe(false);
+    expect(mustIncludePass('Use 3/4 cup.', [['3/4']])).toBe(true);
+  });
+
   it.each([
     ['$1,200', '1200'],
     ['It costs $1,200.00.', '1,200'],
