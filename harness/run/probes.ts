@@ -11,6 +11,7 @@ import { TOOL_CHECK, type AgentInputItem, type ProbeRecord, type ToolCall, type 
 import { answerableOf, attribute, evidenceTurnsOf } from '../../graders/attribution.js';
 import { isAbstention, mustIncludePass, tokenF1 } from '../../graders/exact.js';
 import { flatCopy } from '../../core/flat.js';
+import { redact } from '../../core/secrets.js';
 import type { JudgeVerdict } from '../../graders/types.js';
 import { asksUser, callsUpTo, expectedCallMade, gradeToolCalls, repeatedCalls, toolGradeReason, userGaveNeededValue } from '../../graders/tool-calls.js';
 
@@ -40,7 +41,7 @@ async function ask(req: ReturnType<typeof request>, repeat: number, graders: Gra
     // A model reports failures in its result; one that throws (a bug in it) fails
     // this answer, as an error the run counts, rather than the whole run.
     const why = error instanceof Error ? error.message : String(error);
-    return { output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs: msSince(started), error: `${model.id} threw: ${why}` };
+    return { output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs: msSince(started), error: redact(`${model.id} threw: ${why}`) };
   }
 }
 
