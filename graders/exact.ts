@@ -32,9 +32,7 @@ export function mustIncludePass(answer: string, mustInclude: string[][], referen
   const content = answerContent(answer);
   // With nothing said, not even an empty must_include is met: scaffolding alone never passes.
   if (content.length === 0) return false;
-  // A slash between words separates them ("America/Chicago" holds Chicago, "Mon/Wed/Fri" Wed), where the
-  // SQuAD normalisation (kept for token F1) would glue them into one word. Between digits ("3/4") it stays.
-  const said = content.replace(/(?<=\p{L})\/(?=\p{L})/gu, ' ');
+  const said = wordsApart(content);
   const clauses = answerClauses(said);
   const whole = normalizeAnswer(said);
   const reading = referenceReading(reference ?? '');
@@ -44,6 +42,15 @@ export function mustIncludePass(answer: string, mustInclude: string[][], referen
       return negated.length > 0 ? assertsAny(clauses, negated, phrase) : asserts(clauses, whole, phrase);
     }),
   );
+}
+
+/**
+ * A slash between words separates them ("America/Chicago" holds Chicago, "Mon/Wed/Fri" Wed), where
+ * the SQuAD normalisation (kept for token F1) would glue them into one word; between digits ("3/4")
+ * it stays. Answer, reference and must_include are all read so, so a path matches itself.
+ */
+function wordsApart(text: string): string {
+  return text.replace(/(?<=\p{L})\/(?=\p{L})/gu, ' ');
 }
 
 /** A must_include alternative as the checks read it: normalised, with the reference's negations of it. */
@@ -62,13 +69,13 @@ class ReferenceReading {
   private readonly phrases = new Map<string, PhraseReading>();
 
   constructor(reference: string) {
-    this.clauses = answerClauses(reference);
+    this.clauses = answerClauses(wordsApart(reference));
   }
 
   phrase(raw: string): PhraseReading {
     let reading = this.phrases.get(raw);
     if (reading === undefined) {
-      const phrase = normalizeAnswer(raw);
+      const phrase = normalizeAnswer(wordsApart(raw));
       reading = { phrase, negated: negatedForms(this.clauses, phrase) };
       this.phrases.set(raw, reading);
     }

@@ -24,6 +24,10 @@ describe('mustIncludePass', () => {
     expect(mustIncludePass('Runs are Mon/Wed/Fri.', [['Wednesday', 'Wed']])).toBe(true);
     expect(mustIncludePass('Use 3/4 cup.', [['3']])).toBe(false);
     expect(mustIncludePass('Use 3/4 cup.', [['3/4']])).toBe(true);
+    // A must_include that has such a slash itself is read the same way: a path matches itself.
+    const path = 's3://pw-heapdumps/app-eu-15/2026-02-10T0910.hprof';
+    expect(mustIncludePass(path, [[path]], path)).toBe(true);
+    expect(mustIncludePass('Use America/Chicago.', [['America/Chicago']])).toBe(true);
   });
 
   it.each([
