@@ -27,17 +27,19 @@ const PLAIN_NUMBER = /^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$/;
 /**
  * A scalar argument's value as the `normalised` and `one_of` rules compare it: case and Unicode
  * form folded, runs of spaces one space and none beside punctuation (`Leopoldstrasse 244 ,Munich`
- * = `leopoldstrasse 244,munich`), a plain number as its value (`20.00` = `20`). Punctuation itself
+ * = `leopoldstrasse 244,munich`) or between digits, which only group them (`SK 604 118 273`, as
+ * the user said it, = `SK 604118273`, as a booking system wrote it back), a plain number as its
+ * value (`20.00` = `20`). Punctuation itself
  * is kept: arguments are identifiers more often than prose, and `app-eu-17`, `app-eu1-7` and
  * `appeu17` name different things. Undefined for a non-scalar or a value with no letter or digit,
  * which matches nothing.
  */
 export function normaliseArgument(value: unknown): string | undefined {
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return undefined;
-  const text = String(value).normalize('NFKC').trim();
+  const text = String(value).normalize('NFKC').trim().replace(/\s+/g, ' ').replace(/(?<=\p{N}) (?=\p{N})/gu, '');
   if (PLAIN_NUMBER.test(text)) return String(Number(text.replace(/,/g, '')));
   if (!/[\p{L}\p{N}]/u.test(text)) return undefined;
-  return text.toLowerCase().replace(/\s+/g, ' ').replace(/ ?([^\p{L}\p{N} ]) ?/gu, '$1');
+  return text.toLowerCase().replace(/ ?([^\p{L}\p{N} ]) ?/gu, '$1');
 }
 
 function deepEqual(a: unknown, b: unknown): boolean {

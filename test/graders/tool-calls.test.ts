@@ -21,6 +21,14 @@ describe('matchArgument', () => {
     expect(matchArgument({ rule: 'normalised', value: 'x' }, { x: 1 })).toBe(false);
   });
 
+  it('normalised: a space between digits only groups them', () => {
+    expect(matchArgument({ rule: 'normalised', value: 'SK 604 118 273' }, 'SK 604118273')).toBe(true);
+    expect(matchArgument({ rule: 'one-of', values: ['+44 20 7946 0958'] }, '+442079460958')).toBe(true);
+    // Between a letter and a digit a space still separates: "flat 4" is not "flat4"'s digits regrouped.
+    expect(matchArgument({ rule: 'normalised', value: 'flat 4' }, 'flat4')).toBe(false);
+    expect(matchArgument({ rule: 'normalised', value: 'SK 604 118 273' }, 'SK 604 118 274')).toBe(false);
+  });
+
   it('normalised: punctuation is part of the value, and no word is dropped', () => {
     expect(matchArgument({ rule: 'normalised', value: 'app-eu-17' }, 'app-eu1-7')).toBe(false);
     expect(matchArgument({ rule: 'normalised', value: 'app-eu-17' }, 'appeu17')).toBe(false);
