@@ -89,7 +89,10 @@ function bareQuestion(text: string): string {
  *    (two or more) of its question words (+0.1), then to the newer one (up to +0.05). The
  *    three best are tried in order. When nothing answers a question asking for a code, a
  *    code whose 3–4 letters before a separator abbreviate a word of the asked attribute
- *    stands for that word ("building permit" → BLD-2026-04417).
+ *    stands for that word ("building permit" → BLD-2026-04417). In a chat whose lines
+ *    start with their speaker's name (`Caroline: …`), a question about one speaker ("What
+ *    did Melanie realize …") is not answered by a line another speaker said that does not
+ *    name them: "I ran a charity race" by Caroline is about Caroline.
  * 4. Updates. A newer statement of the same slot replaces the value: one within 80% of
  *    the best score that shares its matched words (when the question asks for the
  *    current value, the statement says the value changed, or it scores as high), or one
@@ -178,10 +181,11 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v7: the algorithm above (reader-v6 answered the same tool requests by the same rule,
-  // but linked, dated and updated statements less well). The name is part of the cache key, so
-  // cached replies of an earlier version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v7' };
+  // reader-v8: the algorithm above (reader-v7 also answered a question about one speaker of a
+  // named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
+  // statements less well). The name is part of the cache key, so cached replies of an earlier
+  // version are never served for it.
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v8' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

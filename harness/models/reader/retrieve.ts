@@ -389,6 +389,37 @@ function plans(unit: Unit, q: Question): boolean {
   return said !== undefined && datesIn(unit, q).some((d) => daysBetween(said, d.day) > 0);
 }
 
+const NOT_SCORED = (unit: Unit): Scored => ({ unit, score: 0, matched: new Set(), typed: false });
+
+/** The stems of the names lines are attributed to (`Caroline: …` in an imported two-person chat), per context. */
+const speakerStems = new WeakMap<ReaderContext, Set<string>>();
+
+function speakersOf(ctx: ReaderContext): Set<string> {
+  let out = speakerStems.get(ctx);
+  if (!out) {
+    out = new Set();
+    for (const u of ctx.units) if (u.speakerName) for (const s of stemsOf(u.speakerName)) out.add(s);
+    speakerStems.set(ctx, out);
+  }
+  return out;
+}
+
+/** The one speaker of the chat the question is about ("What did *Melanie* realize …"); undefined when it names none or both. */
+function askedSpeaker(q: Question, ctx: ReaderContext): string | undefined {
+  const speakers = speakersOf(ctx);
+  if (speakers.size < 2) return undefined;
+  const asked = [...q.names].filter((s) => speakers.has(s));
+  return asked.length === 1 ? asked[0] : undefined;
+}
+
+/**
+ * A line another speaker said that does not name the asked one is about that speaker ("I ran a
+ * charity race" by Caroline answers nothing about what Melanie did): it cannot answer.
+ */
+function aboutOther(unit: Unit, person: string): boolean {
+  return unit.speakerName !== undefined && !unit.stems.has(person);
+}
+
 /**
  * Finds the statement(s) answering `q`; undefined when nothing covers enough of it.
  * `exclude`: statements that may not answer (the other event of a computation).
@@ -400,7 +431,8 @@ export function find(ctx: ReaderContext, q: Question, context: Set<string>, cach
   const dateWords = new Set(mentions.filter((m) => m.relative).flatMap((m) => [...contentStems(m.text)]));
   const stems = weightedStems(ctx, q, context, cache).filter((w) => !dateWords.has(w.stem));
   const n = ctx.units.length;
-  const ranked = ctx.units.map((u) => scoreUnit(u, q, stems, days, n)).filter((r) => r.score > 0);
+  const person = askedSpeaker(q, ctx);
+  const ranked = ctx.units.map((u) => (person && aboutOther(u, person) ? NOT_SCORED(u) : scoreUnit(u, q, stems, days, n))).filter((r) => r.score > 0);
   ranked.sort((a, b) => b.score - a.score || (q.event ? a.unit.index - b.unit.index : b.unit.index - a.unit.index));
   const answerable = ranked.filter((r) => !r.unit.isQuestion && r.typed && !exclude?.has(r.unit));
   // A code or name the question has and no statement states: nothing can answer.

@@ -493,6 +493,20 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'Where did Caroline move from 4 years ago?')).toBe('Sweden');
   });
 
+  it("does not answer a question about one speaker of a named chat from the other speaker's lines", () => {
+    const context = [
+      userMessage('Caroline: I ran a charity race for mental health last Saturday.'),
+      assistantMessage('Melanie: That is great! I took my kids to a pottery workshop on Friday.'),
+      userMessage('Caroline: Melanie, your pottery bowl looked lovely.'),
+    ];
+    expect(answer(context, 'What cause did Caroline run the charity race for?')).toContain('mental health');
+    // Caroline's race is no answer about Melanie, who never said she ran one.
+    expect(answer(context, 'What cause did Melanie run the charity race for?')).toBe(ABSTAIN_ANSWER);
+    // Melanie's own line answers about her, and so does a line of Caroline's that names her.
+    expect(answer(context, 'Where did Melanie take her kids on Friday?')).toContain('pottery workshop');
+    expect(answer(context, "How did Melanie's pottery bowl look?")).toContain('lovely');
+  });
+
   it('says which of two events came first, from their dates, and how far apart', () => {
     const context = [
       stamped('2025-02-03T09:00:00Z', 'Good news, I got a raise today.'),
