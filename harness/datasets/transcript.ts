@@ -170,7 +170,7 @@ export function reloadTranscript(source: TranscriptSource, limits: Readonly<Limi
   const result = readSuiteFile(source.path, limits);
   if (result.problems.length > 0 || !result.transcript) throw new InputError(result.problems);
   if (sha256(result.file.text) !== source.sha256) {
-    throw new InputError([fileProblem(displayPath(source.path), 'changed while the run was using it; run again (or --resume) to check it again')]);
+    throw new InputError([fileProblem(displayPath(source.path), 'changed while the run was using it, so a resumed run refuses it too')]);
   }
   return structuredClone(result.transcript);
 }

@@ -448,7 +448,7 @@ function crashText(crashes: readonly JobCrash[]): { what: string; hint: string }
   const names = rest.slice(0, 5).map((c) => c.job).join('; ') + (rest.length > 5 ? '; …' : '');
   const others = rest.length === 0 ? '' : ` (and ${rest.length} more job(s): ${names})`;
   // A transcript that changed under the run is the input's fault; anything else is a bug, in memeval or a strategy.
-  if (first.input) return { what: `The job of ${first.job} stopped on its input: ${first.message}${others}.`, hint: 'Start a new run on the files as they are now.' };
+  if (first.input) return { what: `The job of ${first.job} stopped on its input: ${first.message}${others}.`, hint: 'Start a new run to use the files as they are now.' };
   return {
     what: `The job of ${first.job} stopped on an error in memeval or the strategy, not the model's: ${first.message}${others}.`,
     hint: "Set MEMEVAL_DEBUG=1 to print the error's stack; `memeval run --resume RUN_DIR` runs the job again.",

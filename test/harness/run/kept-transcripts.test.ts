@@ -43,7 +43,7 @@ describe('transcripts kept from the check or read again', () => {
       // Only t1's jobs stop, on the change; t2's finish, and the run is FAILED, saying which file and what to do.
       const b = await runSuite({ config: loadConfig(reading.path('memeval.config.yaml')), keepCheckedChars: 0, log: changeAfterCheck(reading) });
       expect(b.run.info.status).toBe('failed');
-      expect(b.run.info.failure).toMatch(/^The job of strategy \S+ on transcript t1 stopped on its input: \S*t1\.yaml: changed while the run was using it.*Start a new run on the files as they are now\.$/);
+      expect(b.run.info.failure).toMatch(/^The job of strategy \S+ on transcript t1 stopped on its input: \S*t1\.yaml: changed while the run was using it, so a resumed run refuses it too \(and 2 more job\(s\): .*\)\. \d+ probe answers were not attempted\. Start a new run to use the files as they are now\.$/);
       expect(new Set(b.run.probes.map((p) => p.transcript))).toEqual(new Set(['t2']));
     } finally {
       keeping.cleanup();
