@@ -148,6 +148,7 @@ function answerClauses(answer: string): Clause[] {
 
 function asserts(clauses: Clause[], whole: string, phrase: string): boolean {
   if (!containsNormalized(whole, phrase)) return false;
+  if (!leadsItsKind(clauses, phrase)) return false;
   let abstained = false;
   let seen = false;
   for (const clause of clauses) {
@@ -160,6 +161,34 @@ function asserts(clauses: Clause[], whole: string, phrase: string): boolean {
   }
   // A phrase split across a clause break ("Dr. Smith") is judged on the answer as a whole.
   return !seen && !abstained;
+}
+
+/** A code's letters and first digits (`vpneu2` → vpneu, 2; `chg3391` → chg, 3391); undefined for anything else. */
+const CODE_HEAD = /^(\p{L}+)(\d+)/u;
+
+// Words before a value that set it aside as the old or the other one: "moved *from* vpn-eu1", "*was* CHG-3319".
+const SET_ASIDE = new Set(['from', 'was', 'were', 'previously', 'formerly', 'originally', 'old', 'earlier', 'instead', 'replaced', 'replacing', 'until', 'than', 'not', 'never', 'no']);
+
+/**
+ * The first value the answer gives of the code's kind (same letters, other digits: vpn-eu1 for
+ * vpn-eu2, CHG-3319 for CHG-3391) is the code itself, unless the answer sets that other value
+ * aside ("moved from vpn-eu1", "not CHG-3319"): "You're on vpn-eu1; vpn-eu2 was only
+ * mentioned" gives the old gateway as current, though it names the new one.
+ */
+function leadsItsKind(clauses: Clause[], phrase: string): boolean {
+  const head = CODE_HEAD.exec(phrase);
+  if (!head || phrase.includes(' ')) return true;
+  for (const clause of clauses) {
+    const words = clause.text.split(' ');
+    for (let i = 0; i < words.length; i++) {
+      const other = CODE_HEAD.exec(words[i]);
+      if (!other || other[1] !== head[1]) continue;
+      // The code itself, or a longer name it starts (vpn-eu2.corp.example): it comes first.
+      if (other[2] === head[2]) return true;
+      if (!words.slice(Math.max(0, i - 3), i).some((w) => SET_ASIDE.has(w))) return false;
+    }
+  }
+  return true;
 }
 
 // Normalised, so "isn't" is "isnt". "no" only counts before the value ("there is no RMA-1"),

@@ -19,6 +19,17 @@ describe('mustIncludePass', () => {
     expect(mustIncludePass('anything', [])).toBe(true);
   });
 
+  it('fails an answer that gives another value of the code\'s kind first, unless it sets that value aside', () => {
+    const must = [['vpn-eu2']];
+    expect(mustIncludePass("You're set up on vpn-eu1.corp.example; vpn-eu2 was only mentioned as a possible later move.", must)).toBe(false);
+    expect(mustIncludePass('Use vpn-eu2 now. You were on vpn-eu1 at first.', must)).toBe(true);
+    expect(mustIncludePass('Support moved you from vpn-eu1 to vpn-eu2.', must)).toBe(true);
+    expect(mustIncludePass('Not CHG-3319: tonight is CHG-3391.', [['CHG-3391']])).toBe(true);
+    expect(mustIncludePass("CHG-3319 is tonight's change, CHG-3391 is next week's.", [['CHG-3391']])).toBe(false);
+    // Codes of other letters are other things, not competing values: a host beside a region.
+    expect(mustIncludePass('db-orders-3 was promoted and runs in eu-central-1.', [['eu-central-1']])).toBe(true);
+  });
+
   it('reads a slash between words as a break between them, not between digits', () => {
     expect(mustIncludePass('Your time zone is America/Chicago.', [['Chicago']])).toBe(true);
     expect(mustIncludePass('Runs are Mon/Wed/Fri.', [['Wednesday', 'Wed']])).toBe(true);
