@@ -22,7 +22,7 @@ export function answerContent(answer: string): string {
 
 /**
  * True when every `mustInclude` entry has at least one alternative the answer asserts: present
- * as whole words (after `normalizeAnswer`, a slash between letters read as a space), in a clause that does not negate it, hedge it,
+ * as whole words (after `normalizeAnswer`, a slash between letters and a dot before a word read as a space), in a clause that does not negate it, hedge it,
  * offer another value beside it or say it does not know, and not after the answer has said
  * it does not know. When the reference itself only ever negates the phrase ("No tree nuts at
  * all"), the answer must say the same negation: "no tree nuts in any food" agrees; "tree nuts
@@ -45,12 +45,14 @@ export function mustIncludePass(answer: string, mustInclude: string[][], referen
 }
 
 /**
- * A slash between words separates them ("America/Chicago" holds Chicago, "Mon/Wed/Fri" Wed), where
- * the SQuAD normalisation (kept for token F1) would glue them into one word; between digits ("3/4")
- * it stays. Answer, reference and must_include are all read so, so a path matches itself.
+ * A slash between words separates them ("America/Chicago" holds Chicago, "Mon/Wed/Fri" Wed), and
+ * so does a dot between a word and a word of two or more letters (`vpn-eu2.corp.example` holds
+ * vpn-eu2), where the SQuAD normalisation (kept for token F1) would glue them into one word.
+ * Between digits ("3/4", "v1.0.3") and in an abbreviation of single letters ("U.S.", "e.g.") they
+ * stay. Answer, reference and must_include are all read so, so a path or a host matches itself.
  */
 function wordsApart(text: string): string {
-  return text.replace(/(?<=\p{L})\/(?=\p{L})/gu, ' ');
+  return text.replace(/(?<=\p{L})\/(?=\p{L})/gu, ' ').replace(/(?<=[\p{L}\p{N}]{2})\.(?=\p{L}{2})/gu, ' ');
 }
 
 /** A must_include alternative as the checks read it: normalised, with the reference's negations of it. */
@@ -131,8 +133,10 @@ interface Clause {
 
 // Negation and hedging only reach as far as the clause they are in: "It's RMA-66120, not RMA-66121".
 // A comma before "or" does not end the clause, so "X, or Y" still offers a second value.
-const CLAUSE_BREAK = /[;!?\n()]|,(?=\s|$)(?!\s+or\b)|[.:](?=\s|$)|\s[-\u2013\u2014]+\s|\u2014|\bbut\b|\bhowever\b/i;
-const HEDGES = /\b(maybe|perhaps|possibly|either|guess|unsure)\b/;
+// "Unless" starts a clause of its own, which it hedges: "Use vpn-eu2 unless told otherwise" asserts vpn-eu2.
+const CLAUSE_BREAK = /[;!?\n()]|,(?=\s|$)(?!\s+or\b)|[.:](?=\s|$)|\s[-\u2013\u2014]+\s|\u2014|\bbut\b|\bhowever\b|(?=\bunless\b)/i;
+// "Leeds, unless the change to Mill Lane went through": what follows "unless" is not asserted.
+const HEDGES = /\b(maybe|perhaps|possibly|either|guess|unsure|unless)\b/;
 // "could be X" hedges X; "may be carried over by 31 March" does not, so modals count only right before the value.
 const MODALS = new Set(['could', 'might', 'may']);
 

@@ -30,6 +30,19 @@ describe('mustIncludePass', () => {
     expect(mustIncludePass('db-orders-3 was promoted and runs in eu-central-1.', [['eu-central-1']])).toBe(true);
   });
 
+  it('does not take a value after "unless" as asserted, nor one before it as hedged', () => {
+    const must = [['Mill Lane']];
+    expect(mustIncludePass("It's going to the Leeds office, unless the change to Mill Lane went through.", must)).toBe(false);
+    expect(mustIncludePass('It goes to 27 Mill Lane unless you change it again.', must)).toBe(true);
+  });
+
+  it('reads a dot before a word as a break, not in a number or an abbreviation', () => {
+    expect(mustIncludePass('vpn-eu2.corp.example', [['vpn-eu2']])).toBe(true);
+    expect(mustIncludePass('Connect to vpn-eu2.corp.example.', [['vpn-eu2.corp.example']])).toBe(true);
+    expect(mustIncludePass('Firmware v1.0.3 is current.', [['1.0']])).toBe(false);
+    expect(mustIncludePass('Shipped within the U.S. only.', [['US']])).toBe(true);
+  });
+
   it('reads a slash between words as a break between them, not between digits', () => {
     expect(mustIncludePass('Your time zone is America/Chicago.', [['Chicago']])).toBe(true);
     expect(mustIncludePass('Runs are Mon/Wed/Fri.', [['Wednesday', 'Wed']])).toBe(true);
