@@ -14,7 +14,7 @@ import { itemText } from '../../../core/items.js';
 import { tinyTranscript, Workspace } from '../../helpers/cli.js';
 import { summarize } from '../../../reports/aggregate.js';
 
-/** Full history, except that its view throws once transcript t1's third turn is in it. */
+/** Full history, except that its view throws once transcript t1's second turn (its router, model R200) is in it. */
 class BreaksOnT1 extends FullHistoryStrategy {
   protected override view(): AgentInputItem[] {
     if (this.history.some((item) => itemText(item).includes('model R200'))) throw new TypeError("Cannot read properties of undefined (reading 'text')");
