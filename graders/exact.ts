@@ -169,27 +169,36 @@ function asserts(clauses: Clause[], whole: string, phrase: string): boolean {
 
 /** A code's letters and first digits (`vpneu2` → vpneu, 2; `chg3391` → chg, 3391); undefined for anything else. */
 const CODE_HEAD = /^(\p{L}+)(\d+)/u;
+/** A hexadecimal id with letters and digits (a commit `9f3c2ab`): one of another such of its length is of its kind. */
+const HEX_ID = /^(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}$/;
+
+/** Whether `word` is the code `phrase` itself (or a longer name it starts), another value of its kind, or neither. */
+function kindOf(word: string, phrase: string): 'same' | 'other' | undefined {
+  if (HEX_ID.test(phrase)) return word === phrase ? 'same' : HEX_ID.test(word) && word.length === phrase.length ? 'other' : undefined;
+  const head = CODE_HEAD.exec(phrase);
+  const other = head && CODE_HEAD.exec(word);
+  if (!head || !other || other[1] !== head[1]) return undefined;
+  // vpn-eu2.corp.example starts with vpn-eu2: it is the code, named in full.
+  return other[2] === head[2] ? 'same' : 'other';
+}
 
 // Words before a value that set it aside as the old or the other one: "moved *from* vpn-eu1", "*was* CHG-3319".
 const SET_ASIDE = new Set(['from', 'was', 'were', 'previously', 'formerly', 'originally', 'old', 'earlier', 'instead', 'replaced', 'replacing', 'until', 'than', 'not', 'never', 'no']);
 
 /**
  * The first value the answer gives of the code's kind (same letters, other digits: vpn-eu1 for
- * vpn-eu2, CHG-3319 for CHG-3391) is the code itself, unless the answer sets that other value
+ * vpn-eu2, CHG-3319 for CHG-3391; another hex id of its length for a commit) is the code itself, unless the answer sets that other value
  * aside ("moved from vpn-eu1", "not CHG-3319"): "You're on vpn-eu1; vpn-eu2 was only
  * mentioned" gives the old gateway as current, though it names the new one.
  */
 function leadsItsKind(clauses: Clause[], phrase: string): boolean {
-  const head = CODE_HEAD.exec(phrase);
-  if (!head || phrase.includes(' ')) return true;
+  if (phrase.includes(' ') || (!CODE_HEAD.test(phrase) && !HEX_ID.test(phrase))) return true;
   for (const clause of clauses) {
     const words = clause.text.split(' ');
     for (let i = 0; i < words.length; i++) {
-      const other = CODE_HEAD.exec(words[i]);
-      if (!other || other[1] !== head[1]) continue;
-      // The code itself, or a longer name it starts (vpn-eu2.corp.example): it comes first.
-      if (other[2] === head[2]) return true;
-      if (!words.slice(Math.max(0, i - 3), i).some((w) => SET_ASIDE.has(w))) return false;
+      const kind = kindOf(words[i], phrase);
+      if (kind === 'same') return true;
+      if (kind === 'other' && !words.slice(Math.max(0, i - 3), i).some((w) => SET_ASIDE.has(w))) return false;
     }
   }
   return true;

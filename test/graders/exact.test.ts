@@ -26,6 +26,9 @@ describe('mustIncludePass', () => {
     expect(mustIncludePass('Support moved you from vpn-eu1 to vpn-eu2.', must)).toBe(true);
     expect(mustIncludePass('Not CHG-3319: tonight is CHG-3391.', [['CHG-3391']])).toBe(true);
     expect(mustIncludePass("CHG-3319 is tonight's change, CHG-3391 is next week's.", [['CHG-3391']])).toBe(false);
+    // A commit among commits: the first one given is the answer.
+    expect(mustIncludePass('Canary for v4.12.1 (commit e41b7d0) passes. checkout-api v4.12.0, commit 9f3c2ab, went out at 02:03.', [['9f3c2ab']])).toBe(false);
+    expect(mustIncludePass('9f3c2ab; e41b7d0 is the hotfix that reverted it.', [['9f3c2ab']])).toBe(true);
     // Codes of other letters are other things, not competing values: a host beside a region.
     expect(mustIncludePass('db-orders-3 was promoted and runs in eu-central-1.', [['eu-central-1']])).toBe(true);
   });
