@@ -46,7 +46,8 @@ function bareQuestion(text: string): string {
  *    country/city/language" and "where … from" → a name; when → a date or time; "what
  *    date", "the last day", a noun phrase headed by "date" or "day" ("the launch date";
  *    "what time of day" is a time) → a date; how many/much or "what dose" → a quantity or
- *    amount; "what value" → a number; a code word in the asked noun phrase, "which
+ *    amount; "how long" (not "how long ago/before/between", which is computed) → a span of
+ *    time ("7 years"; a bare number is none); "what value" → a number; a code word in the asked noun phrase, "which
  *    ticket/order/PO number" → an identifier; which host, version, phone, email,
  *    percentage). "How many workers" takes a bare number or a quantity in one of the
  *    first three words after "how many" (not "15 minutes", "$180.00" or a number filed
@@ -181,11 +182,12 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v8: the algorithm above (reader-v7 also answered a question about one speaker of a
-  // named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
+  // reader-v9: the algorithm above (reader-v8 answered "how long has she been painting" with a
+  // statement rather than a span of time; reader-v7 also answered a question about one speaker of
+  // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v8' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v9' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -47,6 +47,8 @@ export interface Question {
   part?: Set<string>;
   /** How many values are asked for ("which *three* days", "what *two* things"): the answer lists that many. */
   count?: number;
+  /** "How long has she been painting?": a span of time answers ("7 years"), not a bare number. */
+  duration?: boolean;
 }
 
 const COUNTS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7 };
@@ -125,9 +127,21 @@ function wordsAfter(text: string | undefined): string[] {
   return words;
 }
 
+/**
+ * "How long has she been painting?", "how long is the warranty?": a span of time ("7 years"),
+ * not a time between two events ("how long *before* the page", "how long *ago*"), which is computed.
+ */
+function asksDuration(q: string): boolean {
+  return /\bhow long\b/.test(q) && !/\bhow long (?:ago|before|after|until|till|since|between|from|was it from)\b/.test(q);
+}
+
+/** The units a span of time is given in, as stems. */
+const TIME_UNIT_STEMS = ['second', 'minut', 'hour', 'day', 'night', 'week', 'month', 'year', 'decad'];
+
 function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   if (/\bhow much\b/.test(q)) return howMuchIsMoney(q) ? { type: 'money', typeStems: MONEY_NOUNS } : { type: 'quantity', typeStems: [] };
   if (/\bhow many\b|\bthe (?:total )?number of\b/.test(q)) return { type: 'quantity', typeStems: ['number'] };
+  if (asksDuration(q)) return { type: 'quantity', typeStems: [] };
   if (/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your )?(?:[\w'-]+ )?(?:dose|dosage)\b/.test(q)) return { type: 'quantity', typeStems: ['dose', 'dosage'] };
   // "What's the phone number of the family member *who* sorted it out": a "who" after the
   // question's own asking word starts a relative clause; it does not ask for a name.
@@ -370,7 +384,7 @@ export function analyseQuestion(text: string, fragment = false): Question {
       ? 'assistant'
       : undefined;
   const counted = askedCount(q);
-  const countWords = type === 'quantity' ? countedWords(q) : undefined;
+  const countWords = type === 'quantity' ? (asksDuration(q) ? TIME_UNIT_STEMS : countedWords(q)) : undefined;
   const stems = contentStems(text);
   if (counted) stems.delete(counted.word);
   return {
@@ -378,6 +392,7 @@ export function analyseQuestion(text: string, fragment = false): Question {
     stems,
     count: counted?.count,
     countOf: countWords,
+    ...(type === 'quantity' && asksDuration(q) ? { duration: true } : {}),
     type,
     typeStems: new Set(typeStems),
     speaker,

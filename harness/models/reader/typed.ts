@@ -38,6 +38,8 @@ export function typedSpans(unit: Unit, q: Question): Span[] {
  */
 function countsWhatIsAsked(span: Span, q: Question): boolean {
   if (q.countOf === undefined) return true;
+  // A span of time is given with its unit: a bare number is no duration.
+  if (q.duration && span.type === 'number' && span.label === undefined) return false;
   // A number filed under another key (`elapsed_s=936` for "how many workers") counts something else.
   if (span.type === 'number') return span.label === undefined || [...labelStems(span.label)].some((l) => q.countOf?.includes(l));
   if (span.type !== 'quantity' || span.unit === undefined) return false;

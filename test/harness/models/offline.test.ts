@@ -493,6 +493,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'Where did Caroline move from 4 years ago?')).toBe('Sweden');
   });
 
+  it('answers "how long" with a span of time, not another number of the statement', () => {
+    const context = [
+      userMessage('The warranty on order 4471 is 2 years from delivery.'),
+      assistantMessage('Melanie: Seven years now, and I have finally found my real muses: painting and pottery.'),
+    ];
+    expect(answer(context, 'How long is the warranty?')).toBe('2 years');
+    expect(answer(context, 'How long has Melanie been painting?')).toBe('Seven years');
+  });
+
   it("does not answer a question about one speaker of a named chat from the other speaker's lines", () => {
     const context = [
       userMessage('Caroline: I ran a charity race for mental health last Saturday.'),

@@ -51,6 +51,14 @@ describe('what a question asks for', () => {
     expect(focusPhrase("What's the name of Oakline's site foreman?")).toEqual(['site', 'foreman']);
   });
 
+  it('reads "how long" as asking for a span of time, unless it asks the time between two events', () => {
+    expect(analyseQuestion('How long has Melanie been creating art?')).toMatchObject({ type: 'quantity', duration: true });
+    expect(analyseQuestion('How long is the warranty?')).toMatchObject({ type: 'quantity', duration: true });
+    const between = analyseQuestion('How long before the page did the bad deploy go out?');
+    expect(between.computation?.op).toBe('elapsed');
+    expect(between.duration).toBeUndefined();
+  });
+
   it('leaves a count out of the asked attribute', () => {
     expect([...analyseQuestion('Which three days am I training on?').focus]).toEqual([]);
     // "Full" says how much of the name to give, not which; "full marathon" still names a kind.
