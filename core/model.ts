@@ -1,6 +1,7 @@
 // One interface for every model role (agent, judge, summarizer). Every call
 // returns one uniform result; a failed call carries `error` and never throws.
 import type { AgentInputItem, ToolCall, ToolDefinition, Usage } from './types.js';
+import { redact } from './secrets.js';
 
 /** A JSON schema the reply must follow (structured output). */
 export interface JsonSchemaFormat {
@@ -65,4 +66,13 @@ export interface Model {
  */
 export function modelForRepeat(model: Model, repeat: number): Model {
   return model.sample ? model.sample(repeat) : model;
+}
+
+/**
+ * Models promise never to throw; this keeps the promise for one that does (a bug in it): the
+ * throw becomes the call's error, redacted like any other, labelled with the model when given.
+ */
+export function thrownResult(error: unknown, latencyMs = 0, modelId?: string): ModelResult {
+  const message = error instanceof Error ? error.message : String(error);
+  return { output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs, error: redact(modelId ? `${modelId} threw: ${message}` : message) };
 }

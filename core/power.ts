@@ -167,9 +167,14 @@ function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
   return groups;
 }
 
-/** Outcomes grouped by transcript, for the ICC. */
-export function outcomesByTranscript(records: ProbeRecord[]): number[][] {
-  return [...groupBy(records, (r) => r.transcript).values()].map((list) => list.map(outcomeOf));
+/**
+ * Outcomes grouped by transcript, for the ICC; `owed` adds, per transcript, answers it owes
+ * and never made, each a 0 (a finished run counts them as not passed).
+ */
+export function outcomesByTranscript(records: ProbeRecord[], owed: ReadonlyMap<string, number> = new Map()): number[][] {
+  const groups = new Map([...groupBy(records, (r) => r.transcript)].map(([id, list]) => [id, list.map(outcomeOf)]));
+  for (const [id, n] of owed) groups.set(id, [...(groups.get(id) ?? []), ...new Array<number>(n).fill(0)]);
+  return [...groups.values()];
 }
 
 /** k, m̄ (records per transcript), smoothed p and the given ICC of some probe records; undefined for none. */

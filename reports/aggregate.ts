@@ -2,7 +2,7 @@
 import { ATTRIBUTIONS as ALL_ATTRIBUTIONS, ERROR_STAGES, PROBE_KINDS, jobKey } from '../core/types.js';
 import type { Attribution, ErrorStage, ProbeKind, ProbeRecord, RunInfo, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
 import { SIGNIFICANCE_LEVEL, clusteredWilson, holm, mcnemarExact, mean, pairedBootstrap, passHatN, percentile, type PairedResult, type RepeatCount } from '../core/stats.js';
-import { outcomeOf } from '../core/power.js';
+import { outcomeOf, outcomesByTranscript } from '../core/power.js';
 
 /** Every attribution, in the order reports list them (the run schema's own list, so a new one gets its column). */
 export const ATTRIBUTIONS: readonly Attribution[] = ALL_ATTRIBUTIONS;
@@ -543,24 +543,12 @@ function owedByTranscript(run: RunResult, strategy: string, probes: readonly Pro
   return owed;
 }
 
-/** Each transcript's outcomes, with an answer it owes as a 0: the interval counts it as the accuracy does. */
-function outcomeClusters(probes: ProbeRecord[], owed: ReadonlyMap<string, number>): number[][] {
-  const clusters = new Map<string, number[]>();
-  for (const r of probes) {
-    const list = clusters.get(r.transcript);
-    if (list) list.push(outcomeOf(r));
-    else clusters.set(r.transcript, [outcomeOf(r)]);
-  }
-  for (const [id, n] of owed) clusters.set(id, [...(clusters.get(id) ?? []), ...new Array<number>(n).fill(0)]);
-  return [...clusters.values()];
-}
-
 function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean, owed: ReadonlyMap<string, number>) {
   const graded = probes.filter((r) => !isProbeError(r));
   const passed = graded.filter((r) => r.passed).length;
   let unattempted = 0;
   for (const n of owed.values()) unattempted += n;
-  const ci = withCI ? clusteredWilson(outcomeClusters(probes, owed)) : undefined;
+  const ci = withCI ? clusteredWilson(outcomesByTranscript(probes, owed)) : undefined;
   const attribution = Object.fromEntries(ATTRIBUTIONS.map((a) => [a, 0])) as Record<Attribution, number>;
   for (const r of probes) if (r.attribution) attribution[r.attribution]++;
   const costs = probes.map((r) => r.cost).filter((c): c is number => c !== undefined);

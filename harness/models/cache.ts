@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
+import { thrownResult, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
 import { processAlive } from '../../core/process.js';
 import { isRecord } from '../../core/record.js';
 import { redact } from '../../core/secrets.js';
@@ -223,12 +223,6 @@ function parseEntry(raw: string, key: string): ModelResult | undefined {
   return result;
 }
 
-// Models promise never to throw; this keeps the promise even for one that does.
-function failure(error: unknown): ModelResult {
-  const message = error instanceof Error ? error.message : String(error);
-  return { output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs: 0, error: redact(message) };
-}
-
 export interface CachedModelOptions {
   /** Cache directory, or false to keep only in-flight deduplication. */
   dir: string | false;
@@ -336,7 +330,7 @@ export class CachedModel implements Model {
       }
     }
     this.stats.calls++;
-    const raw = await this.inner.complete(request).catch((error: unknown) => failure(error));
+    const raw = await this.inner.complete(request).catch((error: unknown) => thrownResult(error));
     // A model may echo a key it saw in a transcript; nothing key-like is stored or passed on.
     const result: ModelResult = { ...raw, output: redact(raw.output) };
     if (raw.toolCalls) result.toolCalls = redactedCalls(raw.toolCalls);

@@ -3,7 +3,7 @@
 import type { Graders } from './grading.js';
 import { itemLabel, itemText, userMessage } from '../../core/items.js';
 import type { ContextMessage } from '../../core/contexts.js';
-import { msSince, type ModelResult } from '../../core/model.js';
+import { msSince, thrownResult, type ModelResult } from '../../core/model.js';
 import { modelForRepeat } from '../models/create.js';
 import { discountedCost } from '../models/prices.js';
 import type { ProbeContext } from './replay.js';
@@ -11,7 +11,6 @@ import { TOOL_CHECK, type AgentInputItem, type ProbeRecord, type ToolCall, type 
 import { answerableOf, attribute, evidenceTurnsOf } from '../../graders/attribution.js';
 import { isAbstention, mustIncludePass, tokenF1 } from '../../graders/exact.js';
 import { flatCopy } from '../../core/flat.js';
-import { redact } from '../../core/secrets.js';
 import type { JudgeVerdict } from '../../graders/types.js';
 import { asksUser, callsUpTo, expectedCallMade, gradeToolCalls, repeatedCalls, toolGradeReason, userGaveNeededValue } from '../../graders/tool-calls.js';
 
@@ -38,10 +37,9 @@ async function ask(req: ReturnType<typeof request>, repeat: number, graders: Gra
   try {
     return await model.complete({ ...req, purpose: 'answer' });
   } catch (error) {
-    // A model reports failures in its result; one that throws (a bug in it) fails
-    // this answer, as an error the run counts, rather than the whole run.
-    const why = error instanceof Error ? error.message : String(error);
-    return { output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs: msSince(started), error: redact(`${model.id} threw: ${why}`) };
+    // A model that throws (a bug in it; the offline reader is not behind the call cache, which
+    // catches for the others) fails this answer, as an error the run counts, not the whole run.
+    return thrownResult(error, msSince(started), model.id);
   }
 }
 

@@ -384,7 +384,8 @@ export function analyseQuestion(text: string, fragment = false): Question {
       ? 'assistant'
       : undefined;
   const counted = askedCount(q);
-  const countWords = type === 'quantity' ? (asksDuration(q) ? TIME_UNIT_STEMS : countedWords(q)) : undefined;
+  const duration = type === 'quantity' && asksDuration(q);
+  const countWords = type === 'quantity' ? (duration ? TIME_UNIT_STEMS : countedWords(q)) : undefined;
   const stems = contentStems(text);
   if (counted) stems.delete(counted.word);
   return {
@@ -392,7 +393,7 @@ export function analyseQuestion(text: string, fragment = false): Question {
     stems,
     count: counted?.count,
     countOf: countWords,
-    ...(type === 'quantity' && asksDuration(q) ? { duration: true } : {}),
+    ...(duration ? { duration: true } : {}),
     type,
     typeStems: new Set(typeStems),
     speaker,
