@@ -33,7 +33,9 @@ function bareQuestion(text: string): string {
  *    every item before it. Each message is split into statements (sentences and
  *    clauses); JSON and text-table tool output into records ("key: value, …"). Each
  *    statement keeps who said it (user, assistant, tool, or the `Name:` a line starts
- *    with), the day of its message (`[at]` or `[Session n: date]` stamps) and its
+ *    with; a speaker's name that only addresses them, set off by a comma or "!" at
+ *    either end of a sentence without "you" or "your" in it, as in "Thanks, Caroline!",
+ *    is not among the line's words), the day of its message (`[at]` or `[Session n: date]` stamps) and its
  *    typed spans: dates (relative ones resolved against that day), times, money,
  *    quantities, percentages, identifiers, hosts, versions, names, phones, emails. A row
  *    of a JSON list keeps its parents' codes ("items serial: PF4X9K27, …, po: PO-2025-0412");
@@ -49,7 +51,7 @@ function bareQuestion(text: string): string {
  *    amount; "how long" (not "how long ago/before/between", which is computed) → a span of
  *    time ("7 years"; a bare number is none); "what value" → a number; a code word in the asked noun phrase, "which
  *    ticket/order/PO number" → an identifier; which host, version, phone, email,
- *    percentage). "How many workers" takes a bare number or a quantity in one of the
+ *    percentage); "what kind/type/sort of X" asks what "what X" asks. "How many workers" takes a bare number or a quantity in one of the
  *    first three words after "how many" (not "15 minutes", "$180.00" or a number filed
  *    under another key, `elapsed_s=936`); "how much X"
  *    asks for money when X ends in a word for a sum ("how much credit"), else for a
@@ -182,12 +184,13 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v9: the algorithm above (reader-v8 answered "how long has she been painting" with a
+  // reader-v10: the algorithm above (reader-v9 read "kind" in "what kind of books" as a word of the
+  // question, and took "Thanks, Caroline!" as a line about Caroline; reader-v8 answered "how long has she been painting" with a
   // statement rather than a span of time; reader-v7 also answered a question about one speaker of
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v9' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v10' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -177,9 +177,41 @@ function statements(text: string, speaker: Speaker): string[] {
 }
 
 const SPEAKER_PREFIX = /^(\p{Lu}[\p{L}'-]*(?: \p{Lu}[\p{L}'-]*){0,2}): (?=\S)/u;
+const SPEAKER_LINE = /^(?:\[[^\]\n]*\]\s*)*(\p{Lu}[\p{L}'-]*(?: \p{Lu}[\p{L}'-]*){0,2}): (?=\S)/gmu;
 
 // A line's stems with its speaker's name: every line of an imported chat has one.
 const spokenStems = new TextMemo<Set<string>>();
+
+const SECOND_PERSON = /\b(?:you|your|yours|yourself|you're|you've|you'll|you'd)\b/i;
+
+/**
+ * A speaker's name set off by a comma or an exclamation at either end of a sentence addresses
+ * that speaker: "Thanks, Caroline!", "Yep Jon, staying focused is key", "Yeah, Caroline, my
+ * family's been great". A line of a named chat that only addresses someone says nothing about
+ * them, so the name is not among its words, unless the line speaks to them of theirs ("you", "your").
+ */
+function addressed(text: string, speakerName: string, names: readonly string[]): string[] {
+  // "Melanie, your bowl looked lovely" is about her all the same.
+  if (SECOND_PERSON.test(text)) return [];
+  return names.filter((name) => {
+    // The name must appear once: "Caroline, Caroline's painting is lovely" still names her.
+    if (name === speakerName || text.split(name).length !== 2) return false;
+    const at = text.indexOf(name);
+    const before = text.slice(0, at);
+    const after = text.slice(at + name.length);
+    const opens = /^(?:\p{L}+[\s,]+)?$/u.test(before) && /^\s*[,!]/.test(after);
+    const closes = /,\s*$/.test(before) && /^\s*(?:[,!?.]|$)/.test(after);
+    return opens || closes;
+  });
+}
+
+/** A named line's words: its own, less the names it only addresses, and its speaker's name. */
+function spokenBy(speakerName: string, text: string, stems: ReadonlySet<string>, names: readonly string[]): Set<string> {
+  const out = new Set(stems);
+  for (const name of addressed(text, speakerName, names)) for (const s of stemsOf(name)) out.delete(s);
+  for (const s of stemsOf(speakerName)) out.add(s);
+  return out;
+}
 const analyses = new TextMemo<{ stems: Set<string>; spans: Span[] }>();
 // Dates depend on the day a statement was made, so they are kept per text and day.
 const datings = new TextMemo<DateMention[]>();
@@ -282,15 +314,27 @@ function linkReplies(units: Unit[]): void {
   }
 }
 
+/** The names lines of the context are attributed to (`Caroline: …`), in the order they first speak. */
+function speakerNames(items: AgentInputItem[]): string[] {
+  const names = new Set<string>();
+  for (const item of items) {
+    const speaker = speakerOf(item);
+    if (speaker === 'tool' || speaker === 'call') continue;
+    for (const m of itemText(item).matchAll(SPEAKER_LINE)) names.add(m[1]);
+  }
+  return [...names];
+}
+
 /** Builds the units of a request's context (the system text, then each item in order). */
 export function readContext(system: string | undefined, items: AgentInputItem[]): ReaderContext {
   const units: Unit[] = [];
   const styles: DateMention[] = [];
   const day: { current?: Day } = {};
   let today: Day | undefined;
+  const speakers = speakerNames(items);
   const add = (text: string, speaker: Speaker, item: number, speakerName?: string) => {
     const { stems, spans } = analyse(text);
-    const named = speakerName ? spokenStems.get(`${speakerName}\0${text}`, () => new Set([...stems, ...stemsOf(speakerName)])) : stems;
+    const named = speakerName ? spokenStems.get(`${speakerName}\0${speakers.join('\0')}\0${text}`, () => spokenBy(speakerName, text, stems, speakers)) : stems;
     units.push({
       text,
       speaker,

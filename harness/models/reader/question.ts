@@ -372,7 +372,17 @@ function countedWords(q: string): string[] | undefined {
 }
 
 /** `fragment`: a phrase cut from a question (an event or a value of a computation), not a whole sentence. */
-export function analyseQuestion(text: string, fragment = false): Question {
+/**
+ * "What kind of books", "which type of pot": the words "kind of" ask for a sort of thing; the
+ * thing is what the question names ("books"), and a statement about "all kinds of people" is
+ * no nearer the answer for having the word.
+ */
+function withoutKindOf(text: string): string {
+  return text.replace(/\b(what|which)\s+(?:kinds?|types?|sorts?)\s+of\s+/gi, '$1 ');
+}
+
+export function analyseQuestion(asked: string, fragment = false): Question {
+  const text = withoutKindOf(asked);
   const q = text.toLowerCase().replace(/[\u2018\u2019]/g, "'");
   const answer = answerType(q);
   const { type } = answer;

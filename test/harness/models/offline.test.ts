@@ -516,6 +516,28 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, "How did Melanie's pottery bowl look?")).toContain('lovely');
   });
 
+  it('does not take a name that only addresses the listener as what a line is about', () => {
+    const context = [
+      assistantMessage('Melanie: What are your plans for the summer?'),
+      userMessage('Caroline: Researching adoption agencies, it has been a dream of mine.'),
+      assistantMessage('Melanie: Sounds great, Caroline!'),
+      userMessage('Caroline: The song Brave keeps me going.'),
+      assistantMessage("Melanie: That's a gorgeous song, Caroline."),
+    ];
+    // Melanie's replies name Caroline only to address her: they say nothing of her plans or her song.
+    expect(answer(context, "What are Caroline's plans for the summer?")).toContain('adoption agencies');
+    expect(answer(context, 'Which song does Caroline like?')).toContain('Brave');
+  });
+
+  it('reads "what kind of books" as asking about books, not about the word "kind"', () => {
+    const context = [
+      userMessage('Caroline: People of all kinds celebrating love, it pushed me to keep going.'),
+      userMessage("Caroline: In my library I've got lots of kids' books: classics and stories from different cultures."),
+    ];
+    expect(answer(context, 'What kind of books does Caroline have in her library?')).toContain("kids' books");
+    expect(answer(context, 'What type of books does Caroline have in her library?')).toContain("kids' books");
+  });
+
   it('says which of two events came first, from their dates, and how far apart', () => {
     const context = [
       stamped('2025-02-03T09:00:00Z', 'Good news, I got a raise today.'),
