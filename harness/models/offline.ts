@@ -51,7 +51,8 @@ function bareQuestion(text: string): string {
  *    amount; "how long" (not "how long ago/before/between", which is computed) → a span of
  *    time ("7 years"; a bare number is none); "what value" → a number; a code word in the asked noun phrase, "which
  *    ticket/order/PO number" → an identifier; which host, version, phone, email,
- *    percentage); "what kind/type/sort of X" asks what "what X" asks. "How many workers" takes a bare number or a quantity in one of the
+ *    percentage); "what kind/type/sort of X" asks what "what X" asks; chat clippings read as
+ *    their word ("fave"/"fav" → favorite, "pic" → picture, "bday" → birthday). "How many workers" takes a bare number or a quantity in one of the
  *    first three words after "how many" (not "15 minutes", "$180.00" or a number filed
  *    under another key, `elapsed_s=936`); "how much X"
  *    asks for money when X ends in a word for a sum ("how much credit"), else for a
@@ -86,7 +87,8 @@ function bareQuestion(text: string): string {
  *    → "Officiant"); names are never read by family. The first statement of a reply also
  *    matches, at 60%, the words of the questions the other party asked in its message
  *    before ("Could you confirm your patient number?" → "Born 11 March 1961, MRN
- *    00482917."), and each statement of a tool's output the words of the call it
+ *    00482917."; after a greeting of up to 3 words with no value, "Cool, Gina!", the
+ *    statement after it; "Yes." and "No." are answers themselves), and each statement of a tool's output the words of the call it
  *    answers (for its score only: a search for "budget sheet" returns lines that need
  *    not be about a budget, so those words do not count toward its coverage). A near-tie goes to the statement with a value in the clause that holds all
  *    (two or more) of its question words (+0.1), then to the newer one (up to +0.05). The
@@ -184,13 +186,14 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v10: the algorithm above (reader-v9 read "kind" in "what kind of books" as a word of the
+  // reader-v11: the algorithm above (reader-v10 did not read "fave" as "favorite", and gave the
+  // question a reply answered to a greeting before the answer, "Cool, Gina!"; reader-v9 read "kind" in "what kind of books" as a word of the
   // question, and took "Thanks, Caroline!" as a line about Caroline; reader-v8 answered "how long has she been painting" with a
   // statement rather than a span of time; reader-v7 also answered a question about one speaker of
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v10' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v11' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

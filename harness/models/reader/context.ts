@@ -309,10 +309,23 @@ function linkReplies(units: Unit[]): void {
       current = { item: unit.item, speaker: unit.speaker, stems: new Set() };
     }
     if (unit.isQuestion) for (const s of unit.stems) current!.stems.add(s);
-    // The answer comes first; what follows may change the subject ("By the way, …").
-    if (first && asked && asked.speaker !== unit.speaker && asked.stems.size > 0) unit.replyTo = asked.stems;
+    // The answer comes first; what follows may change the subject ("By the way, …"). A greeting
+    // before it ("Cool, Gina!", "Yeah, me too!") passes the question on to the statement after it.
+    const opens = first || (units[unit.index - 1].replyTo !== undefined && greets(units[unit.index - 1]));
+    if (opens && asked && asked.speaker !== unit.speaker && asked.stems.size > 0) unit.replyTo = asked.stems;
+    if (!first && opens && greets(units[unit.index - 1])) units[unit.index - 1].replyTo = undefined;
   }
 }
+
+/** A short statement with no value in it: a greeting or an interjection ("Cool, Gina!"), not an answer; "Yes." and "No." answer. */
+function greets(unit: Unit): boolean {
+  if (unit.isQuestion || YES_OR_NO.test(unit.text)) return false;
+  return unit.text.split(/\s+/).length <= GREETING_WORDS && unit.spans.every((s) => s.type === 'name');
+}
+
+const YES_OR_NO = /^\W*(?:yes|yeah|yep|yup|no|nope|nah|not|sure|of course|correct|right)\b/i;
+
+const GREETING_WORDS = 3;
 
 /** The names lines of the context are attributed to (`Caroline: …`), in the order they first speak. */
 function speakerNames(items: AgentInputItem[]): string[] {

@@ -26,6 +26,12 @@ const UNIT_WORDS: Record<string, string> = {
   gb: 'gigabyte', mb: 'megabyte', tb: 'terabyte', kb: 'kilobyte', usd: 'dollar', eur: 'euro', gbp: 'pound',
 };
 
+// Chat clippings and spellings read as the word ("my fave memory" for "favorite memory").
+const CLIPPED_WORDS: Record<string, string> = {
+  fav: 'favorite', fave: 'favorite', favs: 'favorites', faves: 'favorites', favourite: 'favorite', favourites: 'favorites',
+  pic: 'picture', pics: 'pictures', bday: 'birthday', congrats: 'congratulations',
+};
+
 // Period adjectives stand for their period: "the weekly budget" is "$180 a week".
 const PERIOD_WORDS: Record<string, string> = {
   hourly: 'hour', daily: 'day', nightly: 'night', weekly: 'week', monthly: 'month', quarterly: 'quarter', yearly: 'year', annual: 'year', annually: 'year',
@@ -36,7 +42,8 @@ export function contentStems(text: string): Set<string> {
   const out = new Set<string>();
   for (const raw of normalizeText(text).split(' ')) {
     // "what's" is "what", "Brooks'" is "brooks", "isn't" is a stop word.
-    const word = raw.replace(/'(?:s|re|ll|ve|d|m)?$/, '').replace(/n't$/, '');
+    const said = raw.replace(/'(?:s|re|ll|ve|d|m)?$/, '').replace(/n't$/, '');
+    const word = CLIPPED_WORDS[said] ?? said;
     const period = PERIOD_WORDS[word];
     if (period) {
       out.add(stem(period));

@@ -538,6 +538,22 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, 'What type of books does Caroline have in her library?')).toContain("kids' books");
   });
 
+  it('reads chat clippings as the word ("my fav memory" for "favorite memory")', () => {
+    const context = [
+      userMessage('Gina: I used to compete in a few dance competitions and shows.'),
+      userMessage('Gina: My fav memory was when my team won first place at a regionals at age fifteen.'),
+    ];
+    expect(answer(context, "What was Gina's favorite dancing memory?")).toContain('first place');
+  });
+
+  it('passes a question on from a greeting to the statement after it, but not from a yes or no', () => {
+    const dance = [
+      userMessage('Gina: Dance is my go-to for stress relief. Got any favorite styles?'),
+      assistantMessage('Jon: Cool, Gina! I love all dances, but contemporary is my top pick.'),
+    ];
+    expect(answer(dance, "What is Jon's favorite style of dance?")).toContain('contemporary');
+  });
+
   it('says which of two events came first, from their dates, and how far apart', () => {
     const context = [
       stamped('2025-02-03T09:00:00Z', 'Good news, I got a raise today.'),
