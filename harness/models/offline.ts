@@ -153,7 +153,9 @@ function bareQuestion(text: string): string {
  *    at the precision it was said with ("last month" → "May 2023", "last week" → "the
  *    week before 9 June 2023"); a record's ISO date in the conversation's style.
  *    For other questions the value a record files under the asked attribute ("which
- *    card" → `card: visa-4417`), else the statement itself, or the next one in the
+ *    card" → `card: visa-4417`); for a work (which book, song, film, piece, painting…)
+ *    the quoted title nearest the question's words, with its "by" name ("Becoming
+ *    Nicole" by Amy Ellis Nutt); else the statement itself, or the next one in the
  *    message when it only repeats the question (naming nothing new) or heads the day it
  *    asks about. At most 30 words. A first name is given in full when the conversation
  *    has one longer name it starts ("Hyun-woo" → "Hyun-woo Park"). A correction that
@@ -186,14 +188,15 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v11: the algorithm above (reader-v10 did not read "fave" as "favorite", and gave the
+  // reader-v12: the algorithm above (reader-v11 answered "which book" with the whole statement
+  // that quotes its title; reader-v10 did not read "fave" as "favorite", and gave the
   // question a reply answered to a greeting before the answer, "Cool, Gina!"; reader-v9 read "kind" in "what kind of books" as a word of the
   // question, and took "Thanks, Caroline!" as a line about Caroline; reader-v8 answered "how long has she been painting" with a
   // statement rather than a span of time; reader-v7 also answered a question about one speaker of
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v11' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v12' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -205,6 +205,8 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
     return statement(found);
   }
   if (q.type === 'clause') {
+    const title = WORKS.has(q.head ?? '') ? titleIn(unit, anchored.all.flat()) : undefined;
+    if (title) return title;
     // A record answers "which card" with the value filed under `card:`, not the whole record.
     // "…, not the spot table fx_spot_daily.csv": a value the statement turns down is no answer.
     const filed = unit.spans.filter((sp) => q.focus.size > 0 && labelNames(sp, q) && !NOT_BEFORE.test(unit.text.slice(Math.max(0, sp.start - 25), sp.start)));
@@ -217,6 +219,26 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   if (span.type === 'time') return utc(span.text);
   const counted = q.count ? countedList(spans, span, q.count) : undefined;
   return counted ?? listAround(unit.text, span, unit.spans)?.text ?? fullName(span, ctx);
+}
+
+/** Head nouns of questions that ask for a work by its title ("What book did she recommend?"). */
+const WORKS = new Set(
+  'book novel song album film movie show series play poem podcast game piece painting title track record'.split(' ').map(stem),
+);
+
+/** A quoted title of one to eight words that starts with a capital, and who it is by when the text says so. */
+const TITLE = /["\u201C]((?:\p{Lu}|\d)[^"\u201C\u201D\n]{0,60}?)[.,!?]?["\u201D](\s+by\s+\p{Lu}[\p{L}.'-]*(?:\s+\p{Lu}[\p{L}.'-]*){0,2})?/gu;
+
+/**
+ * "What book did Caroline recommend?" → "Becoming Nicole" by Amy Ellis Nutt, from "I loved
+ * "Becoming Nicole" by Amy Ellis Nutt.": a work is named by its title. The one nearest the
+ * question's words when the statement quotes several; undefined when it quotes none.
+ */
+function titleIn(unit: Unit, points: number[]): string | undefined {
+  const titles = [...unit.text.matchAll(TITLE)]
+    .filter((m) => m[1].trim().split(/\s+/).length <= 8)
+    .map((m) => ({ start: m.index ?? 0, text: `${m[1].trim()}${(m[2] ?? '').replace(/\.$/, '')}` }));
+  return (nearest(titles, points) ?? titles[0])?.text;
 }
 
 /**

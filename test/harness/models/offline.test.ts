@@ -554,6 +554,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(dance, "What is Jon's favorite style of dance?")).toContain('contemporary');
   });
 
+  it('answers which book, song or piece with its quoted title, and who it is by', () => {
+    const context = [
+      userMessage('Caroline: The book I loved most was "Becoming Nicole" by Amy Ellis Nutt. It is an inspiring true story.'),
+      assistantMessage('Gina: Thanks! Our team performed a contemporary dance piece called "Finding Freedom." It was really emotional.'),
+    ];
+    expect(answer(context, 'Which book did Caroline love most?')).toBe('Becoming Nicole by Amy Ellis Nutt');
+    expect(answer(context, "What kind of dance piece did Gina's team perform?")).toBe('Finding Freedom');
+  });
+
   it('says which of two events came first, from their dates, and how far apart', () => {
     const context = [
       stamped('2025-02-03T09:00:00Z', 'Good news, I got a raise today.'),
