@@ -52,7 +52,9 @@ function bareQuestion(text: string): string {
  *    time ("7 years"; a bare number is none); "what value" → a number; a code word in the asked noun phrase, "which
  *    ticket/order/PO number" → an identifier; which host, version, phone, email,
  *    percentage); "what kind/type/sort of X" asks what "what X" asks; chat clippings read as
- *    their word ("fave"/"fav" → favorite, "pic" → picture, "bday" → birthday). "How many workers" takes a bare number or a quantity in one of the
+ *    their word ("fave"/"fav" → favorite, "pic" → picture, "bday" → birthday), and the
+ *    irregular past of about 60 common verbs as the verb ("saw" → see, "held" → hold; not
+ *    "left", which is also a side), in questions and statements alike. "How many workers" takes a bare number or a quantity in one of the
  *    first three words after "how many" (not "15 minutes", "$180.00" or a number filed
  *    under another key, `elapsed_s=936`); "how much X"
  *    asks for money when X ends in a word for a sum ("how much credit"), else for a
@@ -188,7 +190,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v12: the algorithm above (reader-v11 answered "which book" with the whole statement
+  // reader-v13: the algorithm above (reader-v12 did not read "we saw" as "see" or "held" as
+  // "hold"; reader-v11 answered "which book" with the whole statement
   // that quotes its title; reader-v10 did not read "fave" as "favorite", and gave the
   // question a reply answered to a greeting before the answer, "Cool, Gina!"; reader-v9 read "kind" in "what kind of books" as a word of the
   // question, and took "Thanks, Caroline!" as a line about Caroline; reader-v8 answered "how long has she been painting" with a
@@ -196,7 +199,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v12' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v13' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -2,6 +2,7 @@
 // the clause that holds the question's words answers it ("The first error is at 08:58:11",
 // not "rolled out at 08:41, 17 minutes before the first error").
 import type { Unit } from './context.js';
+import { writtenForms } from './words.js';
 
 /** The positions of each matched question word, one list per word. */
 export function anchorGroups(unit: Unit, matched: Set<string>): number[][] {
@@ -11,9 +12,12 @@ export function anchorGroups(unit: Unit, matched: Set<string>): number[][] {
   for (const stem of stems) {
     if (stems.some((other) => other !== stem && other.includes(stem))) continue;
     const group: number[] = [];
-    for (let at = lower.indexOf(stem); at >= 0; at = lower.indexOf(stem, at + 1)) {
-      if (at === 0 || !/[\p{L}\p{N}]/u.test(lower[at - 1])) group.push(at);
+    for (const form of [stem, ...writtenForms(stem)]) {
+      for (let at = lower.indexOf(form); at >= 0; at = lower.indexOf(form, at + 1)) {
+        if (at === 0 || !/[\p{L}\p{N}]/u.test(lower[at - 1])) group.push(at);
+      }
     }
+    group.sort((a, b) => a - b);
     if (group.length > 0) out.push(group);
   }
   return out;

@@ -32,6 +32,33 @@ const CLIPPED_WORDS: Record<string, string> = {
   pic: 'picture', pics: 'pictures', bday: 'birthday', congrats: 'congratulations',
 };
 
+// Irregular past forms read as their verb: "did you see" finds "we saw", "what did she make"
+// finds "I made". "left" stays itself: "the left knee" is no leaving.
+const IRREGULAR_VERBS: Record<string, string> = Object.fromEntries(
+  (
+    'went:go gone:go made:make bought:buy brought:bring took:take taken:take gave:give given:give got:get gotten:get ' +
+    'ran:run ate:eat eaten:eat wrote:write written:write told:tell said:say found:find felt:feel met:meet ' +
+    'thought:think taught:teach sang:sing sung:sing drew:draw drawn:draw knew:know known:know began:begin begun:begin ' +
+    'chose:choose chosen:choose won:win lost:lose spent:spend sent:send built:build kept:keep held:hold heard:hear ' +
+    'paid:pay sold:sell saw:see seen:see became:become grew:grow grown:grow flew:fly flown:fly swam:swim swum:swim ' +
+    'rode:ride ridden:ride wore:wear worn:wear broke:break broken:break spoke:speak spoken:speak fell:fall fallen:fall ' +
+    'caught:catch fought:fight forgot:forget forgotten:forget hid:hide hidden:hide threw:throw thrown:throw woke:wake'
+  )
+    .split(' ')
+    .map((pair) => pair.split(':')),
+);
+
+/** The written forms a stem may stand for beyond itself ("buy" → "bought", "favorit" → "fave"): where a matched word sits in a text. */
+const FORMS = new Map<string, string[]>();
+for (const [form, word] of Object.entries({ ...CLIPPED_WORDS, ...IRREGULAR_VERBS })) {
+  const key = stem(word);
+  FORMS.set(key, [...(FORMS.get(key) ?? []), form]);
+}
+
+export function writtenForms(stemmed: string): readonly string[] {
+  return FORMS.get(stemmed) ?? [];
+}
+
 // Period adjectives stand for their period: "the weekly budget" is "$180 a week".
 const PERIOD_WORDS: Record<string, string> = {
   hourly: 'hour', daily: 'day', nightly: 'night', weekly: 'week', monthly: 'month', quarterly: 'quarter', yearly: 'year', annual: 'year', annually: 'year',
@@ -43,7 +70,7 @@ export function contentStems(text: string): Set<string> {
   for (const raw of normalizeText(text).split(' ')) {
     // "what's" is "what", "Brooks'" is "brooks", "isn't" is a stop word.
     const said = raw.replace(/'(?:s|re|ll|ve|d|m)?$/, '').replace(/n't$/, '');
-    const word = CLIPPED_WORDS[said] ?? said;
+    const word = CLIPPED_WORDS[said] ?? IRREGULAR_VERBS[said] ?? said;
     const period = PERIOD_WORDS[word];
     if (period) {
       out.add(stem(period));

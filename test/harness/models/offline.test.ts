@@ -563,6 +563,19 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(context, "What kind of dance piece did Gina's team perform?")).toBe('Finding Freedom');
   });
 
+  it('reads an irregular past as its verb ("saw" for "see", "held" for "hold")', () => {
+    const lake = [
+      assistantMessage('Melanie: At the lake we saw a family of otters.'),
+      assistantMessage('Melanie: The lake was cold and quiet this morning.'),
+    ];
+    expect(answer(lake, 'What did Melanie see at the lake?')).toContain('otters');
+    const locks = [
+      userMessage('Batch B-88420 held the locks on ledger_entries.'),
+      userMessage('Batch B-88417 finished at 08:40 and its locks were released.'),
+    ];
+    expect(answer(locks, 'Which batch was holding the locks?')).toBe('B-88420');
+  });
+
   it('says which of two events came first, from their dates, and how far apart', () => {
     const context = [
       stamped('2025-02-03T09:00:00Z', 'Good news, I got a raise today.'),
