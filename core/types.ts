@@ -14,6 +14,23 @@ export { ATTRIBUTIONS, ERROR_STAGES, PROBE_KINDS };
 /** A job's key, as the run, its journal and a shard's `jobs` name it. */
 export const jobKey = (strategy: string, transcript: string): string => `${strategy}::${transcript}`;
 
+/**
+ * The probe answers each job of a run owes: its transcript's probes × `repeat`, for every
+ * strategy × transcript, or only a shard's jobs when the run is one. The run's verdict, the
+ * rates of a finished run, a merge's checks and its verdict all count what is owed by it.
+ */
+export function answersPerJob(info: Pick<RunInfo, 'strategies' | 'transcripts' | 'repeat' | 'shard'>): Map<string, number> {
+  const only = info.shard && new Set(info.shard.jobs);
+  const out = new Map<string, number>();
+  for (const { id: strategy } of info.strategies) {
+    for (const t of info.transcripts) {
+      const key = jobKey(strategy, t.id);
+      if (!only || only.has(key)) out.set(key, t.probes * info.repeat);
+    }
+  }
+  return out;
+}
+
 /** The judge model a tool probe's record names when its call was graded by rule (graders/tool-calls.ts), not by a judge. */
 export const TOOL_CHECK = 'tool-check';
 

@@ -1,5 +1,5 @@
 // One summary row per strategy, and the named metrics gates and diffs use.
-import { ATTRIBUTIONS as ALL_ATTRIBUTIONS, ERROR_STAGES, PROBE_KINDS, jobKey } from '../core/types.js';
+import { ATTRIBUTIONS as ALL_ATTRIBUTIONS, ERROR_STAGES, PROBE_KINDS, answersPerJob, jobKey } from '../core/types.js';
 import type { Attribution, ErrorStage, ProbeKind, ProbeRecord, RunInfo, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
 import { SIGNIFICANCE_LEVEL, clusteredWilson, holm, mcnemarExact, mean, pairedBootstrap, passHatN, percentile, type PairedResult, type RepeatCount } from '../core/stats.js';
 import { outcomeOf, outcomesByTranscript } from '../core/power.js';
@@ -534,10 +534,9 @@ function owedByTranscript(run: RunResult, strategy: string, probes: readonly Pro
   if (status !== 'complete' && status !== 'incomplete' && status !== 'failed') return owed;
   const made = new Map<string, number>();
   for (const r of probes) made.set(r.transcript, (made.get(r.transcript) ?? 0) + 1);
-  const jobs = run.info.shard && new Set(run.info.shard.jobs);
+  const perJob = answersPerJob(run.info);
   for (const t of run.info.transcripts) {
-    if (jobs && !jobs.has(jobKey(strategy, t.id))) continue;
-    const missing = t.probes * run.info.repeat - (made.get(t.id) ?? 0);
+    const missing = (perJob.get(jobKey(strategy, t.id)) ?? 0) - (made.get(t.id) ?? 0);
     if (missing > 0) owed.set(t.id, missing);
   }
   return owed;

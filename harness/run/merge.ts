@@ -11,7 +11,7 @@ import { CONTEXTS_FILE, contextLine, messageDigest, messageLine, parseContextLin
 import { writeChunksAtomic } from '../../core/atomic.js';
 import { UsageError } from '../../core/errors.js';
 import { readLines } from '../../core/lines.js';
-import { jobKey, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type TurnRecord } from '../../core/types.js';
+import { answersPerJob, jobKey, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type TurnRecord } from '../../core/types.js';
 import { canonicalJson } from '../models/cache.js';
 import { stageErrors } from '../../reports/aggregate.js';
 import { RUN_FILE, loadRun, runDirOf, runJsonChunks } from '../../reports/load.js';
@@ -95,7 +95,8 @@ function checkShardJobs(shards: Shard[]): void {
   const info = shards[0].run.info;
   const sizes = info.transcripts.map((t) => ({ id: t.id, turns: t.turns, probes: t.probes }));
   const split = shardJobs(info.strategies.map((s) => s.id), sizes, info.repeat, shards[0].shard.count);
-  const answersPerJob = new Map(info.strategies.flatMap((st) => sizes.map((t) => [jobKey(st.id, t.id), t.probes * info.repeat] as const)));
+  // What the whole run owes, job by job: each shard's info names only its own jobs.
+  const owed = answersPerJob({ ...info, shard: undefined });
   for (const s of shards) {
     const status = s.run.info.status;
     if (status === 'running' || status === 'interrupted') {
@@ -109,7 +110,7 @@ function checkShardJobs(shards: Shard[]): void {
     if (stray) throw new UsageError(`${label(s)} holds records of job ${jobKey(stray.strategy, stray.transcript)}, which is not one of its jobs`);
     checkUnique(s);
     // A failed shard stopped early and says so; a finished one must hold an answer for every probe, or the merged rates would rest on fewer.
-    if (status !== 'failed') checkProbeCounts(s, answersPerJob);
+    if (status !== 'failed') checkProbeCounts(s, owed);
   }
 }
 
@@ -182,7 +183,7 @@ function mergedVerdict(shards: Shard[], run: RunResult, dir: string): Pick<RunIn
   const failed = shards.find((s) => s.run.info.status === 'failed');
   if (failed) return { status: 'failed', failure: `shard ${failed.shard.index}/${failed.shard.count} failed: ${failed.run.info.failure ?? 'no reason recorded'}` };
   const config = recordedConfig(shards[0].run.info, dir);
-  const expected = run.info.transcripts.reduce((n, t) => n + t.probes * run.info.repeat, 0) * run.info.strategies.length;
+  const expected = sum([...answersPerJob(run.info).values()]);
   const verdict = judgeRun(stageErrors(run), config.max_errors ?? { kind: 'count', value: 0 }, undefined, expected - run.probes.length);
   if (verdict.status !== 'incomplete') return { status: verdict.status };
   const errored = shards.filter((s) => s.run.info.status === 'incomplete').map((s) => s.dir);

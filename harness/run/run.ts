@@ -28,7 +28,7 @@ import { redact, redactDeep, redactionCounts, resetRedactionCount, type Redactio
 import { InputError, UsageError, fileProblem, isInputError } from '../../core/errors.js';
 import { judgeRun } from './verdict.js';
 import { isProbeError, probeErrorStage, stageErrors, summaryErrorStage, summaryErrored, summaryJudgeErrored as gradeErrored } from '../../reports/aggregate.js';
-import { ERROR_STAGES, jobKey, type ErrorStage, type MadeSummary, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type Transcript, type TurnRecord } from '../../core/types.js';
+import { ERROR_STAGES, answersPerJob, jobKey, type ErrorStage, type MadeSummary, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type Transcript, type TurnRecord } from '../../core/types.js';
 import { DEFAULT_LIMITS, type Limits } from '../schema/limits.js';
 import { turnTables } from '../../core/schema/run.js';
 import { shardJobs, type ShardSpec } from './shards.js';
@@ -78,7 +78,6 @@ interface Job {
  */
 class TranscriptSlot {
   readonly id: string;
-  readonly probeCount: number;
   /** Each probe's position in the transcript: records are put in this order. */
   readonly probeOrder: Map<string, number>;
   private pending = 0;
@@ -93,7 +92,6 @@ class TranscriptSlot {
     checked?: Transcript,
   ) {
     this.id = header.id;
-    this.probeCount = header.probes.length;
     this.probeOrder = new Map(header.probes.map((p, i) => [p.id, i]));
     this.transcript = checked;
   }
@@ -455,8 +453,11 @@ function crashText(crashes: readonly JobCrash[]): { what: string; hint: string }
   };
 }
 
-function workUnits(jobs: PlannedJob[], repeat: number): number {
-  return jobs.reduce((n, job) => n + job.slot.probeCount * repeat, 0);
+/** The probe answers the run owes: its jobs', as its run.json records them (the reports count the same). */
+function workUnits(info: RunInfo): number {
+  let n = 0;
+  for (const owed of answersPerJob(info).values()) n += owed;
+  return n;
 }
 
 /** Orders records the same way whatever order the work finished in, so a resumed run's reports equal an uninterrupted run's. */
@@ -755,7 +756,7 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   journal.open();
   const jobs = planJobs(slots, strategies, p.shardJobs);
   const errors = Object.fromEntries(ERROR_STAGES.map((stage) => [stage, 0])) as Record<ErrorStage, number>;
-  const progress = new Progress(workUnits(jobs, config.repeat), () => ({ ...graders.counts(), stages: errors }), p.collecting ? NO_PROGRESS : undefined);
+  const progress = new Progress(workUnits(info), () => ({ ...graders.counts(), stages: errors }), p.collecting ? NO_PROGRESS : undefined);
   const part = info.shard ? `, shard ${info.shard.index}/${info.shard.count} (${jobs.length} jobs)` : '';
   log(`memeval: ${slots.length} transcripts × ${strategies.length} strategies${part}, model ${config.model}, judge ${config.judge} → ${dir}`);
   if (done.probes.size) log(`resuming: ${done.probes.size} probe answers already journaled`);
@@ -796,7 +797,7 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   info.errors = errorsByStage;
   if (interrupted) info.status = 'interrupted';
   else {
-    const unattempted = workUnits(jobs, config.repeat) - records.probes.length;
+    const unattempted = workUnits(info) - records.probes.length;
     const verdict = judgeRun(errorsByStage, config.max_errors ?? { kind: 'count', value: 0 }, fatal, unattempted, crashText(ctx.crashes));
     info.status = verdict.status;
     if (verdict.failure) info.failure = verdict.failure;
