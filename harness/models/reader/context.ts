@@ -177,7 +177,6 @@ function statements(text: string, speaker: Speaker): string[] {
 }
 
 const SPEAKER_PREFIX = /^(\p{Lu}[\p{L}'-]*(?: \p{Lu}[\p{L}'-]*){0,2}): (?=\S)/u;
-const SPEAKER_LINE = /^(?:\[[^\]\n]*\]\s*)*(\p{Lu}[\p{L}'-]*(?: \p{Lu}[\p{L}'-]*){0,2}): (?=\S)/gmu;
 
 // A line's stems with its speaker's name: every line of an imported chat has one.
 const spokenStems = new TextMemo<Set<string>>();
@@ -212,6 +211,17 @@ function spokenBy(speakerName: string, text: string, stems: ReadonlySet<string>,
   for (const s of stemsOf(speakerName)) out.add(s);
   return out;
 }
+
+/** Gives each line of a named chat (`Caroline: …`) its words as `spokenBy` reads them, once every speaker is known. */
+function nameSpeakers(units: Unit[]): void {
+  const speakers = [...new Set(units.flatMap((u) => (u.speakerName ? [u.speakerName] : [])))];
+  const key = speakers.join('\0');
+  for (const u of units) {
+    const name = u.speakerName;
+    if (name) u.stems = spokenStems.get(`${name}\0${key}\0${u.text}`, () => spokenBy(name, u.text, u.stems, speakers));
+  }
+}
+
 const analyses = new TextMemo<{ stems: Set<string>; spans: Span[] }>();
 // Dates depend on the day a statement was made, so they are kept per text and day.
 const datings = new TextMemo<DateMention[]>();
@@ -311,9 +321,10 @@ function linkReplies(units: Unit[]): void {
     if (unit.isQuestion) for (const s of unit.stems) current!.stems.add(s);
     // The answer comes first; what follows may change the subject ("By the way, …"). A greeting
     // before it ("Cool, Gina!", "Yeah, me too!") passes the question on to the statement after it.
-    const opens = first || (units[unit.index - 1].replyTo !== undefined && greets(units[unit.index - 1]));
-    if (opens && asked && asked.speaker !== unit.speaker && asked.stems.size > 0) unit.replyTo = asked.stems;
-    if (!first && opens && greets(units[unit.index - 1])) units[unit.index - 1].replyTo = undefined;
+    const before = units[unit.index - 1];
+    const afterGreeting = !first && before.replyTo !== undefined && greets(before);
+    if ((first || afterGreeting) && asked && asked.speaker !== unit.speaker && asked.stems.size > 0) unit.replyTo = asked.stems;
+    if (afterGreeting) before.replyTo = undefined;
   }
 }
 
@@ -327,27 +338,14 @@ const YES_OR_NO = /^\W*(?:yes|yeah|yep|yup|no|nope|nah|not|sure|of course|correc
 
 const GREETING_WORDS = 3;
 
-/** The names lines of the context are attributed to (`Caroline: …`), in the order they first speak. */
-function speakerNames(items: AgentInputItem[]): string[] {
-  const names = new Set<string>();
-  for (const item of items) {
-    const speaker = speakerOf(item);
-    if (speaker === 'tool' || speaker === 'call') continue;
-    for (const m of itemText(item).matchAll(SPEAKER_LINE)) names.add(m[1]);
-  }
-  return [...names];
-}
-
 /** Builds the units of a request's context (the system text, then each item in order). */
 export function readContext(system: string | undefined, items: AgentInputItem[]): ReaderContext {
   const units: Unit[] = [];
   const styles: DateMention[] = [];
   const day: { current?: Day } = {};
   let today: Day | undefined;
-  const speakers = speakerNames(items);
   const add = (text: string, speaker: Speaker, item: number, speakerName?: string) => {
     const { stems, spans } = analyse(text);
-    const named = speakerName ? spokenStems.get(`${speakerName}\0${speakers.join('\0')}\0${text}`, () => spokenBy(speakerName, text, stems, speakers)) : stems;
     units.push({
       text,
       speaker,
@@ -356,7 +354,7 @@ export function readContext(system: string | undefined, items: AgentInputItem[])
       index: units.length,
       day: day.current,
       isQuestion: /\?["')\]]*$/.test(text),
-      stems: named,
+      stems,
       spans,
       dates: datesOf(text, day.current),
     });
@@ -374,6 +372,7 @@ export function readContext(system: string | undefined, items: AgentInputItem[])
     }
     if (day.current) today = day.current;
   });
+  nameSpeakers(units);
   dateUndated(units, today);
   linkReplies(units);
   linkFollowing(units);

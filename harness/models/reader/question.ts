@@ -371,7 +371,6 @@ function countedWords(q: string): string[] | undefined {
   return words.length > 0 ? words : undefined;
 }
 
-/** `fragment`: a phrase cut from a question (an event or a value of a computation), not a whole sentence. */
 /**
  * "What kind of books", "which type of pot": the words "kind of" ask for a sort of thing; the
  * thing is what the question names ("books"), and a statement about "all kinds of people" is
@@ -381,6 +380,7 @@ function withoutKindOf(text: string): string {
   return text.replace(/\b(what|which)\s+(?:kinds?|types?|sorts?)\s+of\s+/gi, '$1 ');
 }
 
+/** `fragment`: a phrase cut from a question (an event or a value of a computation), not a whole sentence. */
 export function analyseQuestion(asked: string, fragment = false): Question {
   const text = withoutKindOf(asked);
   const q = text.toLowerCase().replace(/[\u2018\u2019]/g, "'");
