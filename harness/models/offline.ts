@@ -37,7 +37,8 @@ function bareQuestion(text: string): string {
  *    either end of a sentence without "you" or "your" in it, as in "Thanks, Caroline!",
  *    is not among the line's words), the day of its message (`[at]` or `[Session n: date]` stamps) and its
  *    typed spans: dates (relative ones resolved against that day), times, money,
- *    quantities, percentages, identifiers, hosts, versions, names, phones, emails. A row
+ *    quantities, percentages, identifiers, hosts, versions, names, phones, emails, and
+ *    currencies named without an amount ("in EUR", "in euros"). A row
  *    of a JSON list keeps its parents' codes ("items serial: PF4X9K27, …, po: PO-2025-0412");
  *    a noun right before a code labels it ("form RW-12"); a statement after a short heading
  *    of its message (up to 8 words, no value: "Region owners, for the follow-up emails.")
@@ -45,7 +46,8 @@ function bareQuestion(text: string): string {
  *    from its own words and session headers, never from an `[at]` stamp.
  * 2. Question. Its answer type comes from its form (who, "which region owner" or "what's
  *    X's name" → a name, but a "who" after the asking word starts a relative clause; "what
- *    country/city/language" and "where … from" → a name; when → a date or time; "what
+ *    country/city/language" and "where … from" → a name; "which currency" → a currency
+ *    named without an amount ("EUR", "euros"); when → a date or time; "what
  *    date", "the last day", a noun phrase headed by "date" or "day" ("the launch date";
  *    "what time of day" is a time) → a date; how many/much or "what dose" → a quantity or
  *    amount; "how long" (not "how long ago/before/between", which is computed) → a span of
@@ -190,7 +192,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v13: the algorithm above (reader-v12 did not read "we saw" as "see" or "held" as
+  // reader-v14: the algorithm above (reader-v13 answered "which currency" with whatever
+  // statement shared its other words; reader-v12 did not read "we saw" as "see" or "held" as
   // "hold"; reader-v11 answered "which book" with the whole statement
   // that quotes its title; reader-v10 did not read "fave" as "favorite", and gave the
   // question a reply answered to a greeting before the answer, "Cool, Gina!"; reader-v9 read "kind" in "what kind of books" as a word of the
@@ -199,7 +202,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v13' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v14' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

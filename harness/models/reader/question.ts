@@ -154,6 +154,8 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   if (/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your |his |her |their )?(?:country|countries|city|cities|town|state|province|island|language|nationality)\b|\bwhere (?:\w+ ){1,4}from\b/.test(q)) {
     return { type: 'name', typeStems: [] };
   }
+  // "Which currency is the pack in?": a currency named as one ("EUR", "euros"), not a sum.
+  if (/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your |their )?(?:[\w'-]+ )?currenc(?:y|ies)\b/.test(q)) return { type: 'currency', typeStems: ['currency'] };
   // "What value did orders_id_seq get set to?": a number.
   if (/\bwhat(?:'s| is| was)? (?:the |its )?(?:new |final |current )?value\b/.test(q)) return { type: 'number', typeStems: ['value'] };
   if (/\b(?:day|date) and time\b/.test(q)) return { type: 'when', typeStems: ['date', 'day', 'time'] };

@@ -23,7 +23,8 @@ export type SpanType =
   | 'phone'
   | 'url'
   | 'name'
-  | 'weekday';
+  | 'weekday'
+  | 'currency';
 
 export interface Span {
   type: SpanType;
@@ -68,8 +69,9 @@ const PRIORITY: Record<CandidateType, number> = {
   host: 10,
   identifier: 11,
   weekday: 12,
-  name: 13,
-  number: 14,
+  currency: 13,
+  name: 14,
+  number: 15,
 };
 
 // ---------------------------------------------------------------------------
@@ -323,6 +325,13 @@ const WEEKDAY_RE = re(
   String.raw`\b(?:[Mm]on|[Tt]ues?|[Ww]ed(?:nes)?|[Tt]hu(?:rs?)?|[Ff]ri|[Ss]at(?:ur)?|[Ss]un)days?\b|\b(?:Mon|Tue|Tues|Wed|Weds|Thu|Thur|Thurs|Fri|Sat|Sun)\b`,
 );
 
+/**
+ * A currency named without an amount ("report every amount in EUR", "paid in euros"): the
+ * answer to "which currency". "cents", "pence", "bucks" and "quid" are amounts of one, not
+ * currencies; "rand" and "real" are left out, being a surname and a common word.
+ */
+const CURRENCY_RE = re(String.raw`\b(?:${CURRENCY_CODES})\b(?![\p{N}])|\b(?:[Dd]ollars?|[Ee]uros?|[Pp]ounds? sterling|[Yy]en|[Yy]uan|[Rr]upees?|[Pp]esos?|(?:Swiss )?[Ff]rancs?|[Kk]ronor|[Kk]roner|[Rr]eais)\b`);
+
 /** A number at a word start: digits (with a magnitude) or number words. */
 const NUM_HEAD_RE = re(
   String.raw`(?<![\p{L}\p{N}_.:/#@$€£¥₹\\]|[\p{L}\p{N}]-)(?:(${NUM})(?:[kK]|M(?![\p{L}\p{N}])|\s(?:million|billion|thousand|trillion)\b)?|(?<![\p{L}])(${NUM_WORDS}))`,
@@ -472,6 +481,10 @@ function isJoinedCode(code: string): boolean {
   if (!/[A-Z]/.test(code)) return false;
   if (/\d/.test(code)) return true;
   return !code.includes('/') && code.split('-').every((part) => part.length >= 2);
+}
+
+function currencies(s: string, out: Out): void {
+  for (const m of eachMatch(CURRENCY_RE, s)) add(out, 'currency', m.index, m.index + m[0].length);
 }
 
 function weekdays(s: string, out: Out): void {
@@ -979,6 +992,7 @@ const RECOGNISERS: Array<(s: string, out: Out) => void> = [
   hosts,
   identifiers,
   weekdays,
+  currencies,
   numbersAndQuantities,
   names,
 ];

@@ -22,6 +22,7 @@ export const TYPE_SPANS: Partial<Record<AnswerType, SpanType[]>> = {
   time: ['time'],
   name: ['name'],
   weekday: ['weekday'],
+  currency: ['currency'],
 };
 
 /** Spans of the asked type in a unit, leaving out values the question itself names. */

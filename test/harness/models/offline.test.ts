@@ -599,6 +599,16 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(fx, 'Which rate table did I tell you to use for currency conversion?')).not.toBe('fx_spot_daily.csv');
   });
 
+  it('answers "which currency" with a currency the context names, not a column or a name', () => {
+    const pack = [
+      userMessage('For the board pack, report every amount in EUR. The raw data is a mix of USD, GBP and SEK.'),
+      toolResult('{"columns":["order_id","region","currency","net_amount"],"rows":2311}')[1],
+      assistantMessage('Trailhead Outfitters is the largest customer in every table of the pack.'),
+    ];
+    expect(answer(pack, 'Which currency should every table in the pack be in?')).toBe('EUR');
+    expect(answer([userMessage('The offsite is in Lisbon in May.')], 'Which currency do we pay the venue in?')).toBe(ABSTAIN_ANSWER);
+  });
+
   it('answers "how much of X is for Y" with the value beside Y', () => {
     const context = [userMessage('New estimate is $7,420, including $1,260 for mold remediation.')];
     expect(answer(context, 'How much of the new estimate is for mold?')).toBe('$1,260');

@@ -35,6 +35,8 @@ describe('what a question asks for', () => {
     ["What's the phone number of the family member who sorted out my allergy mix-up?", 'phone'],
     ['Which region owner should get the note?', 'name'],
     ["What country is Caroline's grandma from?", 'name'],
+    ['Which currency should every table in the pack be in?', 'currency'],
+    ['What currencies does the raw data mix?', 'currency'],
     ['Where did Caroline move from 4 years ago?', 'name'],
   ])('%j asks for a %s', (question, type) => {
     expect(analyseQuestion(question).type).toBe(type);

@@ -269,6 +269,22 @@ describe('name', () => {
   });
 });
 
+describe('currency', () => {
+  it('reads a currency named without an amount, by code or by name', () => {
+    expect(pairs('Report every amount in EUR; the raw data mixes USD and GBP.')).toEqual([
+      ['currency', 'EUR'],
+      ['currency', 'USD'],
+      ['currency', 'GBP'],
+    ]);
+    expect(textsOf('Paid in euros, not Swiss francs.', 'currency')).toEqual(['euros', 'Swiss francs']);
+  });
+
+  it('leaves an amount whole: a code or a unit beside a number is money or a quantity', () => {
+    expect(pairs('Total 1,200 USD.')).toEqual([['money', '1,200 USD']]);
+    expect(textsOf('Five pounds of flour, 20 dollars, 90 cents.', 'currency')).toEqual([]);
+  });
+});
+
 describe('weekday', () => {
   it('reads full names, plurals and capitalised abbreviations', () => {
     expect(pairs('Tuesday, Thursday and Sundays; Mon and Wed.')).toEqual([
