@@ -161,7 +161,10 @@ function bareQuestion(text: string): string {
  *    the quoted title nearest the question's words, with its "by" name ("Becoming
  *    Nicole" by Amy Ellis Nutt); else the statement itself, or the next one in the
  *    message when it only repeats the question (naming nothing new) or heads the day it
- *    asks about. At most 30 words. A first name is given in full when the conversation
+ *    asks about; a yes/no question ("Can we knock out the wall?") or one about what was
+ *    said takes the next one or two statements of the message along, where the reason
+ *    or condition usually is ("… is load-bearing. We can't remove it without a beam."),
+ *    up to 30 words in all. At most 30 words. A first name is given in full when the conversation
  *    has one longer name it starts ("Hyun-woo" → "Hyun-woo Park"). A correction that
  *    negates its value ("Correction, the $1,148 didn't include bags") gives way to the
  *    next statement of its message with a value of the asked type.
@@ -192,7 +195,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v14: the algorithm above (reader-v13 answered "which currency" with whatever
+  // reader-v15: the algorithm above (reader-v14 answered a yes/no question with the one
+  // statement, leaving out the reason its message gave next; reader-v13 answered "which currency" with whatever
   // statement shared its other words; reader-v12 did not read "we saw" as "see" or "held" as
   // "hold"; reader-v11 answered "which book" with the whole statement
   // that quotes its title; reader-v10 did not read "fave" as "favorite", and gave the
@@ -202,7 +206,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v14' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v15' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

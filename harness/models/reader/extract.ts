@@ -211,7 +211,7 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
     // "…, not the spot table fx_spot_daily.csv": a value the statement turns down is no answer.
     const filed = unit.spans.filter((sp) => q.focus.size > 0 && labelNames(sp, q) && !NOT_BEFORE.test(unit.text.slice(Math.max(0, sp.start - 25), sp.start)));
     if (filed.length === 1) return filed[0].text;
-    return (unit.speaker === 'tool' ? recordField(unit.text, q) : undefined) ?? statement(found);
+    return (unit.speaker === 'tool' ? recordField(unit.text, q) : undefined) ?? withReasons(statement(found), found, q, ctx);
   }
   const spans = typedSpans(unit, q).filter((s) => !isBridge(s, found.bridge, q));
   const span = pickSpan(spans, q, anchored, unit.text);
@@ -219,6 +219,30 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   if (span.type === 'time') return utc(span.text);
   const counted = q.count ? countedList(spans, span, q.count) : undefined;
   return counted ?? listAround(unit.text, span, unit.spans)?.text ?? fullName(span, ctx);
+}
+
+/** A question answered by yes or no ("Can we knock out the wall?") or by what someone said ("what the engineer said about the wall"). */
+const YES_NO_OR_SAID = /^(?:(?:can|could|should|shall|may|must|do|does|did|is|are|was|were|will|would|has|have)\b|.*\b(?:what|how) (?:\w+ ){0,3}(?:said|say|says|told|tell|advised|recommended|suggested)\b)/i;
+/** The following statements of the message an answer may take along, and the words they may add up to. */
+const REASONS = 2;
+const REASON_WORDS = 30;
+
+/**
+ * A yes/no question or one about what was said is answered with the statement and what its
+ * message goes on to say ("Lena says the wall is load-bearing. We can't remove it without a
+ * beam."): the reason or condition comes after the verdict, not in the same sentence.
+ */
+function withReasons(text: string, found: Found, q: Question, ctx: ReaderContext): string {
+  if (!YES_NO_OR_SAID.test(q.text.trim()) || text !== found.unit.text) return text;
+  let out = text;
+  let unit = found.unit;
+  for (let i = 0; i < REASONS; i++) {
+    const next = nextInMessage(unit, ctx);
+    if (!next || next.isQuestion || (out + ' ' + next.text).split(/\s+/).length > REASON_WORDS) break;
+    out = `${out} ${next.text}`;
+    unit = next;
+  }
+  return out;
 }
 
 /** Head nouns of questions that ask for a work by its title ("What book did she recommend?"). */

@@ -599,6 +599,19 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(fx, 'Which rate table did I tell you to use for currency conversion?')).not.toBe('fx_spot_daily.csv');
   });
 
+  it('answers a yes/no question, or what someone said, with the statement and the reasons its message goes on to give', () => {
+    const reno = [
+      userMessage('Engineer visit done. Lena says the wall between kitchen and dining is load-bearing. We can\'t remove it without a beam. She suggests an 8-foot opening with an LVL beam and posts.'),
+      assistantMessage('Recorded. Should I ask Hartwell for a revised quote?'),
+    ];
+    const verdict = answer(reno, 'Can we just knock out the whole wall between the kitchen and dining room?');
+    expect(verdict).toContain('load-bearing');
+    expect(verdict).toContain('without a beam');
+    expect(answer(reno, 'What did the engineer say about the kitchen-dining wall?')).toContain('LVL beam');
+    // A wh-question asking for a statement keeps to the statement that answers it.
+    expect(answer(reno, 'Which wall is load-bearing?')).not.toContain('8-foot');
+  });
+
   it('answers "which currency" with a currency the context names, not a column or a name', () => {
     const pack = [
       userMessage('For the board pack, report every amount in EUR. The raw data is a mix of USD, GBP and SEK.'),
