@@ -164,7 +164,8 @@ function bareQuestion(text: string): string {
  *    asks about; a yes/no question ("Can we knock out the wall?") or one about what was
  *    said takes the next one or two statements of the message along, where the reason
  *    or condition usually is ("… is load-bearing. We can't remove it without a beam."),
- *    up to 30 words in all. At most 30 words. A first name is given in full when the conversation
+ *    up to 30 words in all; any other takes a short fragment after it that only adds to
+ *    what it listed ("I'm allergic to latex. And sulfa drugs."). At most 30 words. A first name is given in full when the conversation
  *    has one longer name it starts ("Hyun-woo" → "Hyun-woo Park"). A correction that
  *    negates its value ("Correction, the $1,148 didn't include bags") gives way to the
  *    next statement of its message with a value of the asked type.
@@ -195,7 +196,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v15: the algorithm above (reader-v14 answered a yes/no question with the one
+  // reader-v16: the algorithm above (reader-v15 left out a fragment that adds to the answer's
+  // list, "And sulfa drugs."; reader-v14 answered a yes/no question with the one
   // statement, leaving out the reason its message gave next; reader-v13 answered "which currency" with whatever
   // statement shared its other words; reader-v12 did not read "we saw" as "see" or "held" as
   // "hold"; reader-v11 answered "which book" with the whole statement
@@ -206,7 +208,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v15' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v16' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

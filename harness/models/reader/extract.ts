@@ -233,7 +233,8 @@ const REASON_WORDS = 30;
  * beam."): the reason or condition comes after the verdict, not in the same sentence.
  */
 function withReasons(text: string, found: Found, q: Question, ctx: ReaderContext): string {
-  if (!YES_NO_OR_SAID.test(q.text.trim()) || text !== found.unit.text) return text;
+  if (text !== found.unit.text) return text;
+  if (!YES_NO_OR_SAID.test(q.text.trim())) return withAddition(text, found.unit, ctx);
   let out = text;
   let unit = found.unit;
   for (let i = 0; i < REASONS; i++) {
@@ -243,6 +244,17 @@ function withReasons(text: string, found: Found, q: Question, ctx: ReaderContext
     unit = next;
   }
   return out;
+}
+
+/** A short fragment that adds to the list before it ("I'm allergic to latex. And sulfa drugs."). */
+const ADDITION = /^(?:and|also|plus|as well as)\b/i;
+const ADDITION_WORDS = 8;
+
+/** The statement with the fragment after it in its message that only adds to what it listed. */
+function withAddition(text: string, unit: Unit, ctx: ReaderContext): string {
+  const next = nextInMessage(unit, ctx);
+  if (!next || next.isQuestion || !ADDITION.test(next.text) || next.text.split(/\s+/).length > ADDITION_WORDS) return text;
+  return `${text} ${next.text}`;
 }
 
 /** Head nouns of questions that ask for a work by its title ("What book did she recommend?"). */

@@ -612,6 +612,14 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(reno, 'Which wall is load-bearing?')).not.toContain('8-foot');
   });
 
+  it('keeps a short fragment that adds to the listed answer ("And sulfa drugs.")', () => {
+    const intake = [assistantMessage('Noted. Do you have any allergies?'), userMessage("I'm allergic to latex, I get a rash. And sulfa drugs. My GP is Dr. Amsel.")];
+    const listed = answer(intake, 'Which allergies have I given you so far?');
+    expect(listed).toContain('latex');
+    expect(listed).toContain('sulfa');
+    expect(listed).not.toContain('Amsel');
+  });
+
   it('answers "which currency" with a currency the context names, not a column or a name', () => {
     const pack = [
       userMessage('For the board pack, report every amount in EUR. The raw data is a mix of USD, GBP and SEK.'),
