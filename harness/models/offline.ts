@@ -37,8 +37,9 @@ function bareQuestion(text: string): string {
  *    either end of a sentence without "you" or "your" in it, as in "Thanks, Caroline!",
  *    is not among the line's words), the day of its message (`[at]` or `[Session n: date]` stamps) and its
  *    typed spans: dates (relative ones resolved against that day), times, money,
- *    quantities, percentages, identifiers, hosts, versions, names, phones, emails, and
- *    currencies named without an amount ("in EUR", "in euros"). A row
+ *    quantities, percentages, identifiers, hosts, versions, names, phones, emails,
+ *    currencies named without an amount ("in EUR", "in euros"), and operating systems and
+ *    browsers by name ("Windows 10", "macOS", "Firefox"). A row
  *    of a JSON list keeps its parents' codes ("items serial: PF4X9K27, …, po: PO-2025-0412");
  *    a noun right before a code labels it ("form RW-12"); a statement after a short heading
  *    of its message (up to 8 words, no value: "Region owners, for the follow-up emails.")
@@ -47,7 +48,8 @@ function bareQuestion(text: string): string {
  * 2. Question. Its answer type comes from its form (who, "which region owner" or "what's
  *    X's name" → a name, but a "who" after the asking word starts a relative clause; "what
  *    country/city/language" and "where … from" → a name; "which currency" → a currency
- *    named without an amount ("EUR", "euros"); when → a date or time; "what
+ *    named without an amount ("EUR", "euros"); "which operating system/browser" → one by
+ *    name; when → a date or time; "what
  *    date", "the last day", a noun phrase headed by "date" or "day" ("the launch date";
  *    "what time of day" is a time) → a date; how many/much or "what dose" → a quantity or
  *    amount; "how long" (not "how long ago/before/between", which is computed) → a span of
@@ -196,7 +198,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v16: the algorithm above (reader-v15 left out a fragment that adds to the answer's
+  // reader-v17: the algorithm above (reader-v16 could not answer "which operating system"
+  // where the user only said "I am using Windows 10"; reader-v15 left out a fragment that adds to the answer's
   // list, "And sulfa drugs."; reader-v14 answered a yes/no question with the one
   // statement, leaving out the reason its message gave next; reader-v13 answered "which currency" with whatever
   // statement shared its other words; reader-v12 did not read "we saw" as "see" or "held" as
@@ -208,7 +211,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v16' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v17' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -156,6 +156,10 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   }
   // "Which currency is the pack in?": a currency named as one ("EUR", "euros"), not a sum.
   if (/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your |their )?(?:[\w'-]+ )?currenc(?:y|ies)\b/.test(q)) return { type: 'currency', typeStems: ['currency'] };
+  // "Which operating system am I on?", "what browser": an operating system or a browser by name.
+  if (/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your |their )?(?:[\w'-]+ )?(?:operating systems?|os|browsers?)\b/.test(q)) {
+    return { type: 'platform', typeStems: ['operating', 'system', 'os', 'browser'] };
+  }
   // "What value did orders_id_seq get set to?": a number.
   if (/\bwhat(?:'s| is| was)? (?:the |its )?(?:new |final |current )?value\b/.test(q)) return { type: 'number', typeStems: ['value'] };
   if (/\b(?:day|date) and time\b/.test(q)) return { type: 'when', typeStems: ['date', 'day', 'time'] };

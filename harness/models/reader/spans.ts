@@ -24,7 +24,8 @@ export type SpanType =
   | 'url'
   | 'name'
   | 'weekday'
-  | 'currency';
+  | 'currency'
+  | 'platform';
 
 export interface Span {
   type: SpanType;
@@ -70,8 +71,9 @@ const PRIORITY: Record<CandidateType, number> = {
   identifier: 11,
   weekday: 12,
   currency: 13,
-  name: 14,
-  number: 15,
+  platform: 14,
+  name: 15,
+  number: 16,
 };
 
 // ---------------------------------------------------------------------------
@@ -332,6 +334,17 @@ const WEEKDAY_RE = re(
  */
 const CURRENCY_RE = re(String.raw`\b(?:${CURRENCY_CODES})\b(?![\p{N}])|\b(?:[Dd]ollars?|[Ee]uros?|[Pp]ounds? sterling|[Yy]en|[Yy]uan|[Rr]upees?|[Pp]esos?|(?:Swiss )?[Ff]rancs?|[Kk]ronor|[Kk]roner|[Rr]eais)\b`);
 
+/**
+ * An operating system or a web browser by name ("Windows 10", "macOS", "Chrome"; a version
+ * after it stays a version of its own, "iOS 17"): what "which operating system" or "what
+ * browser" asks for, where the kind
+ * itself is rarely said beside the name. Browsers named by a common word (Edge, Opera, Brave)
+ * are left out: "Edge cases" and "the opera" are no browsers.
+ */
+const PLATFORM_RE = re(
+  String.raw`\b(?:Windows(?: (?:\d{1,2}|XP|Vista|Server(?: \d{4})?))?|mac ?OS(?: X)?|OS X|Linux|Ubuntu|Debian|Fedora|CentOS|Red Hat|Android|iOS|iPadOS|Chrome ?OS|Chrome|Firefox|Safari|Microsoft Edge)\b`,
+);
+
 /** A number at a word start: digits (with a magnitude) or number words. */
 const NUM_HEAD_RE = re(
   String.raw`(?<![\p{L}\p{N}_.:/#@$€£¥₹\\]|[\p{L}\p{N}]-)(?:(${NUM})(?:[kK]|M(?![\p{L}\p{N}])|\s(?:million|billion|thousand|trillion)\b)?|(?<![\p{L}])(${NUM_WORDS}))`,
@@ -485,6 +498,10 @@ function isJoinedCode(code: string): boolean {
 
 function currencies(s: string, out: Out): void {
   for (const m of eachMatch(CURRENCY_RE, s)) add(out, 'currency', m.index, m.index + m[0].length);
+}
+
+function platforms(s: string, out: Out): void {
+  for (const m of eachMatch(PLATFORM_RE, s)) add(out, 'platform', m.index, m.index + m[0].length);
 }
 
 function weekdays(s: string, out: Out): void {
@@ -993,6 +1010,7 @@ const RECOGNISERS: Array<(s: string, out: Out) => void> = [
   identifiers,
   weekdays,
   currencies,
+  platforms,
   numbersAndQuantities,
   names,
 ];

@@ -23,6 +23,7 @@ export const TYPE_SPANS: Partial<Record<AnswerType, SpanType[]>> = {
   name: ['name'],
   weekday: ['weekday'],
   currency: ['currency'],
+  platform: ['platform'],
 };
 
 /** Spans of the asked type in a unit, leaving out values the question itself names. */

@@ -620,6 +620,16 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(listed).not.toContain('Amsel');
   });
 
+  it('answers "which operating system" with one the user named, though the words "operating system" were never said', () => {
+    const support = [
+      userMessage("Hi, my router won't connect. By the way, I am using Windows 10. This is my third time calling."),
+      assistantMessage("Let's check your firmware version."),
+      userMessage('Firmware v1.0.3; still failing.'),
+    ];
+    expect(answer(support, 'Which operating system am I using again?')).toBe('Windows 10');
+    expect(answer(support.slice(1), 'Which operating system am I using again?')).toBe(ABSTAIN_ANSWER);
+  });
+
   it('answers "which currency" with a currency the context names, not a column or a name', () => {
     const pack = [
       userMessage('For the board pack, report every amount in EUR. The raw data is a mix of USD, GBP and SEK.'),

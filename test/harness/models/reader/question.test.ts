@@ -37,6 +37,8 @@ describe('what a question asks for', () => {
     ["What country is Caroline's grandma from?", 'name'],
     ['Which currency should every table in the pack be in?', 'currency'],
     ['What currencies does the raw data mix?', 'currency'],
+    ['Which operating system am I using again?', 'platform'],
+    ["What's my browser?", 'platform'],
     ['Where did Caroline move from 4 years ago?', 'name'],
   ])('%j asks for a %s', (question, type) => {
     expect(analyseQuestion(question).type).toBe(type);

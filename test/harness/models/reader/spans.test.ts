@@ -285,6 +285,23 @@ describe('currency', () => {
   });
 });
 
+describe('platform', () => {
+  it('reads an operating system or a browser by name, with its version', () => {
+    expect(pairs('By the way, I am using Windows 10.')).toEqual([['platform', 'Windows 10']]);
+    expect(pairs('Works in Chrome 126 and Firefox, not on macOS or Ubuntu.')).toEqual([
+      ['platform', 'Chrome'],
+      ['version', '126'],
+      ['platform', 'Firefox'],
+      ['platform', 'macOS'],
+      ['platform', 'Ubuntu'],
+    ]);
+  });
+
+  it('leaves common words alone', () => {
+    expect(textsOf('Edge cases at the opera; brave and chrome-plated.', 'platform')).toEqual([]);
+  });
+});
+
 describe('weekday', () => {
   it('reads full names, plurals and capitalised abbreviations', () => {
     expect(pairs('Tuesday, Thursday and Sundays; Mon and Wed.')).toEqual([
