@@ -163,10 +163,11 @@ function bareQuestion(text: string): string {
  *    the quoted title nearest the question's words, with its "by" name ("Becoming
  *    Nicole" by Amy Ellis Nutt); else the statement itself, or the next one in the
  *    message when it only repeats the question (naming nothing new) or heads the day it
- *    asks about; a yes/no question ("Can we knock out the wall?") or one about what was
- *    said takes the next one or two statements of the message along, where the reason
- *    or condition usually is ("… is load-bearing. We can't remove it without a beam."),
- *    up to 30 words in all; any other takes a short fragment after it that only adds to
+ *    asks about; a question asking leave or advice ("Can we knock out the wall?",
+ *    "should I …"), or what someone said when the statement relays their words ("Lena
+ *    says …"), takes the next one or two statements of the message along, where the
+ *    reason or condition usually is ("… is load-bearing. We can't remove it without a
+ *    beam."), up to 30 words in all; any other takes a short fragment after it that only adds to
  *    what it listed ("I'm allergic to latex. And sulfa drugs."). At most 30 words. A first name is given in full when the conversation
  *    has one longer name it starts ("Hyun-woo" → "Hyun-woo Park"). A correction that
  *    negates its value ("Correction, the $1,148 didn't include bags") gives way to the
@@ -198,7 +199,9 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v17: the algorithm above (reader-v16 could not answer "which operating system"
+  // reader-v18: the algorithm above (reader-v15 to v17 took the next statements along for
+  // any yes/no question, "Would Melanie go on another roadtrip soon?" included, and for a
+  // statement that only mentions saying; reader-v16 could not answer "which operating system"
   // where the user only said "I am using Windows 10"; reader-v15 left out a fragment that adds to the answer's
   // list, "And sulfa drugs."; reader-v14 answered a yes/no question with the one
   // statement, leaving out the reason its message gave next; reader-v13 answered "which currency" with whatever
@@ -211,7 +214,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v17' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v18' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -221,25 +221,36 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   return counted ?? listAround(unit.text, span, unit.spans)?.text ?? fullName(span, ctx);
 }
 
-/** A question answered by yes or no ("Can we knock out the wall?") or by what someone said ("what the engineer said about the wall"). */
-const YES_NO_OR_SAID = /^(?:(?:can|could|should|shall|may|must|do|does|did|is|are|was|were|will|would|has|have)\b|.*\b(?:what|how) (?:\w+ ){0,3}(?:said|say|says|told|tell|advised|recommended|suggested)\b)/i;
+/**
+ * A question that asks leave or advice ("Can we knock out the wall?", "Should I …"): its
+ * answer is a verdict and a reason. "Would she …" and "did he …" ask a fact or a guess.
+ */
+const ASKS_LEAVE = /^(?:can|could|should|shall|may|must)\b/i;
+/** A question about what someone said ("what the engineer said about the wall"). */
+const ASKS_SAID = /\b(?:what|how) (?:[\w'-]+ ){0,3}(?:said|say|says|told|tell|advised|recommended|suggested)\b/i;
+/** A statement that relays someone's words as they stand ("Lena says …", "according to the engineer"). */
+const RELAYS = /\b(?:says|tells|suggests|recommends|according to)\b/i;
 /** The following statements of the message an answer may take along, and the words they may add up to. */
 const REASONS = 2;
 const REASON_WORDS = 30;
 
 /**
- * A yes/no question or one about what was said is answered with the statement and what its
- * message goes on to say ("Lena says the wall is load-bearing. We can't remove it without a
- * beam."): the reason or condition comes after the verdict, not in the same sentence.
+ * A question that asks leave or advice is answered with the statement and what its message goes
+ * on to say ("Lena says the wall is load-bearing. We can't remove it without a beam."): the
+ * reason or condition comes after the verdict, not in the same sentence. So is a question about what was said when
+ * the statement relays someone's words, which go on past its first sentence. A statement that
+ * is itself the words asked for ("Creating a special experience is the key…") stands alone.
  */
 function withReasons(text: string, found: Found, q: Question, ctx: ReaderContext): string {
   if (text !== found.unit.text) return text;
-  if (!YES_NO_OR_SAID.test(q.text.trim())) return withAddition(text, found.unit, ctx);
+  const asked = q.text.trim();
+  if (!ASKS_LEAVE.test(asked) && !(ASKS_SAID.test(asked) && RELAYS.test(text))) return withAddition(text, found.unit, ctx);
   let out = text;
   let unit = found.unit;
   for (let i = 0; i < REASONS; i++) {
     const next = nextInMessage(unit, ctx);
-    if (!next || next.isQuestion || (out + ' ' + next.text).split(/\s+/).length > REASON_WORDS) break;
+    // A bracketed aside (a shared photo's caption) is not what was said.
+    if (!next || next.isQuestion || next.text.startsWith('[') || (out + ' ' + next.text).split(/\s+/).length > REASON_WORDS) break;
     out = `${out} ${next.text}`;
     unit = next;
   }

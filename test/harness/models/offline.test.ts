@@ -599,7 +599,7 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(fx, 'Which rate table did I tell you to use for currency conversion?')).not.toBe('fx_spot_daily.csv');
   });
 
-  it('answers a yes/no question, or what someone said, with the statement and the reasons its message goes on to give', () => {
+  it('answers a question asking leave, or what someone said, with the statement and the reasons its message goes on to give', () => {
     const reno = [
       userMessage('Engineer visit done. Lena says the wall between kitchen and dining is load-bearing. We can\'t remove it without a beam. She suggests an 8-foot opening with an LVL beam and posts.'),
       assistantMessage('Recorded. Should I ask Hartwell for a revised quote?'),
@@ -608,8 +608,12 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(verdict).toContain('load-bearing');
     expect(verdict).toContain('without a beam');
     expect(answer(reno, 'What did the engineer say about the kitchen-dining wall?')).toContain('LVL beam');
-    // A wh-question asking for a statement keeps to the statement that answers it.
+    // A wh-question asking for a statement, or one asking a guess, keeps to the statement that answers it.
     expect(answer(reno, 'Which wall is load-bearing?')).not.toContain('8-foot');
+    const trip = [userMessage("Melanie's roadtrip this past weekend was insane! We were all freaked when her son got into an accident.")];
+    const guess = answer(trip, 'Would Melanie go on another roadtrip soon?');
+    expect(guess).toContain('roadtrip');
+    expect(guess).not.toContain('accident');
   });
 
   it('keeps a short fragment that adds to the listed answer ("And sulfa drugs.")', () => {
