@@ -79,7 +79,9 @@ function bareQuestion(text: string): string {
  *    put first ("The credit you gave us, …"); one asking for a number of values ("which three days") prefers statements
  *    holding that many (70% for fewer) and lists them.
  * 3. Retrieval. Statements score the IDF-weighted question stems they contain (words
- *    rare in the context count most; asking words like "report" or "pick" little); a
+ *    rare in the context count most; asking words like "report" or "pick" little, though
+ *    the verb of a when-question is the event it asks about, "when did I first *find* the
+ *    damage", and counts most, unless it only carries its object: "give a speech"); a
  *    statement that is itself a question scores a fifth, one without a value of the
  *    asked type half, one by the other party 85%, one dated only by its message for a
  *    "when" or "what date" question three quarters (a "what date" statement that speaks
@@ -199,7 +201,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v18: the algorithm above (reader-v15 to v17 took the next statements along for
+  // reader-v19: the algorithm above (reader-v18 read "find" in "when did I first find the
+  // damage" as an asking word; reader-v15 to v17 took the next statements along for
   // any yes/no question, "Would Melanie go on another roadtrip soon?" included, and for a
   // statement that only mentions saying; reader-v16 could not answer "which operating system"
   // where the user only said "I am using Windows 10"; reader-v15 left out a fragment that adds to the answer's
@@ -214,7 +217,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v18' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v19' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

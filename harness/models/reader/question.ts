@@ -419,6 +419,25 @@ export function analyseQuestion(asked: string, fragment = false): Question {
     head: headOf(phrase, typeStems),
     subject: subjectPhrase(q),
     part: partAsked(q),
-    focus: new Set([...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word)),
+    focus: new Set([
+      ...[...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word),
+      ...eventVerbOf(q, type),
+    ]),
   };
+}
+
+/**
+ * "When did I first *find* the damage?": the verb of a when-question is the event asked about,
+ * even one that elsewhere only asks ("find", "set", "decide"). It is the question's focus, so a
+ * statement with it ("I only found it the morning of March 3") outweighs one that only shares
+ * the object ("covered when it caused sudden damage").
+ */
+/** Verbs whose object is the event ("give a speech", "take a trip", "make the call"): the object, not the verb, tells it apart. */
+const LIGHT_VERBS = new Set(['give', 'gave', 'make', 'made', 'take', 'took', 'have', 'had', 'get', 'got', 'do', 'did', 'go', 'went', 'come', 'came', 'keep', 'kept', 'put'].map(stem));
+
+function eventVerbOf(q: string, type: AnswerType): string[] {
+  if (type !== 'when' && type !== 'date') return [];
+  const m = /\bwhen (?:did|do|does|will|would|should|can|could) (?:i|we|you|he|she|they|[a-z]+) (?:first |last |finally |actually |originally |ever )?([a-z]{3,})\b/.exec(q);
+  const verb = m ? [...contentStems(m[1])][0] : undefined;
+  return verb && isAskingWord(verb) && !LIGHT_VERBS.has(verb) ? [verb] : [];
 }

@@ -616,6 +616,14 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(guess).not.toContain('accident');
   });
 
+  it('dates "when did I first find X" by the statement with the finding, not one that only names X', () => {
+    const claim = [
+      userMessage('[2026-03-04] Hmm, wait. It happened Monday night, March 2. I only found it the morning of March 3 when I came downstairs.'),
+      assistantMessage('[2026-03-05] Repairing the leak source is usually covered when it caused sudden damage.'),
+    ];
+    expect(answer(claim, 'When did I first find the damage?')).toContain('March 3');
+  });
+
   it('keeps a short fragment that adds to the listed answer ("And sulfa drugs.")', () => {
     const intake = [assistantMessage('Noted. Do you have any allergies?'), userMessage("I'm allergic to latex, I get a rash. And sulfa drugs. My GP is Dr. Amsel.")];
     const listed = answer(intake, 'Which allergies have I given you so far?');

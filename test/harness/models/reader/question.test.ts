@@ -55,6 +55,12 @@ describe('what a question asks for', () => {
     expect(focusPhrase("What's the name of Oakline's site foreman?")).toEqual(['site', 'foreman']);
   });
 
+  it('takes the verb of a when-question as its focus, unless the verb only carries its object', () => {
+    expect([...analyseQuestion('When did I first find the damage?').focus]).toEqual(['find']);
+    expect([...analyseQuestion('When did Caroline give a speech at a school?').focus]).toEqual([]);
+    expect([...analyseQuestion('What did I find in the attic?').focus]).not.toContain('find');
+  });
+
   it('reads "how long" as asking for a span of time, unless it asks the time between two events', () => {
     expect(analyseQuestion('How long has Melanie been creating art?')).toMatchObject({ type: 'quantity', duration: true });
     expect(analyseQuestion('How long is the warranty?')).toMatchObject({ type: 'quantity', duration: true });
