@@ -149,7 +149,12 @@ function bareQuestion(text: string): string {
  *    planned one (dated later) by its latest move, for a count of days by a statement
  *    giving a date (not only times of day), and through a code that links it to its dated
  *    statement. A date given relative to another event ("4 weeks before launch") is
- *    counted from that event's newest date. "Which came first, A or B" and "did A happen before or after B"
+ *    counted from that event's newest date. A question asking a sum of money ("what will
+ *    catering cost", "in dollars, what is the target") whose statement gives a count
+ *    instead ("110 guests", "4 months of fixed expenses") is answered with the count times
+ *    the rate given per the same unit ("$72 per head", "$3,100 a month"; the newest of those
+ *    sharing most words with the two statements, never one turned down: "not $68").
+ *    "Which came first, A or B" and "did A happen before or after B"
  *    name the earlier with the days between; "how long ago" an event dated only to a year
  *    is answered in years.
  * 7. Answer. A date or time from the clause holding most question words. The span of the
@@ -201,7 +206,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v19: the algorithm above (reader-v18 read "find" in "when did I first find the
+  // reader-v20: the algorithm above (reader-v19 answered "what will catering cost at the
+  // current count" with the count; reader-v18 read "find" in "when did I first find the
   // damage" as an asking word; reader-v15 to v17 took the next statements along for
   // any yes/no question, "Would Melanie go on another roadtrip soon?" included, and for a
   // statement that only mentions saying; reader-v16 could not answer "which operating system"
@@ -217,7 +223,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v19' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v20' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -4,8 +4,8 @@
 // harness/models/offline.ts and the README.
 import type { ReaderContext, Unit } from './context.js';
 import { alignToContext } from './align.js';
-import { analyseQuestion, questionParts } from './question.js';
-import { computeDifference, computeElapsed, computeOrder, offsetDate } from './compute.js';
+import { analyseQuestion, questionParts, type Question } from './question.js';
+import { atRate, computeDifference, computeElapsed, computeOrder, offsetDate } from './compute.js';
 import { corrected, extract, statement, withFollowing } from './extract.js';
 import { find, throughResult, throughRole } from './retrieve.js';
 import { contentStems, isAskingWord } from './words.js';
@@ -59,12 +59,21 @@ function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<
   if (!found) return undefined;
   found = throughRole(throughResult(found, q, ctx), q, ctx);
   if (deniesHaving(found.unit)) return `${NOT_GIVEN}: ${statement(found)}`;
+  if (asksMoney(q)) {
+    const priced = atRate(found, q, ctx);
+    if (priced) return priced;
+  }
   // "4 weeks before launch": a date given relative to another event is counted from that event's date.
   if (q.type === 'date' || q.type === 'when') {
     const offset = offsetDate(found.unit, ctx, cache);
     if (offset) return offset;
   }
   return extract(q.type === 'clause' ? withFollowing(found, q, ctx) : corrected(found, q, ctx), q, ctx);
+}
+
+/** A sum of money is asked for: "how much", "what will catering cost", "in dollars, what is the target". */
+function asksMoney(q: Question): boolean {
+  return q.type === 'money' || /\bin (?:dollars|euros|pounds)\b|\b(?:what|how much) (?:will|would|does|do|did) [\w' -]+? cost\b/i.test(q.text);
 }
 
 const APART = /\bhow (?:many \w+|long|far) apart\b/i;

@@ -170,3 +170,62 @@ export function offsetDate(unit: Unit, ctx: ReaderContext, cache: Map<string, nu
   }
   return undefined;
 }
+
+/** Unit words that name the same thing a rate is given per ("110 guests" at "$72 per head"). */
+const UNIT_KINDS: Record<string, string> = Object.fromEntries(
+  (
+    'head:person person:person people:person guest:person attendee:person pax:person adult:person plate:person cover:person ' +
+    'month:month monthly:month week:week weekly:week day:day daily:day night:night nightly:night hour:hour hourly:hour ' +
+    'year:year yearly:year annual:year unit:unit item:unit piece:unit seat:seat ticket:ticket room:room license:license licence:license'
+  )
+    .split(' ')
+    .map((pair) => {
+      const [word, kind] = pair.split(':');
+      return [stem(word), kind];
+    }),
+);
+
+function unitKind(word: string | undefined): string | undefined {
+  return word === undefined ? undefined : UNIT_KINDS[stem(word.toLowerCase())];
+}
+
+/** "$72 per head", "$3,100 a month": the unit word right after an amount. */
+const PER_UNIT = /^\s*(?:a|an|per|each|every|\/)\s*([a-z]+)/i;
+/** An amount the statement turns down ("it's $72 per head, not $68"). */
+const TURNED_DOWN = /\b(?:not|no|never|instead of|rather than|down from|up from|was)\s*$/i;
+
+/**
+ * A money question answered by a count ("what will catering cost at the current count" →
+ * "Final count is 110 guests"; "in dollars, what is the target" → "4 months of fixed
+ * expenses"): the count times the rate the conversation gives per the same unit ("$72 per
+ * head", "$3,100 a month"), the newest such rate among those sharing the most words with the
+ * two statements, leaving out a rate turned down where it stands or later ("not $68"). Undefined when the statement has no count with a unit or no rate matches it.
+ */
+export function atRate(found: { unit: Unit; matched: Set<string> }, q: Question, ctx: ReaderContext): string | undefined {
+  if (found.unit.spans.some((s) => s.type === 'money')) return undefined;
+  const count = found.unit.spans.find((s) => s.type === 'quantity' && s.value !== undefined && unitKind(s.unit) !== undefined);
+  if (!count || count.value === undefined) return undefined;
+  const kind = unitKind(count.unit);
+  const about = new Set([...found.unit.stems, ...q.stems]);
+  const turnedDown = new Map<number, number>();
+  for (const unit of ctx.units) {
+    for (const span of unit.spans) if (span.type === 'money' && span.value !== undefined && TURNED_DOWN.test(unit.text.slice(Math.max(0, span.start - 14), span.start))) turnedDown.set(span.value, unit.index);
+  }
+  let best: { span: Span; shared: number; index: number } | undefined;
+  for (const unit of ctx.units) {
+    if (unit === found.unit || unit.isQuestion) continue;
+    for (const span of unit.spans) {
+      if (span.type !== 'money' || span.value === undefined) continue;
+      const per = PER_UNIT.exec(unit.text.slice(span.end));
+      // A rate turned down here or in a later statement ("it's $72 per head, not $68") is no rate.
+      if (unitKind(per?.[1]) !== kind || (turnedDown.get(span.value) ?? -1) >= unit.index) continue;
+      const shared = [...unit.stems].filter((w) => about.has(w)).length;
+      if (!best || shared > best.shared || (shared === best.shared && unit.index >= best.index)) best = { span: { ...span, text: unit.text.slice(span.start, span.end + (per?.[0].length ?? 0)) }, shared, index: unit.index };
+    }
+  }
+  if (!best || best.span.value === undefined) return undefined;
+  const total = count.value * best.span.value;
+  const symbol = /[$€£¥₹]/.exec(best.span.text)?.[0] ?? '';
+  const amount = `${symbol}${total.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
+  return `${amount} (${count.text} × ${best.span.text.trim()})`;
+}

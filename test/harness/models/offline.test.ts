@@ -624,6 +624,22 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(claim, 'When did I first find the damage?')).toContain('March 3');
   });
 
+  it('answers a money question that a count answers with the count times the rate per the same unit', () => {
+    const wedding = [
+      userMessage('Caterer is Sage & Salt, $68 per head for the buffet.'),
+      userMessage("Sage & Salt did the tasting. With the upgraded menu it's $72 per head, not $68."),
+      userMessage('More updates, some plus-ones came back in. Final count is 110 guests.'),
+    ];
+    expect(answer(wedding, 'What will catering cost at the current count and price?')).toBe('$7,920 (110 guests × $72 per head)');
+    const budget = [
+      userMessage('Take-home pay is $4,350 a month. Fixed expenses run about $3,100 a month.'),
+      assistantMessage('Noted, the emergency fund target is now 4 months of fixed expenses.'),
+    ];
+    expect(answer(budget, 'In dollars, what is my emergency fund target now?')).toContain('$12,400');
+    // Without a rate per the count's unit there is nothing to multiply.
+    expect(answer(wedding.slice(2), 'What will catering cost at the current count and price?')).not.toContain('×');
+  });
+
   it('keeps a short fragment that adds to the listed answer ("And sulfa drugs.")', () => {
     const intake = [assistantMessage('Noted. Do you have any allergies?'), userMessage("I'm allergic to latex, I get a rash. And sulfa drugs. My GP is Dr. Amsel.")];
     const listed = answer(intake, 'Which allergies have I given you so far?');
