@@ -27,6 +27,7 @@ describe('what a question asks for', () => {
     ["What's my mum's name?", 'name'],
     ['Which three days am I training on?', 'weekday'],
     ['Which day is the technician coming?', 'date'],
+    ['Which week did I miss because of the flu?', 'date'],
     ["What's the name of the technician coming on Friday?", 'name'],
     ["What's the exact name of the new host?", 'host'],
     ['How much is the cabinet order from Northway?', 'money'],
