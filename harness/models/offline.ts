@@ -81,7 +81,9 @@ function bareQuestion(text: string): string {
  * 3. Retrieval. Statements score the IDF-weighted question stems they contain (words
  *    rare in the context count most; asking words like "report" or "pick" little, though
  *    the verb of a when-question is the event it asks about, "when did I first *find* the
- *    damage", and counts most, unless it only carries its object: "give a speech"); a
+ *    damage", and counts most, unless it only carries its object: "give a speech"; so does
+ *    the verb of "what did we *decide*", met by its noun as well, "Decision from the
+ *    standup"); a
  *    statement that is itself a question scores a fifth, one without a value of the
  *    asked type half, one by the other party 85%, one dated only by its message for a
  *    "when" or "what date" question three quarters (a "what date" statement that speaks
@@ -206,7 +208,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v21: the algorithm above (reader-v20 answered "which week did I miss" with a
+  // reader-v22: the algorithm above (reader-v21 read "decide" in "what did we decide at the
+  // check-in" as an asking word; reader-v20 answered "which week did I miss" with a
   // statement, not a date; reader-v19 answered "what will catering cost at the
   // current count" with the count; reader-v18 read "find" in "when did I first find the
   // damage" as an asking word; reader-v15 to v17 took the next statements along for
@@ -224,7 +227,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v21' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v22' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

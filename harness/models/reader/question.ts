@@ -33,6 +33,8 @@ export interface Question {
   names: Set<string>;
   /** For a word of the asked attribute, the code letters of the context that abbreviate it (`chang` → `chg` of CHG-3391). */
   abbreviations?: Map<string, string[]>;
+  /** For the event verb of the question, the noun that names the same event (`decid` → `decision`). */
+  nouns?: Map<string, string[]>;
   /** Stems of what "how many" counts ("how many *workers*"): a quantity of another unit ("15 minutes") does not answer. */
   countOf?: string[];
   /**
@@ -404,6 +406,8 @@ export function analyseQuestion(asked: string, fragment = false): Question {
   const countWords = type === 'quantity' ? (duration ? TIME_UNIT_STEMS : countedWords(q)) : undefined;
   const stems = contentStems(text);
   if (counted) stems.delete(counted.word);
+  const event = eventVerbOf(q, type);
+  const nouns = new Map(event.flatMap((verb) => (EVENT_NOUN_STEMS.has(verb) ? [[verb, EVENT_NOUN_STEMS.get(verb) ?? []] as [string, string[]]] : [])));
   return {
     text,
     stems,
@@ -421,14 +425,23 @@ export function analyseQuestion(asked: string, fragment = false): Question {
     part: partAsked(q),
     focus: new Set([
       ...[...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word),
-      ...eventVerbOf(q, type),
+      ...event,
     ]),
+    ...(nouns.size > 0 ? { nouns } : {}),
   };
 }
 
+/** The nouns of the asking verbs that name their event: "the decision from the standup" answers "what did we decide". */
+const EVENT_NOUNS: Record<string, string> = {
+  decide: 'decision', choose: 'choice', agree: 'agreement', approve: 'approval', recommend: 'recommendation',
+  suggest: 'suggestion', find: 'finding', plan: 'plan', pick: 'pick', note: 'note', report: 'report',
+};
+const EVENT_NOUN_STEMS = new Map(Object.entries(EVENT_NOUNS).map(([verb, noun]) => [stem(verb), [...contentStems(noun)]]));
+
 /**
  * "When did I first *find* the damage?": the verb of a when-question is the event asked about,
- * even one that elsewhere only asks ("find", "set", "decide"). It is the question's focus, so a
+ * even one that elsewhere only asks ("find", "set", "decide"), and so is the verb of "what did
+ * we *decide*", whose answer is the decision. It is the question's focus, so a
  * statement with it ("I only found it the morning of March 3") outweighs one that only shares
  * the object ("covered when it caused sudden damage").
  */
@@ -436,8 +449,10 @@ export function analyseQuestion(asked: string, fragment = false): Question {
 const LIGHT_VERBS = new Set(['give', 'gave', 'make', 'made', 'take', 'took', 'have', 'had', 'get', 'got', 'do', 'did', 'go', 'went', 'come', 'came', 'keep', 'kept', 'put'].map(stem));
 
 function eventVerbOf(q: string, type: AnswerType): string[] {
-  if (type !== 'when' && type !== 'date') return [];
-  const m = /\bwhen (?:did|do|does|will|would|should|can|could) (?:i|we|you|he|she|they|[a-z]+) (?:first |last |finally |actually |originally |ever )?([a-z]{3,})\b/.exec(q);
+  // "What did we *decide* at the 10 February check-in?" asks for the decision, as "when" asks for its day.
+  const asking = type === 'when' || type === 'date' ? 'when' : type === 'clause' ? 'what' : undefined;
+  if (!asking) return [];
+  const m = new RegExp(`\\b${asking} (?:did|do|does|will|would|should|can|could) (?:i|we|you|he|she|they|[a-z]+) (?:first |last |finally |actually |originally |ever )?([a-z]{3,})\\b`).exec(q);
   const verb = m ? [...contentStems(m[1])][0] : undefined;
   return verb && isAskingWord(verb) && !LIGHT_VERBS.has(verb) ? [verb] : [];
 }

@@ -134,9 +134,13 @@ function valueBesideWords(unit: Unit, q: Question, spans: Span[], matched: Set<s
   return values.length > 0 && valueBesideAllWords(unit, new Set(words), values);
 }
 
-/** The unit has the word, or a code whose letters abbreviate it ("CHG-3391" for "change"). */
+/** The unit has the word, a code whose letters abbreviate it ("CHG-3391" for "change"), or the noun of its event ("decision" for "decide"). */
 function hasWord(unit: Unit, stem: string, q: Question): boolean {
-  return unit.stems.has(stem) || (q.abbreviations?.get(stem)?.some((letters) => unit.stems.has(letters)) ?? false);
+  return (
+    unit.stems.has(stem) ||
+    (q.abbreviations?.get(stem)?.some((letters) => unit.stems.has(letters)) ?? false) ||
+    (q.nouns?.get(stem)?.some((noun) => unit.stems.has(noun)) ?? false)
+  );
 }
 
 function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: number): Scored {

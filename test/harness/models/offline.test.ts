@@ -640,6 +640,17 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(wedding.slice(2), 'What will catering cost at the current count and price?')).not.toContain('×');
   });
 
+  it('answers "what did we decide" with the decision, said as a verb or as a noun', () => {
+    const coaching = [
+      userMessage("[2025-02-10] Check-in, Monday 10 February. I'm nervous about job stability at work. Should the emergency fund be bigger?"),
+      assistantMessage('[2025-02-10] Given that, raising the target from 3 to 4 months of fixed expenses is reasonable.'),
+      userMessage('[2025-02-10] Yes, decided, 4 months is the new target.'),
+      userMessage('[2025-02-17] Check-in, Monday 17 February. Decision from the ops review, report all amounts in EUR.'),
+    ];
+    expect(answer(coaching, 'What did we decide at the 10 February check-in?')).toContain('4 months');
+    expect(answer(coaching, 'What did we decide at the ops review?')).toContain('EUR');
+  });
+
   it('keeps a short fragment that adds to the listed answer ("And sulfa drugs.")', () => {
     const intake = [assistantMessage('Noted. Do you have any allergies?'), userMessage("I'm allergic to latex, I get a rash. And sulfa drugs. My GP is Dr. Amsel.")];
     const listed = answer(intake, 'Which allergies have I given you so far?');

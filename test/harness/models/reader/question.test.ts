@@ -59,7 +59,10 @@ describe('what a question asks for', () => {
   it('takes the verb of a when-question as its focus, unless the verb only carries its object', () => {
     expect([...analyseQuestion('When did I first find the damage?').focus]).toEqual(['find']);
     expect([...analyseQuestion('When did Caroline give a speech at a school?').focus]).toEqual([]);
-    expect([...analyseQuestion('What did I find in the attic?').focus]).not.toContain('find');
+    // "What did we decide" asks for the decision: the verb is its focus, and "decision" names it too.
+    const decided = analyseQuestion('What did we decide at the 10 February check-in?');
+    expect([...decided.focus]).toEqual(['decid']);
+    expect(decided.nouns?.get('decid')).toEqual(['decision']);
   });
 
   it('reads "how long" as asking for a span of time, unless it asks the time between two events', () => {
