@@ -50,7 +50,7 @@ function bareQuestion(text: string): string {
  *    country/city/language" and "where … from" → a name; "which currency" → a currency
  *    named without an amount ("EUR", "euros"); "which operating system/browser" → one by
  *    name; when → a date or time; "what
- *    date", "the last day", "which week did …", a noun phrase headed by "date" or "day" ("the launch date";
+ *    date", "the last day", "which week did …", "at which (weekly) sync/meeting/check-in", a noun phrase headed by "date" or "day" ("the launch date";
  *    "what time of day" is a time) → a date; how many/much or "what dose" → a quantity or
  *    amount; "how long" (not "how long ago/before/between", which is computed) → a span of
  *    time ("7 years"; a bare number is none); "what value" → a number; a code word in the asked noun phrase, "which
@@ -208,7 +208,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v22: the algorithm above (reader-v21 read "decide" in "what did we decide at the
+  // reader-v23: the algorithm above (reader-v22 answered "at which weekly sync did …" with a
+  // statement, not its day; reader-v21 read "decide" in "what did we decide at the
   // check-in" as an asking word; reader-v20 answered "which week did I miss" with a
   // statement, not a date; reader-v19 answered "what will catering cost at the
   // current count" with the count; reader-v18 read "find" in "when did I first find the
@@ -227,7 +228,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v22' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v23' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

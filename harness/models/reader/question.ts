@@ -171,7 +171,7 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   }
   // "What date of loss is on my claim?" asks for a date, whatever else it names.
   // "What's the launch date right now?": a noun phrase whose head is "date" or "day" ("what time of day" asks a time).
-  if (/\b(what|which)(?:'s| is| was)? (?:the |my |our |your |their )?(?!time of )(?:[\w'-]+ ){0,2}?(date|day)(?=\s*(?:[?,.]|$|\b(?:for|of|on|is|was|will|did|does|do|should|that|we|i|you|they|right|now|again)\b))|\bby when\b|\bon what date\b|\b(?:what|which) week (?:did|do|does|was|were|is|will)\b/.test(q)) {
+  if (/\b(what|which)(?:'s| is| was)? (?:the |my |our |your |their )?(?!time of )(?:[\w'-]+ ){0,2}?(date|day)(?=\s*(?:[?,.]|$|\b(?:for|of|on|is|was|will|did|does|do|should|that|we|i|you|they|right|now|again)\b))|\bby when\b|\bon what date\b|\b(?:what|which) week (?:did|do|does|was|were|is|will)\b|\bat (?:which|what) (?:[\w-]+ )?(?:sync|meeting|check-in|standup|stand-up|review|appointment)\b/.test(q)) {
     return { type: 'date', typeStems: ['date', 'day'] };
   }
   // "Which card will the next invoice be charged to?" asks for a card: a code word counts only

@@ -28,6 +28,7 @@ describe('what a question asks for', () => {
     ['Which three days am I training on?', 'weekday'],
     ['Which day is the technician coming?', 'date'],
     ['Which week did I miss because of the flu?', 'date'],
+    ['At which weekly sync did the FCC certification come through?', 'date'],
     ["What's the name of the technician coming on Friday?", 'name'],
     ["What's the exact name of the new host?", 'host'],
     ['How much is the cabinet order from Northway?', 'money'],
