@@ -449,6 +449,13 @@ const EVENT_NOUN_STEMS = new Map(Object.entries(EVENT_NOUNS).map(([verb, noun]) 
 const LIGHT_VERBS = new Set(['give', 'gave', 'make', 'made', 'take', 'took', 'have', 'had', 'get', 'got', 'do', 'did', 'go', 'went', 'come', 'came', 'keep', 'kept', 'put'].map(stem));
 
 function eventVerbOf(q: string, type: AnswerType): string[] {
+  // "Who on your side *approved* the credit?": the deed is what the person is asked by; a
+  // context that never tells of it has no answer, whatever names it holds.
+  if (type === 'name') {
+    const deed = /^who\b(?: (?!did|does|do|is|was|are|were|will|would|has|have|had)[a-z']+){0,3}? ([a-z]{4,}ed)\b/.exec(q)?.[1];
+    const verb = deed ? [...contentStems(deed)][0] : undefined;
+    return verb && !LIGHT_VERBS.has(verb) ? [verb] : [];
+  }
   // "What did we *decide* at the 10 February check-in?" asks for the decision, as "when" asks for its day.
   const asking = type === 'when' || type === 'date' ? 'when' : type === 'clause' ? 'what' : undefined;
   if (!asking) return [];

@@ -640,6 +640,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(wedding.slice(2), 'What will catering cost at the current count and price?')).not.toContain('×');
   });
 
+  it('abstains from "who approved X" when the context names people but never the approval', () => {
+    const billing = [
+      assistantMessage("At 15 seats that's $270.00 minus the $45.00 credit, so $225.00, charged to the Mastercard ending 9052 on April 3."),
+      userMessage('Thanks. Priya from finance asked for the invoice.'),
+    ];
+    expect(answer(billing, 'Who on your side approved the $45 credit?')).toBe(ABSTAIN_ANSWER);
+    expect(answer([...billing, assistantMessage('Dana Whitfield approved the $45 credit yesterday.')], 'Who on your side approved the $45 credit?')).toContain('Dana');
+  });
+
   it('answers "what did we decide" with the decision, said as a verb or as a noun', () => {
     const coaching = [
       userMessage("[2025-02-10] Check-in, Monday 10 February. I'm nervous about job stability at work. Should the emergency fund be bigger?"),
