@@ -84,7 +84,8 @@ function bareQuestion(text: string): string {
  *    damage", and counts most, unless it only carries its object: "give a speech"; so does
  *    the verb of "what did we *decide*", met by its noun as well, "Decision from the
  *    standup", and the deed of "who *approved* the credit", which a context that never
- *    tells of it cannot answer, whatever names it holds); a
+ *    tells of it cannot answer, whatever names it holds, and the thing a yes/no question
+ *    asks about, "is *breakfast* included"); a
  *    statement that is itself a question scores a fifth, one without a value of the
  *    asked type half, one by the other party 85%, one dated only by its message for a
  *    "when" or "what date" question three quarters (a "what date" statement that speaks
@@ -209,7 +210,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v24: the algorithm above (reader-v23 answered "who approved the credit" with a
+  // reader-v25: the algorithm above (reader-v24 answered "is breakfast included at Casa do
+  // Largo" from a statement about the hotel that never mentions breakfast; reader-v23 answered "who approved the credit" with a
   // name from a statement about the credit that says nothing of approving; reader-v22 answered "at which weekly sync did …" with a
   // statement, not its day; reader-v21 read "decide" in "what did we decide at the
   // check-in" as an asking word; reader-v20 answered "which week did I miss" with a
@@ -230,7 +232,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v24' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v25' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -426,6 +426,7 @@ export function analyseQuestion(asked: string, fragment = false): Question {
     focus: new Set([
       ...[...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word),
       ...event,
+      ...yesNoSubject(q),
     ]),
     ...(nouns.size > 0 ? { nouns } : {}),
   };
@@ -447,6 +448,16 @@ const EVENT_NOUN_STEMS = new Map(Object.entries(EVENT_NOUNS).map(([verb, noun]) 
  */
 /** Verbs whose object is the event ("give a speech", "take a trip", "make the call"): the object, not the verb, tells it apart. */
 const LIGHT_VERBS = new Set(['give', 'gave', 'make', 'made', 'take', 'took', 'have', 'had', 'get', 'got', 'do', 'did', 'go', 'went', 'come', 'came', 'keep', 'kept', 'put'].map(stem));
+
+/**
+ * "Is *breakfast* included at Casa do Largo?": the thing a yes/no question asks about. It is the
+ * question's focus, so a context that never mentions it abstains rather than answering from a
+ * statement about the hotel.
+ */
+function yesNoSubject(q: string): string[] {
+  const thing = /^(?:is|are|was|were|has|have|had) (?:the |a |an |my |our |your |their )?([a-z][a-z-]{2,}) (?:[a-z]+ed|been|being|included|still)\b/.exec(q)?.[1];
+  return thing ? [...contentStems(thing)] : [];
+}
 
 function eventVerbOf(q: string, type: AnswerType): string[] {
   // "Who on your side *approved* the credit?": the deed is what the person is asked by; a

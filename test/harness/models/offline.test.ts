@@ -649,6 +649,12 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer([...billing, assistantMessage('Dana Whitfield approved the $45 credit yesterday.')], 'Who on your side approved the $45 credit?')).toContain('Dana');
   });
 
+  it('abstains from a yes/no question about a thing the context never mentions', () => {
+    const hotel = [assistantMessage('Your guide Inês picks you up at Casa do Largo at 08:30 on May 18.')];
+    expect(answer(hotel, 'Is breakfast included at Casa do Largo?')).toBe(ABSTAIN_ANSWER);
+    expect(answer([...hotel, assistantMessage('Breakfast is included at Casa do Largo, served from 07:30.')], 'Is breakfast included at Casa do Largo?')).toContain('Breakfast');
+  });
+
   it('answers "what did we decide" with the decision, said as a verb or as a noun', () => {
     const coaching = [
       userMessage("[2025-02-10] Check-in, Monday 10 February. I'm nervous about job stability at work. Should the emergency fund be bigger?"),

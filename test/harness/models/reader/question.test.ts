@@ -62,6 +62,8 @@ describe('what a question asks for', () => {
     expect([...analyseQuestion('When did Caroline give a speech at a school?').focus]).toEqual([]);
     // "Who approved" asks for the one who did the deed: a context that never tells of it has no answer.
     expect([...analyseQuestion('Who on your side approved the $45 credit?').focus]).toEqual(['approv']);
+    // "Is breakfast included" asks about breakfast.
+    expect([...analyseQuestion('Is breakfast included at Casa do Largo?').focus]).toEqual(['breakfast']);
     // "What did we decide" asks for the decision: the verb is its focus, and "decision" names it too.
     const decided = analyseQuestion('What did we decide at the 10 February check-in?');
     expect([...decided.focus]).toEqual(['decid']);
