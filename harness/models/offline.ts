@@ -38,8 +38,9 @@ function bareQuestion(text: string): string {
  *    is not among the line's words), the day of its message (`[at]` or `[Session n: date]` stamps) and its
  *    typed spans: dates (relative ones resolved against that day), times, money,
  *    quantities, percentages, identifiers, hosts, versions, names, phones, emails,
- *    currencies named without an amount ("in EUR", "in euros"), and operating systems and
- *    browsers by name ("Windows 10", "macOS", "Firefox"). A row
+ *    currencies named without an amount ("in EUR", "in euros"), operating systems and
+ *    browsers by name ("Windows 10", "macOS", "Firefox"), and diets ("pescatarian",
+ *    "strictly gluten-free"). A row
  *    of a JSON list keeps its parents' codes ("items serial: PF4X9K27, …, po: PO-2025-0412");
  *    a noun right before a code labels it ("form RW-12"); a statement after a short heading
  *    of its message (up to 8 words, no value: "Region owners, for the follow-up emails.")
@@ -49,7 +50,9 @@ function bareQuestion(text: string): string {
  *    X's name" → a name, but a "who" after the asking word starts a relative clause; "what
  *    country/city/language" and "where … from" → a name; "which currency" → a currency
  *    named without an amount ("EUR", "euros"); "which operating system/browser" → one by
- *    name; when → a date or time; "what
+ *    name; "what diet" → a diet (a statement naming a value of such a kind has the word
+ *    for the kind, and for "… for me" the user's own statement about themselves counts a
+ *    quarter more); when → a date or time; "what
  *    date", "the last day", "which week did …", "at which (weekly) sync/meeting/check-in", a noun phrase headed by "date" or "day" ("the launch date";
  *    "what time of day" is a time) → a date; how many/much or "what dose" → a quantity or
  *    amount; "how long" (not "how long ago/before/between", which is computed) → a span of
@@ -169,6 +172,8 @@ function bareQuestion(text: string): string {
  *    counts double). A list when values are listed together; a relative date resolved
  *    at the precision it was said with ("last month" → "May 2023", "last week" → "the
  *    week before 9 June 2023"); a record's ISO date in the conversation's style.
+ *    A value the statement turns down ("not strictly vegetarian, …, so pescatarian") is
+ *    passed over while another is left.
  *    For other questions the value a record files under the asked attribute ("which
  *    card" → `card: visa-4417`); for a work (which book, song, film, piece, painting…)
  *    the quoted title nearest the question's words, with its "by" name ("Becoming
@@ -210,7 +215,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v25: the algorithm above (reader-v24 answered "is breakfast included at Casa do
+  // reader-v26: the algorithm above (reader-v25 could not answer "what diet should the guide
+  // plan for me" from "I'm not strictly vegetarian, I eat fish, so pescatarian"; reader-v24 answered "is breakfast included at Casa do
   // Largo" from a statement about the hotel that never mentions breakfast; reader-v23 answered "who approved the credit" with a
   // name from a statement about the credit that says nothing of approving; reader-v22 answered "at which weekly sync did …" with a
   // statement, not its day; reader-v21 read "decide" in "what did we decide at the
@@ -232,7 +238,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v25' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v26' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

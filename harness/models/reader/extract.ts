@@ -213,7 +213,10 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
     if (filed.length === 1) return filed[0].text;
     return (unit.speaker === 'tool' ? recordField(unit.text, q) : undefined) ?? withReasons(statement(found), found, q, ctx);
   }
-  const spans = typedSpans(unit, q).filter((s) => !isBridge(s, found.bridge, q));
+  const candidates = typedSpans(unit, q).filter((s) => !isBridge(s, found.bridge, q));
+  // "I'm not strictly vegetarian, …, so pescatarian": a value the statement turns down is no answer while another is left.
+  const kept = candidates.filter((sp) => !NOT_BEFORE.test(unit.text.slice(Math.max(0, sp.start - 25), sp.start)));
+  const spans = kept.length > 0 ? kept : candidates;
   const span = pickSpan(spans, q, anchored, unit.text);
   if (!span) return statement(found);
   if (span.type === 'time') return utc(span.text);

@@ -162,6 +162,10 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   if (/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your |their )?(?:[\w'-]+ )?(?:operating systems?|os|browsers?)\b/.test(q)) {
     return { type: 'platform', typeStems: ['operating', 'system', 'os', 'browser'] };
   }
+  // "What diet should the guide plan for?", "any dietary needs": a diet by name.
+  if (/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your |his |her |their )?(?:[\w'-]+ )?(?:diet|dietary (?:needs?|restrictions?|requirements?))\b/.test(q)) {
+    return { type: 'diet', typeStems: ['diet', 'dietary'] };
+  }
   // "What value did orders_id_seq get set to?": a number.
   if (/\bwhat(?:'s| is| was)? (?:the |its )?(?:new |final |current )?value\b/.test(q)) return { type: 'number', typeStems: ['value'] };
   if (/\b(?:day|date) and time\b/.test(q)) return { type: 'when', typeStems: ['date', 'day', 'time'] };

@@ -102,8 +102,24 @@ function counts(ctx: ReaderContext, q: Question, stem: string, cache: Map<string
   return q.names.has(stem) || q.focus.has(stem) || df(ctx, stem, cache) > 0;
 }
 
+/** What a statement holding a value of a closed kind (a diet, a currency, an operating system) matches: the kind the question names. */
+const KIND = '@kind';
+/** Kinds whose values the reader knows by name, so a value of one answers the word for the kind ("pescatarian" the word "diet"). */
+const NAMED_KINDS = new Set<Question['type']>(['diet', 'currency', 'platform']);
+
+/**
+ * "What diet should the guide plan for *me*?": of the statements naming a diet, the user's own
+ * about themselves ("I'm not strictly vegetarian, I eat fish, so pescatarian") rather than one
+ * about a restaurant or another traveller.
+ */
+function ownKind(unit: Unit, q: Question): boolean {
+  return NAMED_KINDS.has(q.type) && unit.speaker === 'user' && /\b(?:me|my|i|i'm)\b/i.test(q.text) && /\b(?:i|i'm|my|me)\b/i.test(unit.text);
+}
+
 function weightedStems(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<string, number>): Weighted[] {
   const out: Weighted[] = [];
+  // "What diet should the guide plan lunch for?": a statement naming a diet has the asked word, as a rare word weighs.
+  if (NAMED_KINDS.has(q.type)) out.push({ stem: KIND, weight: Math.log(1 + ctx.units.length), content: true });
   for (const stem of q.stems) {
     if (q.typeStems.has(stem)) continue;
     const asking = isAskingWord(stem) && !q.focus.has(stem);
@@ -136,6 +152,7 @@ function valueBesideWords(unit: Unit, q: Question, spans: Span[], matched: Set<s
 
 /** The unit has the word, a code whose letters abbreviate it ("CHG-3391" for "change"), or the noun of its event ("decision" for "decide"). */
 function hasWord(unit: Unit, stem: string, q: Question): boolean {
+  if (stem === KIND) return unit.spans.some((s) => s.type === q.type);
   return (
     unit.stems.has(stem) ||
     (q.abbreviations?.get(stem)?.some((letters) => unit.stems.has(letters)) ?? false) ||
@@ -180,6 +197,7 @@ function scoreUnit(unit: Unit, q: Question, stems: Weighted[], days: Day[], n: n
   else if (!hasFirstType(spans, q)) score *= STAND_IN_FACTOR;
   if (q.count && distinctValues(spans).length < q.count) score *= FEW_VALUES_FACTOR;
   if (q.speaker && unit.speaker !== q.speaker && unit.speaker !== 'tool') score *= OTHER_SPEAKER_FACTOR;
+  if (ownKind(unit, q)) score *= LABELLED_FACTOR;
   // Near-ties go to the statement with its value beside the question's words, then to the
   // newer one; neither outweighs a shared word.
   if (typed && valueBesideWords(unit, q, spans, matched)) score += CLAUSE_BONUS;

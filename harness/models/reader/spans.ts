@@ -25,7 +25,8 @@ export type SpanType =
   | 'name'
   | 'weekday'
   | 'currency'
-  | 'platform';
+  | 'platform'
+  | 'diet';
 
 export interface Span {
   type: SpanType;
@@ -72,8 +73,9 @@ const PRIORITY: Record<CandidateType, number> = {
   weekday: 12,
   currency: 13,
   platform: 14,
-  name: 15,
-  number: 16,
+  diet: 15,
+  name: 16,
+  number: 17,
 };
 
 // ---------------------------------------------------------------------------
@@ -345,6 +347,12 @@ const PLATFORM_RE = re(
   String.raw`\b(?:Windows(?: (?:\d{1,2}|XP|Vista|Server(?: \d{4})?))?|mac ?OS(?: X)?|OS X|Linux|Ubuntu|Debian|Fedora|CentOS|Red Hat|Android|iOS|iPadOS|Chrome ?OS|Chrome|Firefox|Safari|Microsoft Edge)\b`,
 );
 
+/** A diet by name ("pescatarian", "strictly gluten-free"): what "what diet" asks for. */
+const DIET_RE = re(
+  String.raw`\b(?:strictly )?(?:vegetarian|vegan|pescatarian|flexitarian|gluten-free|dairy-free|lactose-free|nut-free|egg-free|sugar-free|keto|ketogenic|paleo|halal|kosher|low-carb|low-sodium|low-fat|low-FODMAP)\b`,
+  'giu',
+);
+
 /** A number at a word start: digits (with a magnitude) or number words. */
 const NUM_HEAD_RE = re(
   String.raw`(?<![\p{L}\p{N}_.:/#@$€£¥₹\\]|[\p{L}\p{N}]-)(?:(${NUM})(?:[kK]|M(?![\p{L}\p{N}])|\s(?:million|billion|thousand|trillion)\b)?|(?<![\p{L}])(${NUM_WORDS}))`,
@@ -498,6 +506,10 @@ function isJoinedCode(code: string): boolean {
 
 function currencies(s: string, out: Out): void {
   for (const m of eachMatch(CURRENCY_RE, s)) add(out, 'currency', m.index, m.index + m[0].length);
+}
+
+function diets(s: string, out: Out): void {
+  for (const m of eachMatch(DIET_RE, s)) add(out, 'diet', m.index, m.index + m[0].length);
 }
 
 function platforms(s: string, out: Out): void {
@@ -1011,6 +1023,7 @@ const RECOGNISERS: Array<(s: string, out: Out) => void> = [
   weekdays,
   currencies,
   platforms,
+  diets,
   numbersAndQuantities,
   names,
 ];

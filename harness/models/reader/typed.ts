@@ -24,6 +24,7 @@ export const TYPE_SPANS: Partial<Record<AnswerType, SpanType[]>> = {
   weekday: ['weekday'],
   currency: ['currency'],
   platform: ['platform'],
+  diet: ['diet'],
 };
 
 /** Spans of the asked type in a unit, leaving out values the question itself names. */

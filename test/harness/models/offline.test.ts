@@ -684,6 +684,17 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(support.slice(1), 'Which operating system am I using again?')).toBe(ABSTAIN_ANSWER);
   });
 
+  it('answers "what diet … for me" with the user\'s own diet as corrected, not one a statement turns down or another\'s', () => {
+    const trip = [
+      userMessage("Yes, important, Sam has celiac disease, so strictly gluten-free. I'm vegetarian."),
+      userMessage("Oh and correction, I'm not strictly vegetarian, I eat fish, so pescatarian."),
+      assistantMessage('Taberna Rua das Flores has a dedicated gluten-free menu and good fish for you.'),
+      assistantMessage('Booked the Sintra private day tour with a guide for the 18th.'),
+    ];
+    expect(answer(trip, 'What diet should the Sintra guide plan lunch for me?')).toBe('pescatarian');
+    expect(answer(trip.slice(2), 'What diet should the Sintra guide plan lunch for me?')).not.toBe('pescatarian');
+  });
+
   it('answers "which currency" with a currency the context names, not a column or a name', () => {
     const pack = [
       userMessage('For the board pack, report every amount in EUR. The raw data is a mix of USD, GBP and SEK.'),

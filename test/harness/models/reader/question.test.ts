@@ -40,6 +40,7 @@ describe('what a question asks for', () => {
     ['Which currency should every table in the pack be in?', 'currency'],
     ['What currencies does the raw data mix?', 'currency'],
     ['Which operating system am I using again?', 'platform'],
+    ['What diet should the Sintra guide plan lunch for me?', 'diet'],
     ["What's my browser?", 'platform'],
     ['Where did Caroline move from 4 years ago?', 'name'],
   ])('%j asks for a %s', (question, type) => {

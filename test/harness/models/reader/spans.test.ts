@@ -302,6 +302,17 @@ describe('platform', () => {
   });
 });
 
+describe('diet', () => {
+  it('reads a diet by name, with "strictly" before it', () => {
+    expect(textsOf("I'm not strictly vegetarian, I eat fish, so pescatarian. Sam is gluten-free; Zoe is vegan.", 'diet')).toEqual([
+      'strictly vegetarian',
+      'pescatarian',
+      'gluten-free',
+      'vegan',
+    ]);
+  });
+});
+
 describe('weekday', () => {
   it('reads full names, plurals and capitalised abbreviations', () => {
     expect(pairs('Tuesday, Thursday and Sundays; Mon and Wed.')).toEqual([
