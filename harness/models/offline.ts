@@ -50,9 +50,11 @@ function bareQuestion(text: string): string {
  *    X's name" → a name, but a "who" after the asking word starts a relative clause; "what
  *    country/city/language" and "where … from" → a name; "which currency" → a currency
  *    named without an amount ("EUR", "euros"); "which operating system/browser" → one by
- *    name; "what diet" → a diet (a statement naming a value of such a kind has the word
- *    for the kind, and for "… for me" the user's own statement about themselves counts a
- *    quarter more); when → a date or time; "what
+ *    name; "what diet", "what Sam can't eat" or "what must it be free of" → a diet, and
+ *    for the last two what it is free of ("gluten-free" → gluten) (a statement naming a
+ *    value of such a kind has the word for the kind, and for "… for me", in a question
+ *    naming no one else, the user's own statement about themselves counts a quarter
+ *    more); when → a date or time; "what
  *    date", "the last day", "which week did …", "at which (weekly) sync/meeting/check-in", a noun phrase headed by "date" or "day" ("the launch date";
  *    "what time of day" is a time) → a date; how many/much or "what dose" → a quantity or
  *    amount; "how long" (not "how long ago/before/between", which is computed) → a span of
@@ -215,7 +217,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v26: the algorithm above (reader-v25 could not answer "what diet should the guide
+  // reader-v27: the algorithm above (reader-v26 answered "what Sam can't eat" with a
+  // statement; reader-v25 could not answer "what diet should the guide
   // plan for me" from "I'm not strictly vegetarian, I eat fish, so pescatarian"; reader-v24 answered "is breakfast included at Casa do
   // Largo" from a statement about the hotel that never mentions breakfast; reader-v23 answered "who approved the credit" with a
   // name from a statement about the credit that says nothing of approving; reader-v22 answered "at which weekly sync did …" with a
@@ -238,7 +241,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v26' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v27' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

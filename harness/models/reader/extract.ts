@@ -220,9 +220,17 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   const span = pickSpan(spans, q, anchored, unit.text);
   if (!span) return statement(found);
   if (span.type === 'time') return utc(span.text);
+  // "What can't Sam eat?" → gluten, from "strictly gluten-free": the thing the diet is free of.
+  if (span.type === 'diet' && AVOIDS.test(q.text)) {
+    const avoided = /(\p{L}+)-free$/iu.exec(span.text)?.[1];
+    if (avoided) return avoided;
+  }
   const counted = q.count ? countedList(spans, span, q.count) : undefined;
   return counted ?? listAround(unit.text, span, unit.spans)?.text ?? fullName(span, ctx);
 }
+
+/** A question asking what is to be avoided ("what Sam can't eat", "must it be free of"). */
+const AVOIDS = /\b(?:can't|cannot|can not|mustn't|must not|shouldn't|should not) eat\b|\bfree of\b/i;
 
 /**
  * A question that asks leave or advice ("Can we knock out the wall?", "Should I …"): its

@@ -163,8 +163,9 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
     return { type: 'platform', typeStems: ['operating', 'system', 'os', 'browser'] };
   }
   // "What diet should the guide plan for?", "any dietary needs": a diet by name.
-  if (/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your |his |her |their )?(?:[\w'-]+ )?(?:diet|dietary (?:needs?|restrictions?|requirements?))\b/.test(q)) {
-    return { type: 'diet', typeStems: ['diet', 'dietary'] };
+  // "What Sam can't eat", "which two things must the cake be free of" ask for one too.
+  if (/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your |his |her |their )?(?:[\w'-]+ )?(?:diet|dietary (?:needs?|restrictions?|requirements?))\b|\bwhat (?:[\w'-]+ )?(?:can't|cannot|can not|mustn't|must not|shouldn't|should not) eat\b|\b(?:what|which) (?:[\w'-]+ ){0,5}?(?:be|is|are) free of\b/.test(q)) {
+    return { type: 'diet', typeStems: ['diet', 'dietary', 'eat', 'food', 'free', 'thing'] };
   }
   // "What value did orders_id_seq get set to?": a number.
   if (/\bwhat(?:'s| is| was)? (?:the |its )?(?:new |final |current )?value\b/.test(q)) return { type: 'number', typeStems: ['value'] };

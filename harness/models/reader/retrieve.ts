@@ -113,7 +113,10 @@ const NAMED_KINDS = new Set<Question['type']>(['diet', 'currency', 'platform']);
  * about a restaurant or another traveller.
  */
 function ownKind(unit: Unit, q: Question): boolean {
-  return NAMED_KINDS.has(q.type) && unit.speaker === 'user' && /\b(?:me|my|i|i'm)\b/i.test(q.text) && /\b(?:i|i'm|my|me)\b/i.test(unit.text);
+  // A question naming someone ("what Sam can't eat") is about them, whoever asks; a name after
+  // "the" names a place or a thing ("the Sintra guide").
+  const namesSomeone = /(?<!\bthe )\b(?!I\b)\p{Lu}\p{Ll}+\b/u.test(q.text.replace(/^\s*\S+/, ''));
+  return NAMED_KINDS.has(q.type) && !namesSomeone && unit.speaker === 'user' && /\b(?:me|my|i|i'm)\b/i.test(q.text) && /\b(?:i|i'm|my|me)\b/i.test(unit.text);
 }
 
 function weightedStems(ctx: ReaderContext, q: Question, context: Set<string>, cache: Map<string, number>): Weighted[] {

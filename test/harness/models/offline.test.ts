@@ -693,6 +693,8 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     ];
     expect(answer(trip, 'What diet should the Sintra guide plan lunch for me?')).toBe('pescatarian');
     expect(answer(trip.slice(2), 'What diet should the Sintra guide plan lunch for me?')).not.toBe('pescatarian');
+    // A question naming someone is about them, whoever asks; what they can't eat is what their diet is free of.
+    expect(answer(trip, "Remind me what Sam can't eat, I'm filling in the tour form.")).toBe('gluten');
   });
 
   it('answers "which currency" with a currency the context names, not a column or a name', () => {

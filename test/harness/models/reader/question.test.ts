@@ -41,6 +41,8 @@ describe('what a question asks for', () => {
     ['What currencies does the raw data mix?', 'currency'],
     ['Which operating system am I using again?', 'platform'],
     ['What diet should the Sintra guide plan lunch for me?', 'diet'],
+    ["Remind me what Sam can't eat, I'm filling in the tour form.", 'diet'],
+    ['For the party cake, which two things must it be free of?', 'diet'],
     ["What's my browser?", 'platform'],
     ['Where did Caroline move from 4 years ago?', 'name'],
   ])('%j asks for a %s', (question, type) => {
