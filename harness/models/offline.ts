@@ -175,7 +175,10 @@ function bareQuestion(text: string): string {
  *    at the precision it was said with ("last month" → "May 2023", "last week" → "the
  *    week before 9 June 2023"); a record's ISO date in the conversation's style.
  *    A value the statement turns down ("not strictly vegetarian, …, so pescatarian") is
- *    passed over while another is left.
+ *    passed over while another is left. Values given by tiers ("1 month's notice with
+ *    less than 5 years of service and 2 months' notice with 5 years or more") answer a
+ *    question stating its case ("an engineer with 6 years of service") with the value of
+ *    the tier that case meets, never with a threshold.
  *    For other questions the value a record files under the asked attribute ("which
  *    card" → `card: visa-4417`); for a work (which book, song, film, piece, painting…)
  *    the quoted title nearest the question's words, with its "by" name ("Becoming
@@ -217,7 +220,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v27: the algorithm above (reader-v26 answered "what Sam can't eat" with a
+  // reader-v28: the algorithm above (reader-v27 answered "an engineer with 6 years of service:
+  // how much notice" with the tier's threshold, "5 years"; reader-v26 answered "what Sam can't eat" with a
   // statement; reader-v25 could not answer "what diet should the guide
   // plan for me" from "I'm not strictly vegetarian, I eat fish, so pescatarian"; reader-v24 answered "is breakfast included at Casa do
   // Largo" from a statement about the hotel that never mentions breakfast; reader-v23 answered "who approved the credit" with a
@@ -241,7 +245,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v27' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v28' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

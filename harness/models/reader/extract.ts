@@ -9,6 +9,7 @@ import { type Found, isBridge } from './retrieve.js';
 import { TYPE_SPANS, datesIn, distinctValues, labelNames, typedSpans } from './typed.js';
 import { anchorGroups, clauseAt, clauseBounds } from './clauses.js';
 import { stemsOf } from './words.js';
+import { tierFor } from './tiers.js';
 
 /** Long statements (tool output lines) are cut to this many words around the match. */
 const MAX_ANSWER_WORDS = 30;
@@ -217,7 +218,7 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   // "I'm not strictly vegetarian, …, so pescatarian": a value the statement turns down is no answer while another is left.
   const kept = candidates.filter((sp) => !NOT_BEFORE.test(unit.text.slice(Math.max(0, sp.start - 25), sp.start)));
   const spans = kept.length > 0 ? kept : candidates;
-  const span = pickSpan(spans, q, anchored, unit.text);
+  const span = tierFor(q.text, unit.text, spans) ?? pickSpan(spans, q, anchored, unit.text);
   if (!span) return statement(found);
   if (span.type === 'time') return utc(span.text);
   // "What can't Sam eat?" → gluten, from "strictly gluten-free": the thing the diet is free of.

@@ -666,6 +666,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(coaching, 'What did we decide at the ops review?')).toContain('EUR');
   });
 
+  it('answers from the tier a case given in the question meets, never with the threshold', () => {
+    const policy = [
+      userMessage('Notice periods when an employee resigns?'),
+      assistantMessage("Employees give 1 month's notice with less than 5 years of service and 2 months' notice with 5 years or more."),
+    ];
+    expect(answer(policy, 'An engineer with 6 years of service is resigning. How much notice do they owe?')).toBe('2 months');
+    expect(answer(policy, 'A designer with 2 years of service is resigning. How much notice do they owe?')).toBe('1 month');
+  });
+
   it('keeps a short fragment that adds to the listed answer ("And sulfa drugs.")', () => {
     const intake = [assistantMessage('Noted. Do you have any allergies?'), userMessage("I'm allergic to latex, I get a rash. And sulfa drugs. My GP is Dr. Amsel.")];
     const listed = answer(intake, 'Which allergies have I given you so far?');
