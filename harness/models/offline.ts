@@ -144,7 +144,8 @@ function bareQuestion(text: string): string {
  *    value beside the link; a linked record answers with the field the asked attribute
  *    names ("which vendor" → `vendor: Tessaract IT`); a link to an older value never answers
  *    a question for the current one. A call chosen as the best statement answers through
- *    its result's value filed under the asked attribute (`ticket: TCK-40977`). A "who" whose
+ *    its result's value filed under the asked attribute (`ticket: TCK-40977`; for a question
+ *    asked for whole, any value: "which seats" → `seats: [42,43]`, not the call's `seats: 2`). A "who" whose
  *    best statement names a role ("Your manager approves requests") is answered by the
  *    newest statement naming the person in that role. With no statement holding a value of
  *    the asked type, the best one is continued by the next statement of its message that
@@ -220,7 +221,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v28: the algorithm above (reader-v27 answered "an engineer with 6 years of service:
+  // reader-v29: the algorithm above (reader-v28 answered "which seats do we have" with the
+  // count the booking call asked for, not the seats its result gave; reader-v27 answered "an engineer with 6 years of service:
   // how much notice" with the tier's threshold, "5 years"; reader-v26 answered "what Sam can't eat" with a
   // statement; reader-v25 could not answer "what diet should the guide
   // plan for me" from "I'm not strictly vegetarian, I eat fish, so pescatarian"; reader-v24 answered "is breakfast included at Casa do
@@ -245,7 +247,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v28' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v29' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

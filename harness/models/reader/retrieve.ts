@@ -4,7 +4,7 @@ import { normalizeText, stem } from '../../../core/text.js';
 import type { ReaderContext, Unit } from './context.js';
 import { type Day, daysBetween, findDates } from './dates.js';
 import type { AnswerType, Question } from './question.js';
-import { type Span, findSpans } from './spans.js';
+import { type Span, findSpans, recordEntries } from './spans.js';
 import { datesIn, distinctValues, hasFirstType, hasTypedValue, labelNames, labelStems, norm, statesWhen, typedSpans } from './typed.js';
 import { contentStems, isAskingWord, stemsOf } from './words.js';
 import { valueBesideAllWords } from './clauses.js';
@@ -663,9 +663,15 @@ export function throughResult(found: Found, q: Question, ctx: ReaderContext): Fo
     const u = ctx.units[i];
     if (u.item === found.unit.item) continue;
     if (u.speaker !== 'tool' || u.item !== found.unit.item + 1) break;
-    if (typedSpans(u, q).some((s) => labelNames(s, q))) return { ...found, unit: u, via: found.unit };
+    if (typedSpans(u, q).some((s) => labelNames(s, q)) || filesAttribute(u, q)) return { ...found, unit: u, via: found.unit };
   }
   return found;
+}
+
+/** For a question asked for whole ("which seats do we have"), the result files a value under the asked attribute (`seats: 42, 43`). */
+function filesAttribute(result: Unit, q: Question): boolean {
+  if (q.type !== 'clause' || q.focus.size === 0) return false;
+  return recordEntries(result.text).some((e) => [...stemsOf(e.key)].some((k) => q.focus.has(k)));
 }
 
 /** "Your manager approves requests in Workday": a role in place of the person asked for. */

@@ -666,6 +666,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(coaching, 'What did we decide at the ops review?')).toContain('EUR');
   });
 
+  it('answers "which seats" from the result of the booking call, not the count it asked for', () => {
+    const booking: AgentInputItem[] = [
+      userMessage('AP 123, seats together please.'),
+      { type: 'function_call', callId: 'b1', name: 'book', arguments: '{"items":[{"train":"AP 123","date":"2026-05-20","seats":2,"together":true}]}' },
+      { type: 'function_call_result', callId: 'b1', name: 'book', status: 'completed', output: '{"train_ticket":"CP-884213","car":3,"seats":[42,43]}' },
+    ];
+    expect(answer(booking, 'Which seats do we have on the train?')).toBe('42, 43');
+  });
+
   it('answers from the tier a case given in the question meets, never with the threshold', () => {
     const policy = [
       userMessage('Notice periods when an employee resigns?'),
