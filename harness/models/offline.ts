@@ -36,7 +36,8 @@ function bareQuestion(text: string): string {
  *    with; a speaker's name that only addresses them, set off by a comma or "!" at
  *    either end of a sentence without "you" or "your" in it, as in "Thanks, Caroline!",
  *    is not among the line's words), the day of its message (`[at]` or `[Session n: date]` stamps) and its
- *    typed spans: dates (relative ones resolved against that day), times, money,
+ *    typed spans: dates (relative ones resolved against that day), times (with a zone
+ *    named after them, "15:00 Pacific"), money,
  *    quantities, percentages, identifiers, hosts, versions, names, phones, emails,
  *    currencies named without an amount ("in EUR", "in euros"), operating systems and
  *    browsers by name ("Windows 10", "macOS", "Firefox"), and diets ("pescatarian",
@@ -221,7 +222,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v29: the algorithm above (reader-v28 answered "which seats do we have" with the
+  // reader-v30: the algorithm above (reader-v29 read "Pacific" of "15:00 Pacific" as a name;
+  // reader-v28 answered "which seats do we have" with the
   // count the booking call asked for, not the seats its result gave; reader-v27 answered "an engineer with 6 years of service:
   // how much notice" with the tier's threshold, "5 years"; reader-v26 answered "what Sam can't eat" with a
   // statement; reader-v25 could not answer "what diet should the guide
@@ -247,7 +249,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v29' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v30' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

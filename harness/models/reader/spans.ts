@@ -234,7 +234,7 @@ const MAGNITUDE = String.raw`(?:\s?(?:million|billion|trillion|thousand|mn|bn)\b
 const MONTH = String.raw`(?:January|February|March|April|May|June|July|August|September|October|November|December|january|february|april|june|july|august|september|october|november|december|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?)(?![\p{L}])`;
 const DAY = String.raw`(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?(?![\p{L}\p{N}])`;
 const YEAR = String.raw`(?:1[89]\d{2}|2[01]\d{2})(?![\p{N}])`;
-const ZONE = String.raw`(?:\s(?:UTC|GMT|[A-Z]{2,4}T)\b|Z\b)`;
+const ZONE = String.raw`(?:\s(?:UTC|GMT|[A-Z]{2,4}T|(?:Pacific|Eastern|Central|Mountain|Atlantic)(?: (?:time|Time))?)\b|Z\b)`;
 
 const re = (source: string, flags = 'gu'): RegExp => new RegExp(source, flags);
 

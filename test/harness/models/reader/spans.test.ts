@@ -126,6 +126,15 @@ describe('number', () => {
 });
 
 describe('time', () => {
+  it('keeps a zone named in words with its time, so it is no name', () => {
+    expect(pairs('Core hours are 10:00 to 15:00 Pacific; the call is 9am Eastern time.')).toEqual([
+      ['time', '10:00'],
+      ['time', '15:00 Pacific'],
+      ['time', '9am Eastern time'],
+    ]);
+    expect(textsOf('Pacific Gas sends the bill.', 'name')).toEqual(['Pacific Gas']);
+  });
+
   it('reads clock times, am/pm and zones', () => {
     expect(pairs('Meet at 14:00, 06:30, 1:00 pm, 9am or 01:00 UTC.')).toEqual([
       ['time', '14:00'],
