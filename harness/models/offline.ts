@@ -155,7 +155,8 @@ function bareQuestion(text: string): string {
  *    A take … after B", "how many days later is A than B", "until A" (from the newest day
  *    in the context) and "how much more was A than B" are computed from the dates, times
  *    or amounts of the statements that answer A and B; an event is dated by a statement
- *    with its verb ("were *delivered*") first, the two events by two statements, a
+ *    with its verb ("were *delivered*"; for an event named by a noun, "to *mitigation*", the
+ *    verb it comes from, "*mitigated* at 11:47") first, the two events by two statements, a
  *    reported event (dated on or before its message's day) by its first statement and a
  *    planned one (dated later) by its latest move, for a count of days by a statement
  *    giving a date (not only times of day), and through a code that links it to its dated
@@ -222,7 +223,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v30: the algorithm above (reader-v29 read "Pacific" of "15:00 Pacific" as a name;
+  // reader-v31: the algorithm above (reader-v30 could not date "mitigation" by "mitigated at
+  // 11:47"; reader-v29 read "Pacific" of "15:00 Pacific" as a name;
   // reader-v28 answered "which seats do we have" with the
   // count the booking call asked for, not the seats its result gave; reader-v27 answered "an engineer with 6 years of service:
   // how much notice" with the tier's threshold, "5 years"; reader-v26 answered "what Sam can't eat" with a
@@ -249,7 +251,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v30' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v31' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -51,13 +51,40 @@ function eventVerbs(phrase: string): Set<string> {
   return out;
 }
 
+/** Endings of nouns that name an event by its verb ("mitigation", "delivery", "arrival", "payment"), and what stays of the verb. */
+const EVENT_NOUN_ENDINGS: [RegExp, string][] = [
+  [/ation$/, 'at'],
+  [/ion$/, ''],
+  [/ment$/, ''],
+  [/al$/, ''],
+  [/ur$/, ''],
+  [/ery$/, 'er'],
+];
+
+/**
+ * The verb an event noun of the phrase comes from, as a stem ("mitigation" → "mitigat", which
+ * "mitigated" has): "from the first error to *mitigation*" is dated by "Good, *mitigated* at 11:47".
+ */
+function nounVerbs(phrase: string): Set<string> {
+  const out = new Set<string>();
+  for (const word of contentStems(phrase)) {
+    for (const [ending, rest] of EVENT_NOUN_ENDINGS) {
+      if (word.length < 7 || !ending.test(word)) continue;
+      out.add(word.replace(ending, rest));
+      break;
+    }
+  }
+  return out;
+}
+
 /** When an event happened: the date or time its statement gives, else the day it was said. */
 function momentOf(phrase: string, ctx: ReaderContext, cache: Map<string, number>, wantTime: boolean, other?: Moment): Moment | undefined {
   if (/^(today|now|this (?:intake|check-in|call|chat))\b/i.test(phrase.trim()) || /\btoday\b/i.test(phrase)) {
     return ctx.today ? { day: ctx.today, label: formatDay(ctx.today, ctx.style, false) } : undefined;
   }
   const q = analyseQuestion(phrase, true);
-  const asWhen: Question = { ...q, type: wantTime ? 'time' : 'date', focus: eventVerbs(phrase), event: true };
+  const verbs = nounVerbs(phrase);
+  const asWhen: Question = { ...q, stems: new Set([...q.stems, ...verbs]), type: wantTime ? 'time' : 'date', focus: new Set([...eventVerbs(phrase), ...verbs]), event: true };
   // The two events of a computation are two statements: the other event's is not this one's.
   const exclude = other?.unit ? new Set([other.unit]) : undefined;
   // A statement with the event's verb first; failing that, the best statement about it at all.

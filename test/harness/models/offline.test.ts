@@ -675,6 +675,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(booking, 'Which seats do we have on the train?')).toBe('42, 43');
   });
 
+  it('dates an event named by a noun by the statement with its verb ("mitigation" → "mitigated at 11:47")', () => {
+    const incident = [
+      userMessage('[2025-06-10] The first error is at 08:58:11 UTC, code RC-5031.'),
+      userMessage('[2025-06-10] Mitigation first. How do we stop the bleeding without a database restart?'),
+      userMessage('[2025-06-10] Good, mitigated at 11:47. Update the incident.'),
+    ];
+    expect(answer(incident, 'How long was it from the first error to mitigation?')).toBe('169 minutes (08:58 to 11:47)');
+  });
+
   it('answers from the tier a case given in the question meets, never with the threshold', () => {
     const policy = [
       userMessage('Notice periods when an employee resigns?'),
