@@ -444,13 +444,6 @@ const EVENT_NOUNS: Record<string, string> = {
 };
 const EVENT_NOUN_STEMS = new Map(Object.entries(EVENT_NOUNS).map(([verb, noun]) => [stem(verb), [...contentStems(noun)]]));
 
-/**
- * "When did I first *find* the damage?": the verb of a when-question is the event asked about,
- * even one that elsewhere only asks ("find", "set", "decide"), and so is the verb of "what did
- * we *decide*", whose answer is the decision. It is the question's focus, so a
- * statement with it ("I only found it the morning of March 3") outweighs one that only shares
- * the object ("covered when it caused sudden damage").
- */
 /** Verbs whose object is the event ("give a speech", "take a trip", "make the call"): the object, not the verb, tells it apart. */
 const LIGHT_VERBS = new Set(['give', 'gave', 'make', 'made', 'take', 'took', 'have', 'had', 'get', 'got', 'do', 'did', 'go', 'went', 'come', 'came', 'keep', 'kept', 'put'].map(stem));
 
@@ -464,6 +457,17 @@ function yesNoSubject(q: string): string[] {
   return thing ? [...contentStems(thing)] : [];
 }
 
+/**
+ * "When did I first *find* the damage?": the verb of a when-question is the event asked about,
+ * even one that elsewhere only asks ("find", "set", "decide"), and so is the verb of "what did
+ * we *decide*", whose answer is the decision. It is the question's focus, so a
+ * statement with it ("I only found it the morning of March 3") outweighs one that only shares
+ * the object ("covered when it caused sudden damage"). The deed of a who-question counts so too.
+ */
+const VERB_AFTER_SUBJECT = String.raw` (?:did|do|does|will|would|should|can|could) (?:i|we|you|he|she|they|[a-z]+) (?:first |last |finally |actually |originally |ever )?([a-z]{3,})\b`;
+const WHEN_VERB = new RegExp(String.raw`\bwhen` + VERB_AFTER_SUBJECT);
+const WHAT_VERB = new RegExp(String.raw`\bwhat` + VERB_AFTER_SUBJECT);
+
 function eventVerbOf(q: string, type: AnswerType): string[] {
   // "Who on your side *approved* the credit?": the deed is what the person is asked by; a
   // context that never tells of it has no answer, whatever names it holds.
@@ -473,9 +477,8 @@ function eventVerbOf(q: string, type: AnswerType): string[] {
     return verb && !LIGHT_VERBS.has(verb) ? [verb] : [];
   }
   // "What did we *decide* at the 10 February check-in?" asks for the decision, as "when" asks for its day.
-  const asking = type === 'when' || type === 'date' ? 'when' : type === 'clause' ? 'what' : undefined;
-  if (!asking) return [];
-  const m = new RegExp(`\\b${asking} (?:did|do|does|will|would|should|can|could) (?:i|we|you|he|she|they|[a-z]+) (?:first |last |finally |actually |originally |ever )?([a-z]{3,})\\b`).exec(q);
+  const asking = type === 'when' || type === 'date' ? WHEN_VERB : type === 'clause' ? WHAT_VERB : undefined;
+  const m = asking?.exec(q);
   const verb = m ? [...contentStems(m[1])][0] : undefined;
   return verb && isAskingWord(verb) && !LIGHT_VERBS.has(verb) ? [verb] : [];
 }
