@@ -181,7 +181,10 @@ function bareQuestion(text: string): string {
  *    passed over while another is left. Values given by tiers ("1 month's notice with
  *    less than 5 years of service and 2 months' notice with 5 years or more") answer a
  *    question stating its case ("an engineer with 6 years of service") with the value of
- *    the tier that case meets, never with a threshold.
+ *    the tier that case meets, never with a threshold; so do tiers by date, the other side
+ *    said without its date in the next clause ("€750 for hires starting on or after 1 March
+ *    2025; earlier hires keep €600" for "someone who started on 20 February 2025"). A "who"
+ *    right after the one it describes ("someone who started") asks nothing.
  *    For other questions the value a record files under the asked attribute ("which
  *    card" → `card: visa-4417`); for a work (which book, song, film, piece, painting…)
  *    the quoted title nearest the question's words, with its "by" name ("Becoming
@@ -223,7 +226,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v31: the algorithm above (reader-v30 could not date "mitigation" by "mitigated at
+  // reader-v32: the algorithm above (reader-v31 read "someone who started on 20 February" as a
+  // who-question and knew no tiers by date; reader-v30 could not date "mitigation" by "mitigated at
   // 11:47"; reader-v29 read "Pacific" of "15:00 Pacific" as a name;
   // reader-v28 answered "which seats do we have" with the
   // count the booking call asked for, not the seats its result gave; reader-v27 answered "an engineer with 6 years of service:
@@ -251,7 +255,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v31' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v32' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

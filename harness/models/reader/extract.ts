@@ -218,7 +218,10 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   // "I'm not strictly vegetarian, …, so pescatarian": a value the statement turns down is no answer while another is left.
   const kept = candidates.filter((sp) => !NOT_BEFORE.test(unit.text.slice(Math.max(0, sp.start - 25), sp.start)));
   const spans = kept.length > 0 ? kept : candidates;
-  const span = tierFor(q.text, unit.text, spans) ?? pickSpan(spans, q, anchored, unit.text);
+  const tier = tiered(q, unit, spans, ctx);
+  // A tier's value from the next statement is given as written there.
+  if (tier?.inNext) return tier.span.text;
+  const span = tier?.span ?? pickSpan(spans, q, anchored, unit.text);
   if (!span) return statement(found);
   if (span.type === 'time') return utc(span.text);
   // "What can't Sam eat?" → gluten, from "strictly gluten-free": the thing the diet is free of.
@@ -228,6 +231,19 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
   }
   const counted = q.count ? countedList(spans, span, q.count) : undefined;
   return counted ?? listAround(unit.text, span, unit.spans)?.text ?? fullName(span, ctx);
+}
+
+/**
+ * The value of the tier the question's case meets, reading the statement with the next one of
+ * its message, where the other tier often stands ("… on or after 1 March 2025; earlier hires
+ * keep €600").
+ */
+function tiered(q: Question, unit: Unit, spans: Span[], ctx: ReaderContext): { span: Span; inNext: boolean } | undefined {
+  const next = nextInMessage(unit, ctx);
+  const offset = unit.text.length + 2;
+  const more = next ? typedSpans(next, q).map((s) => ({ ...s, start: s.start + offset, end: s.end + offset })) : [];
+  const span = tierFor(q.text, next ? `${unit.text}; ${next.text}` : unit.text, [...spans, ...more]);
+  return span && { span, inNext: span.start >= offset };
 }
 
 /** A question asking what is to be avoided ("what Sam can't eat", "must it be free of"). */

@@ -147,7 +147,7 @@ function answerType(q: string): { type: AnswerType; typeStems: string[] } {
   if (/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your )?(?:[\w'-]+ )?(?:dose|dosage)\b/.test(q)) return { type: 'quantity', typeStems: ['dose', 'dosage'] };
   // "What's the phone number of the family member *who* sorted it out": a "who" after the
   // question's own asking word starts a relative clause; it does not ask for a name.
-  const asking = /\b(?:who|whom|whose|what|which|when|where|how)\b/.exec(q)?.[0];
+  const asking = [...q.matchAll(/\b(?:who|whom|whose|what|which|when|where|how)\b/g)].find((m) => !RELATIVE_WHO.test(q.slice(Math.max(0, (m.index ?? 0) - 16), (m.index ?? 0) + m[0].length)))?.[0];
   const asksWho = asking === 'who' || asking === 'whom' || asking === 'whose';
   if ((asksWho && /\bwho\b|\bwhom\b|\bwhose\b/.test(q)) || /\bwhat(?:'s| is| was| are| were)? (?:[\w'-]+ ){0,3}names?\b(?! of)|\bname of (?!(?:the |my |our |your )?(?:[\w-]+ )?(?:host|hostname|server|machine|node|file|table|database|db|bucket|branch|repo|project|company|product|app|service|team|channel|store|hotel|restaurant|venue)\b)|\bwhich (?:[\w-]+ )?(?:person|doctor|engineer|technician|contact|manager|owner)s?\b/.test(q)) {
     return { type: 'name', typeStems: ['name'] };
@@ -264,13 +264,17 @@ function withCase(c: Computation | undefined, lower: string, text: string): Comp
 }
 
 /** Splits "What size, and which apartment …?" into its questions; one part when it asks one thing. */
+const RELATIVE_WHO = /\b(?:someone|anyone|everyone|somebody|anybody|those|people|person|one|hires|employees|customers)\s+who$/i;
+
 export function questionParts(text: string): string[] {
   const sentences = text.split(/(?<=\?)\s+/).filter((s) => /\?\s*$/.test(s));
   const asking = sentences.length > 0 ? sentences : [text];
   const wh = /\b(what|which|who|whom|whose|when|where|how (?:many|much|long)|is it|does it|are they)\b/gi;
   const out: string[] = [];
   for (const sentence of asking) {
-    const starts = [...sentence.matchAll(wh)].map((m) => m.index ?? 0);
+    // "And someone *who* started on 20 February, which stipend applies?": a "who" after the one
+    // it describes starts no question of its own.
+    const starts = [...sentence.matchAll(wh)].map((m) => m.index ?? 0).filter((at) => !RELATIVE_WHO.test(sentence.slice(Math.max(0, at - 16), at + 3)));
     let from = 0;
     for (const at of starts.slice(1)) {
       // "…, and by when must they use them": the preposition belongs to the next part.

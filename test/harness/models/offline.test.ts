@@ -693,6 +693,14 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(policy, 'A designer with 2 years of service is resigning. How much notice do they owe?')).toBe('1 month');
   });
 
+  it('answers from the tier by date a question\'s date meets, the other tier said in the next clause', () => {
+    const policy = [
+      userMessage('There is also policy memo PM-2025-03. It raises the home office stipend to €750 for hires starting on or after 1 March 2025.'),
+      assistantMessage('Noted. The stipend is €750 for hires starting on or after 1 March 2025; earlier hires keep €600 under HB-6.5.'),
+    ];
+    expect(answer(policy, 'And someone who started on 20 February 2025, which stipend amount applies to them?')).toBe('€600');
+  });
+
   it('keeps a short fragment that adds to the listed answer ("And sulfa drugs.")', () => {
     const intake = [assistantMessage('Noted. Do you have any allergies?'), userMessage("I'm allergic to latex, I get a rash. And sulfa drugs. My GP is Dr. Amsel.")];
     const listed = answer(intake, 'Which allergies have I given you so far?');

@@ -29,6 +29,8 @@ describe('what a question asks for', () => {
     ['Which day is the technician coming?', 'date'],
     ['Which week did I miss because of the flu?', 'date'],
     ['At which weekly sync did the FCC certification come through?', 'date'],
+    // A "who" after the one it describes asks nothing: the question asks for the amount.
+    ['And someone who started on 20 February 2025, which stipend amount applies to them?', 'money'],
     ["What's the name of the technician coming on Friday?", 'name'],
     ["What's the exact name of the new host?", 'host'],
     ['How much is the cabinet order from Northway?', 'money'],

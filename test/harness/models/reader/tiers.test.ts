@@ -19,6 +19,14 @@ describe('tierFor', () => {
     expect(tierFor('My order weighs 2 kg. How many days does shipping take?', shipping, quantities(shipping))?.text).toBe('12 days');
   });
 
+  it('reads tiers by date, with the other side said without its date', () => {
+    const memo = 'The stipend is €750 for hires starting on or after 1 March 2025; earlier hires keep €600 under HB-6.5.';
+    const money = findSpans(memo).filter((s) => s.type === 'money');
+    expect(tierFor('And someone who started on 20 February 2025, which stipend amount applies?', memo, money)?.text).toBe('€600');
+    expect(tierFor('Someone who started on 3 March 2025: which stipend amount applies?', memo, money)?.text).toBe('€750');
+    expect(tierFor('Which stipend amount applies?', memo, money)).toBeUndefined();
+  });
+
   it('stays out when the question states no case or the statement gives no tiers', () => {
     expect(tierFor('How much notice do employees give?', POLICY, quantities(POLICY))).toBeUndefined();
     const flat = 'Notice is 1 month, and probation lasts 2 months.';
