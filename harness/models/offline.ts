@@ -175,7 +175,9 @@ function bareQuestion(text: string): string {
  *    the most fitting type, then the one in the clause holding most question words,
  *    then the nearest to them (after a name the question mentions, a value before it
  *    counts double). A list when values are listed together; a relative date resolved
- *    at the precision it was said with ("last month" → "May 2023", "last week" → "the
+ *    at the precision it was said with (for "what day and time", a statement giving the
+ *    day alone is completed by the newest later one giving that day with a time: "May 20
+ *    at 09:09"; "last month" → "May 2023", "last week" → "the
  *    week before 9 June 2023"); a record's ISO date in the conversation's style.
  *    A value the statement turns down ("not strictly vegetarian, …, so pescatarian") is
  *    passed over while another is left. Values given by tiers ("1 month's notice with
@@ -226,7 +228,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v32: the algorithm above (reader-v31 read "someone who started on 20 February" as a
+  // reader-v33: the algorithm above (reader-v32 answered "what day and time is our train"
+  // with the day alone; reader-v31 read "someone who started on 20 February" as a
   // who-question and knew no tiers by date; reader-v30 could not date "mitigation" by "mitigated at
   // 11:47"; reader-v29 read "Pacific" of "15:00 Pacific" as a name;
   // reader-v28 answered "which seats do we have" with the
@@ -255,7 +258,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v32' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v33' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -196,6 +196,10 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
     const date = besideWords(linkedDates.length > 0 ? linkedDates : datesIn(unit, q), anchored.all, clauses, points);
     const time = q.type === 'when' ? besideWords(unit.spans.filter((s) => s.type === 'time'), anchored.all, clauses, points) : undefined;
     if (date && time && Math.abs(time.start - date.end) < 12) return unit.text.slice(Math.min(date.start, time.start), Math.max(date.end, time.end));
+    if (date && !time && DAY_AND_TIME.test(q.text)) {
+      const timed = timeOnDay(date.day, unit, ctx);
+      if (timed) return timed;
+    }
     if (date) return dateText(date, ctx, unit);
     if (time) {
       // "Tuesdays at 06:30": a weekday just before the time belongs to the answer.
@@ -244,6 +248,27 @@ function tiered(q: Question, unit: Unit, spans: Span[], ctx: ReaderContext): { s
   const more = next ? typedSpans(next, q).map((s) => ({ ...s, start: s.start + offset, end: s.end + offset })) : [];
   const span = tierFor(q.text, next ? `${unit.text}; ${next.text}` : unit.text, [...spans, ...more]);
   return span && { span, inNext: span.start >= offset };
+}
+
+/** A question asking a day and a time ("what day and time is our train"). */
+const DAY_AND_TIME = /\b(?:day|date) and time\b/i;
+
+/**
+ * A statement that gives the asked day but no time ("search trains … date: 2026-05-20") is
+ * completed by the newest later statement that gives that day with a time beside it ("Booked
+ * AP 123 on May 20 at 09:09").
+ */
+function timeOnDay(day: Day, unit: Unit, ctx: ReaderContext): string | undefined {
+  for (let i = ctx.units.length - 1; i > unit.index; i--) {
+    const u = ctx.units[i];
+    if (u.isQuestion) continue;
+    for (const d of u.dates) {
+      if (d.day.year !== day.year || d.day.month !== day.month || d.day.day !== day.day) continue;
+      const time = u.spans.find((s) => s.type === 'time' && s.start >= d.end && s.start - d.end < 6);
+      if (time) return u.text.slice(d.start, time.end);
+    }
+  }
+  return undefined;
 }
 
 /** A question asking what is to be avoided ("what Sam can't eat", "must it be free of"). */

@@ -701,6 +701,16 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(policy, 'And someone who started on 20 February 2025, which stipend amount applies to them?')).toBe('€600');
   });
 
+  it('completes "what day and time" from a later statement that gives that day with a time', () => {
+    const trip: AgentInputItem[] = [
+      userMessage('Great. Then train to Porto?'),
+      { type: 'function_call', callId: 't1', name: 'search_trains', arguments: '{"from":"Lisboa Santa Apolonia","to":"Porto Campanha","date":"2026-05-20"}' },
+      { type: 'function_call_result', callId: 't1', name: 'search_trains', status: 'completed', output: '[{"train":"AP 121","dep":"07:39"},{"train":"AP 123","dep":"09:09"}]' },
+      assistantMessage('Booked AP 123 on May 20 at 09:09, car 3, seats 42 and 43.'),
+    ];
+    expect(answer(trip, 'What day and time is our train to Porto?')).toContain('09:09');
+  });
+
   it('keeps a short fragment that adds to the listed answer ("And sulfa drugs.")', () => {
     const intake = [assistantMessage('Noted. Do you have any allergies?'), userMessage("I'm allergic to latex, I get a rash. And sulfa drugs. My GP is Dr. Amsel.")];
     const listed = answer(intake, 'Which allergies have I given you so far?');
