@@ -208,7 +208,9 @@ function bareQuestion(text: string): string {
  *    statements next to them, or the question they reply to; the head of a "which
  *    customer" phrase is the kind of thing the answer names, so it may be missing, but
  *    then another word of the attribute must be stated, not only asked), or the question
- *    names a code or name no statement has.
+ *    names a code or name no statement has. A possessor in lower case or an acronym ("the
+ *    monitors' serial numbers", "APAC's churn rate") is what the attribute is asked of:
+ *    the answer's message, or the question it replies to, must name it.
  *    A statement by the assistant, a tool or the instructions that says the information
  *    is not there ("The handbook doesn't cover parking") is passed on as not given.
  *
@@ -228,7 +230,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v33: the algorithm above (reader-v32 answered "what day and time is our train"
+  // reader-v34: the algorithm above (reader-v33 answered "the monitors' serial numbers" with a
+  // laptop's serial from a message that never mentions the monitors; reader-v32 answered "what day and time is our train"
   // with the day alone; reader-v31 read "someone who started on 20 February" as a
   // who-question and knew no tiers by date; reader-v30 could not date "mitigation" by "mitigated at
   // 11:47"; reader-v29 read "Pacific" of "15:00 Pacific" as a name;
@@ -258,7 +261,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v33' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v34' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -51,6 +51,12 @@ export interface Question {
   count?: number;
   /** "How long has she been painting?": a span of time answers ("7 years"), not a bare number. */
   duration?: boolean;
+  /**
+   * Stems of whose or what thing the attribute is asked of, by its possessor ("the *monitors'*
+   * serial numbers", "*APAC's* churn rate"). The answer's message, or the question it replies
+   * to, names it. ("The guest count for the caterer" is not asked of the caterer: "for" is left out.)
+   */
+  owner?: Set<string>;
 }
 
 const COUNTS: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7 };
@@ -359,6 +365,21 @@ function subjectPhrase(q: string): Set<string> {
   return m ? contentStems(m[1]) : new Set();
 }
 
+const POSSESSOR = /(?:^|[^\p{L}\p{N}'-])((?:\p{Ll}[\p{Ll}-]+|\p{Lu}{2,}[\p{Lu}\p{N}-]*))(?:'s|s')\s+(?=\p{L})/gu;
+const NOT_POSSESSORS = new Set(['what', 'who', 'that', 'there', 'here', 'it', 'let', 'where', 'when', 'how', 'he', 'she']);
+
+/**
+ * Whose or what thing the attribute is asked of (see `Question.owner`). A capitalised name
+ * is left to the name check; a possessor written in lower case or as an acronym is a thing
+ * the answer must be about.
+ */
+function ownerOf(text: string): Set<string> | undefined {
+  const plain = text.replace(/[\u2018\u2019]/g, "'");
+  const words = [...plain.matchAll(POSSESSOR)].map((m) => m[1]).filter((w) => !NOT_POSSESSORS.has(w.toLowerCase()));
+  const stems = contentStems(words.join(' '));
+  return stems.size > 0 ? stems : undefined;
+}
+
 /** Y of "how much/many of X is/goes for/on/to Y", as stems; undefined for other questions. */
 function partAsked(q: string): Set<string> | undefined {
   const m = /\bhow (?:much|many) of .+? (?:is|was|are|were|goes|went|will go) (?:for|on|to|towards?|into) (.+?)[?.!]*$/.exec(q);
@@ -416,6 +437,7 @@ export function analyseQuestion(asked: string, fragment = false): Question {
   const stems = contentStems(text);
   if (counted) stems.delete(counted.word);
   const event = eventVerbOf(q, type);
+  const owner = fragment ? undefined : ownerOf(text);
   const nouns = new Map(event.flatMap((verb) => (EVENT_NOUN_STEMS.has(verb) ? [[verb, EVENT_NOUN_STEMS.get(verb) ?? []] as [string, string[]]] : [])));
   return {
     text,
@@ -438,6 +460,7 @@ export function analyseQuestion(asked: string, fragment = false): Question {
       ...yesNoSubject(q),
     ]),
     ...(nouns.size > 0 ? { nouns } : {}),
+    ...(owner ? { owner } : {}),
   };
 }
 

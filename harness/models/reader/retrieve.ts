@@ -527,6 +527,7 @@ function unknownName(q: Question, ctx: ReaderContext): boolean {
  */
 function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   if (found.coverage < MIN_COVERAGE) return false;
+  if (q.owner && !namesOwner(found, q.owner, ctx)) return false;
   const around = ctx.units.slice(Math.max(0, found.unit.index - NEAR_UNITS), found.unit.index + NEAR_UNITS + 1);
   const near = [...around.filter((u) => nextTo(u, found.unit)), ...[found.via, found.replaces].filter((u): u is Unit => u !== undefined)];
   if (q.focus.size === 0) return true;
@@ -538,6 +539,19 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   // A reply names what it was asked about only through the question; it does not also stand for the category.
   if (category !== undefined && q.focus.has(category) && others.length > 0 && !others.some(stated)) return false;
   return others.every((f) => stated(f) || asked(f));
+}
+
+/**
+ * The answer is about the thing the question asks it of (`Question.owner`) when its message,
+ * the message it updates or links through, or the question it replies to names it: "tracking
+ * 9400 …" in a reply about the lamp is no tracking number for the blender.
+ */
+function namesOwner(found: Found, owner: Set<string>, ctx: ReaderContext): boolean {
+  const units = [found.unit, found.via, found.replaces].filter((u): u is Unit => u !== undefined);
+  const items = new Set(units.map((u) => u.item));
+  const said = (s: string) =>
+    units.some((u) => u.replyTo?.has(s) || u.follows?.has(s)) || ctx.units.some((u) => items.has(u.item) && !u.isQuestion && u.stems.has(s));
+  return [...owner].some(said);
 }
 
 /**

@@ -655,6 +655,23 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer([...hotel, assistantMessage('Breakfast is included at Casa do Largo, served from 07:30.')], 'Is breakfast included at Casa do Largo?')).toContain('Breakfast');
   });
 
+  it("abstains when the answer's message never names the thing the attribute is asked of", () => {
+    const churn = [
+      userMessage('Churn rate for FY2024?'),
+      assistantMessage('18.6% of customers active at the start of FY2024 churned during the year.'),
+    ];
+    expect(answer(churn, "What was APAC's churn rate in FY2024?")).toBe(ABSTAIN_ANSWER);
+    expect(answer(churn, 'What was the churn rate in FY2024?')).toContain('18.6%');
+    // Named in the question the reply answers, the owner counts as named.
+    const region = [userMessage('What about the region, churn rate for FY2024?'), churn[1]];
+    expect(answer(region, "What was the region's churn rate in FY2024?")).toContain('18.6%');
+    expect(answer(churn, "What was the region's churn rate in FY2024?")).toBe(ABSTAIN_ANSWER);
+    const hardware = [toolResult('{"items":[{"serial":"PF4X9K40","model":"ThinkPad T14"}]}')[1], userMessage('The monitors arrived, all four fine.')];
+    expect(answer(hardware, "What are the monitors' serial numbers?")).toBe(ABSTAIN_ANSWER);
+    expect(answer(hardware, "What are the laptops' serial numbers?")).toBe(ABSTAIN_ANSWER);
+    expect(answer(hardware, 'What is the serial number of the ThinkPad?')).toContain('PF4X9K40');
+  });
+
   it('answers "what did we decide" with the decision, said as a verb or as a noun', () => {
     const coaching = [
       userMessage("[2025-02-10] Check-in, Monday 10 February. I'm nervous about job stability at work. Should the emergency fund be bigger?"),

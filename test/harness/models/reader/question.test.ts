@@ -83,6 +83,13 @@ describe('what a question asks for', () => {
     expect(between.duration).toBeUndefined();
   });
 
+  it('reads a possessor in lower case or an acronym as the thing asked of; a name is left to the name check', () => {
+    expect([...(analyseQuestion("What are the monitors' serial numbers?").owner ?? [])]).toEqual(['monitor']);
+    expect([...(analyseQuestion("What was APAC's churn rate in FY2024?").owner ?? [])]).toEqual(['apac']);
+    expect(analyseQuestion("What was Oakline's quote?").owner).toBeUndefined();
+    expect(analyseQuestion("What's the quote and who's sending it?").owner).toBeUndefined();
+  });
+
   it('leaves a count out of the asked attribute', () => {
     expect([...analyseQuestion('Which three days am I training on?').focus]).toEqual([]);
     // "Full" says how much of the name to give, not which; "full marathon" still names a kind.
