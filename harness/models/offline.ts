@@ -230,7 +230,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v34: the algorithm above (reader-v33 answered "the monitors' serial numbers" with a
+  // reader-v35: the algorithm above (reader-v34 read "which PR" and "which commit" as asking for a
+  // statement and a commit hash as no code; reader-v33 answered "the monitors' serial numbers" with a
   // laptop's serial from a message that never mentions the monitors; reader-v32 answered "what day and time is our train"
   // with the day alone; reader-v31 read "someone who started on 20 February" as a
   // who-question and knew no tiers by date; reader-v30 could not date "mitigation" by "mitigated at
@@ -261,7 +262,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v34' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v35' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -99,7 +99,7 @@ const TYPE_WORDS: [RegExp, AnswerType, string[]][] = [
   [/\bwhat time\b|\bat what time\b|\bwhich time\b|\b(?:what|which)(?:'s| is| was)? (?:[\w-]+ ){0,4}time\b(?! (?:zone|frame|line))/, 'time', ['time']],
   [/\bwhat percentage\b|\bwhat percent\b|\bhow many percent\b|\bwhat (?:is|'s|was) the [\w ]*\b(?:rate|match|share)\b/, 'percent', ['percentage', 'percent', 'rate']],
   // "the number of guests" is a count; "the serial of the replacement" is a code.
-  [/\b(?:number(?! of)|id|code|tag|serial|reference|ticket|po|rma|invoice|claim|policy|incident|account|confirmation|booking|sku|mrn|order)\b/, 'identifier', ['number', 'id', 'identifier']],
+  [/\b(?:number(?! of)|id|code|tag|serial|reference|ticket|po|rma|invoice|claim|policy|incident|account|confirmation|booking|sku|mrn|order|pr|mr|pull request|merge request|commit|sha|changeset)\b/, 'identifier', ['number', 'id', 'identifier']],
 ];
 
 const MONEY_WORDS = /\b(cost|costs|price|priced|pay|paid|paying|refund|refunding|budget|spend|spent|charge|charged|fee|fees|quote|quoted|total|amount|salary|deposit|credit|bonus|premium|owe|bill|billed|expense|stipend|worth|\$|dollars?|euros?|pounds?)\b/;

@@ -314,6 +314,8 @@ const IDENTIFIER_RES: RegExp[] = [
 /** Upper-case codes joined by - or /: "RMA-66120", "FL-LT-2291", "3A/7F2E1F50". */
 const JOINED_CODE_RE = re(String.raw`(?<![\w.-])[A-Z0-9]+(?:[-/][A-Z0-9]+)+(?![\w-]|\.\w)`);
 /** Upper-case letters and digits in one word: "AX3000", "PF4X9K40". */
+// A commit hash ("9f3c2ab", "e41b7d0"): lower-case hex of 7 to 40 characters with a digit and a letter.
+const HEX_HASH_RE = /(?<![\p{L}\p{N}_.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}(?![\p{L}\p{N}_-])/gu;
 const ALNUM_CODE_RE = re(String.raw`(?<![\w.-])(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)[A-Z0-9]{2,}(?![\w-]|\.\w)`);
 /** "MRN 00482917": a capitalised label and a digit code; the code is the span, the label its label. */
 const LABELLED_CODE_RE = re(String.raw`(?<![\w-])([A-Z]{2,6})\s*(?:#|:|No\.?)?\s*(\d[\d-]*\d)(?![\w-]|\.\d)`, 'gud');
@@ -481,6 +483,7 @@ function identifiers(s: string, out: Out): void {
   for (const m of eachMatch(JOINED_CODE_RE, s)) if (isJoinedCode(m[0])) add(out, 'identifier', m.index, m.index + m[0].length);
   // "5K", "10M": an amount with its magnitude, read by the number scan.
   for (const m of eachMatch(ALNUM_CODE_RE, s)) if (!/^\d+[KM]$/.test(m[0])) add(out, 'identifier', m.index, m.index + m[0].length);
+  for (const m of eachMatch(HEX_HASH_RE, s)) add(out, 'identifier', m.index, m.index + m[0].length);
   for (const m of eachMatch(LABELLED_CODE_RE, s)) {
     const at = m.indices?.[2];
     if (at && !NOT_CODE_LABELS.has(m[1]) && m[2].replace(/-/g, '').length >= 4) add(out, 'identifier', at[0], at[1], { label: m[1] });

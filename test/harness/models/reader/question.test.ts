@@ -90,6 +90,11 @@ describe('what a question asks for', () => {
     expect(analyseQuestion("What's the quote and who's sending it?").owner).toBeUndefined();
   });
 
+  it('reads "which PR" and "which commit" as asking for an identifier', () => {
+    expect(analyseQuestion('Which PR fixed it?').type).toBe('identifier');
+    expect(analyseQuestion('Which commit introduced the setting?').type).toBe('identifier');
+  });
+
   it('leaves a count out of the asked attribute', () => {
     expect([...analyseQuestion('Which three days am I training on?').focus]).toEqual([]);
     // "Full" says how much of the name to give, not which; "full marathon" still names a kind.

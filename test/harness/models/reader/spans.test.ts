@@ -176,6 +176,15 @@ describe('identifier', () => {
     expect(spanOf('ticket number: 20931', '20931')).toMatchObject({ type: 'identifier', label: 'ticket number' });
   });
 
+  it('reads a commit hash: lower-case hex of 7 or more with a digit and a letter', () => {
+    expect(pairs('Reverted 9f3c2ab; the fix is commit e41b7d0.').map(([type, text]) => [type, text])).toEqual([
+      ['identifier', '9f3c2ab'],
+      ['identifier', 'e41b7d0'],
+    ]);
+    // Words, years and short hex are no hashes; nor is the end of a host name.
+    expect(textsOf('We added a decade of data in 2014; see 4f2a and checkout-7d9f8c6b5.', 'identifier')).toEqual([]);
+  });
+
   it('reads snake_case names and file names', () => {
     expect(pairs('Slot mig_orders_16 ran count_compare.sql.')).toEqual([
       ['identifier', 'mig_orders_16'],
