@@ -81,7 +81,9 @@ function bareQuestion(text: string): string {
  *    its capitalised words and acronyms (not the letters of a code: "PF" of PF4X9K27, nor a
  *    title: "Dr. Amsel" names Amsel). A
  *    question that asks two things ("what size, and which apartment") is answered part by
- *    part, and a part that names nothing ("how much is it?") about the topic the question
+ *    part, each with the rest of the question's words as its topic at a third of their weight,
+ *    less what the other parts ask for (the apartment is looked for near the shoes, not near
+ *    a size), and a part that names nothing ("how much is it?") about the topic the question
  *    put first ("The credit you gave us, …"); one asking for a number of values ("which three days") prefers statements
  *    holding that many (70% for fewer) and lists them.
  * 3. Retrieval. Statements score the IDF-weighted question stems they contain (words
@@ -230,7 +232,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v35: the algorithm above (reader-v34 read "which PR" and "which commit" as asking for a
+  // reader-v36: the algorithm above (reader-v35 looked for "which apartment" of "what size and
+  // which apartment" near statements of sizes; reader-v34 read "which PR" and "which commit" as asking for a
   // statement and a commit hash as no code; reader-v33 answered "the monitors' serial numbers" with a
   // laptop's serial from a message that never mentions the monitors; reader-v32 answered "what day and time is our train"
   // with the day alone; reader-v31 read "someone who started on 20 February" as a
@@ -262,7 +265,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v35' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v36' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

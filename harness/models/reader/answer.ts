@@ -38,6 +38,20 @@ function withTopic(part: string, whole: string): string {
   return topic ? `${part.replace(/[?.!\s]+$/, '')}, ${topic.charAt(0).toLowerCase()}${topic.slice(1)}?` : part;
 }
 
+/**
+ * The words of a many-part question that set the topic of `part`: all of the question's but the
+ * attributes its other parts ask for. "For the replacement shoes, what size and which apartment
+ * …": the apartment is looked for near the shoes, not near a size.
+ */
+function topicStems(part: string, whole: string): Set<string> {
+  const out = contentStems(whole);
+  for (const other of questionParts(whole)) {
+    if (other === part) continue;
+    for (const f of analyseQuestion(other).focus) if (!contentStems(part).has(f)) out.delete(f);
+  }
+  return out;
+}
+
 function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<string, number>): string | undefined {
   const q = alignToContext(analyseQuestion(withTopic(part, whole)), ctx, cache);
   if (q.computation?.op === 'elapsed') {
@@ -52,7 +66,7 @@ function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<
     const computed = computeDifference(q.computation, whole, ctx, cache);
     if (computed) return computed;
   }
-  const context = part === whole ? new Set<string>() : contentStems(whole);
+  const context = part === whole ? new Set<string>() : topicStems(part, whole);
   // A code read as an abbreviation of the asked word ("BLD-2026-04417" for "building permit") is
   // a last resort: where the word itself is stated, the statement that states it is better.
   let found = find(ctx, { ...q, abbreviations: undefined }, context, cache) ?? (q.abbreviations ? find(ctx, q, context, cache) : undefined);

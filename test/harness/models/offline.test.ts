@@ -672,6 +672,21 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(hardware, 'What is the serial number of the ThinkPad?')).toContain('PF4X9K40');
   });
 
+  it('looks for each part of a many-part question near its topic, not near what the other parts ask', () => {
+    const shop = [
+      assistantMessage('Yes. BC-4471829, Ridgeline Trail Runner size 10 at $129.99, was delivered April 28, so you are within the return window.'),
+      assistantMessage('The size 10.5 replacement shoes ship as order BC-4473558, arriving May 9.'),
+      userMessage('The blender was delivered May 2 with a cracked jar.'),
+      userMessage("That's wrong! I moved upstairs last month, it's Apt 5B now."),
+      assistantMessage('Fixed. Your address is now 418 Alder Street, Apt 5B.'),
+      assistantMessage('The lamp is going to Apt 5B.'),
+      assistantMessage('Ordered the gift as BC-4473602. It ships to Apt 5B and should arrive May 11.'),
+    ];
+    const answered = answer(shop, 'For the replacement shoes, what size and which apartment will they be delivered to?');
+    expect(answered).toContain('10.5');
+    expect(answered).toContain('Apt 5B');
+  });
+
   it('answers "what did we decide" with the decision, said as a verb or as a noun', () => {
     const coaching = [
       userMessage("[2025-02-10] Check-in, Monday 10 February. I'm nervous about job stability at work. Should the emergency fund be bigger?"),
