@@ -142,6 +142,9 @@ function bareQuestion(text: string): string {
  *    question. A statement without a value of the asked type (for "when": without a date of
  *    its own) may also link through a pair of adjacent words at most 3 statements share ("my
  *    home country") or a word of 8 or more letters one other statement uses ("gallbladder"),
+ *    or through any pair of adjacent words to a statement that states the asked attribute
+ *    with a value of its type ("paid from the emergency fund" → "The emergency fund now
+ *    lives in the Northbank account ending 7731" for "which account"),
  *    without covering more of the question when the link supplies the value, and to a
  *    statement that shares no word with the question ("EMEA-North is Katrin Vogel"). The answer is the
  *    value beside the link; a linked record answers with the field the asked attribute
@@ -232,7 +235,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v36: the algorithm above (reader-v35 looked for "which apartment" of "what size and
+  // reader-v37: the algorithm above (reader-v36 could not link "paid from the emergency fund" to
+  // "the emergency fund now lives in the account ending 7731"; reader-v35 looked for "which apartment" of "what size and
   // which apartment" near statements of sizes; reader-v34 read "which PR" and "which commit" as asking for a
   // statement and a commit hash as no code; reader-v33 answered "the monitors' serial numbers" with a
   // laptop's serial from a message that never mentions the monitors; reader-v32 answered "what day and time is our train"
@@ -265,7 +269,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v36' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v37' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

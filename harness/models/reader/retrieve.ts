@@ -575,7 +575,8 @@ function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[],
     const valueless = !first.typed || (dated && !statesWhen(first.unit, q));
     const links = bridges(first.unit, q);
     const phrases = valueless ? rarePhrases(first.unit, q, ctx, cache) : [];
-    if (links.size === 0 && phrases.length === 0) continue;
+    const common = valueless && q.focus.size > 0 ? commonPhrases(first.unit, q) : [];
+    if (links.size === 0 && phrases.length === 0 && common.length === 0) continue;
     // A statement that covers the question but holds no value of the asked type may link to one
     // that shares no word with the question: "EMEA-North had the highest growth" + "EMEA-North
     // is Katrin Vogel" answers who owns the region with the highest growth.
@@ -583,6 +584,10 @@ function linked(single: Found, ranked: Scored[], q: Question, stems: Weighted[],
       if (unit === first.unit || unit.isQuestion) continue;
       const shared = new Set([...links].filter((l) => unit.stems.has(l)));
       for (const phrase of phrases) if (hasPhrase(unit, phrase)) for (const w of phrase.stems) shared.add(w);
+      // A phrase many statements share links only to one stating the asked attribute with a value of its type.
+      if (common.length > 0 && [...q.focus].every((f) => hasWord(unit, f, q)) && hasTypedValue(unit, q)) {
+        for (const phrase of common) if (hasPhrase(unit, phrase)) for (const w of phrase.stems) shared.add(w);
+      }
       if (shared.size === 0) continue;
       const second = scored.get(unit) ?? { unit, score: 0, matched: new Set<string>(), typed: hasTypedValue(unit, q) };
       const matched = new Set([...first.matched, ...second.matched]);
@@ -627,12 +632,7 @@ const RARE_PHRASE = 3;
  * type, which needs another to answer.
  */
 function rarePhrases(unit: Unit, q: Question, ctx: ReaderContext, cache: Map<string, number>): Phrase[] {
-  const words = unit.text.toLowerCase().match(/[\p{L}][\p{L}'-]*/gu) ?? [];
-  // Each word's stem, or none for a stop word, a question word or an asking word.
-  const stems = words.map((word) => {
-    const s = [...stemsOf(word)][0];
-    return s === undefined || q.stems.has(s) || isAskingWord(s) ? undefined : s;
-  });
+  const { words, stems } = linkWords(unit, q);
   const out: Phrase[] = [];
   // A long word only one other statement uses is such a link on its own ("the *gallbladder*
   // surgery" and "my gallbladder was removed in 2009").
@@ -643,12 +643,40 @@ function rarePhrases(unit: Unit, q: Question, ctx: ReaderContext, cache: Map<str
     seen.add(word);
     out.push({ stems: [s, s], pattern: new RegExp(`\\b${escape(word)}`, 'iu') });
   });
-  for (let i = 0; i + 1 < words.length; i++) {
-    const [a, b] = [stems[i], stems[i + 1]];
-    if (a === undefined || b === undefined) continue;
-    const phrase: Phrase = { stems: [a, b], pattern: new RegExp(`\\b${escape(words[i])}\\s+${escape(words[i + 1])}\\b`, 'iu') };
+  for (const phrase of pairs(words, stems)) {
+    const [a, b] = phrase.stems;
     // A pair is at most as common as its rarer word; otherwise count, and stop once it is not rare.
     if (Math.min(df(ctx, a, cache), df(ctx, b, cache)) <= RARE_PHRASE || fewHave(ctx, phrase, RARE_PHRASE)) out.push(phrase);
+  }
+  return out;
+}
+
+/**
+ * Pairs of adjacent content words of a statement that the question does not have, however many
+ * statements share them: "paid from the *emergency fund*" links to "The emergency fund now lives
+ * in the Northbank account ending 7731" for which account the money came out of. `linked` takes
+ * them only to a statement with the asked attribute and a value of its type.
+ */
+function commonPhrases(unit: Unit, q: Question): Phrase[] {
+  const { words, stems } = linkWords(unit, q);
+  return pairs(words, stems);
+}
+
+/** A statement's words, with each one's stem, or none for a stop word, a question word or an asking word. */
+function linkWords(unit: Unit, q: Question): { words: string[]; stems: (string | undefined)[] } {
+  const words = unit.text.toLowerCase().match(/[\p{L}][\p{L}'-]*/gu) ?? [];
+  const stems = words.map((word) => {
+    const s = [...stemsOf(word)][0];
+    return s === undefined || q.stems.has(s) || isAskingWord(s) ? undefined : s;
+  });
+  return { words, stems };
+}
+
+function pairs(words: string[], stems: (string | undefined)[]): Phrase[] {
+  const out: Phrase[] = [];
+  for (let i = 0; i + 1 < words.length; i++) {
+    const [a, b] = [stems[i], stems[i + 1]];
+    if (a !== undefined && b !== undefined) out.push({ stems: [a, b], pattern: new RegExp(`\\b${escape(words[i])}\\s+${escape(words[i + 1])}\\b`, 'iu') });
   }
   return out;
 }

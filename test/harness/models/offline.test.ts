@@ -687,6 +687,23 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answered).toContain('Apt 5B');
   });
 
+  it('links a statement without the value to the one stating the asked attribute through a phrase they share', () => {
+    const money = [
+      userMessage('OK, and the emergency fund target?'),
+      userMessage('I opened a high-yield savings account at Northbank for the emergency fund, 4.3% APY, account ending 7731.'),
+      assistantMessage('Great move. The emergency fund now lives in the Northbank account ending 7731.'),
+      userMessage('Should the emergency fund be bigger?'),
+      assistantMessage('The emergency fund target is now 4 months of fixed expenses.'),
+      userMessage('My checking account ending 2290 pays the bills.'),
+      userMessage('The brokerage account is only for retirement.'),
+      assistantMessage('Noted, the retirement account stays untouched.'),
+      userMessage('The car needed a $640 repair, paid from the emergency fund.'),
+    ];
+    expect(answer(money, 'For my records, the car repair money came out of which account? Last four digits.')).toContain('7731');
+    // Without a statement giving the fund an account, nothing is linked.
+    expect(answer([...money.slice(3)], 'The car repair money came out of which account?')).not.toContain('2290');
+  });
+
   it('answers "what did we decide" with the decision, said as a verb or as a noun', () => {
     const coaching = [
       userMessage("[2025-02-10] Check-in, Monday 10 February. I'm nervous about job stability at work. Should the emergency fund be bigger?"),
