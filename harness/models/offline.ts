@@ -213,7 +213,10 @@ function bareQuestion(text: string): string {
  *    statements next to them, or the question they reply to; the head of a "which
  *    customer" phrase is the kind of thing the answer names, so it may be missing, but
  *    then another word of the attribute must be stated, not only asked), or the question
- *    names a code or name no statement has. A possessor in lower case or an acronym ("the
+ *    names a code or name no statement has. A statement that names the asked thing only as
+ *    an item of a list of names (at least 3 items, three in four of them 3 words or fewer:
+ *    "Summary, timeline, root cause, impact, …") says nothing about it and does not answer a
+ *    question asked for whole. A possessor in lower case or an acronym ("the
  *    monitors' serial numbers", "APAC's churn rate") is what the attribute is asked of:
  *    the answer's message, or the question it replies to, must name it.
  *    A statement by the assistant, a tool or the instructions that says the information
@@ -235,7 +238,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v37: the algorithm above (reader-v36 could not link "paid from the emergency fund" to
+  // reader-v38: the algorithm above (reader-v37 answered "what was the root cause" with the
+  // list of a postmortem's sections; reader-v36 could not link "paid from the emergency fund" to
   // "the emergency fund now lives in the account ending 7731"; reader-v35 looked for "which apartment" of "what size and
   // which apartment" near statements of sizes; reader-v34 read "which PR" and "which commit" as asking for a
   // statement and a commit hash as no code; reader-v33 answered "the monitors' serial numbers" with a
@@ -269,7 +273,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v37' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v38' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -528,6 +528,7 @@ function unknownName(q: Question, ctx: ReaderContext): boolean {
 function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   if (found.coverage < MIN_COVERAGE) return false;
   if (q.owner && !namesOwner(found, q.owner, ctx)) return false;
+  if (q.type === 'clause' && onlyListsIt(found.unit, q)) return false;
   const around = ctx.units.slice(Math.max(0, found.unit.index - NEAR_UNITS), found.unit.index + NEAR_UNITS + 1);
   const near = [...around.filter((u) => nextTo(u, found.unit)), ...[found.via, found.replaces].filter((u): u is Unit => u !== undefined)];
   if (q.focus.size === 0) return true;
@@ -539,6 +540,32 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   // A reply names what it was asked about only through the question; it does not also stand for the category.
   if (category !== undefined && q.focus.has(category) && others.length > 0 && !others.some(stated)) return false;
   return others.every((f) => stated(f) || asked(f));
+}
+
+/** A list has at least this many items, and an item of a list of names at most this many words. */
+const LIST_ITEMS = 3;
+/** The share of a list's items that are short, for it to be a list of names. */
+const LIST_SHARE = 0.75;
+
+/**
+ * A statement that names the asked thing only as an item of a list of names ("Summary,
+ * timeline, root cause, impact, what went well, action items." for "what was the root cause";
+ * "DJ, hair and makeup, rentals …" for "which DJ did we book") says nothing about it.
+ */
+function onlyListsIt(unit: Unit, q: Question): boolean {
+  if (q.focus.size === 0) return false;
+  const items = unit.text
+    .replace(/[.!?]+$/, '')
+    .split(/,|;|\band\b|\bor\b/)
+    .map((item) => item.trim().split(/\s+/).filter(Boolean))
+    .filter((words) => words.length > 0);
+  const short = items.filter((words) => words.length <= LIST_ITEMS);
+  // A list of names is mostly short items; a sentence with a comma or two is not one.
+  if (items.length < LIST_ITEMS || short.length < items.length * LIST_SHARE) return false;
+  return short.some((words) => {
+    const stems = contentStems(words.join(' '));
+    return stems.size > 0 && [...stems].every((s) => q.stems.has(s)) && [...q.focus].some((f) => stems.has(f));
+  });
 }
 
 /**

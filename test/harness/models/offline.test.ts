@@ -704,6 +704,19 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer([...money.slice(3)], 'The car repair money came out of which account?')).not.toContain('2290');
   });
 
+  it('does not answer from a list that only names the asked thing among others', () => {
+    const incident = [
+      userMessage('So the theory changes. Root cause is migration 0087 dropping the batch_id index.'),
+      assistantMessage('Agreed. The 16 workers and 3 s timeout make it louder.'),
+      userMessage('What goes in the postmortem?'),
+      assistantMessage('Summary, timeline, root cause, impact, what went well, action items.'),
+    ];
+    expect(answer(incident, 'In one line, what was the root cause?')).toContain('migration 0087');
+    expect(answer(incident.slice(2), 'In one line, what was the root cause?')).toBe(ABSTAIN_ANSWER);
+    // A sentence with a comma or two is no list of names.
+    expect(answer([userMessage('Yes, decided, 4 months is the new target.')], 'What did we decide?')).toContain('4 months');
+  });
+
   it('answers "what did we decide" with the decision, said as a verb or as a noun', () => {
     const coaching = [
       userMessage("[2025-02-10] Check-in, Monday 10 February. I'm nervous about job stability at work. Should the emergency fund be bigger?"),
