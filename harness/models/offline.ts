@@ -216,7 +216,9 @@ function bareQuestion(text: string): string {
  *    names a code or name no statement has. A statement that names the asked thing only as
  *    an item of a list of names (at least 3 items, three in four of them 3 words or fewer:
  *    "Summary, timeline, root cause, impact, …") says nothing about it and does not answer a
- *    question asked for whole. A possessor in lower case or an acronym ("the
+ *    question asked for whole. Nor does one with both words of a two-word attribute only in
+ *    different clauses ("type 2 diabetes since 2014, high blood pressure" for "what blood
+ *    type"; not for "which rate table", whose answer names a table). A possessor in lower case or an acronym ("the
  *    monitors' serial numbers", "APAC's churn rate") is what the attribute is asked of:
  *    the answer's message, or the question it replies to, must name it.
  *    A statement by the assistant, a tool or the instructions that says the information
@@ -238,7 +240,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v38: the algorithm above (reader-v37 answered "what was the root cause" with the
+  // reader-v39: the algorithm above (reader-v38 answered "what blood type" from "type 2
+  // diabetes …, high blood pressure"; reader-v37 answered "what was the root cause" with the
   // list of a postmortem's sections; reader-v36 could not link "paid from the emergency fund" to
   // "the emergency fund now lives in the account ending 7731"; reader-v35 looked for "which apartment" of "what size and
   // which apartment" near statements of sizes; reader-v34 read "which PR" and "which commit" as asking for a
@@ -273,7 +276,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v38' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v39' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

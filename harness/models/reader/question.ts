@@ -52,6 +52,11 @@ export interface Question {
   /** "How long has she been painting?": a span of time answers ("7 years"), not a bare number. */
   duration?: boolean;
   /**
+   * The stems of the asked attribute when it is a compound of several words ("blood type",
+   * "credit score"): a statement has them in one clause, not one word here and one there.
+   */
+  compound?: string[];
+  /**
    * Stems of whose or what thing the attribute is asked of, by its possessor ("the *monitors'*
    * serial numbers", "*APAC's* churn rate"). The answer's message, or the question it replies
    * to, names it. ("The guest count for the caterer" is not asked of the caterer: "for" is left out.)
@@ -438,6 +443,7 @@ export function analyseQuestion(asked: string, fragment = false): Question {
   if (counted) stems.delete(counted.word);
   const event = eventVerbOf(q, type);
   const owner = fragment ? undefined : ownerOf(text);
+  const compound = [...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word);
   const nouns = new Map(event.flatMap((verb) => (EVENT_NOUN_STEMS.has(verb) ? [[verb, EVENT_NOUN_STEMS.get(verb) ?? []] as [string, string[]]] : [])));
   return {
     text,
@@ -461,6 +467,7 @@ export function analyseQuestion(asked: string, fragment = false): Question {
     ]),
     ...(nouns.size > 0 ? { nouns } : {}),
     ...(owner ? { owner } : {}),
+    ...(compound.length === 2 ? { compound } : {}),
   };
 }
 

@@ -534,12 +534,26 @@ function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   if (q.focus.size === 0) return true;
   // "Which *customer* had the most late shipments": the answer names a customer, rarely the word.
   const category = /^\s*(?:\S+\s+){0,3}?which\b/i.test(q.text) ? q.head : undefined;
+  // "Which *rate table*" picks one of the tables, which the statement need not call a rate table.
+  if (category === undefined && q.compound && splitsCompound(found.unit, q.compound)) return false;
   const stated = (f: string) => near.some((u) => hasWord(u, f, q));
   const asked = (f: string) => near.some((u) => u.replyTo?.has(f));
   const others = [...q.focus].filter((f) => f !== category);
   // A reply names what it was asked about only through the question; it does not also stand for the category.
   if (category !== undefined && q.focus.has(category) && others.length > 0 && !others.some(stated)) return false;
   return others.every((f) => stated(f) || asked(f));
+}
+
+/**
+ * A statement with every word of a compound attribute, but never in one clause ("type 2
+ * diabetes since 2014, high blood pressure" for "what blood type"), does not state it.
+ */
+function splitsCompound(unit: Unit, compound: string[]): boolean {
+  if (!compound.every((s) => unit.stems.has(s))) return false;
+  return !unit.text.split(/[,;](?=\s)|[()]|[.!?](?:\s|$)/).some((clause) => {
+    const stems = contentStems(clause);
+    return compound.every((s) => stems.has(s));
+  });
 }
 
 /** A list has at least this many items, and an item of a list of names at most this many words. */

@@ -717,6 +717,15 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer([userMessage('Yes, decided, 4 months is the new target.')], 'What did we decide?')).toContain('4 months');
   });
 
+  it('abstains when the words of a two-word attribute are in different clauses of the statement', () => {
+    const intake = [userMessage('Past history is type 2 diabetes since 2014, high blood pressure, and my gallbladder was removed in 2009.')];
+    expect(answer(intake, 'What blood type do you have on file for me?')).toBe(ABSTAIN_ANSWER);
+    expect(answer([...intake, userMessage('My blood type is O negative.')], 'What blood type do you have on file for me?')).toContain('O negative');
+    // "Which rate table" picks one of the tables: the statement need not call it a rate table.
+    const fx = [userMessage('Use the monthly average rates in fx_monthly_avg.csv, not the spot table fx_spot_daily.csv.')];
+    expect(answer(fx, 'Which rate table did I tell you to use for currency conversion?')).toContain('fx_monthly_avg.csv');
+  });
+
   it('answers "what did we decide" with the decision, said as a verb or as a noun', () => {
     const coaching = [
       userMessage("[2025-02-10] Check-in, Monday 10 February. I'm nervous about job stability at work. Should the emergency fund be bigger?"),

@@ -95,6 +95,11 @@ describe('what a question asks for', () => {
     expect(analyseQuestion('Which commit introduced the setting?').type).toBe('identifier');
   });
 
+  it('keeps a two-word attribute as a compound', () => {
+    expect(analyseQuestion('What blood type do you have on file for me?').compound).toEqual(['blood', 'typ']);
+    expect(analyseQuestion('What is my deductible?').compound).toBeUndefined();
+  });
+
   it('leaves a count out of the asked attribute', () => {
     expect([...analyseQuestion('Which three days am I training on?').focus]).toEqual([]);
     // "Full" says how much of the name to give, not which; "full marathon" still names a kind.
