@@ -218,9 +218,9 @@ function bareQuestion(text: string): string {
  *    "Summary, timeline, root cause, impact, …") says nothing about it and does not answer a
  *    question asked for whole. Nor does one with both words of a two-word attribute only in
  *    different clauses ("type 2 diabetes since 2014, high blood pressure" for "what blood
- *    type"; not for "which rate table", whose answer names a table). A possessor in lower case or an acronym ("the
- *    monitors' serial numbers", "APAC's churn rate") is what the attribute is asked of:
- *    the answer's message, or the question it replies to, must name it.
+ *    type"; not for "which rate table", whose answer names a table). A possessor in lower
+ *    case or an acronym ("the monitors' serial numbers", "APAC's churn rate") is what the
+ *    attribute is asked of: the answer's message, or the question it replies to, must name it.
  *    A statement by the assistant, a tool or the instructions that says the information
  *    is not there ("The handbook doesn't cover parking") is passed on as not given.
  *
