@@ -91,7 +91,7 @@ function bareQuestion(text: string): string {
  *    the verb of a when-question is the event it asks about, "when did I first *find* the
  *    damage", and counts most, unless it only carries its object: "give a speech"; so does
  *    the verb of "what did we *decide*", met by its noun as well, "Decision from the
- *    standup", and the deed of "who *approved* the credit", which a context that never
+ *    standup", and the deed of "who *approved* the credit" or "which DJ did we *book*", which a context that never
  *    tells of it cannot answer, whatever names it holds, and the thing a yes/no question
  *    asks about, "is *breakfast* included"); a
  *    statement that is itself a question scores a fifth, one without a value of the
@@ -240,7 +240,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v39: the algorithm above (reader-v38 answered "what blood type" from "type 2
+  // reader-v40: the algorithm above (reader-v39 answered "which DJ did we book" with the DJ
+  // budget; reader-v38 answered "what blood type" from "type 2
   // diabetes …, high blood pressure"; reader-v37 answered "what was the root cause" with the
   // list of a postmortem's sections; reader-v36 could not link "paid from the emergency fund" to
   // "the emergency fund now lives in the account ending 7731"; reader-v35 looked for "which apartment" of "what size and
@@ -276,7 +277,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v39' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v40' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

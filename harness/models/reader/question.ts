@@ -501,6 +501,7 @@ function yesNoSubject(q: string): string[] {
 const VERB_AFTER_SUBJECT = String.raw` (?:did|do|does|will|would|should|can|could) (?:i|we|you|he|she|they|[a-z]+) (?:first |last |finally |actually |originally |ever )?([a-z]{3,})\b`;
 const WHEN_VERB = new RegExp(String.raw`\bwhen` + VERB_AFTER_SUBJECT);
 const WHAT_VERB = new RegExp(String.raw`\bwhat` + VERB_AFTER_SUBJECT);
+const WHICH_VERB = /^which [a-z]+ (?:did|do|does|will|would|should|can|could) (?:i|we|you|he|she|they) (?:first |last |finally |actually |originally |ever )?([a-z]{3,})\b/;
 
 function eventVerbOf(q: string, type: AnswerType): string[] {
   // "Who on your side *approved* the credit?": the deed is what the person is asked by; a
@@ -514,5 +515,9 @@ function eventVerbOf(q: string, type: AnswerType): string[] {
   const asking = type === 'when' || type === 'date' ? WHEN_VERB : type === 'clause' ? WHAT_VERB : undefined;
   const m = asking?.exec(q);
   const verb = m ? [...contentStems(m[1])][0] : undefined;
-  return verb && isAskingWord(verb) && !LIGHT_VERBS.has(verb) ? [verb] : [];
+  if (verb && isAskingWord(verb) && !LIGHT_VERBS.has(verb)) return [verb];
+  // "Which DJ did we *book*?": the deed picks the DJ out of all those the context names.
+  const deed = type === 'clause' ? WHICH_VERB.exec(q) : null;
+  const did = deed ? [...contentStems(deed[1])][0] : undefined;
+  return did && !LIGHT_VERBS.has(did) ? [did] : [];
 }

@@ -726,6 +726,16 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(fx, 'Which rate table did I tell you to use for currency conversion?')).toContain('fx_monthly_avg.csv');
   });
 
+  it('abstains from "which X did we book" when the context names X but never the deed', () => {
+    const wedding = [
+      userMessage('Yes, 6. Our DJ budget is $1,500.'),
+      assistantMessage('DJ budget $1,500.'),
+      userMessage('The florist is Petal & Stem.'),
+    ];
+    expect(answer(wedding, 'Which DJ did we book?')).toBe(ABSTAIN_ANSWER);
+    expect(answer([...wedding, assistantMessage('Booked DJ Marco Ruiz for the evening, $1,400.')], 'Which DJ did we book?')).toContain('Marco Ruiz');
+  });
+
   it('answers "what did we decide" with the decision, said as a verb or as a noun', () => {
     const coaching = [
       userMessage("[2025-02-10] Check-in, Monday 10 February. I'm nervous about job stability at work. Should the emergency fund be bigger?"),

@@ -100,6 +100,11 @@ describe('what a question asks for', () => {
     expect(analyseQuestion('What is my deductible?').compound).toBeUndefined();
   });
 
+  it('takes the deed of "which X did we VERB" as its focus, only after a pronoun', () => {
+    expect([...analyseQuestion('Which DJ did we book?').focus].sort()).toEqual(['book', 'dj']);
+    expect([...analyseQuestion('Which card will the next invoice be charged to?').focus]).toEqual(['card']);
+  });
+
   it('leaves a count out of the asked attribute', () => {
     expect([...analyseQuestion('Which three days am I training on?').focus]).toEqual([]);
     // "Full" says how much of the name to give, not which; "full marathon" still names a kind.
