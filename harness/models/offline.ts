@@ -74,7 +74,8 @@ function bareQuestion(text: string): string {
  *    asked attribute is the noun phrase after "what/which" ("the materiality *threshold*"),
  *    without type nouns and loose modifiers ("total", "current", "overall"), ended by a verb
  *    ("which vendor *quoted* …"), though a verb right after a determiner is the noun ("the
- *    *cause* of"); a noun phrase after the following verb is the subject it is asked of
+ *    *cause* of"), and a type noun alone is the value of what follows "for" ("what name did
+ *    I give for my *partner*"); a noun phrase after the following verb is the subject it is asked of
  *    ("which PO are *the monitors* on"), and in "how much of X is for *Y*" the part Y; "how
  *    much is the cabinet order" asks a price unless the thing is measured otherwise; the
  *    names are
@@ -240,7 +241,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v40: the algorithm above (reader-v39 answered "which DJ did we book" with the DJ
+  // reader-v41: the algorithm above (reader-v40 answered "what name did I give for my partner"
+  // with a product's name; reader-v39 answered "which DJ did we book" with the DJ
   // budget; reader-v38 answered "what blood type" from "type 2
   // diabetes …, high blood pressure"; reader-v37 answered "what was the root cause" with the
   // list of a postmortem's sections; reader-v36 could not link "paid from the emergency fund" to
@@ -277,7 +279,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v40' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v41' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

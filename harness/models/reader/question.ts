@@ -357,6 +357,11 @@ export function focusPhrase(text: string): string[] {
   // "the *full* name", "the *exact* date": a word that only says how much of the value to give.
   const content = phrase.filter((w, k) => !TYPE_NOUNS.has(stem(w)) && !COUNT_WORDS.test(w) && !(w === 'full' && TYPE_NOUNS.has(stem(phrase[k + 1] ?? ''))));
   if (content.length === 0 && ['of', 'for', 'on'].includes(words[i] ?? '')) return focusPhrase(`what ${words.slice(i + 1).join(' ')}`);
+  // "What *name* did I give for my partner": a type noun alone is the value of what follows "for".
+  if (content.length === 0 && phrase.length > 0) {
+    const forThing = words.indexOf('for', i);
+    if (forThing > 0 && DETERMINERS.has(words[forThing + 1] ?? '')) return focusPhrase(`what ${words.slice(forThing + 1).join(' ')}`);
+  }
   return content;
 }
 

@@ -736,6 +736,12 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer([...wedding, assistantMessage('Booked DJ Marco Ruiz for the evening, $1,400.')], 'Which DJ did we book?')).toContain('Marco Ruiz');
   });
 
+  it('abstains from "what name did I give for X" when no statement names X', () => {
+    const orders = [toolResult('{"order":"BC-4472310","items":[{"name":"Arc LED desk lamp","price":"42.50"}]}')[1], userMessage('Ship the second lamp order to the same address.')];
+    expect(answer(orders, 'What name did I give for my partner on the second lamp order?')).toBe(ABSTAIN_ANSWER);
+    expect(answer([...orders, userMessage('Put my partner Jonas Weber on the second lamp order.')], 'What name did I give for my partner on the second lamp order?')).toContain('Jonas Weber');
+  });
+
   it('answers "what did we decide" with the decision, said as a verb or as a noun', () => {
     const coaching = [
       userMessage("[2025-02-10] Check-in, Monday 10 February. I'm nervous about job stability at work. Should the emergency fund be bigger?"),

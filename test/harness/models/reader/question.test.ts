@@ -105,6 +105,12 @@ describe('what a question asks for', () => {
     expect([...analyseQuestion('Which card will the next invoice be charged to?').focus]).toEqual(['card']);
   });
 
+  it('reads a type noun alone ("what name did I give for my partner") as asking about what follows "for"', () => {
+    expect([...analyseQuestion('What name did I give for my partner on the second lamp order?').focus]).toEqual(['partner']);
+    expect([...analyseQuestion('What date did we set for the launch?').focus]).toEqual(['launch']);
+    expect([...analyseQuestion('What name did I give?').focus]).toEqual([]);
+  });
+
   it('leaves a count out of the asked attribute', () => {
     expect([...analyseQuestion('Which three days am I training on?').focus]).toEqual([]);
     // "Full" says how much of the name to give, not which; "full marathon" still names a kind.
