@@ -162,7 +162,9 @@ function bareQuestion(text: string): string {
  *    in the context) and "how much more was A than B" are computed from the dates, times
  *    or amounts of the statements that answer A and B; an event is dated by a statement
  *    with its verb ("were *delivered*"; for an event named by a noun, "to *mitigation*", the
- *    verb it comes from, "*mitigated* at 11:47") first, the two events by two statements, a
+ *    verb it comes from, "*mitigated* at 11:47") first, finding something out ("*spotting*
+ *    the cents problem", "noticing the leak") by the day of the first statement that
+ *    mentions the thing (without a generic head noun: "problem", "issue"), the two events by two statements, a
  *    reported event (dated on or before its message's day) by its first statement and a
  *    planned one (dated later) by its latest move, for a count of days by a statement
  *    giving a date (not only times of day), and through a code that links it to its dated
@@ -241,7 +243,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v41: the algorithm above (reader-v40 answered "what name did I give for my partner"
+  // reader-v42: the algorithm above (reader-v41 dated "spotting the cents problem" by a later
+  // statement that refers back to it; reader-v40 answered "what name did I give for my partner"
   // with a product's name; reader-v39 answered "which DJ did we book" with the DJ
   // budget; reader-v38 answered "what blood type" from "type 2
   // diabetes …, high blood pressure"; reader-v37 answered "what was the root cause" with the
@@ -279,7 +282,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v41' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v42' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -77,11 +77,35 @@ function nounVerbs(phrase: string): Set<string> {
   return out;
 }
 
+/** Verbs of finding something out: "*spotting* the cents problem" happened when it was first mentioned. */
+const DISCOVERY = /^(?:(?:we|i|you|they)\s+)?(?:first\s+)?(?:spott(?:ed|ing)|spot|notic(?:e|ed|ing)|discover(?:ed|ing)?|flagg(?:ed|ing)|first (?:mention(?:ed|ing)?|rais(?:ed|ing)))\s+(.+)$/i;
+/** Nouns that only say there was something ("the cents *problem*"): the word before them tells which. */
+const GENERIC_NOUNS = new Set(['problem', 'issue', 'bug', 'error', 'thing', 'glitch', 'mistake', 'mix-up', 'discrepancy'].map(stem));
+
+/**
+ * An event of finding something out ("spotting the cents problem", "noticing the leak") is
+ * dated by the first statement that mentions the thing, which is when it came up, not by a
+ * later one that refers back to it ("that closes the cents problem").
+ */
+function firstMention(phrase: string, ctx: ReaderContext, other?: Moment): Moment | undefined {
+  const object = DISCOVERY.exec(phrase.trim().replace(/[?.!]+$/, ''))?.[1];
+  if (!object) return undefined;
+  const stems = [...contentStems(object)].filter((s) => !GENERIC_NOUNS.has(s));
+  if (stems.length === 0) return undefined;
+  const unit = ctx.units.find((u) => !u.isQuestion && u !== other?.unit && stems.every((s) => u.stems.has(s)));
+  // It came up the day it was said, whatever dates the statement names.
+  const day = unit?.day;
+  if (!unit || !day) return undefined;
+  return { unit, day, precision: 'day', label: formatDay(day, ctx.style, false) };
+}
+
 /** When an event happened: the date or time its statement gives, else the day it was said. */
 function momentOf(phrase: string, ctx: ReaderContext, cache: Map<string, number>, wantTime: boolean, other?: Moment): Moment | undefined {
   if (/^(today|now|this (?:intake|check-in|call|chat))\b/i.test(phrase.trim()) || /\btoday\b/i.test(phrase)) {
     return ctx.today ? { day: ctx.today, label: formatDay(ctx.today, ctx.style, false) } : undefined;
   }
+  const first = firstMention(phrase, ctx, other);
+  if (first) return first;
   const q = analyseQuestion(phrase, true);
   const verbs = nounVerbs(phrase);
   const asWhen: Question = { ...q, stems: new Set([...q.stems, ...verbs]), type: wantTime ? 'time' : 'date', focus: new Set([...eventVerbs(phrase), ...verbs]), event: true };

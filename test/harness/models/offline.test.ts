@@ -771,6 +771,16 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(incident, 'How long was it from the first error to mitigation?')).toBe('169 minutes (08:58 to 11:47)');
   });
 
+  it('dates spotting something by the first statement that mentions it, not a later one that refers back', () => {
+    const report = [
+      userMessage("[2025-03-03] Morning, it's Monday 3 March. Note that freight_cost_usd is stored in cents despite the name."),
+      userMessage('[2025-03-04] The weekly report query is scheduled.'),
+      userMessage('[2025-03-06] Thursday 6 March. The dashboard is fixed, freight finally shows in dollars.'),
+      assistantMessage('[2025-03-06] Great, that closes the cents problem on the dashboard side.'),
+    ];
+    expect(answer(report, 'How many days passed between spotting the cents problem and the dashboard fix?')).toBe('3 days (3 March to 6 March)');
+  });
+
   it('answers from the tier a case given in the question meets, never with the threshold', () => {
     const policy = [
       userMessage('Notice periods when an employee resigns?'),
