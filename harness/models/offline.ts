@@ -164,7 +164,10 @@ function bareQuestion(text: string): string {
  *    with its verb ("were *delivered*"; for an event named by a noun, "to *mitigation*", the
  *    verb it comes from, "*mitigated* at 11:47") first, finding something out ("*spotting*
  *    the cents problem", "noticing the leak") by the day of the first statement that
- *    mentions the thing (without a generic head noun: "problem", "issue"), the two events by two statements, a
+ *    mentions the thing (without a generic head noun: "problem", "issue"), the *original*
+ *    value of a slot that changed by its first statement, the end or start of a range by
+ *    its later or earlier time ("the original window end" → 03:00 of "Window is 01:00 to
+ *    03:00"), the two events by two statements, a
  *    reported event (dated on or before its message's day) by its first statement and a
  *    planned one (dated later) by its latest move, for a count of days by a statement
  *    giving a date (not only times of day), and through a code that links it to its dated
@@ -243,7 +246,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v42: the algorithm above (reader-v41 dated "spotting the cents problem" by a later
+  // reader-v43: the algorithm above (reader-v42 dated "the original window end" by the window's
+  // newest end; reader-v41 dated "spotting the cents problem" by a later
   // statement that refers back to it; reader-v40 answered "what name did I give for my partner"
   // with a product's name; reader-v39 answered "which DJ did we book" with the DJ
   // budget; reader-v38 answered "what blood type" from "type 2
@@ -282,7 +286,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v42' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v43' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -99,6 +99,36 @@ function firstMention(phrase: string, ctx: ReaderContext, other?: Moment): Momen
   return { unit, day, precision: 'day', label: formatDay(day, ctx.style, false) };
 }
 
+/** "The *original* window end": the first value of a slot that later changed. */
+const ORIGINAL = /\b(?:original(?:ly)?|initial(?:ly)?|old|previous(?:ly)?|planned)\b/i;
+/** Words that name the end or the start of a range, not what it is of. */
+const RANGE_END = /\b(?:end|ends|ending|close|closes|finish|finishes)\b/i;
+const RANGE_START = /\b(?:start|starts|starting|begin|begins|beginning|open|opens|opening)\b/i;
+const RANGE_WORDS = new Set(['end', 'ending', 'close', 'finish', 'start', 'begin', 'beginning', 'open', 'opening'].map(stem));
+
+/**
+ * The earliest statement of the slot `found` states, when the phrase asks its original value:
+ * one with every noun of the phrase but the version and range words and a value of the
+ * wanted kind ("Window is 01:00 to 03:00 UTC" before "The window now ends at 03:30").
+ */
+function firstOfSlot(found: Unit, phrase: string, ctx: ReaderContext, wantTime: boolean): Unit | undefined {
+  const words = [...contentStems(phrase.replace(ORIGINAL, ' '))].filter((s) => !RANGE_WORDS.has(s) && found.stems.has(s));
+  if (words.length === 0) return undefined;
+  const hasValue = (u: Unit) => (wantTime ? u.spans.some((s) => s.type === 'time') : u.dates.length > 0);
+  return ctx.units.find((u) => u.index < found.index && !u.isQuestion && hasValue(u) && words.every((w) => u.stems.has(w)));
+}
+
+/** The end of a range of two times ("01:00 to 03:00") for a phrase about its end, its start for one about its start. */
+function rangeEnd(times: Span[], text: string, phrase: string): Span | undefined {
+  for (let i = 0; i + 1 < times.length; i++) {
+    const between = text.slice(times[i].end, times[i + 1].start);
+    if (!/^\s*(?:to|until|till|-|–|and)\s*$/i.test(between)) continue;
+    if (RANGE_END.test(phrase)) return times[i + 1];
+    if (RANGE_START.test(phrase)) return times[i];
+  }
+  return undefined;
+}
+
 /** When an event happened: the date or time its statement gives, else the day it was said. */
 function momentOf(phrase: string, ctx: ReaderContext, cache: Map<string, number>, wantTime: boolean, other?: Moment): Moment | undefined {
   if (/^(today|now|this (?:intake|check-in|call|chat))\b/i.test(phrase.trim()) || /\btoday\b/i.test(phrase)) {
@@ -114,11 +144,12 @@ function momentOf(phrase: string, ctx: ReaderContext, cache: Map<string, number>
   // A statement with the event's verb first; failing that, the best statement about it at all.
   const found = find(ctx, asWhen, new Set(), cache, exclude) ?? find(ctx, { ...asWhen, focus: q.focus }, new Set(), cache, exclude);
   if (!found) return undefined;
-  const { unit } = found;
+  const unit = (ORIGINAL.test(phrase) && firstOfSlot(found.unit, phrase, ctx, wantTime)) || found.unit;
   const groups = anchorGroups(unit, found.matched);
   const points = groups.flat();
   const clauses = clauseBounds(unit.text);
-  const time = besideWords(unit.spans.filter((s) => s.type === 'time'), groups, clauses, points);
+  const times = unit.spans.filter((s) => s.type === 'time');
+  const time = rangeEnd(times, unit.text, phrase) ?? besideWords(times, groups, clauses, points);
   const minutes = time ? timeOfDay(time.text) : undefined;
   const date = besideWords(datesIn(unit, asWhen), groups, clauses, points);
   const day = date?.day ?? unit.day;

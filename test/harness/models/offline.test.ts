@@ -781,6 +781,18 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(report, 'How many days passed between spotting the cents problem and the dashboard fix?')).toBe('3 days (3 March to 6 March)');
   });
 
+  it('dates "the original window end" by the first value of the slot, the end of its range', () => {
+    const change = [
+      userMessage('[2026-04-18 00:40] Starting CHG-3391 tonight. Window is 01:00 to 03:00 UTC.'),
+      userMessage('[2026-04-18 02:20] We are going to be tight. Dana approved extending the window to 03:30.'),
+      assistantMessage('[2026-04-18 02:20] Noted. The window now ends at 03:30 UTC.'),
+      assistantMessage('[2026-04-18 03:16] Change closed at 03:16, inside the extended window.'),
+    ];
+    expect(answer(change, 'How many minutes past the original window end did we close the change?')).toBe('16 minutes (03:00 to 03:16)');
+    // Without "original", the window's end is its newest: 03:30.
+    expect(answer(change, 'How many minutes before the window end did we close the change?')).toContain('14 minutes');
+  });
+
   it('answers from the tier a case given in the question meets, never with the threshold', () => {
     const policy = [
       userMessage('Notice periods when an employee resigns?'),
