@@ -202,7 +202,8 @@ function bareQuestion(text: string): string {
  *    card" → `card: visa-4417`); for a work (which book, song, film, piece, painting…)
  *    the quoted title nearest the question's words, with its "by" name ("Becoming
  *    Nicole" by Amy Ellis Nutt); else the statement itself, or the next one in the
- *    message when it only repeats the question (naming nothing new) or heads the day it
+ *    message when it only repeats the question (naming nothing new but pleasantries and
+ *    "today": "Two problems today, sorry.") or heads the day it
  *    asks about; a question asking leave or advice ("Can we knock out the wall?",
  *    "should I …"), or what someone said when the statement relays their words ("Lena
  *    says …"), takes the next one or two statements of the message along, where the
@@ -246,7 +247,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v43: the algorithm above (reader-v42 dated "the original window end" by the window's
+  // reader-v44: the algorithm above (reader-v43 answered "which of my two problems did I bring up
+  // first" with "Two problems today, sorry."; reader-v42 dated "the original window end" by the window's
   // newest end; reader-v41 dated "spotting the cents problem" by a later
   // statement that refers back to it; reader-v40 answered "what name did I give for my partner"
   // with a product's name; reader-v39 answered "which DJ did we book" with the DJ
@@ -286,7 +288,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v43' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v44' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -388,6 +388,10 @@ const CALENDAR_STEMS = new Set(
   [...WEEKDAY_NAMES, ...MONTH_NAMES, 'week', 'day', 'morning', 'afternoon', 'evening'].map((w) => stem(w.toLowerCase())),
 );
 
+const SMALL_TALK = new Set(
+  ['sorry', 'please', 'thanks', 'thank', 'hi', 'hello', 'hey', 'ok', 'okay', 'well', 'today', 'tonight', 'now', 'again'].map(stem),
+);
+
 /**
  * When the best statement only repeats the question ("Friday March 27, we decided."), what
  * follows it in the same message answers. A question that names a date ("at the March 23
@@ -395,7 +399,8 @@ const CALENDAR_STEMS = new Set(
  * there, dates, numbers and up to two more words count as repeating.
  */
 export function withFollowing(found: Found, q: Question, ctx: ReaderContext): Found {
-  const own = [...found.unit.stems].filter((s) => !q.stems.has(s) && !s.startsWith('@'));
+  // Pleasantries and "today" add nothing: "Two problems today, sorry." only repeats "which of my two problems".
+  const own = [...found.unit.stems].filter((s) => !q.stems.has(s) && !s.startsWith('@') && !SMALL_TALK.has(s));
   // Any year will do: only whether the question names a day matters here.
   const dated = findDates(q.text, ctx.today, ctx.today?.year ?? 2000).length > 0;
   const header = dated && own.filter((s) => !/^\d/.test(s) && !CALENDAR_STEMS.has(s)).length < 3;

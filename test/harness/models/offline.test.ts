@@ -742,6 +742,14 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer([...orders, userMessage('Put my partner Jonas Weber on the second lamp order.')], 'What name did I give for my partner on the second lamp order?')).toContain('Jonas Weber');
   });
 
+  it('reads on from a statement that only repeats the question with pleasantries ("Two problems today, sorry.")', () => {
+    const support = [
+      userMessage('Hi. Two problems today, sorry. First the router keeps dropping Wi-Fi every hour or so.'),
+      assistantMessage("Let's start with the router. What model is it?"),
+    ];
+    expect(answer(support, 'Which of my two problems did I bring up first?')).toContain('router');
+  });
+
   it('answers "what did we decide" with the decision, said as a verb or as a noun', () => {
     const coaching = [
       userMessage("[2025-02-10] Check-in, Monday 10 February. I'm nervous about job stability at work. Should the emergency fund be bigger?"),
