@@ -201,7 +201,11 @@ function bareQuestion(text: string): string {
  *    For other questions the value a record files under the asked attribute ("which
  *    card" → `card: visa-4417`); for a work (which book, song, film, piece, painting…)
  *    the quoted title nearest the question's words, with its "by" name ("Becoming
- *    Nicole" by Amy Ellis Nutt); else the statement itself, or the next one in the
+ *    Nicole" by Amy Ellis Nutt); for a question that ends at its verb ("what did the race
+ *    raise awareness *for*", "what does her drawing *symbolize*") the short phrase after
+ *    that verb in the statement, up to a clause break or a joining word ("… raising
+ *    awareness for mental health is …" → "mental health"; not when the last word sits in
+ *    a phrase of its own, "while *camping*"); else the statement itself, or the next one in the
  *    message when it only repeats the question (naming nothing new but pleasantries and
  *    "today": "Two problems today, sorry.") or heads the day it
  *    asks about; a question asking leave or advice ("Can we knock out the wall?",
@@ -247,7 +251,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v44: the algorithm above (reader-v43 answered "which of my two problems did I bring up
+  // reader-v45: the algorithm above (reader-v44 answered "what did the race raise awareness for"
+  // with the whole statement; reader-v43 answered "which of my two problems did I bring up
   // first" with "Two problems today, sorry."; reader-v42 dated "the original window end" by the window's
   // newest end; reader-v41 dated "spotting the cents problem" by a later
   // statement that refers back to it; reader-v40 answered "what name did I give for my partner"
@@ -288,7 +293,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v44' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v45' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -216,7 +216,7 @@ export function extract(found: Found, q: Question, ctx: ReaderContext): string {
     // "…, not the spot table fx_spot_daily.csv": a value the statement turns down is no answer.
     const filed = unit.spans.filter((sp) => q.focus.size > 0 && labelNames(sp, q) && !NOT_BEFORE.test(unit.text.slice(Math.max(0, sp.start - 25), sp.start)));
     if (filed.length === 1) return filed[0].text;
-    return (unit.speaker === 'tool' ? recordField(unit.text, q) : undefined) ?? withReasons(statement(found), found, q, ctx);
+    return (unit.speaker === 'tool' ? recordField(unit.text, q) : undefined) ?? objectOfVerb(unit, q) ?? withReasons(statement(found), found, q, ctx);
   }
   const candidates = typedSpans(unit, q).filter((s) => !isBridge(s, found.bridge, q));
   // "I'm not strictly vegetarian, …, so pescatarian": a value the statement turns down is no answer while another is left.
@@ -376,6 +376,44 @@ function countedList(spans: Span[], span: Span, count: number): string | undefin
 }
 
 /** A statement as an answer: the unit, at most MAX_ANSWER_WORDS words around the match. */
+/** "What does her drawing *symbolize*?", "what did the race raise awareness *for*?": the question ends at its verb. */
+const ENDS_AT_VERB = /^what (?:did|does|do|is|was|were|will|would|has|have|had) [\w' -]+? ([a-z]{3,})(?: (for|about|to|with|on|in|at|of|from|by|into))?\s*\?*$/i;
+/** Where the thing after the verb ends: a clause break, a verb of being, or a joining word. */
+const OBJECT_END = /[,.;:!?()\u2013\u2014]|\s-\s|\b(?:is|are|was|were|be|been|has|have|had|and then|because|since|when|while|which|who|that|so|but|if|as|to)\b/i;
+// "working on *opening*": a preposition right before the last word takes it as its verb.
+const INNER_PHRASE = /\b(?:after|before|during|while|since|until|when|where)\s+[\w' -]*$|\b(?:with|at|in|on|from|about|for|of|to|by)\s+[\w'-]+\s+[\w' -]*$/i;
+const PRONOUN = /^(?:i|me|my|we|us|our|you|your|he|him|his|she|her|they|them|their|it|its|this|that|these|those|and|or|but|so|then)$/i;
+const MAX_OBJECT_WORDS = 8;
+
+/**
+ * The words right after the question's last verb where the statement uses it ("The eagle
+ * *symbolizes* freedom and pride, …" → "freedom and pride"): what the verb takes is the
+ * answer, not the whole statement. Undefined unless that is a short phrase naming something
+ * the question does not.
+ */
+function objectOfVerb(unit: Unit, q: Question): string | undefined {
+  const m = ENDS_AT_VERB.exec(q.text.trim());
+  // "… after the charity *race*", "… while *camping*": a last word inside a phrase of its own is no verb.
+  if (!m || /ly$/.test(m[1]) || INNER_PHRASE.test(q.text.slice(0, m.index + m[0].lastIndexOf(m[1])))) return undefined;
+  const verb = [...stemsOf(m[1])][0];
+  if (verb === undefined) return undefined;
+  for (const w of unit.text.matchAll(/[\p{L}][\p{L}'-]*/gu)) {
+    if ([...stemsOf(w[0])][0] !== verb) continue;
+    let rest = unit.text.slice((w.index ?? 0) + w[0].length);
+    if (m[2]) {
+      const prep = new RegExp(`^\\s+${m[2]}\\b`, 'i').exec(rest);
+      if (!prep) continue;
+      rest = rest.slice(prep[0].length);
+    }
+    const phrase = rest.split(OBJECT_END)[0].trim();
+    const words = phrase.split(/\s+/).filter(Boolean);
+    if (words.length === 0 || words.length > MAX_OBJECT_WORDS || PRONOUN.test(words[0])) continue;
+    if (![...stemsOf(phrase)].some((s) => !q.stems.has(s))) continue;
+    return phrase;
+  }
+  return undefined;
+}
+
 export function statement(found: Found): string {
   const words = found.unit.text.split(/\s+/);
   if (words.length <= MAX_ANSWER_WORDS) return found.unit.text;

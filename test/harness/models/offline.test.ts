@@ -750,6 +750,18 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(support, 'Which of my two problems did I bring up first?')).toContain('router');
   });
 
+  it('answers a question that ends at its verb with what the verb takes in the statement', () => {
+    const chat = [
+      userMessage('Making a difference & raising awareness for mental health is super rewarding - proud of you!'),
+      userMessage('Still working on opening a dance studio.'),
+      userMessage('We always look forward to our family camping trip.'),
+    ];
+    expect(answer(chat, 'What did the charity race raise awareness for?')).toBe('mental health');
+    expect(answer(chat, 'What is he working on opening?')).toBe('a dance studio');
+    // A last word inside a phrase of its own ("while camping") is no verb: the statement answers.
+    expect(answer(chat, 'What does the family do while camping?')).toBe('We always look forward to our family camping trip.');
+  });
+
   it('answers "what did we decide" with the decision, said as a verb or as a noun', () => {
     const coaching = [
       userMessage("[2025-02-10] Check-in, Monday 10 February. I'm nervous about job stability at work. Should the emergency fund be bigger?"),
