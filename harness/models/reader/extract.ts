@@ -375,7 +375,6 @@ function countedList(spans: Span[], span: Span, count: number): string | undefin
   return `${texts.slice(0, -1).join(', ')} and ${texts[texts.length - 1]}`;
 }
 
-/** A statement as an answer: the unit, at most MAX_ANSWER_WORDS words around the match. */
 /** "What does her drawing *symbolize*?", "what did the race raise awareness *for*?": the question ends at its verb. */
 const ENDS_AT_VERB = /^what (?:did|does|do|is|was|were|will|would|has|have|had) [\w' -]+? ([a-z]{3,})(?: (for|about|to|with|on|in|at|of|from|by|into))?\s*\?*$/i;
 /** Where the thing after the verb ends: a clause break, a verb of being, or a joining word. */
@@ -414,6 +413,7 @@ function objectOfVerb(unit: Unit, q: Question): string | undefined {
   return undefined;
 }
 
+/** A statement as an answer: the unit, at most MAX_ANSWER_WORDS words around the match. */
 export function statement(found: Found): string {
   const words = found.unit.text.split(/\s+/);
   if (words.length <= MAX_ANSWER_WORDS) return found.unit.text;
