@@ -86,7 +86,9 @@ function bareQuestion(text: string): string {
  *    less what the other parts ask for (the apartment is looked for near the shoes, not near
  *    a size), and a part that names nothing ("how much is it?") about the topic the question
  *    put first ("The credit you gave us, …"); one asking for a number of values ("which three days") prefers statements
- *    holding that many (70% for fewer) and lists them.
+ *    holding that many (70% for fewer) and lists them, adding the values of the next
+ *    statements that answer it while the best one has fewer ("dairy-free chocolate for the
+ *    cake" + "a gluten-free flour blend" → "dairy and gluten").
  * 3. Retrieval. Statements score the IDF-weighted question stems they contain (words
  *    rare in the context count most; asking words like "report" or "pick" little, though
  *    the verb of a when-question is the event it asks about, "when did I first *find* the
@@ -251,7 +253,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v45: the algorithm above (reader-v44 answered "what did the race raise awareness for"
+  // reader-v46: the algorithm above (reader-v45 answered "which two things must the cake be
+  // free of" with one; reader-v44 answered "what did the race raise awareness for"
   // with the whole statement; reader-v43 answered "which of my two problems did I bring up
   // first" with "Two problems today, sorry."; reader-v42 dated "the original window end" by the window's
   // newest end; reader-v41 dated "spotting the cents problem" by a later
@@ -293,7 +296,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v45' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v46' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

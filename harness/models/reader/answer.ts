@@ -7,7 +7,7 @@ import { alignToContext } from './align.js';
 import { analyseQuestion, questionParts, type Question } from './question.js';
 import { atRate, computeDifference, computeElapsed, computeOrder, offsetDate } from './compute.js';
 import { corrected, extract, statement, withFollowing } from './extract.js';
-import { find, throughResult, throughRole } from './retrieve.js';
+import { type Found, find, throughResult, throughRole } from './retrieve.js';
 import { contentStems, isAskingWord } from './words.js';
 
 export { MIN_COVERAGE } from './retrieve.js';
@@ -82,7 +82,26 @@ function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<
     const offset = offsetDate(found.unit, ctx, cache);
     if (offset) return offset;
   }
-  return extract(q.type === 'clause' ? withFollowing(found, q, ctx) : corrected(found, q, ctx), q, ctx);
+  const answer = extract(q.type === 'clause' ? withFollowing(found, q, ctx) : corrected(found, q, ctx), q, ctx);
+  return q.count && q.type !== 'clause' ? withMoreValues(answer, found, q, context, ctx, cache) : answer;
+}
+
+/**
+ * "Which two things must the cake be free of?" when the best statement names one ("dairy-free
+ * chocolate for the cake"): the next statements that answer the question add theirs
+ * ("a gluten-free flour blend") until there are as many as asked.
+ */
+function withMoreValues(answer: string, found: Found, q: Question, context: Set<string>, ctx: ReaderContext, cache: Map<string, number>): string {
+  const values = [answer];
+  const seen = new Set([found.unit]);
+  while (values.length < (q.count ?? 0) && !/,| and /.test(answer)) {
+    const next = find(ctx, q, context, cache, seen);
+    if (!next) break;
+    seen.add(next.unit);
+    const value = extract(corrected(next, q, ctx), q, ctx);
+    if (!values.some((v) => v.toLowerCase() === value.toLowerCase())) values.push(value);
+  }
+  return values.length === 1 ? answer : `${values.slice(0, -1).join(', ')} and ${values[values.length - 1]}`;
 }
 
 /** A sum of money is asked for: "how much", "what will catering cost", "in dollars, what is the target". */

@@ -762,6 +762,20 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(answer(chat, 'What does the family do while camping?')).toBe('We always look forward to our family camping trip.');
   });
 
+  it('adds the values of the next answering statements when the best one has fewer than asked', () => {
+    const party = [
+      userMessage('Mila has celiac disease, so her food must be strictly gluten-free.'),
+      assistantMessage('A chocolate olive-oil cake made with a gluten-free flour blend would work for the party.'),
+      userMessage('One guest, Zoe, has a dairy allergy. Only relevant for the party.'),
+      assistantMessage('Noted, party food must also be dairy-free for Zoe.'),
+    ];
+    const both = answer(party, 'For the party cake, which two things must it be free of?');
+    expect(both).toContain('dairy');
+    expect(both).toContain('gluten');
+    // Asked for one, one is given.
+    expect(answer(party, 'What diet does the party food need for Zoe?')).toBe('dairy-free');
+  });
+
   it('answers "what did we decide" with the decision, said as a verb or as a noun', () => {
     const coaching = [
       userMessage("[2025-02-10] Check-in, Monday 10 February. I'm nervous about job stability at work. Should the emergency fund be bigger?"),
