@@ -45,9 +45,10 @@ function withTopic(part: string, whole: string): string {
  */
 function topicStems(part: string, whole: string): Set<string> {
   const out = contentStems(whole);
+  const own = contentStems(part);
   for (const other of questionParts(whole)) {
     if (other === part) continue;
-    for (const f of analyseQuestion(other).focus) if (!contentStems(part).has(f)) out.delete(f);
+    for (const f of analyseQuestion(other).focus) if (!own.has(f)) out.delete(f);
   }
   return out;
 }

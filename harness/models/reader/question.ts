@@ -448,7 +448,8 @@ export function analyseQuestion(asked: string, fragment = false): Question {
   if (counted) stems.delete(counted.word);
   const event = eventVerbOf(q, type);
   const owner = fragment ? undefined : ownerOf(text);
-  const compound = [...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word);
+  // The words of the asked attribute: the focus, and a compound when there are two.
+  const attribute = [...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word);
   const nouns = new Map(event.flatMap((verb) => (EVENT_NOUN_STEMS.has(verb) ? [[verb, EVENT_NOUN_STEMS.get(verb) ?? []] as [string, string[]]] : [])));
   return {
     text,
@@ -466,13 +467,13 @@ export function analyseQuestion(asked: string, fragment = false): Question {
     subject: subjectPhrase(q),
     part: partAsked(q),
     focus: new Set([
-      ...[...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word),
+      ...attribute,
       ...event,
       ...yesNoSubject(q),
     ]),
     ...(nouns.size > 0 ? { nouns } : {}),
     ...(owner ? { owner } : {}),
-    ...(compound.length === 2 ? { compound } : {}),
+    ...(attribute.length === 2 ? { compound: attribute } : {}),
   };
 }
 
