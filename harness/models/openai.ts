@@ -300,8 +300,47 @@ export function parseResponsesReply(raw: unknown): ParsedReply {
     }
   }
   if (!Array.isArray(rec.output)) throw new PermanentError('the Responses API reply has no `output` list');
+  const answered = texts.join('') !== '' || calls.length > 0;
+  checkResponsesStatus(rec, answered);
+  if (!answered) throw new TransientError(EMPTY_REPLY);
   const usage = asRecord(rec.usage) ?? {};
   return withCalls({ output: texts.join(''), usage: usageOf(usage.input_tokens, usage.output_tokens, usage.input_tokens_details) }, calls);
+}
+
+/**
+ * A finished reply with no text and no call: graded, it would be a wrong answer (or a judge
+ * that said nothing); it is an error, retried, as a gateway's empty body is.
+ */
+const EMPTY_REPLY = 'the reply is empty: no text and no tool call';
+
+/** Error codes of a failed Responses reply that another attempt may not meet. */
+const TRANSIENT_FAILURES = new Set(['server_error', 'rate_limit_exceeded']);
+
+/**
+ * A reply is an answer only when the model finished one. `status: "failed"` (the server's
+ * own error, sent with HTTP 200) is an error, retried when the server says it was its fault;
+ * `"incomplete"` with nothing written (the output limit spent on reasoning, a content
+ * filter) is an error too. Graded, either would read as a wrong answer the model never gave.
+ * A reply without `status` (some compatible servers leave it out) is taken as completed.
+ */
+function checkResponsesStatus(rec: AnyRecord, answered: boolean): void {
+  const status = rec.status;
+  if (status === undefined || status === null || status === 'completed') return;
+  if (status === 'failed') {
+    const error = asRecord(rec.error);
+    const code = typeof error?.code === 'string' ? error.code : undefined;
+    const said = typeof error?.message === 'string' ? `: ${error.message}` : '';
+    const message = `the Responses API reply failed (${code ?? 'no error code'})${said}`;
+    throw code !== undefined && TRANSIENT_FAILURES.has(code) ? new TransientError(message) : new PermanentError(message);
+  }
+  if (status === 'incomplete') {
+    if (answered) return;
+    const reason = asRecord(rec.incomplete_details)?.reason;
+    const why = typeof reason === 'string' ? reason : 'no reason given';
+    const hint = why === 'max_output_tokens' ? ' (raise max_output_tokens: a reasoning model can spend it all before answering)' : '';
+    throw new PermanentError(`the Responses API reply is incomplete (${why}) and holds no answer${hint}`);
+  }
+  throw new PermanentError(`the Responses API reply has status ${JSON.stringify(status)}, not a finished answer`);
 }
 
 /** The function calls of a Chat Completions message (`tool_calls[].function`). */
@@ -320,8 +359,15 @@ export function parseChatReply(raw: unknown): ParsedReply {
   if (!Array.isArray(rec.choices) || rec.choices.length === 0) throw new PermanentError('the Chat Completions reply has no choices');
   const message = asRecord(asRecord(rec.choices[0])?.message) ?? {};
   const output = typeof message.content === 'string' ? message.content : typeof message.refusal === 'string' ? message.refusal : '';
+  const calls = chatCalls(message);
+  const finish = asRecord(rec.choices[0])?.finish_reason;
+  // Cut off before a word was written: the output limit or a filter ended it, the model gave no answer.
+  if (output === '' && calls.length === 0 && (finish === 'length' || finish === 'content_filter')) {
+    throw new PermanentError(`the Chat Completions reply stopped (${finish}) before any answer${finish === 'length' ? ' (raise max_output_tokens)' : ''}`);
+  }
+  if (output === '' && calls.length === 0) throw new TransientError(EMPTY_REPLY);
   const usage = asRecord(rec.usage) ?? {};
-  return withCalls({ output, usage: usageOf(usage.prompt_tokens, usage.completion_tokens, usage.prompt_tokens_details) }, chatCalls(message));
+  return withCalls({ output, usage: usageOf(usage.prompt_tokens, usage.completion_tokens, usage.prompt_tokens_details) }, calls);
 }
 
 /** Usage as a reply reports it; `cached_tokens` (served by the prompt cache) only when the server reports it. */

@@ -103,8 +103,11 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
   // The probe stands for the agent's request at its turn: what that request shares with the turn before is cacheable.
   record.cacheableTokens = task.context.cacheableTokens;
   record.costCached = discountedCost(result.cost, result.usage, graders.answerPrice, task.context.cacheableTokens);
-  if (result.error) {
-    Object.assign(record, { error: result.error, errorStage: 'answer', passed: false, attribution: 'error' });
+  // Whatever path answered (a provider, the Agents SDK runner, a batch), a reply with nothing
+  // in it is no answer to grade: an empty string would be graded a wrong answer the model never gave.
+  const error = result.error ?? (result.output.trim() === '' && !result.toolCalls?.length ? 'the model replied with nothing: no text and no tool call' : undefined);
+  if (error) {
+    Object.assign(record, { error, errorStage: 'answer', passed: false, attribution: 'error' });
     const expected = ungradedToolCall(task);
     if (expected) record.tool = expected;
     return record;

@@ -251,6 +251,45 @@ describe('OpenAIModel against a local OpenAI-compatible server', () => {
     expect(result.error).not.toContain(KEY.slice(0, 12));
   });
 
+  it('reads a failed or unfinished Responses reply as an error, never as an empty answer', async () => {
+    const failed = (code: string) => ({ ...responsesBody(''), status: 'failed', output: [], error: { code, message: 'The model failed to generate a response.' } });
+    server.setHandler(() => ({ json: failed('server_error') }));
+    const transient = await make({ maxAttempts: 2 }).complete(request);
+    expect(transient.error).toMatch(/reply failed \(server_error\): The model failed/);
+    expect(server.requests).toHaveLength(2);
+    server.requests.length = 0;
+    server.setHandler(() => ({ json: failed('invalid_prompt') }));
+    expect((await make().complete(request)).error).toMatch(/failed \(invalid_prompt\)/);
+    expect(server.requests).toHaveLength(1);
+    server.requests.length = 0;
+    const incomplete = (text: string) => ({ ...responsesBody(text), status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, ...(text ? {} : { output: [{ type: 'reasoning', summary: [] }] }) });
+    server.setHandler(() => ({ json: incomplete('') }));
+    expect((await make().complete(request)).error).toMatch(/incomplete \(max_output_tokens\) and holds no answer.*raise max_output_tokens/);
+    expect(server.requests).toHaveLength(1);
+    // Cut off mid-answer, the text is the model's answer, graded as it stands.
+    server.setHandler(() => ({ json: incomplete('The firmware is 1.0') }));
+    const partial = await make().complete(request);
+    expect(partial.error).toBeUndefined();
+    expect(partial.output).toBe('The firmware is 1.0');
+  });
+
+  it('retries a finished reply with nothing in it, then ends with an error, on both APIs', async () => {
+    server.setHandler(() => ({ json: { ...responsesBody(''), output: [] } }));
+    const responses = await make({ maxAttempts: 2 }).complete(request);
+    expect(responses.error).toMatch(/the reply is empty: no text and no tool call/);
+    expect(server.requests).toHaveLength(2);
+    server.requests.length = 0;
+    server.setHandler(() => ({ json: chatBody('') }));
+    expect((await make({ api: 'chat', maxAttempts: 2 }).complete(request)).error).toMatch(/the reply is empty/);
+    expect(server.requests).toHaveLength(2);
+    server.requests.length = 0;
+    const cut = chatBody('');
+    (cut.choices as Record<string, unknown>[])[0].finish_reason = 'length';
+    server.setHandler(() => ({ json: cut }));
+    expect((await make({ api: 'chat' }).complete(request)).error).toMatch(/stopped \(length\) before any answer/);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('does not retry JSON of the wrong shape', async () => {
     server.setHandler(() => ({ json: { id: 'x', object: 'response' } }));
     const responses = await make().complete(request);

@@ -134,6 +134,13 @@ describe('answerProbe answerable', () => {
     expect(r['needs-order'].error).toBeUndefined();
   });
 
+  it('records a reply with nothing in it as an errored answer, not a wrong one', async () => {
+    const r = await records(() => new Everything(), graders(model(() => ({ output: '  ' }))));
+    expect(r['needs-order']).toMatchObject({ error: 'the model replied with nothing: no text and no tool call', errorStage: 'answer', passed: false, attribution: 'error' });
+    expect(r['needs-order'].answer).toBeUndefined();
+    expect(r['never-said']).toMatchObject({ errorStage: 'answer', passed: false });
+  });
+
   it('is known when the judge errored', async () => {
     const r = await records(() => new LastTurnOnly(), graders(model(() => ({ output: 'A-17' })), model(() => ({ error: 'HTTP 429' }))));
     expect(r['needs-city']).toMatchObject({ errorStage: 'judge', passed: false, answerable: true });
