@@ -115,6 +115,18 @@ export class Breakers {
     this.threshold = Math.max(1, Math.floor(threshold));
   }
 
+  /** Set once the run stops: no call starts after it (`halt`). */
+  private halted: string | undefined;
+
+  /**
+   * No call starts after this: one waiting for a concurrency slot or between retries ends
+   * at once with `reason` instead of a request. Calls in flight finish. Not a breaker trip:
+   * `fatal()` is unchanged, since a stop by the user is an interruption, not a failure.
+   */
+  halt(reason: string): void {
+    this.halted ??= reason;
+  }
+
   /** The message of the first breaker that tripped; undefined while none has. Cheap enough to ask after every item. */
   fatal(): string | undefined {
     return this.first;
@@ -127,7 +139,7 @@ export class Breakers {
 
   /** The message that blocks calls to `endpoint`, if its breaker (server-wide or the model's own) has tripped. */
   blocked(endpoint: Endpoint): string | undefined {
-    const message = this.open.get(serverKey(endpoint)) ?? this.open.get(modelKey(endpoint));
+    const message = this.halted ?? this.open.get(serverKey(endpoint)) ?? this.open.get(modelKey(endpoint));
     return message === undefined ? undefined : `${endpoint.provider}:${endpoint.model}: ${message}`;
   }
 

@@ -41,6 +41,8 @@ export interface Graders {
   onceModelCallBegins(listener: () => void): () => void;
   /** Why an endpoint cannot be used (bad key, unknown model, nothing listening), once a circuit breaker tripped. */
   fatal(): string | undefined;
+  /** The run stopped: no model call starts any more (one queued for a slot ends as an error, unsent); calls in flight finish. */
+  stopCalls(): void;
   model: string;
   judge: string;
   /** The answering model's price, to cost its calls with cached-input prices; undefined when it has none. */
@@ -225,6 +227,7 @@ export function buildGraders(
     ready: () => Promise.all(preloads).then(() => undefined),
     onceModelCallBegins: (listener) => stats.onceCallBegins(listener),
     fatal: () => breakers.fatal(),
+    stopCalls: () => breakers.halt('not sent: the run was stopped'),
     model: config.model,
     judge: config.judge,
     answerPrice: config.model === 'offline' ? undefined : priceFor(config.model, config.prices),

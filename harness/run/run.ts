@@ -765,6 +765,9 @@ async function runInDir(p: Prepared): Promise<RunOutcome> {
   }
 
   const { signal, stop } = stopSignal(opts.signal);
+  // Once stopped, a call still queued for a slot must not go out: its answer would be thrown away unjournaled.
+  if (signal.aborted) graders.stopCalls();
+  else signal.addEventListener('abort', () => graders.stopCalls(), { once: true });
   const ctx: RunContext = { config, graders, registry, counter: graders.counter, journal, contexts, done, progress, signal, stop, errors, chain: p.chain ?? UNCHAINED, crashes: [] };
   const results: (JobResult | undefined)[] = new Array(jobs.length);
   await graders.ready();

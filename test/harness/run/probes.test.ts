@@ -76,6 +76,7 @@ function graders(answerModel: Model, judgeModel?: Model): Graders {
     ready: () => Promise.resolve(),
     onceModelCallBegins: () => () => undefined,
     fatal: () => undefined,
+    stopCalls: () => undefined,
     model: answerModel.id,
     judge: judgeModel?.id ?? 'offline',
   };
