@@ -117,8 +117,30 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
   record.answer = flatCopy(result.output);
   const calls = result.toolCalls ?? [];
   if (calls.length > 0) record.toolCalls = calls.map((c) => ({ name: flatCopy(c.name), arguments: flatCopy(c.arguments) }));
-  await grade(task, record, result.output, calls, graders);
-  noteContinuity(task, record, result.output, calls);
+  await gradeAnswer(task, record, result.output, calls, graders);
+  return record;
+}
+
+/** What grading sets on a record: cleared before an answer is graded again. */
+const GRADE_FIELDS = ['error', 'errorStage', 'exact', 'f1', 'judge', 'passed', 'attribution', 'tool', 'repeatedCalls', 'reask'] as const;
+
+/**
+ * A journaled answer whose grading did not finish (the judge failed, or the run stopped
+ * before it judged) is graded again on the same answer, without asking the model again:
+ * the answer was paid for, and a model that samples would give another one. The journal
+ * holds the answer redacted, so a secret the answer quoted is graded as its mask.
+ */
+export async function regradeProbe(task: ProbeTask, answered: ProbeRecord, graders: Graders): Promise<ProbeRecord> {
+  const record: ProbeRecord = { ...answered };
+  for (const field of GRADE_FIELDS) delete record[field];
+  await gradeAnswer(task, record, answered.answer ?? '', answered.toolCalls ?? [], graders);
+  return record;
+}
+
+/** Grades an answer into `record` and places a miss (the strategy lost it, or the reader missed it). */
+async function gradeAnswer(task: ProbeTask, record: ProbeRecord, answer: string, calls: ToolCall[], graders: Graders): Promise<void> {
+  await grade(task, record, answer, calls, graders);
+  noteContinuity(task, record, answer, calls);
   record.attribution = attribute({
     kind: record.kind,
     passed: record.passed === true,
@@ -132,7 +154,6 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
     evidenceTurns: record.evidenceTurns,
     view: task.context,
   });
-  return record;
 }
 
 /**

@@ -21,7 +21,7 @@ import { STRATEGIES } from '../../strategies/index.js';
 import { buildGraders, modelSpecs, type Graders } from './grading.js';
 import { ModelSetupError } from '../models/create.js';
 import { promptCacheFor } from '../models/prices.js';
-import { answerProbe } from './probes.js';
+import { answerProbe, regradeProbe, type ProbeTask } from './probes.js';
 import { runInfo, newRunId, transcriptHeader, type TranscriptHeader } from './run-info.js';
 import { writeReports } from '../../reports/index.js';
 import { redact, redactDeep, redactionCounts, resetRedactionCount, type RedactionCounts } from '../../core/secrets.js';
@@ -262,18 +262,19 @@ async function runProbes(job: Job, replay: ReplayResult, ctx: RunContext, fresh:
         tasks.push(Promise.resolve(finished));
         continue;
       }
+      // Answered, but not graded: the judge failed, or the run stopped before it judged.
+      const ungraded = finished?.errorStage === 'judge' && finished.answer !== undefined ? finished : undefined;
       tasks.push(
         ctx.chain(async () => {
           await yieldToEvents();
           if (ctx.signal.aborted) return undefined;
-          const answered = await answerProbe(
-            { transcript: job.transcript, strategy: job.strategy.id, context: probeCtx, repeat: r, keepContext: (c) => ctx.contexts.keep(c) },
-            ctx.graders,
-          );
+          const task: ProbeTask = { transcript: job.transcript, strategy: job.strategy.id, context: probeCtx, repeat: r, keepContext: (c) => ctx.contexts.keep(c) };
+          const answered = ungraded ? await regradeProbe(task, ungraded, ctx.graders) : await answerProbe(task, ctx.graders);
           // Graded on the real text, stored redacted: transcripts and answers can quote API keys.
           const record = redactDeep(answered);
-          // A call cut short by Ctrl-C is not an answer; it is asked again on resume.
-          if (ctx.signal.aborted && record.error && !ctx.graders.fatal()) return undefined;
+          // A call cut short by Ctrl-C is not an answer; it is asked again on resume. An answer whose
+          // judging was cut short is kept: resume judges it without asking the model again.
+          if (ctx.signal.aborted && record.errorStage !== 'judge' && record.error && !ctx.graders.fatal()) return undefined;
           ctx.journal.append({ type: 'probe', key, record });
           // Counted before the tick, so the progress line it draws includes this item's error.
           afterItem(ctx, probeErrorStage(record));

@@ -1,12 +1,14 @@
 // A stopped run sends nothing more: calls queued for a concurrency slot when
 // Ctrl-C arrives end unsent (their answers would be thrown away, unjournaled,
 // and paid for again on --resume); the call in flight finishes and is kept.
+// An answer whose judging the stop cut short is kept too, and judged on resume.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../../harness/config.js';
 import { runSuite } from '../../../harness/run/run.js';
 import { loadRun } from '../../../reports/load.js';
 import { responsesBody, startFakeOpenAI, type FakeServer } from '../../../scripts/lib/fake-openai.js';
-import { contextText, tinySuite, waitFor, type Workspace } from '../../helpers/cli.js';
+import { contextText, tinySuite, waitFor, Workspace } from '../../helpers/cli.js';
 
 process.env.STOP_CALLS_KEY = 'stop-calls-key-123456';
 const REPLY_MS = 300;
@@ -39,4 +41,34 @@ it('starts no queued call after the stop; the call in flight is answered and jou
   expect(probes).toHaveLength(1);
   expect(probes[0].error).toBeUndefined();
   expect(probes[0].answer).toMatch(/From the notes/);
+});
+
+it('keeps an answer whose judging the stop cut short; resume judges it and asks each question once in all', async () => {
+  const isJudge = (body: Record<string, unknown>): boolean => body.model === 'judge-model';
+  const judged = await startFakeOpenAI((req) =>
+    isJudge(req.body)
+      ? { json: responsesBody('{"verdict":"yes","reason":"stated"}'), delayMs: REPLY_MS }
+      : { json: responsesBody(`From the notes: ${contextText(req.body)}`), delayMs: 20 },
+  );
+  const read = (rel: string): string => readFileSync(ws.path(rel), 'utf8');
+  const files = new Workspace(Object.fromEntries([1, 2, 3].map((i) => [`data/t${i}.yaml`, read(`data/t${i}.yaml`)])));
+  files.write('memeval.config.yaml', read('memeval.config.yaml').replace('judge: offline', 'judge: fake:judge-model').replace(server.baseURL, judged.baseURL));
+  try {
+    const controller = new AbortController();
+    const config = loadConfig(files.path('memeval.config.yaml'));
+    const running = runSuite({ config, signal: controller.signal, log: () => {} });
+    await waitFor(() => judged.requests.some((r) => isJudge(r.body)), 30_000);
+    controller.abort();
+    const stopped = await running;
+    const kept = loadRun(stopped.dir).probes;
+    expect(kept.some((p) => p.errorStage === 'judge' && p.answer !== undefined)).toBe(true);
+    const resumed = await runSuite({ config, resumeDir: stopped.dir, log: () => {} });
+    // (Summary grades fail here: this judge only knows the answer verdict's shape.)
+    expect(resumed.run.probes.filter((p) => p.error !== undefined)).toEqual([]);
+    const answers = judged.requests.filter((r) => !isJudge(r.body));
+    expect(answers).toHaveLength(resumed.run.probes.length);
+  } finally {
+    await judged.close();
+    files.cleanup();
+  }
 });

@@ -242,3 +242,30 @@ describe('a judge that always fails', () => {
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/INCOMPLETE/);
   });
 });
+
+describe('an answer whose judge failed', () => {
+  it('is judged again on resume without asking the answer model again', async () => {
+    let judgeDown = true;
+    const s = await server((req, i) => {
+      if (isJudgeCall(req.body) && judgeDown) return { json: { error: { message: 'judge backend down' } }, status: 500 };
+      if (isJudgeCall(req.body)) return { json: responsesBody('{"verdict":"yes","reason":"the answer states it"}') };
+      return readsContext(req, i);
+    });
+    const ws = workspace({ baseURL: s.baseURL, judge: 'llm', maxAttempts: 1 });
+    const first = await run(ws);
+    expect(first.run.info.status).toBe('incomplete');
+    expect(first.run.probes.every((p) => p.errorStage === 'judge' && p.answer !== undefined)).toBe(true);
+
+    judgeDown = false;
+    const before = s.requests.length;
+    const second = await run(ws, first.dir);
+    const calls = s.requests.slice(before);
+    expect(calls.filter((r) => r.body.model === 'answer-model')).toHaveLength(0);
+    expect(calls.filter((r) => /answer_verdict/.test(JSON.stringify(r.body)))).toHaveLength(first.run.probes.length);
+    expect(second.run.probes.filter((p) => p.errorStage !== undefined)).toHaveLength(0);
+    for (const p of first.run.probes) {
+      const again = second.run.probes.find((q) => q.strategy === p.strategy && q.transcript === p.transcript && q.probe === p.probe);
+      expect(again).toMatchObject({ answer: p.answer, passed: true });
+    }
+  });
+});
