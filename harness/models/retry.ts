@@ -133,9 +133,24 @@ function isConnectionError(error: unknown): boolean {
   return /fetch failed|socket hang up|network|terminated|other side closed/i.test(message);
 }
 
+/**
+ * The error's message with what its causes add: a client's "Connection error." says nothing
+ * of why, and the reason ("fetch failed: bad port", "getaddrinfo ENOTFOUND api.example") is
+ * on a cause a few levels down.
+ */
+function withCauses(error: unknown): string {
+  const parts: string[] = [];
+  for (const cause of causes(error)) {
+    const said = typeof cause === 'string' ? cause : (cause as { message?: unknown }).message;
+    const text = typeof said === 'string' ? said.trim() : '';
+    if (text !== '' && !parts.some((p) => p.includes(text))) parts.push(text);
+  }
+  return parts.length <= 1 ? (parts[0] ?? String(error)) : `${parts[0]} (${parts.slice(1).join(': ')})`;
+}
+
 /** Classifies an error thrown by a provider call. */
 export function classifyFailure(error: unknown): FailureInfo {
-  const message = redact(String((error as { message?: unknown })?.message ?? error));
+  const message = redact(withCauses(error));
   if (error instanceof PermanentError) return { retryable: false, message };
   if (error instanceof AttemptTimeout) return { retryable: true, message };
   const transient = transientCause(error);

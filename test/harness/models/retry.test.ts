@@ -29,6 +29,14 @@ describe('retry policy', () => {
     expect(classifyFailure(new TypeError('x is not a function')).retryable).toBe(false);
   });
 
+  it("names the cause a client's generic message hides", () => {
+    // What the openai client throws when Node's fetch refuses a port (6000 here).
+    const refused = Object.assign(new Error('Connection error.'), { cause: Object.assign(new TypeError('fetch failed'), { cause: new Error('bad port') }) });
+    expect(classifyFailure(refused).message).toBe('Connection error. (fetch failed: bad port)');
+    const wrapped = Object.assign(new Error('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+    expect(classifyFailure(wrapped).message).toBe('fetch failed (ECONNREFUSED)');
+  });
+
   it('retries a transient body even when a client wrapped it as a connection error', () => {
     expect(classifyFailure(new TransientError('the reply was not valid JSON: "<html>"')).retryable).toBe(true);
     // The openai client turns whatever its fetch throws into APIConnectionError("Connection error.").
