@@ -249,9 +249,10 @@ function notEvaluated(result: GateResult, subject: string, reason: string): Gate
   return { ...result, status, notEvaluated: reason, message: `${subject}: ${reason} — ${verdict}` };
 }
 
+/** "over 9 probes (1 error)" read as a denominator of 9: with errors the count says what it holds. */
 function valueText(value: number, support: MetricSupport): string {
-  const errors = support.errors > 0 ? ` (${plural(support.errors, 'error')})` : '';
-  return `= ${fmt(value)} over ${support.measured} ${support.unit}${errors}`;
+  if (support.errors === 0) return `= ${fmt(value)} over ${support.measured} ${support.unit}`;
+  return `= ${fmt(value)} (${support.measured + support.errors} ${support.unit}: ${support.measured} graded, ${support.errors} errored)`;
 }
 
 /** A gate result before the run's significance tests are adjusted together; `checks` unset once it is final. */

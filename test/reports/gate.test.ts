@@ -29,10 +29,10 @@ describe('evaluateGates', () => {
     expect(trim.status).toBe('fail');
     expect(trim.value).toBeCloseTo(0.7, 12);
     expect(trim.support).toEqual({ measured: 9, errors: 1, unit: 'probes' });
-    expect(trim.message).toBe('trim-2 probe.accuracy = 0.7 over 9 probes (1 error) < min 0.8 — FAIL');
+    expect(trim.message).toBe('trim-2 probe.accuracy = 0.7 (10 probes: 9 graded, 1 errored) < min 0.8 — FAIL');
     const lenient = evaluateGates(run, [gate({ metric: 'probe.accuracy', strategy: 'trim-2', min: 0.5 })])[0];
     expect(lenient.status).toBe('pass');
-    expect(lenient.message).toBe('trim-2 probe.accuracy = 0.7 over 9 probes (1 error) ≥ min 0.5');
+    expect(lenient.message).toBe('trim-2 probe.accuracy = 0.7 (10 probes: 9 graded, 1 errored) ≥ min 0.5');
   });
 
   it('fails a gate on a metric with no data, saying it could not be evaluated', () => {
@@ -60,7 +60,7 @@ describe('evaluateGates', () => {
     expect(results.map((r) => `${r.strategy}:${r.status}`)).toEqual(['trim-2:fail', 'summ:fail']);
     expect(results[0].baseline).toBeCloseTo(0.9, 12);
     expect(results[0].drop).toBeCloseTo(0.2, 12);
-    expect(results[0].message).toBe('trim-2 probe.accuracy = 0.7 over 9 probes (1 error) dropped 0.2 vs baseline strategy full (0.9 → 0.7), more than max_drop 0.05 — FAIL');
+    expect(results[0].message).toBe('trim-2 probe.accuracy = 0.7 (10 probes: 9 graded, 1 errored) dropped 0.2 vs baseline strategy full (0.9 → 0.7), more than max_drop 0.05 — FAIL');
     const lenient = evaluateGates(run, [gate({ metric: 'probe.accuracy', max_drop: 0.25 })]);
     expect(lenient.every((r) => r.status === 'pass')).toBe(true);
     // Lower is better for tokens: a rise is a drop in quality.
@@ -178,7 +178,7 @@ describe('evaluateGates', () => {
     // trim-2: 1 of 8 answerable probes missed (its errored one); summ: 3 of 10.
     const results = evaluateGates(run, [gate({ metric: 'probe.reader_gap', max: 0.2 })]);
     expect(results.map((r) => `${r.strategy}:${r.status}`)).toEqual(['full:pass', 'trim-2:pass', 'summ:fail']);
-    expect(results[1].message).toBe('trim-2 probe.reader_gap = 0.125 over 7 probes (1 error) ≤ max 0.2');
+    expect(results[1].message).toBe('trim-2 probe.reader_gap = 0.125 (8 probes: 7 graded, 1 errored) ≤ max 0.2');
     expect(results[2].message).toBe('summ probe.reader_gap = 0.3 over 10 probes > max 0.2 — FAIL');
     const tight = evaluateGates(run, [gate({ metric: 'probe.reader_gap', strategy: 'trim-2', max: 0.1 })])[0];
     expect(tight.status).toBe('fail');
