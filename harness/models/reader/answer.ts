@@ -95,9 +95,12 @@ function answerPart(part: string, whole: string, ctx: ReaderContext, cache: Map<
 function withMoreValues(answer: string, found: Found, q: Question, context: Set<string>, ctx: ReaderContext, cache: Map<string, number>): string {
   const values = [answer];
   const seen = new Set([found.unit]);
-  while (values.length < (q.count ?? 0) && !/,| and /.test(answer)) {
+  const wanted = q.count ?? 0;
+  // Bounded: `find` can hand back a statement it reached through another (a link, the next
+  // statement of a message) even when that statement is excluded, and would again and again.
+  for (let tries = 0; values.length < wanted && tries < 2 * wanted && !/,| and /.test(answer); tries++) {
     const next = find(ctx, q, context, cache, seen);
-    if (!next) break;
+    if (!next || seen.has(next.unit)) break;
     seen.add(next.unit);
     const value = extract(corrected(next, q, ctx), q, ctx);
     if (!values.some((v) => v.toLowerCase() === value.toLowerCase())) values.push(value);

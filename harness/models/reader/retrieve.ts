@@ -471,7 +471,7 @@ export function find(ctx: ReaderContext, q: Question, context: Set<string>, cach
       if (covered(found, q, ctx)) return found;
     }
   }
-  return continued(ranked, q, stems, days, ctx);
+  return continued(ranked, q, stems, days, ctx, exclude);
 }
 
 /**
@@ -479,11 +479,11 @@ export function find(ctx: ReaderContext, q: Question, context: Set<string>, cach
  * be continued by the next statement of its message, which has one ("Another, alert when lock
  * waits exceed 30 seconds. Owner Hyun-woo." for who owns the lock-wait alert).
  */
-function continued(ranked: Scored[], q: Question, stems: Weighted[], days: Day[], ctx: ReaderContext): Found | undefined {
+function continued(ranked: Scored[], q: Question, stems: Weighted[], days: Day[], ctx: ReaderContext, exclude?: ReadonlySet<Unit>): Found | undefined {
   if (q.type === 'clause' || q.type === 'date' || q.type === 'when') return undefined;
   for (const first of ranked.filter((r) => !r.typed && !r.unit.isQuestion).slice(0, CANDIDATES)) {
     const next = ctx.units[first.unit.index + 1];
-    if (next === undefined || next.item !== first.unit.item || next.isQuestion || typedSpans(next, q).length === 0) continue;
+    if (next === undefined || exclude?.has(next) || next.item !== first.unit.item || next.isQuestion || typedSpans(next, q).length === 0) continue;
     const found: Found = { unit: next, via: first.unit, coverage: coverage(first.matched, stems, days), matched: first.matched };
     if (covered(found, q, ctx)) return found;
   }

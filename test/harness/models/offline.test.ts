@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { offlineAnswerWithin } from '../../helpers/offline-in-worker.js';
 import { assistantMessage, userMessage } from '../../../core/items.js';
 import type { ModelRequest } from '../../../core/model.js';
 import { ABSTAIN_ANSWER, OfflineModel, contentStems, splitSentences } from '../../../harness/models/offline.js';
@@ -774,6 +775,13 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(both).toContain('gluten');
     // Asked for one, one is given.
     expect(answer(party, 'What diet does the party food need for Zoe?')).toBe('dairy-free');
+  });
+
+  it('ends a count question whose one value is reached through the statement before it', async () => {
+    // "Your training load…" has no weekday, the next statement of its message does: found that way, the
+    // statement came back each time more values were sought, and the reader looped for ever.
+    const context = [userMessage("I'm hungry all the time."), assistantMessage("Your training load has gone up. Let's raise protein to 140 g a day and add a carb snack before Thursday intervals.")];
+    expect(await offlineAnswerWithin(ask(context, 'Which three days am I training on?'), 20_000)).toBe('Thursday');
   });
 
   it('answers "what did we decide" with the decision, said as a verb or as a noun', () => {
