@@ -213,7 +213,7 @@ export interface ToolSummary {
 
 /**
  * One strategy against the run's baseline strategy: exact McNemar on the
- * probes both graded, Holm-adjusted across the run's strategies.
+ * probes both answered or errored (an error counts as not passed), Holm-adjusted across the run's strategies.
  */
 export interface BaselineComparison {
   baseline: string;
@@ -251,7 +251,9 @@ export function probeErrorStage(r: ProbeRecord): 'answer' | 'answer-judge' | und
   if (r.errorStage === 'answer') return 'answer';
   if (r.errorStage === 'judge' || r.judge?.verdict === 'error') return 'answer-judge';
   // Records written before `errorStage` existed: an error without a judge verdict came from the answer call.
-  return r.error !== undefined ? 'answer' : undefined;
+  if (r.error !== undefined) return 'answer';
+  // Never graded, with no error said (a damaged or hand-made record): an error of grading, as isProbeError counts it.
+  return r.passed === undefined ? 'answer-judge' : undefined;
 }
 
 /** Strategy ids in config order, then any that only appear in records. */
@@ -566,7 +568,7 @@ function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean, ow
     accuracyHigh: ci?.high,
     ...kindMetrics(probes),
     ...answerableMetrics(probes, withCI),
-    meanF1: mean(graded.map((r) => r.f1).filter((f): f is number => f !== undefined)),
+    meanF1: meanF1(probes),
     passHatN: repeat > 1 ? passHatN(repeatCounts(probes), repeat) : undefined,
     errors: probes.length - graded.length,
     answerErrors: probes.filter((r) => probeErrorStage(r) === 'answer').length,
@@ -797,9 +799,28 @@ export function accuracyByTag(run: RunResult): { tags: string[]; strategies: { s
   return { tags, strategies };
 }
 
+/**
+ * Mean token F1 over the answers F1 applies to, an errored one counting 0: left out, errors
+ * would raise the mean (the misses are the likelier to error) and let a floor on it pass. A tool
+ * probe graded by rule has no F1, errored or not.
+ */
+function meanF1(probes: ProbeRecord[]): number | undefined {
+  const scores: number[] = [];
+  for (const r of probes) {
+    if (isProbeError(r)) {
+      if (r.tool === undefined) scores.push(0);
+    } else if (r.f1 !== undefined) scores.push(r.f1);
+  }
+  return mean(scores);
+}
+
 // ---------- paired probes ----------
 
-/** Pass rate over graded repeats; a probe "passes" overall when more than half of its repeats passed. */
+/**
+ * Pass rate over a probe's repeats, an errored repeat counting as not passed (as accuracy counts
+ * it: left out, an error would drop out of the paired test and the interval); a probe "passes"
+ * overall when more than half of its repeats passed.
+ */
 export interface ProbeOutcome {
   transcript: string;
   probe: string;
@@ -810,13 +831,12 @@ export interface ProbeOutcome {
 export function probeOutcomes(records: ProbeRecord[]): Map<string, ProbeOutcome> {
   const groups = new Map<string, ProbeRecord[]>();
   for (const r of records) {
-    if (isProbeError(r)) continue;
     const key = `${r.transcript}\u0000${r.probe}`;
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const out = new Map<string, ProbeOutcome>();
   for (const [key, list] of groups) {
-    const rate = list.filter((r) => r.passed).length / list.length;
+    const rate = list.filter((r) => r.passed === true && !isProbeError(r)).length / list.length;
     out.set(key, { transcript: list[0].transcript, probe: list[0].probe, rate, passed: rate > 0.5 });
   }
   return out;
@@ -843,7 +863,7 @@ export function compareProbes(base: ProbeRecord[], cand: ProbeRecord[], withBoot
 }
 
 /**
- * Every strategy against `run.info.baseline` on the probes both graded. The
+ * Every strategy against `run.info.baseline` on the probes both have (an errored one not passed). The
  * family Holm adjusts over is these comparisons of one run (one per strategy
  * besides the baseline that shares a probe with it), so "significant" holds
  * at 5% for the overview as a whole, not per row.
@@ -1042,7 +1062,7 @@ const BASE_METRICS: MetricDef[] = [
   // Not `binary`: McNemar would pair pass/fail outcomes; these are rates over their own subsets, compared per transcript.
   def('probe.answerable', true, 'answerable / probes with a known answerable (every needed fact in the context sent; probes naming no facts, abstention probes aside, are unknown and left out)', (s) => s.answerableRate, knownAnswerable),
   def('probe.reader_gap', false, 'answerable probes not passed / answerable probes (an errored answerable probe counts as missed)', (s) => s.readerGapRate, gradedAnswerable),
-  def('probe.f1', true, 'mean token F1 over graded answers', (s) => s.meanF1, gradedProbes),
+  def('probe.f1', true, 'mean token F1 over the answers (an errored answer counts 0)', (s) => s.meanF1, gradedProbes),
   def('probe.pass_hat_n', true, 'pass^N over repeats (repeat > 1 only; an errored repeat counts as not passed)', (s) => s.passHatN, gradedProbes),
   def('probe.errors', false, 'probe records that errored or were not graded (answer and answer-judge errors)', (s) => s.errors, attemptsOf((s) => s.attempted, 'probes')),
   def('probe.answer_errors', false, 'probes whose answering model call failed, of attempted probes', (s) => s.answerErrors, attemptsOf((s) => s.attempted, 'probes')),

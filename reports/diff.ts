@@ -774,7 +774,7 @@ function verdictRow(s: StrategyDiff): string {
   return `<tr>${cells.join('')}</tr>`;
 }
 
-const VERDICT_LEGEND = `▲/▼ significantly more/less accurate in the candidate, ≈ not significant (exact McNemar on the probes both runs graded, Holm-adjusted across the diff's strategies; hover for p). Δ is the paired accuracy difference (candidate − base) with its clustered 95% bootstrap CI; tokens are mean context tokens, and the headline's share sums them over the shared strategies.`;
+const VERDICT_LEGEND = `▲/▼ significantly more/less accurate in the candidate, ≈ not significant (exact McNemar on the probes both runs have, an errored one counting as not passed, Holm-adjusted across the diff's strategies; hover for p). Δ is the paired accuracy difference (candidate − base) with its clustered 95% bootstrap CI; tokens are mean context tokens, and the headline's share sums them over the shared strategies.`;
 
 // Inline, as report.html's verdict does: the page's CSP allows inline styles and no scripts.
 const VERDICT_STYLE = '<style>.verdict{border:1px solid #d0d7de;border-radius:6px;padding:6px 14px;margin:0 0 12px}.verdict h2{margin:4px 0 6px;border:0;padding:0}.verdict p{margin:4px 0}.verdict-headline{font-size:15px}.verdict-table{margin:6px 0}.flip{border-top:1px solid #d0d7de;padding:4px 0}</style>';

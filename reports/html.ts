@@ -241,7 +241,7 @@ function overview(rows: StrategySummary[]): string {
     ];
     return `<tr>${cells.join('')}</tr>`;
   });
-  const note = `<p class="muted">Accuracy is passed / attempted probes: an errored probe counts as not passed. The 95% CI is a Wilson interval at the effective sample size (probes / design effect from the transcripts' intraclass correlation). "vs" compares with the baseline strategy on the probes both graded (exact McNemar); * marks a Holm-adjusted p below 0.05 across the run's strategies.</p><p class="muted answerable-note">${esc(ANSWERABLE_SENTENCE)}</p>`;
+  const note = `<p class="muted">Accuracy is passed / attempted probes: an errored probe counts as not passed. The 95% CI is a Wilson interval at the effective sample size (probes / design effect from the transcripts' intraclass correlation). "vs" compares with the baseline strategy on the probes both have, an errored one counting as not passed (exact McNemar); * marks a Holm-adjusted p below 0.05 across the run's strategies.</p><p class="muted answerable-note">${esc(ANSWERABLE_SENTENCE)}</p>`;
   return `<h2 id="overview">Overview</h2>${note}<table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('\n')}</table>`;
 }
 

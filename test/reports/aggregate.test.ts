@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { METRIC_NAMES, accuracyByTag, baselineComparisons, isMetricName, judgeLabel, metricDef, metricValue, modelLabel, runNotice, stageErrors, summarize, summarizeStrategy, turnLatencies } from '../../reports/aggregate.js';
+import { METRIC_NAMES, accuracyByTag, baselineComparisons, compareProbes, isMetricName, judgeLabel, metricDef, metricValue, modelLabel, runNotice, stageErrors, summarize, summarizeStrategy, turnLatencies } from '../../reports/aggregate.js';
 import { bareProbeRecord, bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
 import type { ProbeRecord, SummaryRecord } from '../../core/types.js';
 
@@ -51,7 +51,7 @@ describe('summarize', () => {
     expect(trim.accuracyByKind).toEqual({ recall: 0, update: 1, temporal: 0.5, 'multi-hop': 1, abstention: 1 });
     expect(trim.attemptedByKind.temporal).toBe(2);
     expect(trim.gradedByKind.temporal).toBe(1);
-    expect(trim.meanF1).toBeCloseTo(7.5 / 9, 12); // F1 stays over graded answers
+    expect(trim.meanF1).toBeCloseTo(7.5 / 10, 12); // the errored answer scores 0: it never leaves the mean
     expect(trim.passHatN).toBeCloseTo(3 / 5, 12); // p3's errored repeat is not a pass, so p3 fails pass^2
     expect(summ.accuracy).toBeCloseTo(0.7, 12);
     expect(summ.accuracyByKind).toEqual({ recall: 1, update: 0.5, temporal: 1, 'multi-hop': 0, abstention: 1 });
@@ -416,5 +416,29 @@ describe('turn latency', () => {
     const summaries = [summary(4, 40), summary(4, 60), summary(3, 25)];
     // 100, 200 + 100, 300 + 100, and 25 for turn 3 alone.
     expect(turnLatencies(probes, summaries).sort((a, b) => a - b)).toEqual([25, 100, 300, 400]);
+  });
+});
+
+describe('compareProbes', () => {
+  const rec = (strategy: string, probe: string, passed: boolean, repeat = 1, error?: string) =>
+    bareProbeRecord({ strategy, transcript: `t-${probe}`, probe, reference: 'x', repeat, passed, ...(error ? { error, errorStage: 'answer' as const } : {}) });
+  const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+
+  it('counts an errored probe as not passed: answers that errored are flips, not dropped pairs', () => {
+    const base = ids.map((p) => rec('base', p, true));
+    const cand = ids.map((p) => rec('cand', p, false, 1, 'HTTP 500'));
+    const paired = compareProbes(base, cand);
+    expect(paired.pairs).toHaveLength(8);
+    expect([paired.passToFail, paired.failToPass]).toEqual([8, 0]);
+    expect(paired.mcnemarP).toBeLessThan(0.05);
+    expect(paired.bootstrap?.high).toBeLessThan(0);
+  });
+
+  it('counts an errored repeat as a repeat not passed', () => {
+    const base = ids.flatMap((p) => [rec('base', p, true, 1), rec('base', p, true, 2)]);
+    const cand = ids.flatMap((p) => [rec('cand', p, true, 1), rec('cand', p, false, 2, 'HTTP 500')]);
+    const paired = compareProbes(base, cand);
+    expect(paired.pairs.every((p) => p.cand.rate === 0.5 && !p.cand.passed)).toBe(true);
+    expect(paired.passToFail).toBe(8);
   });
 });

@@ -115,8 +115,8 @@ describe('tool gates', () => {
   it('passes and fails on the tool metrics, saying what each rests on', () => {
     const results = evaluateGates(run, [gate({ metric: 'tool.accuracy', min: 0.5 }), gate({ metric: 'tool.args_accuracy', strategy: 'trim-2', min: 0.5 })]);
     expect(results.map((r) => `${r.strategy}:${r.status}`)).toEqual(['full:pass', 'trim-2:fail', 'summ:pass', 'trim-2:fail']);
-    expect(results[1].message).toBe('trim-2 tool.accuracy = 0 over 3 tool probes (1 error) < min 0.5 — FAIL');
-    expect(results[3].message).toBe('trim-2 tool.args_accuracy = 0.25 over 2 tool probes expecting a call (1 error) < min 0.5 — FAIL');
+    expect(results[1].message).toBe('trim-2 tool.accuracy = 0 (4 tool probes: 3 graded, 1 errored) < min 0.5 — FAIL');
+    expect(results[3].message).toBe('trim-2 tool.args_accuracy = 0.25 (3 tool probes expecting a call: 2 graded, 1 errored) < min 0.5 — FAIL');
   });
 
   it('bounds the counters: right tool, exact and extra calls, repeated calls, re-asks', () => {
@@ -245,7 +245,7 @@ describe('tool metrics in gate.md, junit.xml, the CLI table and diffs', () => {
   it('junit.xml fails a tool gate and the tool probes it failed on, with the expected and made call', () => {
     const results = evaluateGates(run, [gate({ metric: 'tool.accuracy', strategy: 'trim-2', min: 0.5 }), gate({ metric: 'tool.reasks', strategy: 'summ', max: 0 })]);
     const xml = gateJUnit(run, results);
-    expect(xml).toContain('<testcase classname="gates.trim-2" name="tool.accuracy min 0.5" time="0.000">\n      <failure message="trim-2 tool.accuracy = 0 over 3 tool probes (1 error) &lt; min 0.5 — FAIL"');
+    expect(xml).toContain('<testcase classname="gates.trim-2" name="tool.accuracy min 0.5" time="0.000">\n      <failure message="trim-2 tool.accuracy = 0 (4 tool probes: 3 graded, 1 errored) &lt; min 0.5 — FAIL"');
     const gated = xml.slice(xml.indexOf('memeval probes of failed gates'), xml.indexOf('memeval probes (informational'));
     expect(gated).toContain('name="k1 (tool) #1"');
     expect(gated).toContain('tool call: expected get_order · made get_order({&quot;id&quot;:&quot;A-1042&quot;,&quot;region&quot;:&quot;us&quot;})');
