@@ -32,7 +32,32 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   strategies: async () => (await import('./commands/strategies.js')).strategiesCommand,
 };
 
+/** What a file-system error on a path says, in words; these are problems with a path the user gave. */
+const PATH_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file or folder',
+  EISDIR: 'is a folder, not a file',
+  ENOTDIR: 'a part of this path is a file, not a folder',
+  EEXIST: 'already exists as a file, where a folder is needed',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'on a read-only file system',
+  ENAMETOOLONG: 'the path is too long',
+};
+
+/** `path: what is wrong` for a file-system error on a path, else undefined. */
+function pathProblem(error: unknown): string | undefined {
+  const { code, path } = (error ?? {}) as { code?: unknown; path?: unknown };
+  if (typeof code !== 'string' || typeof path !== 'string' || !(code in PATH_ERRORS)) return undefined;
+  return `${path}: ${PATH_ERRORS[code]}`;
+}
+
 function reportError(error: unknown): number {
+  const onPath = pathProblem(error);
+  if (onPath) {
+    process.stderr.write(`memeval: ${redact(onPath)}\n`);
+    if (process.env.MEMEVAL_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${redact(error.stack)}\n`);
+    return EXIT.badInput;
+  }
   if (isInputError(error)) {
     for (const line of error.message.split('\n')) process.stderr.write(`${redact(line)}\n`);
     return EXIT.badInput;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../harness/cli.js';
+import { captureOutput } from '../helpers/output.js';
 
 const TRANSCRIPT = `id: tiny
 turns:
@@ -62,5 +63,27 @@ describe('memeval CLI', () => {
     expect(await main(['report', runDir])).toBe(0);
     expect(existsSync(join(runDir, 'report.html'))).toBe(true);
     expect(await main(['report'])).toBe(2);
+  });
+});
+
+describe('a path the file system refuses', () => {
+  const output = captureOutput();
+
+  it('is bad input (exit 2) named by its path, whatever command met it, with no stack', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memeval-cli-'));
+    try {
+      const file = join(dir, 'notes.txt');
+      writeFileSync(file, 'a file, not a folder');
+      // calibrate writes under --out: here a file stands where its folder should be.
+      expect(await main(['calibrate', '--judge', 'offline', '--out', file])).toBe(2);
+      expect(output.stderr()).toContain(`${file}`);
+      expect(output.stderr()).toMatch(/a part of this path is a file, not a folder|already exists as a file/);
+      expect(output.stderr()).not.toMatch(/^\s{4}at\s/m);
+      output.clearStderr();
+      expect(await main(['import', 'locomo', join(dir, 'nowhere.json'), '--out', join(dir, 'out')])).toBe(2);
+      expect(output.stderr()).toMatch(/nowhere\.json: no such file/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

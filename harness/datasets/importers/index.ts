@@ -4,7 +4,8 @@
 // all or nothing (output.ts). The JSON is read as a stream of top-level list elements, so even
 // longmemeval_m.json (gigabytes) never has to fit in one string.
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
+import { firstBadSequence } from '../../schema/files.js';
 import { basename, join } from 'node:path';
 import { InputError, fileProblem, type Problem } from '../../../core/errors.js';
 import { writeTranscriptFile } from '../yaml-write.js';
@@ -66,9 +67,10 @@ export async function* jsonArrayElements(file: string, readChunkBytes = 1 << 20)
       throw new InputError([{ file, ...start, message: `invalid JSON in list element ${index}: ${(e as Error).message}` }]);
     }
   };
-  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: readChunkBytes });
+  const readable = readableFile(file);
+  if (readable) throw new InputError([fileProblem(file, readable)]);
   try {
-    for await (const chunk of stream as AsyncIterable<string>) {
+    for await (const chunk of utf8Chunks(file, readChunkBytes, () => ({ line, col }))) {
       let from = state === 'in' ? 0 : -1;
       let nextQuote = -1;
       let nextSlash = -1;
@@ -142,6 +144,52 @@ export async function* jsonArrayElements(file: string, readChunkBytes = 1 << 20)
     throw new InputError([fileProblem(file, `cannot read: ${(e as Error).message}`)]);
   }
   if (state !== 'end') fail(state === 'start' ? 'the file is empty; expected a JSON list' : 'the file ends before the top-level list is closed');
+}
+
+/** Why `file` cannot be read as a file, or undefined when it can be tried. */
+function readableFile(file: string): string | undefined {
+  try {
+    return statSync(file).isDirectory() ? 'is a folder, not a JSON file' : undefined;
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    return code === 'ENOENT' ? 'no such file' : `cannot read: ${(e as Error).message}`;
+  }
+}
+
+/**
+ * The file's text a chunk at a time, strictly UTF-8: a benchmark file in another encoding
+ * would otherwise import with U+FFFD in place of its letters, and nothing would say so.
+ * `at` is where the reader stands, the start of the chunk being decoded.
+ */
+async function* utf8Chunks(file: string, chunkBytes: number, at: () => { line: number; col: number }): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  for await (const bytes of createReadStream(file, { highWaterMark: chunkBytes }) as AsyncIterable<Buffer>) {
+    let text: string;
+    try {
+      text = decoder.decode(bytes, { stream: true });
+    } catch {
+      throw badUtf8(file, bytes, at());
+    }
+    yield text;
+  }
+  let tail: string;
+  try {
+    tail = decoder.decode();
+  } catch {
+    throw new InputError([fileProblem(file, 'invalid UTF-8: the file ends inside a character; save the file as UTF-8')]);
+  }
+  if (tail) yield tail;
+}
+
+/** The first bad byte of a chunk, placed by line and column from where the chunk starts. */
+function badUtf8(file: string, bytes: Buffer, from: { line: number; col: number }): InputError {
+  const bad = firstBadSequence(bytes);
+  const before = new TextDecoder().decode(bytes.subarray(0, bad.start));
+  const lines = before.split('\n');
+  const line = from.line + lines.length - 1;
+  const col = lines.length > 1 ? lines[lines.length - 1].length + 1 : from.col + before.length;
+  const byte = bytes[bad.start] === undefined ? '' : ` (byte 0x${bytes[bad.start].toString(16).toUpperCase().padStart(2, '0')})`;
+  return new InputError([{ file, line, col, message: `invalid UTF-8${byte}; save the file as UTF-8 (it may be in Latin-1 or Windows-1252)` }]);
 }
 
 function indexOrEnd(text: string, search: string, from: number): number {
@@ -274,6 +322,9 @@ async function writeRecords(benchmark: BenchmarkName, file: string, options: Imp
   const ids = new Set<string>();
   const tally = new QuirkTally();
   let schemaProblems = 0;
+  // Checked before the file is hashed: a missing file or a folder is bad input, said as such.
+  const unreadable = readableFile(file);
+  if (unreadable) throw new InputError([fileProblem(file, unreadable)]);
   const imported = await importRecord(benchmark, file, options);
   for await (const record of convertedRecords(benchmark, file, options, stats, problems)) {
     if ('problem' in record) {

@@ -146,7 +146,9 @@ export function longMemEvalToTranscript(instance: unknown, index: number): Trans
   const answer = answerText(instance.answer);
   if (answer === undefined || answer.length === 0) throw new SchemaError(`${where}.answer`, 'missing, or not text or a number');
   const abstention = questionId.endsWith('_abs');
-  const kind: ProbeKind = abstention ? 'abstention' : (LONGMEMEVAL_KINDS[questionType] ?? 'recall');
+  // Own keys only: a question_type of "constructor" or "__proto__" is an unknown type, not Object's.
+  const known = Object.hasOwn(LONGMEMEVAL_KINDS, questionType);
+  const kind: ProbeKind = abstention ? 'abstention' : known ? LONGMEMEVAL_KINDS[questionType] : 'recall';
 
   const { sessions, notes } = readSessions(instance, where);
   const built: Built = { turns: [], evidence: [], notes };
@@ -160,7 +162,7 @@ export function longMemEvalToTranscript(instance: unknown, index: number): Trans
   if (questionDate !== undefined) probeMeta.question_date = questionDate;
   if (Array.isArray(instance.answer_session_ids)) probeMeta.answer_session_ids = instance.answer_session_ids.map(String);
   if (unmatched.length > 0) probeMeta.evidence_turns = unmatched;
-  if (!(questionType in LONGMEMEVAL_KINDS)) probeMeta.unknown_question_type = true;
+  if (!known) probeMeta.unknown_question_type = true;
   const probe: Probe = {
     id: 'q1',
     afterTurn: built.turns.length,

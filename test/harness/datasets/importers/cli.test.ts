@@ -39,6 +39,15 @@ describe('jsonArrayElements', () => {
     }
   });
 
+  it('refuses a missing file, a folder and bytes that are not UTF-8, saying where', async () => {
+    expect(await inputErrorOf(() => collect(join(dir, 'nowhere.json')))).toMatch(/nowhere\.json: no such file/);
+    expect(await inputErrorOf(() => collect(dir))).toMatch(/: is a folder, not a JSON file/);
+    const latin1 = join(dir, 'latin1.json');
+    writeFileSync(latin1, Buffer.concat([Buffer.from('[\n  {"text": "Rex caf'), Buffer.from([0xe9]), Buffer.from('."}\n]')]));
+    // Read a few bytes at a time as well: the position counts from where the bad chunk starts.
+    for (const chunk of [undefined, 7]) expect(await inputErrorOf(() => collect(latin1, chunk))).toMatch(/latin1\.json:2:20: invalid UTF-8 \(byte 0xE9\)/);
+  });
+
   it('accepts an empty list and primitive elements', async () => {
     expect(await collect(file('empty.json', ' [ ] '))).toEqual([]);
     expect(await collect(file('prims.json', '[1, "two", true, null]'))).toEqual([1, 'two', true, null]);
@@ -53,7 +62,7 @@ describe('jsonArrayElements', () => {
     expect(await inputErrorOf(() => collect(file('open.json', '[1, 2')))).toMatch(/open\.json:1:6: the file ends before the top-level list is closed/);
     expect(await inputErrorOf(() => collect(file('after.json', '[1] x')))).toMatch(/after\.json:1:5: unexpected text after/);
     expect(await inputErrorOf(() => collect(file('blank.json', '')))).toMatch(/blank\.json:1:1: the file is empty/);
-    expect(await inputErrorOf(() => collect(join(dir, 'missing.json')))).toMatch(/missing\.json: cannot read/);
+    expect(await inputErrorOf(() => collect(join(dir, 'missing.json')))).toMatch(/missing\.json: no such file/);
   });
 });
 

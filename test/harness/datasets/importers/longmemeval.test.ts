@@ -69,6 +69,14 @@ describe('LongMemEval conversion', () => {
     expect(pref.probes[0].kind).toBe('recall');
   });
 
+  it("reads a question_type named like an Object member as an unknown type, not Object's", () => {
+    for (const questionType of ['constructor', 'toString', '__proto__']) {
+      const t = longMemEvalToTranscript({ ...(instances[0] as Record<string, unknown>), question_type: questionType }, 0);
+      expect(t.probes[0].kind, questionType).toBe('recall');
+      expect(t.probes[0].meta?.unknown_question_type, questionType).toBe(true);
+    }
+  });
+
   it('leaves must_include to the judge for long answers', () => {
     expect(multi.probes[0].mustInclude).toEqual([]);
     expect(pref.probes[0].mustInclude).toEqual([]);
