@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, InputError, isInputError, type Problem } from '../../core/errors.js';
 import { isRecord } from '../../core/record.js';
+import { gateSchema } from '../../core/schema/gate.js';
 import type { GateConfig, RunResult } from '../../core/types.js';
 import { evaluateGates, runFailure, type GateOptions, type GateResult } from '../../reports/gate.js';
 import { gateJUnit } from '../../reports/junit.js';
@@ -25,17 +26,29 @@ export type LoadGateConfig = (file: string | undefined) => GateConfigSource | Pr
  */
 const loadGateConfig: LoadGateConfig = (file) => (file ? loadConfig(file) : loadConfigOrDefault(undefined));
 
-/** The recorded gates, checked for the fields evaluation relies on (run.json may be edited by hand). */
+/** A gate as run.json records it; `where` is absent from runs written before it was recorded. */
+const RECORDED_GATE = gateSchema.partial({ where: true });
+
+/** The recorded gates, checked as the config checks them (run.json may be edited by hand). */
 function recordedGates(value: unknown, runFile: string): GateConfig[] {
   if (value === undefined) return [];
   const whole = (message: string): Problem => ({ file: runFile, line: 0, col: 0, message });
   if (!Array.isArray(value)) throw new InputError([whole('info.config.gates must be a list')]);
   const problems: Problem[] = [];
   const gates = (value as unknown[]).map((g, i) => {
+    const at = `info.config.gates[${i}]`;
     if (!isRecord(g) || typeof g.metric !== 'string' || typeof g.strategy !== 'string') {
-      problems.push(whole(`info.config.gates[${i}] is not a gate (it needs "metric" and "strategy")`));
+      problems.push(whole(`${at} is not a gate (it needs "metric" and "strategy")`));
+      return g as GateConfig;
     }
-    const where = isRecord(g) && typeof g.where === 'string' ? g.where : `${runFile} info.config.gates[${i}]`;
+    // A threshold edited to null or text would be compared as one ("≥ min null" passed).
+    const checked = RECORDED_GATE.safeParse(g);
+    if (!checked.success) {
+      for (const issue of checked.error.issues) problems.push(whole(`${at}${issue.path.map((k) => `.${String(k)}`).join('')}: ${issue.message}`));
+    } else if (g.min === undefined && g.max === undefined && g.max_drop === undefined) {
+      problems.push(whole(`${at} needs at least one of "min", "max" or "max_drop"`));
+    }
+    const where = typeof g.where === 'string' ? g.where : `${runFile} ${at}`;
     return { ...(g as GateConfig), where };
   });
   if (problems.length) throw new InputError(problems);

@@ -146,6 +146,15 @@ describe('gateCommand', () => {
     const broken = save(join(root, 'bad', 'broken'), sampleRun(), { gates: [{ min: 1 }] as unknown as GateConfig[] });
     expect(await gateCommand([broken], noConfigFile)).toBe(2);
     expect(stderr()).toContain(`${join(broken, 'run.json')}: info.config.gates[0] is not a gate`);
+    // A threshold edited to null or text is no threshold: it must not be compared as one and pass.
+    for (const min of [null, 'zero', []]) {
+      const edited = save(join(root, 'bad', `min-${JSON.stringify(min)}`), allPass(), { gates: [gate({ metric: 'probe.accuracy', min: min as unknown as number })] });
+      expect(await gateCommand([edited], noConfigFile), JSON.stringify(min)).toBe(2);
+      expect(stderr()).toContain(`${join(edited, 'run.json')}: info.config.gates[0].min:`);
+    }
+    const unbounded = save(join(root, 'bad', 'unbounded'), allPass(), { gates: [gate({ metric: 'probe.accuracy' })] });
+    expect(await gateCommand([unbounded], noConfigFile)).toBe(2);
+    expect(stderr()).toContain('info.config.gates[0] needs at least one of "min", "max" or "max_drop"');
     const relative = save(join(root, 'bad', 'relative'), allPass(), { gates: [gate({ metric: 'probe.accuracy', max_drop: 0.01, vs: 'baseline-run' })] });
     expect(await gateCommand([relative, '--baseline', join(root, 'no-such-run')], noConfigFile)).toBe(2);
     expect(stderr()).toContain(`${join(root, 'no-such-run')}: no such run directory or run.json`);
