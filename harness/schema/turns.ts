@@ -5,7 +5,7 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { isRecord } from '../../core/record.js';
-import { normalizeText } from '../../core/text.js';
+import { normalizeAnswer, normalizeText } from '../../core/text.js';
 import type { Fact, MessageTurn, ToolCallSpec } from '../../core/types.js';
 import { quote } from '../../core/errors.js';
 import { writtenText, type Path } from '../yaml-source.js';
@@ -96,7 +96,10 @@ export function turnRangeProblem(turn: number, subject: string): string | undefi
 /** Text that must match replies or contexts: one without letters or digits normalises to nothing and never could. */
 export function phrase(where: string): z.ZodString {
   return text({ nonEmpty: true }).superRefine((value, rctx) => {
-    if (value.trim() !== '' && normalizeText(value) === '') report(rctx, { message: `${quote(value)} in ${where} has no letters or digits, so it can never match` });
+    if (value.trim() === '') return;
+    if (normalizeText(value) === '') report(rctx, { message: `${quote(value)} in ${where} has no letters or digits, so it can never match` });
+    // Matching drops these words (core/text.ts normalizeAnswer): an entry of nothing else matches nothing.
+    else if (normalizeAnswer(value) === '') report(rctx, { message: `${quote(value)} in ${where} has only the words "a", "an", "the" and "and", which matching ignores, so it can never match` });
   });
 }
 

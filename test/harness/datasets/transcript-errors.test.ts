@@ -247,12 +247,14 @@ describe('fact and probe errors', () => {
       '  - { id: c, after_turn: 1, question: q, answer: x, must_include: ["?!"] }',
       '  - { id: d, after_turn: 1, question: q, answer: x, must_include: [[ok, [deep]]] }',
       '  - { id: e, after_turn: 1, question: q, answer: x, must_include: { a: 1 } }',
+      '  - { id: f, after_turn: 1, question: q, answer: x, must_include: [The] }',
     ]);
     expectProblem(found, '6:68', 'an entry of "must_include" in probe "a" is an empty list');
     expectProblem(found, '7:68', 'an entry of "must_include" in probe "b" must be text or a list of alternatives, not a mapping');
     expectProblem(found, '8:68', '"?!" in "must_include" of probe "c" has no letters or digits, so it can never match');
     expectProblem(found, '9:73', 'an alternative in "must_include" of probe "d" must be text, not a list');
     expectProblem(found, '10:67', '"must_include" in probe "e" must be text or a list, not a mapping');
+    expectProblem(found, '11:68', '"The" in "must_include" of probe "f" has only the words "a", "an", "the" and "and", which matching ignores, so it can never match');
   });
 });
 

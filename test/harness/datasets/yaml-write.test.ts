@@ -110,7 +110,7 @@ describe('transcriptToYaml', () => {
       const t = sample();
       t.turns = unportable.map((text) => ({ kind: 'message' as const, user: text, assistant: text, toolCalls: [{ name: 'look', arguments: { [`key ${text}`]: text }, output: text }] }));
       t.facts = [];
-      t.probes = [{ id: 'p1', afterTurn: 1, question: 'q\u2028?', answer: 'a\u0085', mustInclude: [['a\u0085']], facts: [], kind: 'recall' }];
+      t.probes = [{ id: 'p1', afterTurn: 1, question: 'q\u2028?', answer: 'ok\u0085', mustInclude: [['ok\u0085']], facts: [], kind: 'recall' }];
       return t;
     }
 
