@@ -181,4 +181,23 @@ const factSchema = map({
     (f): Fact => dropUndefined({ id: f.id, text: f.text, aliases: f.aliases, turn: f.turn, critical: f.critical, supersededBy: f.superseded_by, meta: f.meta }),
   );
 
-export const factsSchema = list(factSchema).superRefine(...uniqueIds('facts', 'fact'));
+export const factsSchema = list(factSchema)
+  .superRefine(...uniqueIds('facts', 'fact'))
+  .superRefine((facts, rctx) => {
+    // A chain that comes back to its start ("a" superseded by "b", "b" by "a") leaves no fact
+    // current: both would stop counting as due, and retention would read perfect.
+    const next = new Map(facts.map((f) => [f.id, f.supersededBy]));
+    facts.forEach((f, i) => {
+      // Superseded by itself is reported with the fact.
+      if (f.supersededBy === f.id) return;
+      const seen = new Set([f.id]);
+      for (let at = f.supersededBy; at !== undefined; at = next.get(at)) {
+        if (at === f.id) {
+          report(rctx, { path: [i, 'superseded_by'], message: `fact ${quote(f.id)} is superseded in a circle (${[...seen, f.id].map((id) => quote(id)).join(' → ')}): one of them must be the current fact` });
+          break;
+        }
+        if (seen.has(at)) break;
+        seen.add(at);
+      }
+    });
+  });

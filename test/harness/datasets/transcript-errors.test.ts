@@ -205,6 +205,12 @@ describe('fact and probe errors', () => {
     expectProblem(found, '10:49', 'fact "me" is superseded by itself');
   });
 
+  it('refuses supersession in a circle, which would leave no fact current', () => {
+    const found = problems([...OK_TURNS, 'facts:', '  - { id: a, text: one, turn: 1, superseded_by: b }', '  - { id: b, text: two, turn: 2, superseded_by: a }']);
+    expectProblem(found, '6:49', 'fact "a" is superseded in a circle ("a" → "b" → "a"): one of them must be the current fact');
+    expectProblem(found, '7:49', 'fact "b" is superseded in a circle ("b" → "a" → "b"): one of them must be the current fact');
+  });
+
   it('checks probes: range, facts, kind, duplicates and required fields', () => {
     const found = problems([
       'turns:', '  - user: a', '  - user: b', '  - user: c', '  - user: d', '  - user: e',
