@@ -123,8 +123,27 @@ const toolCallSchema = map({
 
 function timestamp(): z.ZodString {
   return text().superRefine((at, rctx) => {
-    if (Number.isNaN(Date.parse(at))) report(rctx, { message: `{label} is not a date and time: ${quote(at)} (use ISO 8601, e.g. 2025-03-02T10:32:00Z)` });
+    // Date.parse reads "12345" as a year and rolls "2025-02-30" over to March 2.
+    if (Number.isNaN(Date.parse(at)) || /^\s*\d+\s*$/.test(at)) {
+      report(rctx, { message: `{label} is not a date and time: ${quote(at)} (use ISO 8601, e.g. 2025-03-02T10:32:00Z)` });
+      return;
+    }
+    const problem = calendarProblem(at);
+    if (problem) report(rctx, { message: `{label} ${quote(at)} is not a real date: ${problem}` });
   });
+}
+
+const ISO_DAY = /^\s*(\d{4})-(\d{2})-(\d{2})/;
+
+/** What is impossible about an ISO 8601 date's day ("February 2025 has 28 days"); undefined for a real one or another format. */
+function calendarProblem(at: string): string | undefined {
+  const m = ISO_DAY.exec(at);
+  if (!m) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (month < 1 || month > 12) return `there is no month ${month}`;
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > days) return `${new Date(Date.UTC(year, month - 1, 1)).toLocaleString('en-US', { month: 'long', timeZone: 'UTC' })} ${year} has ${days} days`;
+  return undefined;
 }
 
 /** The fields of a `user:` turn; a transcript's turn may hold `items:` instead. */

@@ -121,6 +121,11 @@ describe('turn errors', () => {
     const found = problems(['turns:', '  - user:', '  - user: hi', '    at: next tuesday']);
     expectProblem(found, '2:5', '"user" in turn 1 must be text, not empty');
     expectProblem(found, '4:9', '"at" in turn 2 is not a date and time: "next tuesday"');
+    // What Date.parse would take: a bare number as a year, a day past the month's end rolled over.
+    const odd = problems(['turns:', '  - user: a', '    at: 12345', '  - user: b', '    at: 2025-02-30T10:00:00Z', '  - user: c', '    at: 2024-02-29T10:00:00Z']);
+    expectProblem(odd, '3:9', '"at" in turn 1 is not a date and time: "12345"');
+    expectProblem(odd, '5:9', '"at" in turn 2 "2025-02-30T10:00:00Z" is not a real date: February 2025 has 28 days');
+    expect(odd).toHaveLength(2);
   });
 
   it('checks tool calls: name and output required, arguments a mapping or a string', () => {
