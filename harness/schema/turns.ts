@@ -117,9 +117,24 @@ const toolCallSchema = map({
       }
     }),
   /** Arguments as the transcript wrote them; sent to the model as a JSON string. */
-  arguments: z.union([freeform(), word()], { error: typeError('a mapping or a JSON string') }).default(() => ({})),
+  arguments: z
+    .union([freeform(), word()], { error: typeError('a mapping or a JSON string') })
+    .superRefine((args, rctx) => {
+      if (typeof args === 'string' && !isJsonObject(args)) report(rctx, { message: `{label} is text that is not a JSON object: ${quote(args.length > 40 ? `${args.slice(0, 40)}…` : args)} (write a mapping, or the JSON the call sent)` });
+    })
+    .default(() => ({})),
   output: text(),
 }).transform((call): ToolCallSpec => call);
+
+/** A call's arguments as the API sends them: a JSON object. */
+function isJsonObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
 
 function timestamp(): z.ZodString {
   return text().superRefine((at, rctx) => {

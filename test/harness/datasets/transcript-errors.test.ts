@@ -138,8 +138,12 @@ describe('turn errors', () => {
       '      - { name: g }',
       '      - { name: h, output: { a: 1 }, extra: 1 }',
       '      - nope',
+      "      - { name: i, arguments: 'not json', output: done }",
+      '      - { name: j, arguments: \'{"city": "Oslo"}\', output: done }',
     ]);
     expectProblem(found, '4:9', 'tool call 1 of turn 1 is missing "name"');
+    expectProblem(found, '9:31', '"arguments" in tool call 6 of turn 1 is text that is not a JSON object: "not json"');
+    expect(found.some((l) => l.includes('tool call 7 of'))).toBe(false);
     expectProblem(found, '5:31', '"arguments" in tool call 2 of turn 1 must be a mapping or a JSON string, not a list');
     expectProblem(found, '6:9', 'tool call 3 of turn 1 is missing "output"');
     expectProblem(found, '7:28', '"output" in tool call 4 of turn 1 must be text, not a mapping');
