@@ -247,6 +247,15 @@ describe('stageErrors', () => {
     expect(stageErrors(run)[0].errors).toBe(1); // only trim-2's answer error
   });
 
+  it('counts a record never graded, with no error said, as a grading error, as accuracy does', () => {
+    const run = sampleRun();
+    const rec = run.probes[0];
+    Object.assign(rec, { passed: undefined, judge: undefined });
+    const judge = stageErrors(run)[1];
+    expect(judge.errors).toBe(1);
+    expect(summarize(run)[0].errors).toBe(1);
+  });
+
   it('shows 96 of 96 summary-judge failures as 96 errors', () => {
     const run = withSummaryJudgeErrors(bulkRun({ runId: 'r', strategies: ['a', 'b'], transcripts: 48, probesPer: 1, passes: () => true, summaryOverall: () => 4 }));
     expect(stageErrors(run)[3]).toEqual({ stage: 'summary-judge', errors: 96, attempted: 96, firstError: 'HTTP 401 from judge: invalid api key' });
