@@ -442,6 +442,28 @@ export interface DiffOptions {
   allowProtocolChange?: boolean;
 }
 
+function transcriptIds(run: RunResult): Set<string> {
+  const ids = new Set<string>();
+  for (const r of run.turns) ids.add(r.transcript);
+  for (const r of run.probes) ids.add(r.transcript);
+  return ids;
+}
+
+/**
+ * Runs over different transcripts: each run's accuracy and tokens are over its own, so their
+ * difference mixes the data change with the strategy change; only the paired figures (Δ,
+ * McNemar, flips) stand on the probes both runs share.
+ */
+function transcriptWarnings(base: RunResult, cand: RunResult): string[] {
+  const b = transcriptIds(base);
+  const c = transcriptIds(cand);
+  const shared = [...b].filter((id) => c.has(id)).length;
+  if (shared === b.size && shared === c.size) return [];
+  return [
+    `the runs measured different transcripts (base ${b.size}, candidate ${c.size}, ${shared} in both): each run's accuracy and tokens are over its own transcripts, so their difference mixes the data change with the strategy change; Δ, McNemar and the flips are over the probes both runs share`,
+  ];
+}
+
 function allWarnings(base: RunInfo, cand: RunInfo, protocol: ProtocolComparison, options: DiffOptions): string[] {
   // A judge change is already named by the protocol comparison when both runs recorded one.
   const judgeSaid = protocol.recorded === 'both';
@@ -460,7 +482,7 @@ export function diffRuns(base: RunResult, cand: RunResult, options: DiffOptions 
   return {
     base: runSide(base.info),
     cand: runSide(cand.info),
-    warnings: allWarnings(base.info, cand.info, protocol, options),
+    warnings: [...allWarnings(base.info, cand.info, protocol, options), ...transcriptWarnings(base, cand)],
     protocol,
     comparable: protocol.differences.length === 0,
     added: candIds.filter((id) => !baseIds.includes(id)),

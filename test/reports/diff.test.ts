@@ -27,6 +27,17 @@ describe('diffRuns', () => {
     expect([q2.baseRate, q2.candRate]).toEqual([0.5, 1]);
   });
 
+  it('warns when the runs measured different transcripts, and only then', () => {
+    const base = sampleRun({ runId: 'base' });
+    const fewer = sampleRun({ runId: 'cand' });
+    const dropped = fewer.probes[0].transcript;
+    fewer.probes = fewer.probes.filter((p) => p.transcript !== dropped);
+    fewer.turns = fewer.turns.filter((t) => t.transcript !== dropped);
+    const warning = diffRuns(base, fewer).warnings.find((w) => w.startsWith('the runs measured different transcripts'));
+    expect(warning).toMatch(/base 2, candidate 1, 1 in both/);
+    expect(diffRuns(base, sampleRun({ runId: 'cand' })).warnings.some((w) => w.includes('different transcripts'))).toBe(false);
+  });
+
   it('tests each strategy with exact McNemar on the shared probes', () => {
     expect(by.full).toMatchObject({ sharedProbes: 5, passToFail: 1, failToPass: 1, mcnemarP: 1, significant: false });
     expect(by.summ).toMatchObject({ sharedProbes: 5, passToFail: 0, failToPass: 2, mcnemarP: 0.5, significant: false });
