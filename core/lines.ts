@@ -2,7 +2,7 @@
 // a time. A large run's run.json (hundreds of MB) and journal.jsonl outgrow
 // V8's longest string (~512 MiB), so readFileSync(file, 'utf8') fails on them
 // ("Cannot create a string longer than 0x1fffffe8 characters").
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 
 export interface Line {
   /** The line without its `\n` (or `\r\n`). */
@@ -71,6 +71,8 @@ export function* readLines(path: string, options: ReadLinesOptions = {}): Genera
 
   const fd = openSync(path, 'r');
   try {
+    // Opening a folder succeeds; reading it fails with an EISDIR that names no path.
+    if (fstatSync(fd).isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${path}'`), { code: 'EISDIR', path });
     for (;;) {
       const read = readSync(fd, chunk, 0, chunkSize, null);
       if (read === 0) break;

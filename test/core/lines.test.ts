@@ -15,6 +15,11 @@ describe('readLines', () => {
     for (const chunkSize of [1, 2, 3, 5, 7, 64]) expect(lines(fileWith(text), { chunkSize }), `chunk ${chunkSize}`).toEqual(expected);
   });
 
+  it('names the path when it is a folder, so the error can say which', () => {
+    const folder = workspace().path('.');
+    expect(() => lines(folder)).toThrow(expect.objectContaining({ code: 'EISDIR', path: folder }));
+  });
+
   it('reads CRLF lines without their \\r and a last line without a newline', () => {
     expect(lines(fileWith('a\r\nb\r\n\r\nc'), { chunkSize: 2 })).toEqual([
       { text: 'a', line: 1 },
