@@ -30,7 +30,10 @@ export function describe(node: YNode | null | undefined): string {
   if (value === null || value === undefined) return 'empty';
   if (typeof value === 'number') return `the number ${(node as Scalar).source ?? String(value)}`;
   if (typeof value === 'boolean') return `${String(value)}`;
-  return 'text';
+  if (typeof value === 'string') return 'text';
+  // A tag made it something else: `!!binary` bytes, a `!!timestamp` date.
+  const tag = (node as Scalar).tag;
+  return tag ? `a value tagged ${tag.replace(/^tag:yaml\.org,2002:/, '!!')}` : `a ${typeof value} value`;
 }
 
 /**

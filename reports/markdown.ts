@@ -13,7 +13,8 @@ export function mdCell(value: unknown): string {
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/\|/g, '\\|')
-    .replace(/\r?\n/g, ' ');
+    // A lone CR, a line or paragraph separator end a line too, and with it the table row.
+    .replace(/\r\n?|[\n\u2028\u2029\u0085]/g, ' ');
 }
 
 function table(head: string[], rows: string[][]): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { diffRuns } from '../../reports/diff.js';
 import { evaluateGates } from '../../reports/gate.js';
-import { diffMarkdown, gateMarkdown } from '../../reports/markdown.js';
+import { diffMarkdown, gateMarkdown, mdCell } from '../../reports/markdown.js';
 import { bulkRun, sampleRun } from '../helpers/sample-run.js';
 
 describe('gate.md', () => {
@@ -38,5 +38,11 @@ describe('diff.md', () => {
     expect(md).toContain('| s | probe.reader_gap | 0 | 0.0625 | +0.0625 ⚠️ |');
     // Every probe kept its facts in both runs: the answerable rate did not move, so it is not listed.
     expect(md).not.toContain('probe.answerable |');
+  });
+});
+
+describe('mdCell', () => {
+  it('keeps a cell on its row whatever line break the text holds, a lone CR included', () => {
+    for (const brk of ['\n', '\r\n', '\r', '\u2028', '\u0085']) expect(mdCell(`T${brk}X|Y`)).toBe('T X\\|Y');
   });
 });

@@ -82,6 +82,8 @@ describe('transcript syntax and shape errors', () => {
     expectProblem(found, '2:7', '"tags" in the transcript must be a list, not text');
     expectProblem(found, '8:29', '"turn" in fact "f" must be a whole number, not the number 1.5');
     expectProblem(found, '8:44', '"critical" in fact "f" must be true or false, not text');
+    // A tag that makes a scalar something other than text says which tag, not "text".
+    expectProblem(problems(['title: !!binary aGVsbG8=', ...OK_TURNS]), '1:17', '"title" in the transcript must be text, not a value tagged !!binary');
   });
 
   it('rejects a turn that is not a mapping', () => {
