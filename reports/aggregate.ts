@@ -1045,6 +1045,21 @@ function uncountedOnErrors(support: MetricDef['support'], what: string): MetricD
     return { ...base, measured: 0, none: `${base.errors} error${base.errors === 1 ? '' : 's'} left ${what} uncounted, and a count without them could only read low` };
   };
 }
+/**
+ * Support of a figure taken over the items that did not error (a mean of the summaries judged,
+ * the latency of the answers that came back, the cost of the calls that were priced). Left out,
+ * errored items can only flatter it, so with any error it is not measured and a gate on it fails
+ * with the reason, rather than passing on what was left.
+ */
+function leftOutOnErrors(support: MetricDef['support'], what: string): MetricDef['support'] {
+  return (s) => {
+    const base = support(s);
+    // Nothing measured at all is said as such ("no graded summaries (3 errors)").
+    if (base.none !== undefined || base.errors === 0 || base.measured === 0) return base;
+    return { ...base, measured: 0, none: `${base.errors} error${base.errors === 1 ? '' : 's'} left ${base.errors === 1 ? 'its item' : 'their items'} out of ${what}, which could only read better without them` };
+  };
+}
+
 const extraCallsSupport = uncountedOnErrors(gradedToolProbes, 'the calls of errored tool probes');
 const continuitySupport = uncountedOnErrors(answeredForTools, 'the calls of failed answers');
 
@@ -1053,9 +1068,11 @@ function attemptsOf(attempted: (s: StrategySummary) => number, unit: string): Me
   return (s) => ({ measured: attempted(s), errors: 0, unit });
 }
 
+const judgedMean = leftOutOnErrors(judgedSummaries, 'the mean score');
+
 const BASE_METRICS: MetricDef[] = [
   def('probe.accuracy', true, 'passed / attempted probes (an errored probe counts as not passed)', (s) => s.accuracy, gradedProbes, true),
-  def('probe.accuracy_graded', true, 'passed / graded probes (errored probes left out; shown beside probe.accuracy, never instead)', (s) => s.accuracyGraded, gradedProbes, true),
+  def('probe.accuracy_graded', true, 'passed / graded probes (errored probes left out; shown beside probe.accuracy, never instead)', (s) => s.accuracyGraded, leftOutOnErrors(gradedProbes, 'the graded accuracy (gate probe.accuracy, which counts them)'), true),
   ...PROBE_KINDS.map((k) =>
     def(`probe.accuracy.${k}`, true, `passed / attempted ${k} probes (an errored probe counts as not passed)`, (s) => s.accuracyByKind[k], gradedOfKind(k), true),
   ),
@@ -1080,17 +1097,17 @@ const BASE_METRICS: MetricDef[] = [
   def('facts.retention', true, 'mean share of stated facts present in the context, over replayed turns', (s) => s.factRetention, replayedTurns),
   def('facts.critical_dropped', false, 'distinct transcript × critical fact pairs dropped at any replayed turn', (s) => s.criticalDrops, replayedTurns),
   // More summaries means more summarizer calls; fewer is cheaper. The count comes from replaying turns.
-  def('summary.count', false, 'summaries made (summarizer errors not counted)', (s) => s.summariesMade, (s) => ({ measured: s.turns, errors: s.summaryErrors, unit: 'turns' })),
+  def('summary.count', false, 'summaries made (summarizer errors not counted)', (s) => s.summariesMade, leftOutOnErrors((s) => ({ measured: s.turns, errors: s.summaryErrors, unit: 'turns' }), 'the count')),
   def('summary.errors', false, 'summarizer calls that failed, of summaries attempted', (s) => s.summaryErrors, attemptsOf((s) => s.summariesAttempted, 'summaries')),
   def('summary.judge.errors', false, 'summaries made that the summary judge failed to score', (s) => s.judgeErrors, attemptsOf((s) => s.summariesMade, 'summaries')),
-  def('summary.judge.overall', true, 'mean judge overall score (1–5) over judged summaries', (s) => s.judgeOverall, judgedSummaries),
-  def('summary.judge.coverage', true, 'mean judge coverage (0–1) over judged summaries', (s) => s.judgeCoverage, judgedSummaries),
-  def('summary.judge.faithfulness', true, 'mean judge faithfulness (0–1) over judged summaries', (s) => s.judgeFaithfulness, judgedSummaries),
-  def('summary.judge.score', true, 'mean judge score = min(coverage, faithfulness) over judged summaries', (s) => s.judgeScore, judgedSummaries),
-  def('summary.checks.coverage', true, 'mean deterministic fact coverage over summaries made', (s) => s.checksCoverage, checkedSummaries),
-  def('summary.checks.unsupported', false, 'identifiers in summaries made that are absent from the source', (s) => s.unsupportedClaims, checkedSummaries),
-  def('cost.total', false, 'USD spent answering probes, plus the strategy\'s own priced calls (server compaction)', (s) => s.cost, answeredProbes),
-  def('latency.p50', false, 'median answer latency in ms over answered probes (cache hits excluded)', (s) => s.latencyP50, answeredProbes),
+  def('summary.judge.overall', true, 'mean judge overall score (1–5) over judged summaries', (s) => s.judgeOverall, judgedMean),
+  def('summary.judge.coverage', true, 'mean judge coverage (0–1) over judged summaries', (s) => s.judgeCoverage, judgedMean),
+  def('summary.judge.faithfulness', true, 'mean judge faithfulness (0–1) over judged summaries', (s) => s.judgeFaithfulness, judgedMean),
+  def('summary.judge.score', true, 'mean judge score = min(coverage, faithfulness) over judged summaries', (s) => s.judgeScore, judgedMean),
+  def('summary.checks.coverage', true, 'mean deterministic fact coverage over summaries made', (s) => s.checksCoverage, leftOutOnErrors(checkedSummaries, 'the mean coverage')),
+  def('summary.checks.unsupported', false, 'identifiers in summaries made that are absent from the source', (s) => s.unsupportedClaims, leftOutOnErrors(checkedSummaries, 'the count')),
+  def('cost.total', false, 'USD spent answering probes, plus the strategy\'s own priced calls (server compaction)', (s) => s.cost, leftOutOnErrors(answeredProbes, 'the cost')),
+  def('latency.p50', false, 'median answer latency in ms over answered probes (cache hits excluded)', (s) => s.latencyP50, leftOutOnErrors(answeredProbes, 'the latency')),
 ];
 
 /** Every metric name gates accept (`probe.accuracy.<kind>` expanded for each probe kind). */

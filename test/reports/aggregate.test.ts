@@ -318,10 +318,14 @@ describe('metric support', () => {
     expect(support(run, 'trim-2', 'probe.accuracy')).toEqual({ measured: 9, errors: 1, unit: 'probes' });
     expect(support(run, 'trim-2', 'probe.accuracy.temporal')).toEqual({ measured: 1, errors: 1, unit: 'probes' });
     expect(support(run, 'trim-2', 'probe.accuracy.recall')).toEqual({ measured: 2, errors: 0, unit: 'probes' });
-    expect(support(run, 'trim-2', 'cost.total')).toEqual({ measured: 9, errors: 1, unit: 'probes' });
+    // A figure over the items that did not error is not measured while any errored: it could only read better.
+    expect(support(run, 'trim-2', 'cost.total')).toEqual({ measured: 0, errors: 1, unit: 'probes', none: '1 error left its item out of the cost, which could only read better without them' });
+    expect(support(run, 'trim-2', 'probe.accuracy_graded').none).toMatch(/^1 error left its item out of the graded accuracy/);
+    expect(support(run, 'trim-2', 'latency.p50').measured).toBe(0);
+    expect(support(run, 'full', 'cost.total')).toEqual({ measured: 10, errors: 0, unit: 'probes' });
     expect(support(run, 'trim-2', 'context.mean_tokens')).toEqual({ measured: 6, errors: 0, unit: 'turns' });
-    expect(support(run, 'summ', 'summary.judge.overall')).toEqual({ measured: 2, errors: 1, unit: 'summaries' });
-    expect(support(run, 'summ', 'summary.checks.coverage')).toEqual({ measured: 2, errors: 1, unit: 'summaries' });
+    expect(support(run, 'summ', 'summary.judge.overall')).toMatchObject({ measured: 0, errors: 1, unit: 'summaries' });
+    expect(support(run, 'summ', 'summary.checks.coverage')).toMatchObject({ measured: 0, errors: 1, unit: 'summaries' });
     expect(support(run, 'full', 'summary.judge.overall')).toEqual({ measured: 0, errors: 0, unit: 'summaries' });
   });
 

@@ -55,6 +55,15 @@ describe('evaluateGates', () => {
     expect(acc.notEvaluated).toBe('no graded probes (6 errors)');
   });
 
+  it('fails a gate on a figure that leaves errored items out while any errored, even when the bound would hold', () => {
+    // summ: one summary failed to be made; its judge mean is over the two that were.
+    const r = evaluateGates(sampleRun(), [gate({ metric: 'summary.judge.overall', strategy: 'summ', min: 0 })])[0];
+    expect(r.status).toBe('fail');
+    expect(r.notEvaluated).toBe('1 error left its item out of the mean score, which could only read better without them');
+    const latency = evaluateGates(sampleRun(), [gate({ metric: 'latency.p50', strategy: 'trim-2', max: 1e9 })])[0];
+    expect(latency.status).toBe('fail');
+  });
+
   it('compares with the baseline strategy by default, skipping the baseline itself', () => {
     const results = evaluateGates(run, [gate({ metric: 'probe.accuracy', max_drop: 0.05 })]);
     expect(results.map((r) => `${r.strategy}:${r.status}`)).toEqual(['trim-2:fail', 'summ:fail']);
