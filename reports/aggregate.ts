@@ -315,6 +315,15 @@ function cacheMetrics(turns: TurnRecord[]) {
  * both; a turn with summarizer calls and no probe counts its summarizer time
  * alone (its reply was not measured). Turns with no model call do not count.
  */
+/**
+ * An answer whose latency counts: a call was made (a cache hit made none, and its near-zero
+ * time would flatter the numbers), it came back (a failed call's time is the timeout or the
+ * retries, not an answer's), and it was timed (a batched call is not: NaN).
+ */
+function answerTimed(r: ProbeRecord): boolean {
+  return !r.cached && r.latencyMs !== undefined && Number.isFinite(r.latencyMs) && probeErrorStage(r) !== 'answer';
+}
+
 export function turnLatencies(probes: ProbeRecord[], summaries: SummaryRecord[]): number[] {
   const key = (transcript: string, turn: number) => `${transcript}\u0000${turn}`;
   const summarizing = new Map<string, number>();
@@ -326,8 +335,8 @@ export function turnLatencies(probes: ProbeRecord[], summaries: SummaryRecord[])
   const probed = new Set(probes.map((r) => key(r.transcript, r.afterTurn)));
   const out: number[] = [];
   for (const r of probes) {
-    if (r.cached || r.latencyMs === undefined || Number.isNaN(r.latencyMs)) continue;
-    out.push(r.latencyMs + (summarizing.get(key(r.transcript, r.afterTurn)) ?? 0));
+    if (!answerTimed(r)) continue;
+    out.push((r.latencyMs as number) + (summarizing.get(key(r.transcript, r.afterTurn)) ?? 0));
   }
   for (const [k, ms] of summarizing) if (!probed.has(k)) out.push(ms);
   return out;
@@ -553,8 +562,7 @@ function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean, ow
   const attribution = Object.fromEntries(ATTRIBUTIONS.map((a) => [a, 0])) as Record<Attribution, number>;
   for (const r of probes) if (r.attribution) attribution[r.attribution]++;
   const costs = probes.map((r) => r.cost).filter((c): c is number => c !== undefined);
-  // Cache hits made no call, so their near-zero latency would flatter the numbers.
-  const latencies = probes.filter((r) => !r.cached && r.latencyMs !== undefined).map((r) => r.latencyMs as number);
+  const latencies = probes.filter(answerTimed).map((r) => r.latencyMs as number);
   return {
     probes: probes.length,
     attempted: probes.length,
@@ -1107,7 +1115,7 @@ const BASE_METRICS: MetricDef[] = [
   def('summary.checks.coverage', true, 'mean deterministic fact coverage over summaries made', (s) => s.checksCoverage, leftOutOnErrors(checkedSummaries, 'the mean coverage')),
   def('summary.checks.unsupported', false, 'identifiers in summaries made that are absent from the source', (s) => s.unsupportedClaims, leftOutOnErrors(checkedSummaries, 'the count')),
   def('cost.total', false, 'USD spent answering probes, plus the strategy\'s own priced calls (server compaction)', (s) => s.cost, leftOutOnErrors(answeredProbes, 'the cost')),
-  def('latency.p50', false, 'median answer latency in ms over answered probes (cache hits excluded)', (s) => s.latencyP50, leftOutOnErrors(answeredProbes, 'the latency')),
+  def('latency.p50', false, 'median answer latency in ms over answered probes (cache hits, failed calls and batched calls excluded)', (s) => s.latencyP50, leftOutOnErrors(answeredProbes, 'the latency')),
 ];
 
 /** Every metric name gates accept (`probe.accuracy.<kind>` expanded for each probe kind). */

@@ -227,7 +227,8 @@ export class BatchRun implements CallRouter {
       if (made) this.served.add(key);
       // The cache keeps the list price, which every other run reads; this run's batches cost less.
       const cost = ours && stored.result.cost !== undefined ? stored.result.cost * BATCH_PRICE_FACTOR : stored.result.cost;
-      return { ...stored.result, cached: !made, ...(cost === undefined ? {} : { cost }) };
+      // A batched call's latency is not measured: NaN (null in run.json), never a 0 a latency gate would pass on.
+      return { ...stored.result, cached: !made, ...(made ? { latencyMs: Number.NaN } : {}), ...(cost === undefined ? {} : { cost }) };
     }
     const failure = this.failed.get(key);
     if (failure !== undefined) return result('', { cached: false, error: failure });

@@ -13,6 +13,7 @@ import { lastUserText, responsesBody, startFakeOpenAI, type FakeServer } from '.
 import { startFakeBatchServer, type FakeBatchServer } from '../../../scripts/lib/fake-batch.js';
 import { contextText, stableCsv, summarizingSuiteConfig, tinyTranscript } from '../../helpers/cli.js';
 import { loadRun } from '../../../reports/load.js';
+import { summarize } from '../../../reports/aggregate.js';
 import { judgeReply } from '../../helpers/fake-judge.js';
 
 const KEY_ENV = 'BATCH_TEST_KEY';
@@ -115,6 +116,9 @@ describe('memeval run --batch', () => {
     // Made by this run (not served from an earlier run's cache), at batch prices.
     const answered = resumed.run.probes;
     expect(answered.every((p) => p.cached === false)).toBe(true);
+    // A batched call's latency was not measured: none is recorded, and a latency gate has nothing to pass on.
+    expect(answered.every((p) => Number.isNaN(p.latencyMs))).toBe(true);
+    expect(summarize(resumed.run).every((s) => s.latencyP50 === undefined)).toBe(true);
     const cost = (probes: { cost?: number }[]) => probes.reduce((n, p) => n + (p.cost ?? 0), 0);
     expect(cost(answered)).toBeGreaterThan(0);
     expect(cost(answered)).toBeCloseTo(cost(loadRun(directDir).probes) * BATCH_PRICE_FACTOR, 10);
