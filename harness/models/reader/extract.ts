@@ -417,7 +417,11 @@ function objectOfVerb(unit: Unit, q: Question): string | undefined {
 export function statement(found: Found): string {
   const words = found.unit.text.split(/\s+/);
   if (words.length <= MAX_ANSWER_WORDS) return found.unit.text;
-  const at = Math.max(0, Math.min(...anchors(found.unit, found.matched).map((p) => found.unit.text.slice(0, p).split(/\s+/).length - 1)));
+  // The first match's word index: words before a position only grow with it, so one count at the
+  // earliest match does (counting before every match was quadratic in a long statement).
+  const first = anchors(found.unit, found.matched).reduce((m, p) => Math.min(m, p), Number.POSITIVE_INFINITY);
+  // No match at all keeps the window at the end, as the minimum of no counts (Infinity) did.
+  const at = Number.isFinite(first) ? Math.max(0, found.unit.text.slice(0, first).split(/\s+/).length - 1) : Number.POSITIVE_INFINITY;
   const start = Math.max(0, Math.min(at - MAX_ANSWER_WORDS / 2, words.length - MAX_ANSWER_WORDS));
   return `${start > 0 ? '…' : ''}${words.slice(start, start + MAX_ANSWER_WORDS).join(' ')}…`;
 }

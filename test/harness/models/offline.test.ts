@@ -784,6 +784,12 @@ describe('offline reader: spans, speakers, updates, dates, two hops, abstention'
     expect(await offlineAnswerWithin(ask(context, 'Which three days am I training on?'), 20_000)).toBe('Thursday');
   });
 
+  it('cuts a long statement that matches the question everywhere in time linear in its length', async () => {
+    // 64 KB of one phrase: placing the window once per match re-split the text before each, 12 s here.
+    const context = [userMessage('at 5 pm '.repeat(8000))];
+    expect(await offlineAnswerWithin(ask(context, 'What is at 5 pm?'), 5_000)).toMatch(/^at 5 pm at 5 pm .*…$/);
+  });
+
   it('answers "what did we decide" with the decision, said as a verb or as a noun', () => {
     const coaching = [
       userMessage("[2025-02-10] Check-in, Monday 10 February. I'm nervous about job stability at work. Should the emergency fund be bigger?"),
