@@ -24,8 +24,8 @@ import { randomUUID } from 'node:crypto';
 import type { LimitFunction } from 'p-limit';
 import { userMessage } from '../../core/items.js';
 import { msSince, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
-import { callResult, type OpenAIRunnerTarget } from './openai.js';
-import { withRetry } from './retry.js';
+import { EMPTY_REPLY, callResult, type OpenAIRunnerTarget } from './openai.js';
+import { TransientError, withRetry } from './retry.js';
 import { redact } from '../../core/secrets.js';
 import type { ToolCall, ToolDefinition, Usage } from '../../core/types.js';
 
@@ -268,14 +268,26 @@ function sdkTools(tools: readonly ToolDefinition[]): FunctionTool<unknown, NonSt
  * the calls are graded from what the model said, even when the runner refuses
  * them (a call to a tool the agent lacks is a ModelBehaviorError).
  */
+/** The SDK's message for a Responses reply whose status is `failed`. */
+const FAILED_REPLY = /unsuccessful terminal state "response\.failed"/;
+
 class ResponseLog {
   readonly responses: SdkModelResponse[] = [];
 
   wrap(model: SdkModel): SdkModel {
     const wrapped: SdkModel = {
       getResponse: async (request) => {
-        const response = await model.getResponse(request);
+        let response: SdkModelResponse;
+        try {
+          response = await model.getResponse(request);
+        } catch (error) {
+          // The SDK reads `status: "failed"` as a behaviour error; the direct path retries it, and so must this one.
+          if (error instanceof ModelBehaviorError && FAILED_REPLY.test(error.message)) throw new TransientError(`the Responses API reply failed (${error.message})`);
+          throw error;
+        }
         this.responses.push(response);
+        // No text and no call: an error retried, as on the direct path, not a final answer of nothing.
+        if (messageText([response]) === '' && callsOf([response]).length === 0) throw new TransientError(EMPTY_REPLY);
         return response;
       },
       getStreamedResponse: (request) => model.getStreamedResponse(request),

@@ -311,7 +311,7 @@ export function parseResponsesReply(raw: unknown): ParsedReply {
  * A finished reply with no text and no call: graded, it would be a wrong answer (or a judge
  * that said nothing); it is an error, retried, as a gateway's empty body is.
  */
-const EMPTY_REPLY = 'the reply is empty: no text and no tool call';
+export const EMPTY_REPLY = 'the reply is empty: no text and no tool call';
 
 /** Error codes of a failed Responses reply that another attempt may not meet. */
 const TRANSIENT_FAILURES = new Set(['server_error', 'rate_limit_exceeded']);

@@ -126,6 +126,24 @@ describe('agent path: probes through the @openai/agents runner', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('retries a failed or empty reply through the runner as the direct path does, then ends with an error result', async () => {
+    const strategy = await strategyWithHistory();
+    const model = new OpenAIModel({ name: 'gpt-4.1-mini', baseURL: server.baseURL, apiKey: KEY, maxAttempts: 2, sleep: async () => undefined });
+    const failed = { ...responsesBody(''), status: 'failed', output: [], error: { code: 'server_error', message: 'model crashed' } };
+    const empty = { ...responsesBody(''), output: [] };
+    for (const bad of [failed, empty]) {
+      server.requests.length = 0;
+      server.setHandler((_req, i) => (i === 0 ? { json: bad } : { json: responsesBody('second try') }));
+      const ok = await answerWithRunner({ session: strategy, question: 'Firmware?', model: model.runnerTarget() });
+      expect(ok.output).toBe('second try');
+      expect(server.requests).toHaveLength(2);
+    }
+    server.setHandler(() => ({ json: empty }));
+    const none = await answerWithRunner({ session: strategy, question: 'Firmware?', model: model.runnerTarget() });
+    expect(none.output).toBe('');
+    expect(none.error).toMatch(/the reply is empty: no text and no tool call/);
+  });
+
   it('retries a 200 HTML page or cut-off JSON through the runner too, within the model’s delays', async () => {
     const sleeps: number[] = [];
     const replies: FakeReply[] = [htmlPage(), truncatedJson(responsesBody('lost'))];
