@@ -1,6 +1,6 @@
 // Runs a suite: transcripts × strategies replayed, probes answered and graded,
 // summaries graded, everything journaled as it finishes, reports written at the end.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { SuiteConfig, StrategyConfig } from '../config.js';
 import { readSuite, reloadTranscript, transcriptSource, type TranscriptSource } from '../datasets/transcript.js';
@@ -13,7 +13,7 @@ import { startJobs } from './start-jobs.js';
 import { RUN_FILE, loadRunInfo, runJsonChunks } from '../../reports/load.js';
 import { JournaledSummaries, type FreshFrom } from './journaled-summaries.js';
 import { TokenCounter } from '../../core/tokens.js';
-import { readContexts, requestMessages, StoredRequests } from '../../core/contexts.js';
+import { CONTEXTS_FILE, readContexts, requestMessages, StoredRequests } from '../../core/contexts.js';
 import { ContextStore } from './context-store.js';
 import { Progress } from './progress.js';
 import type { StrategyRegistry } from '../../strategies/registry.js';
@@ -645,6 +645,9 @@ async function batchRounds(p: Prepared, batch: BatchRun): Promise<BatchRounds> {
   for (let round = 1; ; round++) {
     rmSync(scratch, { recursive: true, force: true });
     mkdirSync(scratch);
+    // A resumed run's finished work is in its journal, not only in the cache (which may be gone):
+    // the round reads a copy of it, so no journaled answer is collected, and paid for, again.
+    for (const file of [JOURNAL_FILE, CONTEXTS_FILE]) if (existsSync(join(p.dir, file))) copyFileSync(join(p.dir, file), join(scratch, file));
     const pass = await runInDir({ ...p, dir: scratch, info: structuredClone(p.info), log: () => undefined, collecting: true, chain: batch.chain });
     rmSync(scratch, { recursive: true, force: true });
     if (pass.interrupted || signal.aborted) return { ended: 'interrupted' };

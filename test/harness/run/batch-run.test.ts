@@ -2,9 +2,9 @@
 // summary before the probes that see it), a run killed while it waits resumes
 // on the same batches without submitting anything twice, and the result
 // equals a direct run's. Both servers are local and started here.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig, type SuiteConfig } from '../../../harness/config.js';
 import { runSuite, type RunOutcome } from '../../../harness/run/run.js';
@@ -157,6 +157,28 @@ describe('memeval run --batch', () => {
     expect(again.sort()).toEqual(failedKeys.sort());
     expect(before.length).toBeLessThan(submittedBefore);
     for (const file of REPORTS) expect(unpriced(join(resumed.dir, file)), file).toEqual(unpriced(join(directDir, file)));
+  }, 60_000);
+
+  it('submits on --resume only what the journal lacks, even when the cache is gone', async () => {
+    const config = suite(batches.baseURL, 'failed-line-no-cache');
+    const broken = 'What colour is the router in t2?';
+    batches.configure({
+      pollsBeforeDone: 1,
+      answer: (line) => (lastUserText(line.body) === broken ? { status: 500, message: 'the server had an error' } : { body: responsesBody(reply(line.body)) }),
+    });
+    const first = await runSuite({ config, batch: FAST, log: quiet });
+    expect(first.run.info.status).toBe('incomplete');
+    const answered = first.run.probes.filter((p) => !p.error).map((p) => p.question);
+    expect(answered.length).toBeGreaterThan(0);
+    // The cache held every result; without it, a resume knows finished work from the journal alone.
+    rmSync(resolve(dirname(config.file ?? ''), config.cache as string), { recursive: true, force: true });
+    batches.configure({ answer: (line) => ({ body: responsesBody(reply(line.body)) }) });
+    const submittedBefore = batches.uploadedLines.length;
+    const resumed = await runSuite({ config, resumeDir: first.dir, batch: FAST, log: quiet });
+    expect(resumed.run.info.status).toBe('complete');
+    const resubmitted = batches.uploadedLines.slice(submittedBefore).map((l) => lastUserText((l.line as { body: Record<string, unknown> }).body));
+    // Answers already journaled are not asked again (a judgement of the resubmitted answers may be).
+    expect(resubmitted.filter((q) => answered.includes(q) && q !== broken)).toEqual([]);
   }, 60_000);
 
   it('fails, naming the reason, when the batch endpoint refuses the key', async () => {
