@@ -57,6 +57,12 @@ export interface Model {
    * behind the call cache have it), so N samples are N answers, not one.
    */
   sample?(sample: number): Model;
+  /**
+   * Drops the stored reply to `request` (models behind the call cache have it): a caller that
+   * found the reply unusable (a judge reply that does not match its schema) says so, and a
+   * rerun or `--resume` asks again instead of reading the same unusable reply back.
+   */
+  forget?(request: ModelRequest): Promise<void>;
 }
 
 /**

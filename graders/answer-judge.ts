@@ -4,7 +4,7 @@
 // instead (graders/longmemeval.ts); the offline rule grades every probe alike.
 import { z } from 'zod';
 import { userMessage } from '../core/items.js';
-import type { JsonSchemaFormat, Model } from '../core/model.js';
+import type { JsonSchemaFormat, Model, ModelRequest } from '../core/model.js';
 import type { ProbeKind } from '../core/types.js';
 import { answerContent, isAbstention, mustIncludePass, tokenF1, undercutsReference } from './exact.js';
 import { gradeLongMemEval, longMemEvalQuestionOf } from './longmemeval.js';
@@ -154,18 +154,23 @@ export class LlmAnswerJudge implements Grader<AnswerInput, JudgeVerdict> {
     if (longMemEval) return gradeLongMemEval(this.model, longMemEval, input.answer);
     // The judge sees the answer as written, but an answer that is only scaffolding passes nothing, whatever a model would say.
     if (answerContent(input.answer).length === 0) return { ...SCAFFOLDING_ONLY, model: this.model.id };
-    const result = await this.model.complete({
+    const request: ModelRequest = {
       system: JUDGE_SYSTEM,
       input: [userMessage(answerJudgePrompt(input))],
       temperature: 0,
       maxOutputTokens: this.maxOutputTokens,
       responseFormat: ANSWER_VERDICT_FORMAT,
       purpose: 'judge',
-    });
+    };
+    const result = await this.model.complete(request);
     const model = this.model.id;
     if (result.error) return { verdict: 'error', reason: `judge call failed: ${result.error}`, model };
     const parsed = parseJsonReply(result.output, answerVerdictSchema);
-    if (!parsed.ok) return { verdict: 'error', reason: parsed.reason, model };
+    if (!parsed.ok) {
+      // Not kept in the cache: a rerun or --resume asks the judge again.
+      await this.model.forget?.(request);
+      return { verdict: 'error', reason: parsed.reason, model };
+    }
     return { verdict: parsed.value.verdict === 'yes' ? 'pass' : 'fail', reason: parsed.value.reason, model };
   }
 }

@@ -5,7 +5,7 @@
 // alignment). The offline judge derives the same fields from the deterministic checks.
 import { z } from 'zod';
 import { userMessage } from '../core/items.js';
-import { modelForRepeat, type JsonSchemaFormat, type Model } from '../core/model.js';
+import { modelForRepeat, type JsonSchemaFormat, type Model, type ModelRequest } from '../core/model.js';
 import type { Fact, SummaryGrades, SummaryJudgement } from '../core/types.js';
 import { median } from '../core/stats.js';
 import { parseJsonReply, strictJsonSchema } from './answer-judge.js';
@@ -147,17 +147,21 @@ export class LlmSummaryJudge implements Grader<SummaryInput, SummaryJudgement> {
   }
 
   private async call<T>(model: Model, system: string, prompt: string, format: JsonSchemaFormat, schema: z.ZodType<T>): Promise<T | string> {
-    const result = await model.complete({
+    const request: ModelRequest = {
       system,
       input: [userMessage(prompt)],
       temperature: 0,
       maxOutputTokens: this.options.maxOutputTokens ?? 1500,
       responseFormat: format,
       purpose: 'judge',
-    });
+    };
+    const result = await model.complete(request);
     if (result.error) return `judge call failed: ${result.error}`;
     const parsed = parseJsonReply(result.output, schema);
-    return parsed.ok ? parsed.value : parsed.reason;
+    if (parsed.ok) return parsed.value;
+    // Not kept in the cache: a rerun or --resume asks the judge again.
+    await model.forget?.(request);
+    return parsed.reason;
   }
 
   /** Coverage answers from the summary alone; no call when no fact is due. */

@@ -139,6 +139,11 @@ export class CacheStore {
     return { corrupt: true };
   }
 
+  /** Deletes the entry of `key`, if there is one. */
+  async remove(key: string): Promise<void> {
+    await unlink(this.pathOf(key)).catch(() => undefined);
+  }
+
   async write(key: string, result: ModelResult): Promise<void> {
     const path = this.pathOf(key);
     const stored = storedResult(result);
@@ -290,7 +295,17 @@ export class CachedModel implements Model {
       id: this.id,
       params: { ...this.params, sample },
       complete: (request) => this.completeSample(request, sample),
+      forget: (request) => this.forgetSample(request, sample),
     };
+  }
+
+  forget(request: ModelRequest): Promise<void> {
+    return this.forgetSample(request, 0);
+  }
+
+  private async forgetSample(request: ModelRequest, sample: number): Promise<void> {
+    if (!this.store) return;
+    await this.store.remove(cacheKey(this.id, sample === 0 ? this.params : { ...this.params, sample }, request));
   }
 
   private completeSample(request: ModelRequest, sample: number): Promise<ModelResult> {

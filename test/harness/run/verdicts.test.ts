@@ -11,6 +11,7 @@ import type { RunResult } from '../../../core/types.js';
 import { summarize } from '../../../reports/aggregate.js';
 import { startFakeOpenAI, responsesBody, type FakeHandler, type FakeReply, type FakeServer } from '../../../scripts/lib/fake-openai.js';
 import { contextText, runCli, stackLines, tinyTranscript, Workspace } from '../../helpers/cli.js';
+import { judgeReply } from '../../helpers/fake-judge.js';
 
 const KEY_ENV = 'VERDICT_TEST_KEY';
 process.env[KEY_ENV] = 'verdict-test-key-0001';
@@ -267,5 +268,25 @@ describe('an answer whose judge failed', () => {
       const again = second.run.probes.find((q) => q.strategy === p.strategy && q.transcript === p.transcript && q.probe === p.probe);
       expect(again).toMatchObject({ answer: p.answer, passed: true });
     }
+  });
+});
+
+describe('a judge reply that does not match its schema', () => {
+  it('is not kept in the cache: once the judge is fixed, --resume grades it', async () => {
+    let judgeBroken = true;
+    const s = await server((req, i) => {
+      const judged = judgeReply(req.body);
+      if (judged === undefined) return readsContext(req, i);
+      // "Yes" is not one of the verdicts, and a refusal is no JSON.
+      if (judgeBroken) return { json: responsesBody(/answer_verdict/.test(JSON.stringify(req.body)) ? '{"verdict":"Yes","reason":"r"}' : 'I refuse.') };
+      return { json: responsesBody(judged) };
+    });
+    const ws = workspace({ baseURL: s.baseURL, judge: 'llm', maxAttempts: 1, cache: true });
+    const first = await run(ws);
+    expect(first.run.probes.every((p) => p.errorStage === 'judge')).toBe(true);
+    judgeBroken = false;
+    const second = await run(ws, first.dir);
+    expect(second.run.probes.filter((p) => p.error !== undefined)).toEqual([]);
+    expect(second.run.info.status).toBe('complete');
   });
 });
