@@ -2,7 +2,7 @@
 // strategies the suite can detect, overall and per probe kind, and how many
 // transcripts (or repeats) a wanted difference needs. Formulas: core/power.ts.
 import { parseArgs } from 'node:util';
-import { EXIT, UsageError } from '../../core/errors.js';
+import { EXIT, InputError, UsageError, fileProblem } from '../../core/errors.js';
 import {
   DEFAULT_ICC,
   WORST_CASE_ACCURACY,
@@ -15,7 +15,8 @@ import {
   type Design,
   type RunPower,
 } from '../../core/power.js';
-import { PROBE_KINDS, type ProbeKind, type Transcript } from '../../core/types.js';
+import { PROBE_KINDS, type ProbeKind, type RunResult, type Transcript } from '../../core/types.js';
+import { isProbeError } from '../../reports/aggregate.js';
 import { loadRun } from '../../reports/load.js';
 import { loadConfigOrDefault } from '../config.js';
 import { loadSuite } from '../datasets/transcript.js';
@@ -89,6 +90,21 @@ interface Assumptions {
   icc: number;
   accuracySource: string;
   iccSource: string;
+}
+
+/**
+ * A run to estimate from: complete, with no probe that errored. An error reads as a failure,
+ * so a run that could not measure would show a low accuracy and no spread between
+ * transcripts, and the plan would make the suite look far more sensitive than it is.
+ */
+function measuredRun(dir: string): RunResult {
+  const run = loadRun(dir);
+  const errored = run.probes.filter(isProbeError).length;
+  const why = run.info.status !== 'complete' ? `the run is ${run.info.status}` : errored > 0 ? `${errored} of its ${run.probes.length} probe answers errored` : undefined;
+  if (why) {
+    throw new InputError([fileProblem(dir, `${why}: an error would read as a failed probe and skew the estimates; plan from a complete run without errors, or give --baseline-accuracy and --icc`)]);
+  }
+  return run;
 }
 
 /** Flags win over a run's estimates, and those over the defaults. */
@@ -185,7 +201,7 @@ export async function planCommand(argv: string[]): Promise<number> {
   }
   const config = loadConfigOrDefault(flags.config);
   const transcripts = await loadSuite(config.datasets, config.baseDir, config.limits ?? DEFAULT_LIMITS);
-  const power = flags.run === undefined ? undefined : runPower(loadRun(flags.run));
+  const power = flags.run === undefined ? undefined : runPower(measuredRun(flags.run));
   process.stdout.write(formatPlan(makePlan(transcripts, config.repeat, flags, power)));
   return EXIT.ok;
 }

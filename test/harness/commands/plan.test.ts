@@ -77,6 +77,16 @@ describe('planCommand', () => {
     expect(rowOf('all')).toMatch(/77\.3%\s+74\.3 points$/);
   });
 
+  it('refuses a run that did not measure: errored probes would read as failures and skew p and the ICC', async () => {
+    const runDir = join(dir, 'errored-run');
+    mkdirSync(runDir, { recursive: true });
+    const run = bulkRun({ runId: 'e', strategies: ['s'], transcripts: 5, probesPer: 4, passes: (_s, t) => (t === 0 ? 'error' : true) });
+    writeFileSync(join(runDir, 'run.json'), JSON.stringify(run));
+    expect(await main(['plan', '--config', config, '--run', runDir])).toBe(2);
+    expect(stderr()).toMatch(/4 of its 20 probe answers errored: an error would read as a failed probe/);
+    expect(printed()).toBe('');
+  });
+
   it.each([
     [['--detect', 'five']],
     [['--detect', '0']],
