@@ -10,7 +10,7 @@ Usage:
   memeval merge SHARD_DIR ... [--out DIR]   combine every shard into one run and its reports
   memeval diff BASE_RUN CANDIDATE_RUN [--out DIR] [--allow-protocol-change]
   memeval gate [RUN] [--baseline RUN] [--config FILE]
-  memeval calibrate [--judge MODEL] [--data DIR] [--out DIR]
+  memeval calibrate [--judge MODEL] [--data DIR] [--out DIR] [--config FILE]
   memeval import locomo|longmemeval FILE.json --out DIR [--clean] [--limit N] [--sample N --seed S]
               [--exclude-category N[,M]] [--errata FILE] [--types a,b]   (memeval import --help)
   memeval export RUN_DIR --format longmemeval|locomo [--strategy ID] [--out PATH]

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
-import { EXIT, isInputError } from '../../core/errors.js';
+import { EXIT, InputError, fileProblem, isInputError } from '../../core/errors.js';
 import type { Model } from '../../core/model.js';
 import { createAnswerJudge } from '../../graders/answer-judge.js';
 import {
@@ -27,7 +27,8 @@ import {
   loadAnswerCalibrationSet,
   loadCalibrationSet,
 } from '../datasets/calibration.js';
-import { createModel } from '../models/create.js';
+import { ModelSetupError, createModel } from '../models/create.js';
+import { loadConfigOrDefault } from '../config.js';
 import { packagePath } from '../../core/package-root.js';
 
 const DEFAULT_CALIBRATION_DATA = packagePath('datasets/calibration/');
@@ -49,11 +50,11 @@ export interface CalibrateDeps {
 export async function calibrateCommand(argv: string[], deps: CalibrateDeps = {}): Promise<number> {
   const out = deps.stdout ?? ((t: string) => process.stdout.write(t));
   const err = deps.stderr ?? ((t: string) => process.stderr.write(t));
-  let flags: { judge?: string; data?: string; out?: string; samples?: string };
+  let flags: { judge?: string; data?: string; out?: string; samples?: string; config?: string };
   try {
     flags = parseArgs({
       args: argv,
-      options: { judge: { type: 'string' }, data: { type: 'string' }, out: { type: 'string' }, samples: { type: 'string' } },
+      options: { judge: { type: 'string' }, data: { type: 'string' }, out: { type: 'string' }, samples: { type: 'string' }, config: { type: 'string' } },
       strict: true,
       allowPositionals: false,
     }).values;
@@ -76,7 +77,7 @@ export async function calibrateCommand(argv: string[], deps: CalibrateDeps = {})
     err(`${e.message}\n`);
     return EXIT.badInput;
   }
-  const model = spec === 'offline' ? undefined : await buildModel(spec, deps);
+  const model = spec === 'offline' ? undefined : await buildModel(spec, deps, flags.config);
   const report: CalibrationReport = await calibrate(createSummaryJudge(spec, { wordLimit: CALIBRATION_WORD_LIMIT, samples }, model), sets.summaries);
   if (sets.answers) report.answers = await calibrateAnswers(createAnswerJudge(spec, model), sets.answers);
   const dir = resolve(flags.out ?? DEFAULT_CALIBRATION_OUT);
@@ -104,8 +105,19 @@ function calibrationText(report: CalibrationReport): string {
   return `${formatCalibrationTable(report)}\n\n${answers}`;
 }
 
-async function buildModel(spec: string, deps: CalibrateDeps): Promise<Model> {
+/**
+ * The judge as a run would build it: its provider from `--config FILE`, else ./memeval.config.yaml
+ * (so the judge a run names, `fake:j` of its providers, is the judge calibrated), else only
+ * `openai:<name>` (OPENAI_BASE_URL / OPENAI_API_KEY). Calls are cached like a run's.
+ */
+async function buildModel(spec: string, deps: CalibrateDeps, configFile: string | undefined): Promise<Model> {
   if (deps.makeModel) return deps.makeModel(spec);
-  // Only `openai:<name>` (OPENAI_BASE_URL / OPENAI_API_KEY) without a config file; calls are cached like a run's.
-  return createModel(spec, { providers: {}, prices: {}, cacheDir: join(DEFAULT_CALIBRATION_OUT, 'cache'), limit: pLimit(4) });
+  const config = loadConfigOrDefault(configFile);
+  try {
+    return createModel(spec, { providers: config.providers, prices: config.prices, cacheDir: join(DEFAULT_CALIBRATION_OUT, 'cache'), limit: pLimit(4) });
+  } catch (error) {
+    // An unknown provider or a missing key is bad input, as it is for `memeval run`.
+    if (error instanceof ModelSetupError) throw new InputError([fileProblem(config.file ?? 'memeval calibrate --judge', error.message)]);
+    throw error;
+  }
 }

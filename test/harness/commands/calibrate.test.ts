@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calibrateCommand } from '../../../harness/commands/calibrate.js';
+import { isInputError } from '../../../core/errors.js';
 import { calibrationRecordPath, hasCalibration } from '../../../harness/datasets/calibration.js';
 import { OpenAIModel } from '../../../harness/models/openai.js';
 import { judgeCalibrationSchema } from '../../../core/schema/run.js';
@@ -97,6 +98,26 @@ describe('memeval calibrate', () => {
       expect(info?.answers?.falseAccept.rate).toBe(1);
       expect(onTopicFlag({ judgeCalibration: info })).toMatch(/^FLAG: the judge passed 100\.0%/);
       expect(hasCalibration('openai:yes', join(base, '.memeval'))).toBe(true);
+    } finally {
+      await yes.close();
+    }
+  });
+
+  it("calibrates a judge of the config's providers, as a run names it; an unknown provider is bad input", async () => {
+    const yes = await startFakeOpenAI(yesJudge);
+    process.env.CALIBRATE_TEST_KEY = 'calibrate-test-key-1234';
+    try {
+      const base = tempDir();
+      const config = join(base, 'memeval.config.yaml');
+      writeFileSync(config, `datasets: [data/*.yaml]\nproviders:\n  fake:\n    base_url: ${yes.baseURL}\n    api_key_env: CALIBRATE_TEST_KEY\n    max_attempts: 1\nstrategies:\n  - { id: full, use: full-history }\n`);
+      const code = await calibrateCommand(['--judge', 'fake:j', '--config', config, '--out', join(base, '.memeval')], { stdout: () => undefined });
+      expect(code).toBe(0);
+      expect(yes.requests.length).toBeGreaterThan(0);
+      expect(hasCalibration('fake:j', join(base, '.memeval'))).toBe(true);
+      const refused = await calibrateCommand(['--judge', 'nowhere:j', '--config', config, '--out', join(base, '.memeval')], { stdout: () => undefined }).catch((e: unknown) => e);
+      // An InputError: the CLI reports it as bad input (exit 2) at the config's path.
+      expect(isInputError(refused)).toBe(true);
+      expect((refused as Error).message).toMatch(/memeval\.config\.yaml: unknown model provider "nowhere"/);
     } finally {
       await yes.close();
     }
