@@ -47,6 +47,9 @@ export function judgeCalibration(judge: string, baseDir: string): JudgeCalibrati
   if (!existsSync(file)) return undefined;
   try {
     const report = JSON.parse(readFileSync(file, 'utf8')) as CalibrationReport;
+    // A calibration in which the judge failed on some item does not count, as `memeval gate` reads it
+    // (hasCalibration): its agreement is over the items left, and report.html would show it as whole.
+    if (report.errors !== 0 || (report.answers !== undefined && report.answers.errors !== 0)) return undefined;
     const criteria = report.criteria.map(({ criterion, accuracy, kappa, ci }) => ({ criterion, accuracy, kappa, ci }));
     const calibration: JudgeCalibration = { createdAt: report.createdAt, items: report.items, criteria };
     if (report.answers) calibration.answers = answerCalibration(report.answers);

@@ -1,5 +1,5 @@
 // `memeval calibrate` as a command: the table, the records, and its exit codes.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -144,6 +144,14 @@ describe('memeval calibrate', () => {
     writeFileSync(calibrationRecordPath('openai:gpt-y', dir), JSON.stringify({ judge: 'openai:gpt-y', items: 3, errors: 0, answers: { errors: 1 } }));
     expect(hasCalibration('openai:gpt-y', dir)).toBe(false);
     expect(JSON.stringify(report)).not.toContain('test-key');
+    // report.html reads the record as the gate does: one with errors is no calibration.
+    const base = tempDir();
+    await calibrateCommand(['--judge', 'openai:j', '--out', join(base, '.memeval')], {
+      stdout: () => {},
+      makeModel: () => new OpenAIModel({ name: 'j', baseURL: server.baseURL, apiKey: 'test-key', maxAttempts: 1, timeoutMs: 10_000 }),
+    });
+    expect(existsSync(calibrationRecordPath('openai:j', join(base, '.memeval')))).toBe(true);
+    expect(judgeCalibration('openai:j', base)).toBeUndefined();
   });
 
   it('exits 2 on a bad flag or bad data, without a stack trace', async () => {
