@@ -25,8 +25,12 @@ describe('run labels', () => {
       judge: 'openai:judge-x',
       createdAt: '2026-11-01T00:00:00Z',
       items: 22,
+      errors: 0,
       criteria: [{ criterion: 'coverage', n: 22, agree: 20, accuracy: 0.91, kappa: 0.8, ci: [0.6, 0.95], humanPass: 11, judgePass: 12 }],
     };
+    writeFileSync(join(dir, '.memeval', 'calibration', 'openai_judge-x.json'), JSON.stringify({ ...report, errors: 3 }));
+    // A calibration in which the judge failed on some item is none, as the gate reads it.
+    expect(judgeCalibration('openai:judge-x', dir)).toBeUndefined();
     writeFileSync(join(dir, '.memeval', 'calibration', 'openai_judge-x.json'), JSON.stringify(report));
     expect(judgeCalibration('openai:judge-x', dir)).toEqual({
       createdAt: '2026-11-01T00:00:00Z',
