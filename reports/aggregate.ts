@@ -561,7 +561,9 @@ function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean, ow
   const ci = withCI ? clusteredWilson(outcomesByTranscript(probes, owed)) : undefined;
   const attribution = Object.fromEntries(ATTRIBUTIONS.map((a) => [a, 0])) as Record<Attribution, number>;
   for (const r of probes) if (r.attribution) attribution[r.attribution]++;
-  const costs = probes.map((r) => r.cost).filter((c): c is number => c !== undefined);
+  // A sum over some answers is no cost: unless every answer that came back was priced, it is unknown.
+  const answered = probes.filter((r) => probeErrorStage(r) !== 'answer');
+  const costs = answered.every((r) => r.cost !== undefined) ? answered.map((r) => r.cost as number) : [];
   const latencies = probes.filter(answerTimed).map((r) => r.latencyMs as number);
   return {
     probes: probes.length,

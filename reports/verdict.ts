@@ -5,7 +5,7 @@
 // computes it), and the interval beside it is the same clustered paired
 // bootstrap diff.ts shows. It must not import html.ts: html.ts renders it.
 import type { Attribution, RunResult } from '../core/types.js';
-import type { PairedResult } from '../core/stats.js';
+import { wilson, type PairedResult } from '../core/stats.js';
 import { ATTRIBUTIONS, compareProbes, runNotice, stageErrors, type BaselineComparison, type StrategySummary } from './aggregate.js';
 import { esc, num, pct } from './format.js';
 
@@ -20,8 +20,15 @@ export type Verdict =
       byCost: boolean;
       delta?: PairedResult;
       /** Cheaper strategies that did not qualify, with their accuracy difference's interval. */
-      cheaperExcluded: { strategy: StrategySummary; delta: PairedResult | undefined }[];
+      cheaperExcluded: Excluded[];
     };
+
+/** A cheaper strategy that did not qualify: its accuracy difference's interval, and the upper bound of its pass→fail rate. */
+interface Excluded {
+  strategy: StrategySummary;
+  delta: PairedResult | undefined;
+  flipBound: number | undefined;
+}
 
 /** How the headline is marked up: escaped HTML with <strong>, or plain CLI text. */
 interface Ink {
@@ -51,7 +58,7 @@ const CAUSE: Record<Attribution, string> = {
  * a run that did not finish, or whose calls errored, did not measure what the
  * verdict would rest on, so it gets no verdict rather than a flattering one.
  */
-function blockers(run: RunResult): string[] {
+function blockers(run: RunResult, rows: StrategySummary[]): string[] {
   const reasons: string[] = [];
   const notice = runNotice(run.info);
   if (notice) reasons.push(`the run is ${notice.label} (${notice.reason})`);
@@ -60,7 +67,32 @@ function blockers(run: RunResult): string[] {
     const counts = errored.map((s) => `${s.stage} ${s.errors}/${s.attempted}`).join(', ');
     reasons.push(`it has errors (${counts}), so some strategies were not fully measured`);
   }
+  // Probes a strategy owes but never answered count as failures in its accuracy; paired with
+  // the baseline's, they would simply be left out, and the comparison would flatter it.
+  const owing = rows.filter((s) => s.unattempted > 0);
+  if (owing.length) reasons.push(`${owing.map((s) => `${s.strategy} has ${s.unattempted} unattempted probe${s.unattempted === 1 ? '' : 's'}`).join(', ')}, so not every strategy was fully measured`);
+  const coverage = transcriptCoverage(run);
+  if (coverage) reasons.push(coverage);
   return reasons;
+}
+
+/**
+ * Strategies whose records cover different transcripts (a turn or probe record missing for
+ * some): their mean tokens and accuracies are over different conversations, and a saving
+ * between them could be the data, not the strategy.
+ */
+function transcriptCoverage(run: RunResult): string | undefined {
+  const seen = new Map<string, Set<string>>();
+  const add = (strategy: string, key: string) => {
+    const set = seen.get(strategy) ?? new Set<string>();
+    set.add(key);
+    seen.set(strategy, set);
+  };
+  for (const t of run.turns) add(t.strategy, `turns ${t.transcript}`);
+  for (const p of run.probes) add(p.strategy, `probes ${p.transcript}`);
+  const all = new Set([...seen.values()].flatMap((s) => [...s]));
+  const short = [...seen].filter(([, s]) => s.size < all.size).map(([id]) => id);
+  return short.length ? `the records of ${short.join(', ')} cover fewer transcripts than the run's, so its figures are not over the same conversations` : undefined;
 }
 
 /**
@@ -91,9 +123,26 @@ function significantlyWorse(s: StrategySummary): boolean {
  */
 export const NON_INFERIORITY_MARGIN = 0.05;
 
-/** The accuracy difference's interval shows the strategy loses less than the margin. */
-function nonInferior(delta: PairedResult | undefined): boolean {
-  return delta?.low !== undefined && delta.low > -NON_INFERIORITY_MARGIN;
+/** One-sided 95%: the z of the upper bound on how often a probe the baseline passed fails. */
+const ONE_SIDED_Z = 1.6449;
+
+/**
+ * The accuracy difference's interval shows the strategy loses less than the margin, and so do
+ * its flips: the upper bound of the pass→fail rate (Wilson, one-sided 95%) stays below the
+ * margin. The bootstrap alone cannot say it: over six probes that all agree, every resample
+ * differs by 0 and its interval is [0, 0], though six probes cannot rule out a 30-point loss.
+ */
+function nonInferior(paired: Paired | undefined): boolean {
+  const delta = paired?.bootstrap;
+  if (delta?.low === undefined || delta.low <= -NON_INFERIORITY_MARGIN || !paired || paired.pairs === 0) return false;
+  return (flipBound(paired) ?? 1) < NON_INFERIORITY_MARGIN;
+}
+
+/** What the verdict reads of a strategy's pairing with the baseline. */
+interface Paired {
+  bootstrap?: PairedResult;
+  passToFail: number;
+  pairs: number;
 }
 
 /**
@@ -102,7 +151,7 @@ function nonInferior(delta: PairedResult | undefined): boolean {
  * tokens), it is not significantly worse, and its interval rules out losing
  * more than the margin.
  */
-function qualifies(s: StrategySummary, baseline: string, delta: PairedResult | undefined): boolean {
+function qualifies(s: StrategySummary, baseline: string, delta: Paired | undefined): boolean {
   if (s.strategy === baseline) return true;
   return s.vsBaseline !== undefined && s.meanContextTokens !== undefined && !significantlyWorse(s) && nonInferior(delta);
 }
@@ -121,26 +170,30 @@ function cheaperThan(s: StrategySummary, baseline: StrategySummary, byCost: bool
 
 /** The verdict for the default objective: the cheapest strategy not significantly less accurate than the baseline. */
 export function verdictOf(run: RunResult, rows: StrategySummary[]): Verdict {
-  const reasons = blockers(run);
+  const reasons = blockers(run, rows);
   if (reasons.length) return { kind: 'cannot', reasons };
   if (rows.length === 1) return { kind: 'single', strategy: rows[0].strategy };
   const baseline = rows.find((s) => s.strategy === run.info.baseline);
   if (!baseline) return { kind: 'cannot', reasons: ['the run names no baseline strategy (baseline: in the config) to compare accuracy with'] };
   if (baseline.meanContextTokens === undefined) return { kind: 'cannot', reasons: [`the baseline ${baseline.strategy} has no turn records, so no token saving can be measured`] };
+  if (baseline.graded === 0) return { kind: 'cannot', reasons: [`the baseline ${baseline.strategy} has no graded probe, so no accuracy can be compared with it`] };
   const byCost = costComparable(rows);
   const deltas = new Map(rows.filter((s) => s !== baseline).map((s) => [s.strategy, pairedDelta(run, baseline.strategy, s.strategy)]));
   const ok = (s: StrategySummary) => qualifies(s, baseline.strategy, deltas.get(s.strategy));
-  const choice = cheapest(rows.filter(ok), byCost) ?? baseline;
+  const cheapestOk = cheapest(rows.filter(ok), byCost);
+  // Switching needs a saving: a strategy that costs the same as the baseline is no reason to move.
+  const choice = cheapestOk && cheapestOk !== baseline && cheaperThan(cheapestOk, baseline, byCost) ? cheapestOk : baseline;
   const cheaperExcluded = rows
     .filter((s) => s !== baseline && !ok(s) && cheaperThan(s, baseline, byCost))
-    .map((s) => ({ strategy: s, delta: deltas.get(s.strategy) }));
-  return { kind: 'pick', choice, baseline, byCost, delta: choice === baseline ? undefined : deltas.get(choice.strategy), cheaperExcluded };
+    .map((s) => ({ strategy: s, delta: deltas.get(s.strategy)?.bootstrap, flipBound: flipBound(deltas.get(s.strategy)) }));
+  return { kind: 'pick', choice, baseline, byCost, delta: choice === baseline ? undefined : deltas.get(choice.strategy)?.bootstrap, cheaperExcluded };
 }
 
-/** The clustered paired bootstrap of the accuracy difference on the shared probes (seeded, so deterministic). */
-function pairedDelta(run: RunResult, baseline: string, candidate: string): PairedResult | undefined {
+/** The clustered paired bootstrap of the accuracy difference on the shared probes (seeded, so deterministic), with the flips. */
+function pairedDelta(run: RunResult, baseline: string, candidate: string): Paired {
   const of = (id: string) => run.probes.filter((p) => p.strategy === id);
-  return compareProbes(of(baseline), of(candidate), true).bootstrap;
+  const paired = compareProbes(of(baseline), of(candidate), true);
+  return { bootstrap: paired.bootstrap, passToFail: paired.passToFail, pairs: paired.pairs.length };
 }
 
 // ---------- wording ----------
@@ -177,13 +230,21 @@ function costText(choice: StrategySummary, baseline: StrategySummary): string {
   return `; answer cost per probe ${per(choice)} vs ${per(baseline)}`;
 }
 
-function excludedText({ strategy: s, delta }: { strategy: StrategySummary; delta: PairedResult | undefined }): string {
+function excludedText({ strategy: s, delta, flipBound: bound }: Excluded): string {
   const v = s.vsBaseline;
   if (!v) return `${s.strategy} was not compared (no probe graded by both)`;
   if (significantlyWorse(s)) return `${s.strategy} is significantly less accurate (${pts(v.delta)}, Holm p = ${pText(v.pHolm)})`;
-  const margin = pts(-NON_INFERIORITY_MARGIN);
-  if (delta?.low === undefined) return `${s.strategy} cannot be shown to lose less than ${margin.replace('−', '')} of accuracy (${pts(v.delta)}; ${ciText(delta)})`;
-  return `${s.strategy} may lose more than ${margin.replace('−', '')} of accuracy (${pts(v.delta)}, ${ciText(delta)})`;
+  const margin = pts(-NON_INFERIORITY_MARGIN).replace('−', '');
+  if (delta?.low === undefined) return `${s.strategy} cannot be shown to lose less than ${margin} of accuracy (${pts(v.delta)}; ${ciText(delta)})`;
+  if (delta.low > -NON_INFERIORITY_MARGIN && bound !== undefined) {
+    return `${s.strategy} cannot be shown to lose less than ${margin} of accuracy: on ${v.sharedProbes} shared probes it may fail up to ${pts(-bound).replace('−', '')} of those the baseline passes (one-sided 95% bound)`;
+  }
+  return `${s.strategy} may lose more than ${margin} of accuracy (${pts(v.delta)}, ${ciText(delta)})`;
+}
+
+/** The one-sided 95% upper bound of the pass→fail rate, when the pairing has any probe. */
+function flipBound(paired: Paired | undefined): number | undefined {
+  return paired && paired.pairs > 0 ? wilson(paired.passToFail, paired.pairs, ONE_SIDED_Z).high : undefined;
 }
 
 function pickHeadline(v: Extract<Verdict, { kind: 'pick' }>, ink: Ink): string[] {
@@ -222,7 +283,8 @@ export function paretoSet(rows: StrategySummary[]): StrategySummary[] {
 
 /** `trim-6: 41 of 60 failures trimmed (the fact was cut)`: the commonest recorded cause among the probes it did not pass. */
 export function failureCause(s: StrategySummary): string {
-  const failures = s.attempted - s.passed;
+  // A probe owed but never answered is a failure too, as accuracy counts it.
+  const failures = s.attempted + s.unattempted - s.passed;
   if (failures === 0) return `${s.strategy}: no failures`;
   const noun = failures === 1 ? 'failure' : 'failures';
   // The first in ATTRIBUTIONS order wins a tie, so the line never depends on record order.

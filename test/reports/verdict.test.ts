@@ -84,8 +84,9 @@ describe('verdict: the recommendation', () => {
     const run = threeWay();
     run.probes = run.probes.filter((p) => p.strategy !== 'trim'); // trim replayed turns but answered no probe
     const html = section(run);
-    expect(headline(html)).toContain('Recommendation: keep the baseline <strong>full</strong>');
-    expect(headline(html)).toContain('trim was not compared (no probe graded by both)');
+    // Its probes are owed, never answered: the run cannot say how it compares.
+    expect(headline(html)).toContain('Cannot recommend a strategy:');
+    expect(headline(html)).toContain('trim has 40 unattempted probes');
     expect(tableRow(html, 'trim')).toContain('title="not compared: no probe graded by both">–</span>');
   });
 
@@ -178,5 +179,53 @@ describe('verdict: significance marks', () => {
   it('marks significantly better ▲', () => {
     const run = bulkRun({ runId: 'r', strategies: ['base', 'better'], transcripts: 10, probesPer: 4, passes: (s, t, p) => s === 'better' || !(p < 2 && t < 6) });
     expect(tableRow(section(run), 'better')).toContain('<span class="sig ok" title="exact McNemar on 40 shared probes: p = 0.000488, Holm-adjusted p = 0.000488">▲ +30.0 pts</span>');
+  });
+});
+
+describe('verdict: what a recommendation needs', () => {
+  const verdict = (run: RunResult) => verdictOf(run, summarize(run));
+
+  it('does not switch on a handful of probes that all agree: their bootstrap interval is [0, 0], their flips bound nothing', () => {
+    const few = scaleTokens(bulkRun({ runId: 'r', strategies: ['full', 'trim'], transcripts: 6, probesPer: 1, passes: () => true }), 'trim', 0.5);
+    const v = verdict(few);
+    expect(v.kind === 'pick' && v.choice.strategy).toBe('full');
+    expect(headline(section(few))).toMatch(/trim cannot be shown to lose less than 5\.0 pts of accuracy: on 6 shared probes it may fail up to 31\.1 pts/);
+    // Enough agreeing probes do bound it: 1 − the one-sided 95% Wilson bound of 0 flips in 80 is 3.3 pts.
+    const many = scaleTokens(bulkRun({ runId: 'r', strategies: ['full', 'trim'], transcripts: 20, probesPer: 4, passes: () => true }), 'trim', 0.5);
+    const w = verdict(many);
+    expect(w.kind === 'pick' && w.choice.strategy).toBe('trim');
+  });
+
+  it('keeps the baseline when nothing is cheaper: the same tokens are no saving', () => {
+    const tied = bulkRun({ runId: 'r', strategies: ['trim', 'full'], transcripts: 20, probesPer: 4, passes: () => true });
+    tied.info.baseline = 'full';
+    const v = verdict(tied);
+    expect(v.kind === 'pick' && v.choice.strategy).toBe('full');
+  });
+
+  it('cannot recommend against a baseline that graded nothing, nor between strategies measured on different transcripts', () => {
+    const empty = scaleTokens(bulkRun({ runId: 'r', strategies: ['full', 'trim'], transcripts: 20, probesPer: 4, passes: () => true }), 'trim', 0.5);
+    empty.probes = empty.probes.filter((p) => p.strategy !== 'full');
+    expect(verdict(empty)).toMatchObject({ kind: 'cannot' });
+    const partial = scaleTokens(bulkRun({ runId: 'r', strategies: ['full', 'trim'], transcripts: 20, probesPer: 4, passes: () => true }), 'trim', 0.5);
+    partial.turns = partial.turns.filter((t) => t.strategy !== 'trim' || t.transcript !== 'bt0');
+    const v = verdict(partial);
+    expect(v.kind).toBe('cannot');
+    expect(v.kind === 'cannot' && v.reasons.join(' ')).toMatch(/the records of trim cover fewer transcripts/);
+  });
+
+  it('counts an unanswered probe as a failure in the failure line', () => {
+    const run = bulkRun({ runId: 'r', strategies: ['full', 'trim'], transcripts: 10, probesPer: 4, passes: () => true });
+    run.probes = run.probes.filter((p) => p.strategy !== 'trim' || p.transcript !== 'bt0');
+    const trim = summarize(run).find((s) => s.strategy === 'trim')!;
+    expect(failureCause(trim)).toMatch(/^trim: 4 failures/);
+  });
+
+  it('has no cost unless every answer was priced, so a partial sum never ranks', () => {
+    const run = bulkRun({ runId: 'r', strategies: ['full', 'trim'], transcripts: 10, probesPer: 4, passes: () => true });
+    for (const p of run.probes) if (p.strategy === 'trim' && p.transcript !== 'bt0') delete p.cost;
+    const rows = summarize(run);
+    expect(rows.find((s) => s.strategy === 'trim')?.cost).toBeUndefined();
+    expect(rows.find((s) => s.strategy === 'full')?.cost).toBeCloseTo(0.004, 10);
   });
 });
