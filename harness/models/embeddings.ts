@@ -39,14 +39,20 @@ export function vectorsOf(reply: unknown, count: number): number[][] {
   if (!Array.isArray(data) || data.length !== count) {
     throw new PermanentError(`the embeddings reply holds ${Array.isArray(data) ? data.length : 'no'} vectors for ${count} texts`);
   }
-  const vectors: number[][] = new Array<number[]>(count);
+  const vectors: (number[] | undefined)[] = Array.from({ length: count }, () => undefined);
   data.forEach((entry: { index?: unknown; embedding?: unknown }, i) => {
-    const at = typeof entry.index === 'number' ? entry.index : i;
-    if (!isVector(entry.embedding) || at < 0 || at >= count) throw new PermanentError('the embeddings reply has an entry that is not a vector of numbers');
+    const at = entry.index === undefined ? i : entry.index;
+    if (!isVector(entry.embedding)) throw new PermanentError('the embeddings reply has an entry that is not a vector of numbers');
+    if (typeof at !== 'number' || !Number.isInteger(at) || at < 0 || at >= count) throw new PermanentError(`the embeddings reply has an entry whose index ${JSON.stringify(at)} is not one of the ${count} texts`);
+    if (vectors[at] !== undefined) throw new PermanentError(`the embeddings reply gives text ${at} two vectors`);
     vectors[at] = entry.embedding;
   });
+  // Dense, so every hole is seen (a sparse array's holes are skipped by some()).
   if (vectors.some((v) => v === undefined)) throw new PermanentError('the embeddings reply leaves a text without a vector');
-  return vectors;
+  const dims = (vectors as number[][])[0].length;
+  // Cosine similarity over vectors of other lengths compares their first dimensions only: no measure.
+  if (vectors.some((v) => (v as number[]).length !== dims)) throw new PermanentError('the embeddings reply holds vectors of different lengths');
+  return vectors as number[][];
 }
 
 /** A stored vector, or undefined (none, or an entry that does not read back as a vector). */
@@ -65,6 +71,8 @@ async function readVector(store: CacheStore, key: string, stats: ModelStats): Pr
 export function createEmbedder(opts: EmbedderOptions): Embedder {
   const { spec, target, params, limit, stats } = opts;
   const store = opts.cacheDir === false ? undefined : new CacheStore(opts.cacheDir);
+  /** The length of this run's vectors, from the first it was given. */
+  let dims: number | undefined;
 
   async function request(texts: string[]): Promise<ServerCallOutcome<number[][]>> {
     stats.callBegins();
@@ -96,6 +104,17 @@ export function createEmbedder(opts: EmbedderOptions): Embedder {
     return { ok: true, value: outcome.value };
   }
 
+  /**
+   * Vectors of one model have one length; one of another length (a changed model behind the
+   * name, a cache written by another) cannot be compared with the rest, so it is an error.
+   */
+  function oneLength(value: number[][]): ServerCallOutcome<number[][]> {
+    dims ??= value[0]?.length;
+    if (value.every((v) => v.length === dims)) return { ok: true, value };
+    stats.errors++;
+    return { ok: false, error: `${target.id} (embeddings): vectors of ${[...new Set(value.map((v) => v.length))].join(' and ')} dimensions, where this run's have ${dims}` };
+  }
+
   return {
     spec,
     async embed(texts) {
@@ -106,11 +125,11 @@ export function createEmbedder(opts: EmbedderOptions): Embedder {
       stats.cacheHits += hits;
       // A text listed twice is sent once.
       const missing = [...new Set(texts.filter((_, i) => vectors[i] === undefined))];
-      if (missing.length === 0) return { ok: true, value: vectors as number[][] };
+      if (missing.length === 0) return oneLength(vectors as number[][]);
       const fetched = await request(missing);
       if (!fetched.ok) return fetched;
       const byText = new Map(missing.map((text, i) => [text, fetched.value[i]]));
-      return { ok: true, value: texts.map((text, i) => vectors[i] ?? (byText.get(text) as number[])) };
+      return oneLength(texts.map((text, i) => vectors[i] ?? (byText.get(text) as number[])));
     },
   };
 }

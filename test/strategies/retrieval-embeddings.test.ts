@@ -19,6 +19,7 @@ import { apiError, embeddingsHandler, startFakeOpenAI, type FakeServer } from '.
 import type { Embedder } from '../../strategies/registry.js';
 import { EMBEDDING_SHADOW, RECALL_END, RECALL_HEADER, RetrievalStrategy } from '../../strategies/retrieval.js';
 import { tinyTranscript } from '../helpers/cli.js';
+import { vectorsOf } from '../../harness/models/embeddings.js';
 
 /** What the fake's "model" knows: an ID at a border is a passport. */
 const SYNONYMS = { id: 'passport', border: 'passport', identity: 'passport' };
@@ -212,5 +213,32 @@ describe('retrieval by embeddings: bad config', () => {
 
   it('refuses an unknown scorer at the option', () => {
     expect(problems('scorer: bm52')).toMatch(/memeval\.config\.yaml:13:13: "scorer" in strategy "recall" must be one of bm25, embeddings, not "bm52" \(did you mean "bm25"\?\)/);
+  });
+});
+
+describe('an embeddings reply that does not give each text one vector of one length', () => {
+  const reply = (data: unknown[]) => ({ object: 'list', data, model: 'e' });
+  const v = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+  it('is refused, never read as vectors: holes, a text given two vectors, a bad index, different lengths', () => {
+    expect(() => vectorsOf(reply([{ index: 0, embedding: v(4) }, { index: 0, embedding: v(4) }]), 2)).toThrow(/gives text 0 two vectors/);
+    expect(() => vectorsOf(reply([{ index: 0, embedding: v(4) }, { index: 1.5, embedding: v(4) }]), 2)).toThrow(/index 1\.5 is not one of the 2 texts/);
+    expect(() => vectorsOf(reply([{ index: 0, embedding: v(4) }, { index: 1, embedding: v(3) }]), 2)).toThrow(/vectors of different lengths/);
+    expect(vectorsOf(reply([{ index: 1, embedding: v(2) }, { index: 0, embedding: [9, 9] }]), 2)).toEqual([[9, 9], [1, 2]]);
+  });
+
+  it("is an error of the run when a later reply's vectors have another length than the first's", async () => {
+    let dims = 4;
+    const server = await startFakeOpenAI((req) => ({ json: reply(((req.body.input as string[]) ?? []).map((_, index) => ({ index, embedding: v(dims) }))) }));
+    try {
+      const embedder = buildGraders(suite(server.baseURL, false)).embedder('local:embed-small');
+      expect((await embedder.embed(['one'])).ok).toBe(true);
+      dims = 3;
+      const later = await embedder.embed(['two']);
+      expect(later.ok).toBe(false);
+      expect(!later.ok && later.error).toMatch(/vectors of 3 dimensions, where this run's have 4/);
+    } finally {
+      await server.close();
+    }
   });
 });
