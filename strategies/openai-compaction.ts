@@ -134,13 +134,15 @@ export class OpenAICompactionStrategy extends MemoryStrategy {
       this.events.push(this.billed(failed, outcome.value.usage));
       return;
     }
-    const { inputTokens, outputTokens } = outcome.value.usage;
-    this.span = { lastItem, viewItems: this.list.items.length, apiTokens: outputTokens };
-    this.events.push(this.compactionEvent(lastItem, { inputTokens, outputTokens }, msSince(started), COMPACTION_SHADOW));
+    const usage = usableUsage(outcome.value.usage);
+    this.span = { lastItem, viewItems: this.list.items.length, apiTokens: usage?.outputTokens ?? 0 };
+    this.events.push(usage ? this.compactionEvent(lastItem, usage, msSince(started), COMPACTION_SHADOW) : badUsage(lastItem, outcome.value.usage, msSince(started), COMPACTION_SHADOW));
   }
 
   /** A call the server answered (and billed) without compacting: its usage and cost stay on the failure. */
-  private billed(failed: SummaryEvent, usage: { inputTokens: number; outputTokens: number }): SummaryEvent {
+  private billed(failed: SummaryEvent, reported: { inputTokens: unknown; outputTokens: unknown }): SummaryEvent {
+    const usage = usableUsage(reported);
+    if (!usage) return failed;
     const cost = this.model.cost({ inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
     return { ...failed, output: { ...failed.output, usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }, ...(cost === undefined ? {} : { cost }) } };
   }
@@ -183,10 +185,10 @@ export class OpenAICompactionStrategy extends MemoryStrategy {
       return;
     }
     this.list.items = [compaction as AgentInputItem];
-    const { inputTokens, outputTokens } = outcome.value.usage;
+    const usage = usableUsage(outcome.value.usage);
     // The reply's output tokens stand for the compaction item (the few of the dropped text included).
-    this.span = { lastItem, viewItems: 1, apiTokens: outputTokens };
-    this.events.push(this.compactionEvent(lastItem, { inputTokens, outputTokens }, msSince(started), CONTEXT_MANAGEMENT_SHADOW));
+    this.span = { lastItem, viewItems: 1, apiTokens: usage?.outputTokens ?? 0 };
+    this.events.push(usage ? this.compactionEvent(lastItem, usage, msSince(started), CONTEXT_MANAGEMENT_SHADOW) : badUsage(lastItem, outcome.value.usage, msSince(started), CONTEXT_MANAGEMENT_SHADOW));
   }
 
   /**
@@ -327,3 +329,18 @@ export const openaiCompaction: StrategyDefinition = {
     return new OpenAICompactionStrategy(ctx.serverCompaction(spec), triggerOf(options), ctx.counter);
   },
 };
+
+/** A reply's token counts when they are counts (whole, finite, not negative); undefined otherwise. */
+function usableUsage(usage: { inputTokens: unknown; outputTokens: unknown } | undefined): Usage | undefined {
+  const count = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0;
+  return usage && count(usage.inputTokens) && count(usage.outputTokens) ? { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } : undefined;
+}
+
+/**
+ * A compaction whose reply reports no token counts (missing, negative, text): it happened, but
+ * the compacted context's size is unknown, so it is an error of the run rather than a size of 0
+ * (or NaN) in every token figure after it.
+ */
+function badUsage(lastItem: number, usage: unknown, durationMs: number, shadow: string): SummaryEvent {
+  return failedSummary(lastItem, `the compaction reply's usage is not token counts (${JSON.stringify(usage) ?? 'none'}), so the compacted context's size is unknown`, durationMs, shadow);
+}

@@ -393,4 +393,20 @@ describe('openai-compaction when it cannot be read', () => {
       await server.close();
     }
   }, 60_000);
+
+  it('records a compaction whose reply reports no token counts as a failure, never a NaN or negative size', async () => {
+    for (const output of [-100, 'NaN']) {
+      const server = await startFakeOpenAI(compactionHandler({ outputTokens: output as number, answer: () => 'no idea' }));
+      try {
+        const { run } = await runSuite({ config: suite(server.baseURL), log: () => undefined });
+        expect(run.info.status).not.toBe('complete');
+        const failed = run.summaries.filter((s) => s.strategy === 'compact' && s.error);
+        expect(failed.length).toBeGreaterThan(0);
+        expect(failed[0].error).toMatch(/usage is not token counts/);
+        for (const t of run.turns) expect(Number.isFinite(t.contextTokens) && t.contextTokens >= 0, String(t.contextTokens)).toBe(true);
+      } finally {
+        await server.close();
+      }
+    }
+  }, 60_000);
 });
