@@ -691,6 +691,8 @@ export interface SweepPoint {
   accuracyHigh?: number;
   passed: number;
   attempted: number;
+  /** Probes of the point that errored or were never answered: a point with any is not fully measured. */
+  unmeasured?: number;
   meanContextTokens?: number;
 }
 
@@ -724,6 +726,8 @@ export interface SweepCurve {
  * larger values are cheaper take no list (OptionSpec `sweep: false`).
  */
 export function sweepKnee(points: readonly SweepPoint[]): SweepKnee | undefined {
+  // A point with errored or unanswered probes is not measured: the knee could sit on its accident.
+  if (points.some((p) => (p.unmeasured ?? 0) > 0)) return undefined;
   const measured = [...points].filter((p) => p.accuracy !== undefined).sort((a, b) => a.value - b.value);
   if (measured.length === 0) return undefined;
   const best = measured.reduce((top, p) => ((p.accuracy as number) > (top.accuracy as number) ? p : top));
@@ -734,6 +738,7 @@ export function sweepKnee(points: readonly SweepPoint[]): SweepKnee | undefined 
 
 function sweepPoint(row: StrategySummary, value: number): SweepPoint {
   const point: SweepPoint = { strategy: row.strategy, value, passed: row.passed, attempted: row.attempted };
+  if (row.errors + row.unattempted > 0) point.unmeasured = row.errors + row.unattempted;
   if (row.accuracy !== undefined) point.accuracy = row.accuracy;
   if (row.accuracyLow !== undefined) point.accuracyLow = row.accuracyLow;
   if (row.accuracyHigh !== undefined) point.accuracyHigh = row.accuracyHigh;
@@ -772,7 +777,11 @@ export function sweepCurves(run: RunResult, rows: readonly StrategySummary[]): S
 /** `knee: max_turns = 4 (62.0% vs best 65.0% [60.1, 69.8])`, how every report names a curve's knee. */
 export function kneeText(curve: SweepCurve): string {
   const fixed = curve.fixed ? ` at ${curve.fixed.option} = ${curve.fixed.value}` : '';
-  if (!curve.knee) return `knee${fixed}: none (no point has an attempted probe)`;
+  if (!curve.knee) {
+    const unmeasured = curve.points.filter((p) => (p.unmeasured ?? 0) > 0);
+    if (unmeasured.length) return `knee${fixed}: none (${unmeasured.map((p) => `${curve.option} = ${p.value} has ${p.unmeasured} errored or unanswered probe${p.unmeasured === 1 ? '' : 's'}`).join(', ')})`;
+    return `knee${fixed}: none (no point has an attempted probe)`;
+  }
   const { knee, best } = curve.knee;
   const percent = (v: number | undefined) => (v === undefined ? '–' : (100 * v).toFixed(1));
   const ci = best.accuracyLow !== undefined ? ` [${percent(best.accuracyLow)}, ${percent(best.accuracyHigh)}]` : '';

@@ -34,6 +34,10 @@ describe('the knee of a sweep', () => {
 
   it('is the smallest setting when the best accuracy is there, or when every point is within the CI', () => {
     expect(sweepKnee([point(2, 0.8, 0.7, 0.9), point(4, 0.7, 0.6, 0.8), point(8, 0.6, 0.5, 0.7)])?.knee.value).toBe(2);
+    // A point with errored or unanswered probes is not measured: no knee is read off such a curve.
+    expect(sweepKnee([point(2, 0.8, 0.7, 0.9), { ...point(4, 0.9, 0.8, 1), unmeasured: 3 }])).toBeUndefined();
+    const curve = { group: 'trim', option: 'max_turns', points: [point(2, 0.8, 0.7, 0.9), { ...point(4, 0.9, 0.8, 1), unmeasured: 3 }] };
+    expect(kneeText(curve)).toBe('knee: none (max_turns = 4 has 3 errored or unanswered probes)');
     const flat = sweepKnee([point(2, 0.5, 0.3, 0.7), point(4, 0.55, 0.35, 0.75), point(8, 0.52, 0.3, 0.7)]);
     expect(flat?.best.value).toBe(4);
     expect(flat?.knee.value).toBe(2);
