@@ -5,6 +5,7 @@
 import { DEFAULT_ICC, minimumDetectableEffect, runPower, varianceShares, varianceSplit, type Design, type RunPower, type VarianceSplit } from '../core/power.js';
 import { PROBE_KINDS, type RunResult } from '../core/types.js';
 import { esc } from './format.js';
+import { isProbeError } from './aggregate.js';
 
 function points(effect: number): string {
   return Number.isFinite(effect) ? `${(effect * 100).toFixed(1)} points` : '–';
@@ -21,14 +22,20 @@ function designRow(label: string, d: Design): string {
 
 /** "What this run can detect": MDE overall and per probe kind from the run's own k, m̄, p and ICC. */
 export function detectSection(run: RunResult): string {
-  return detectHtml(runPower(run));
+  const power = runPower(run);
+  // Errors read as failures there: p would be low and the spread between transcripts an accident.
+  const errored = power ? power.records.filter(isProbeError).length : 0;
+  if (power && errored > 0) {
+    return `<h3 id="power">What this run can detect</h3><p class="muted">Not estimated: ${errored} of the ${power.records.length} probe answers of ${esc(power.strategy)} errored, and errors would read as failures in p and the ICC. Estimate from a run without errors (memeval plan --run).</p>`;
+  }
+  return detectHtml(power);
 }
 
 function detectHtml(power: RunPower | undefined): string {
   if (!power) return '';
   const icc = power.iccEstimated
     ? `ICC ${power.icc.toFixed(2)} estimated from the run by one-way ANOVA on per-transcript pass rates`
-    : `ICC ${DEFAULT_ICC.toFixed(2)} assumed (one transcript: the run cannot estimate it)`;
+    : `ICC ${DEFAULT_ICC.toFixed(2)} assumed (no transcript has two outcomes, or there is one transcript: the run cannot estimate it)`;
   const note =
     `The smallest accuracy difference between two strategies this run would find at two-sided α = 0.05 with 80% power, ` +
     `from the records of ${esc(power.strategy)}: k transcripts, m̄ outcomes per transcript, p = (passes + 1) / (n + 2), ${icc}. ` +

@@ -39,6 +39,13 @@ describe('detectSection', () => {
     expect(html).toMatch(/<td>recall<\/td>/);
   });
 
+  it('estimates nothing from a run whose reference strategy errored: errors would read as failures', () => {
+    const run = bulkRun({ runId: 'r', strategies: ['s', 't'], transcripts: 10, probesPer: 4, passes: (_s, t) => (t < 4 ? 'error' : true) });
+    const html = detectSection(run);
+    expect(html).toContain('Not estimated: 16 of the 40 probe answers of s errored');
+    expect(html).not.toContain('points</td>');
+  });
+
   it('escapes the strategy id and is part of report.html', () => {
     const run = bulkRun({ runId: 'r', strategies: ['<b>x</b>'], transcripts: 2, probesPer: 2, passes: () => true });
     expect(detectSection(run)).toContain('&lt;b&gt;x&lt;/b&gt;');
