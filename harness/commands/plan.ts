@@ -110,7 +110,14 @@ function measuredRun(dir: string): RunResult {
 /** Flags win over a run's estimates, and those over the defaults. */
 function assumptions(flags: PlanFlags, power: RunPower | undefined): Assumptions {
   const icc = flags.icc ?? (power?.iccEstimated ? power.icc : undefined);
-  const iccSource = flags.icc !== undefined ? '--icc' : icc !== undefined ? `estimated from ${flags.run} (${power?.strategy})` : 'default; set --icc or --run';
+  const iccSource =
+    flags.icc !== undefined
+      ? '--icc'
+      : icc !== undefined
+        ? `estimated from ${flags.run} (${power?.strategy})`
+        : flags.run !== undefined
+          ? `default; ${flags.run} cannot estimate it (no transcript has two outcomes); set --icc`
+          : 'default; set --icc or --run';
   if (flags.accuracy !== undefined) {
     const p = flags.accuracy;
     return { accuracy: () => p, icc: icc ?? DEFAULT_ICC, accuracySource: '--baseline-accuracy', iccSource };
