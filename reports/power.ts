@@ -35,7 +35,7 @@ function detectHtml(power: RunPower | undefined): string {
   if (!power) return '';
   const icc = power.iccEstimated
     ? `ICC ${power.icc.toFixed(2)} estimated from the run by one-way ANOVA on per-transcript pass rates`
-    : `ICC ${DEFAULT_ICC.toFixed(2)} assumed (no transcript has two outcomes, or there is one transcript: the run cannot estimate it)`;
+    : `ICC ${DEFAULT_ICC.toFixed(2)} assumed (the run cannot estimate it: that needs two transcripts, one with two outcomes or more)`;
   const note =
     `The smallest accuracy difference between two strategies this run would find at two-sided α = 0.05 with 80% power, ` +
     `from the records of ${esc(power.strategy)}: k transcripts, m̄ outcomes per transcript, p = (passes + 1) / (n + 2), ${icc}. ` +

@@ -116,7 +116,7 @@ function assumptions(flags: PlanFlags, power: RunPower | undefined): Assumptions
       : icc !== undefined
         ? `estimated from ${flags.run} (${power?.strategy})`
         : flags.run !== undefined
-          ? `default; ${flags.run} cannot estimate it (no transcript has two outcomes); set --icc`
+          ? `default; ${flags.run} cannot estimate it (that needs two transcripts, one with two outcomes or more); set --icc`
           : 'default; set --icc or --run';
   if (flags.accuracy !== undefined) {
     const p = flags.accuracy;
