@@ -932,14 +932,15 @@ const NO_MESSAGE = '(no message recorded)';
  */
 function stageErrorsOf(probes: ProbeRecord[], summaries: SummaryRecord[]): StageErrors[] {
   const answered = probes.filter((r) => probeErrorStage(r) !== 'answer');
-  const made = summaries.filter((s) => summaryErrorStage(s) !== 'summarizer');
+  // A server compaction is never judged (it has no text), so it is no attempt of the summary judge.
+  const judgeable = summaries.filter((s) => summaryErrorStage(s) !== 'summarizer' && !s.opaque);
   const counts: Record<ErrorStage, StageErrors> = {
     answer: countStage('answer', probes, (r) => (probeErrorStage(r) === 'answer' ? (r.error ?? NO_MESSAGE) : undefined)),
     'answer-judge': countStage('answer-judge', answered, (r) =>
       probeErrorStage(r) === 'answer-judge' ? (r.error ?? r.judge?.reason ?? NO_MESSAGE) : undefined,
     ),
     summarizer: countStage('summarizer', summaries, (s) => (summaryErrorStage(s) === 'summarizer' ? s.error : undefined)),
-    'summary-judge': countStage('summary-judge', made, (s) => (summaryErrorStage(s) === 'summary-judge' ? s.grades?.judge?.error : undefined)),
+    'summary-judge': countStage('summary-judge', judgeable, (s) => (summaryErrorStage(s) === 'summary-judge' ? s.grades?.judge?.error : undefined)),
   };
   return ERROR_STAGES.map((stage) => counts[stage]);
 }

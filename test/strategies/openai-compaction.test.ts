@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../core/errors.js';
 import { parseConfig, type SuiteConfig } from '../../harness/config.js';
 import { runSuite, type RunOutcome } from '../../harness/run/run.js';
+import { stageErrors } from '../../reports/aggregate.js';
 import { compactionHandler, lastUserText, startFakeOpenAI, type FakeServer } from '../../scripts/lib/fake-openai.js';
 import { tinyTranscript } from '../helpers/cli.js';
 import { evaluateGates } from '../../reports/gate.js';
@@ -169,6 +170,8 @@ describe('openai-compaction counts its compaction calls', () => {
     const usages = compactUsages();
     expect(usages).toHaveLength(2);
     expect(records.map((s) => ({ input: s.usage.inputTokens, output: s.usage.outputTokens }))).toEqual(usages);
+    // Never judged, so no attempt of the summary judge either (the stage's denominator).
+    expect(stageErrors(result.run).find((s) => s.stage === 'summary-judge')?.attempted).toBe(0);
     for (const [i, s] of records.entries()) {
       expect(s.error).toBeUndefined();
       expect(s.opaque).toBe(true);
