@@ -52,7 +52,12 @@ export class JournaledSummaries {
    */
   freshFrom(rebuilt: readonly SummaryRecord[]): FreshFrom | undefined {
     const first = rebuilt[this.served];
-    return first ? { index: first.index, turn: first.turn } : undefined;
+    if (first) return { index: first.index, turn: first.turn };
+    // Nothing new was summarised, yet the journaled replay had a failure that was not served
+    // back: the call behind it (an embedding request) was made again and this time gave no
+    // event. The rebuilt replay departs there, and what came after it must not be reused.
+    const failed = this.journaled.slice(this.served).find((r) => r.error !== undefined);
+    return failed ? { index: failed.index, turn: failed.turn } : undefined;
   }
 }
 

@@ -147,3 +147,11 @@ it('names the requests a resume reads back: those summaries name by ref, not tho
   ]);
   expect([...refs]).toEqual(['named']);
 });
+
+it('departs at a journaled failure that the rebuilt replay no longer has, though nothing was summarised anew', () => {
+  // A retrieval strategy's failed embedding call is journaled as a failed summary; made again on resume
+  // and answered, it leaves no record. The probes after it saw the degraded view and must be answered again.
+  const failed = { strategy: 's', transcript: 't', turn: 3, index: 1, coveredTurns: [1, 2], summarizer: 'embeddings', text: '', usage: { inputTokens: 0, outputTokens: 0 }, durationMs: 1, error: 'HTTP 400' } as SummaryRecord;
+  expect(new JournaledSummaries([failed]).freshFrom([])).toEqual({ index: 1, turn: 3 });
+  expect(new JournaledSummaries([]).freshFrom([])).toBeUndefined();
+});
