@@ -53,6 +53,9 @@ function suite(baseURL: string, name: string, summarizer = 'local:answer-model',
 
 const quiet = (): void => undefined;
 
+/** The question whose batch line the server fails with a 500. */
+const BROKEN = 'What colour is the router in t2?';
+
 /** A report without timings and without cost columns: a batch run's calls cost half (checked on their own). */
 function unpriced(path: string): string[][] {
   const [header, ...rows] = stableCsv(path);
@@ -75,6 +78,17 @@ describe('memeval run --batch', () => {
     await direct.close();
     await batches.close();
   });
+
+  /** A run whose batch fails the line of BROKEN (every other line answered): incomplete, one question errored. */
+  async function runFailingOneLine(config: SuiteConfig): Promise<RunOutcome> {
+    batches.configure({
+      pollsBeforeDone: 1,
+      answer: (line) => (lastUserText(line.body) === BROKEN ? { status: 500, message: 'the server had an error' } : { body: responsesBody(reply(line.body)) }),
+    });
+    const first = await runSuite({ config, batch: FAST, log: quiet });
+    expect(first.run.info.status).toBe('incomplete');
+    return first;
+  }
 
   /** A run stopped while it polls its first batch, which never ends in that process. */
   async function stoppedWhileWaiting(config: SuiteConfig): Promise<RunOutcome> {
@@ -129,16 +143,10 @@ describe('memeval run --batch', () => {
   it('counts a line the batch failed as an error, and submits only that one again on --resume', async () => {
     const config = suite(batches.baseURL, 'failed-line');
     const before = batches.submittedIds();
-    const broken = 'What colour is the router in t2?';
-    batches.configure({
-      pollsBeforeDone: 1,
-      answer: (line) => (lastUserText(line.body) === broken ? { status: 500, message: 'the server had an error' } : { body: responsesBody(reply(line.body)) }),
-    });
-    const first = await runSuite({ config, batch: FAST, log: quiet });
-    expect(first.run.info.status).toBe('incomplete');
+    const first = await runFailingOneLine(config);
     const errored = first.run.probes.filter((p) => p.error);
     expect(errored.length).toBe(2);
-    expect(errored.every((p) => p.question === broken && /batch .*500/.test(p.error ?? ''))).toBe(true);
+    expect(errored.every((p) => p.question === BROKEN && /batch .*500/.test(p.error ?? ''))).toBe(true);
     const failedLines = first.run.info.batch?.failedLines ?? 0;
     expect(failedLines).toBeGreaterThan(0);
 
@@ -161,13 +169,7 @@ describe('memeval run --batch', () => {
 
   it('submits on --resume only what the journal lacks, even when the cache is gone', async () => {
     const config = suite(batches.baseURL, 'failed-line-no-cache');
-    const broken = 'What colour is the router in t2?';
-    batches.configure({
-      pollsBeforeDone: 1,
-      answer: (line) => (lastUserText(line.body) === broken ? { status: 500, message: 'the server had an error' } : { body: responsesBody(reply(line.body)) }),
-    });
-    const first = await runSuite({ config, batch: FAST, log: quiet });
-    expect(first.run.info.status).toBe('incomplete');
+    const first = await runFailingOneLine(config);
     const answered = first.run.probes.filter((p) => !p.error).map((p) => p.question);
     expect(answered.length).toBeGreaterThan(0);
     // The cache held every result; without it, a resume knows finished work from the journal alone.
@@ -178,7 +180,7 @@ describe('memeval run --batch', () => {
     expect(resumed.run.info.status).toBe('complete');
     const resubmitted = batches.uploadedLines.slice(submittedBefore).map((l) => lastUserText((l.line as { body: Record<string, unknown> }).body));
     // Answers already journaled are not asked again (a judgement of the resubmitted answers may be).
-    expect(resubmitted.filter((q) => answered.includes(q) && q !== broken)).toEqual([]);
+    expect(resubmitted.filter((q) => answered.includes(q) && q !== BROKEN)).toEqual([]);
   }, 60_000);
 
   it('fails, naming the reason, when the batch endpoint refuses the key', async () => {
