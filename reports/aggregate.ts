@@ -3,6 +3,7 @@ import { ATTRIBUTIONS as ALL_ATTRIBUTIONS, ERROR_STAGES, PROBE_KINDS, answersPer
 import type { Attribution, ErrorStage, ProbeKind, ProbeRecord, RunInfo, RunResult, StageErrors, SummaryRecord, TurnRecord } from '../core/types.js';
 import { SIGNIFICANCE_LEVEL, clusteredWilson, holm, mcnemarExact, mean, pairedBootstrap, passHatN, percentile, type PairedResult, type RepeatCount } from '../core/stats.js';
 import { outcomeOf, outcomesByTranscript } from '../core/power.js';
+import { plural } from './format.js';
 
 /** Every attribution, in the order reports list them (the run schema's own list, so a new one gets its column). */
 export const ATTRIBUTIONS: readonly Attribution[] = ALL_ATTRIBUTIONS;
@@ -309,13 +310,6 @@ function cacheMetrics(turns: TurnRecord[]) {
 }
 
 /**
- * Latency per user turn, in ms: each answer at a turn (a probe record that made
- * its call: cache hits left out, as for the answer latency) plus every
- * summarizer call made while that turn was added, since the user waits for
- * both; a turn with summarizer calls and no probe counts its summarizer time
- * alone (its reply was not measured). Turns with no model call do not count.
- */
-/**
  * An answer whose latency counts: a call was made (a cache hit made none, and its near-zero
  * time would flatter the numbers), it came back (a failed call's time is the timeout or the
  * retries, not an answer's), and it was timed (a batched call is not: NaN).
@@ -324,6 +318,13 @@ function answerTimed(r: ProbeRecord): boolean {
   return !r.cached && r.latencyMs !== undefined && Number.isFinite(r.latencyMs) && probeErrorStage(r) !== 'answer';
 }
 
+/**
+ * Latency per user turn, in ms: each answer at a turn (a probe record that made
+ * its call: cache hits left out, as for the answer latency) plus every
+ * summarizer call made while that turn was added, since the user waits for
+ * both; a turn with summarizer calls and no probe counts its summarizer time
+ * alone (its reply was not measured). Turns with no model call do not count.
+ */
 export function turnLatencies(probes: ProbeRecord[], summaries: SummaryRecord[]): number[] {
   const key = (transcript: string, turn: number) => `${transcript}\u0000${turn}`;
   const summarizing = new Map<string, number>();
@@ -627,6 +628,17 @@ function transcriptCount(run: RunResult, strategy: string): number {
   const ids = new Set<string>();
   for (const r of [...run.turns, ...run.probes]) if (r.strategy === strategy) ids.add(r.transcript);
   return ids.size;
+}
+
+/** The transcripts records cover, per strategy. */
+export function transcriptsByStrategy(records: Iterable<{ strategy: string; transcript: string }>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const r of records) {
+    const ids = out.get(r.strategy);
+    if (ids) ids.add(r.transcript);
+    else out.set(r.strategy, new Set([r.transcript]));
+  }
+  return out;
 }
 
 /** `withCI: false` skips the bootstrap interval when only point values are needed (gates, diffs). */
@@ -1059,12 +1071,21 @@ const answeredForTools = toolSupport((t, s) => ({ measured: t.answered, errors: 
  * was not measured, and a gate on it fails (the reason says why) rather than passes on what was left.
  */
 function uncountedOnErrors(support: MetricDef['support'], what: string): MetricDef['support'] {
+  return unmeasuredOnErrors(support, (n) => `${plural(n, 'error')} left ${what} uncounted, and a count without them could only read low`);
+}
+
+/**
+ * `support` with any error turned into "not measured", saying why; `keepEmpty` leaves a support
+ * that measured nothing at all as it is, so it is said as such ("no graded summaries (3 errors)").
+ */
+function unmeasuredOnErrors(support: MetricDef['support'], why: (errors: number) => string, keepEmpty = false): MetricDef['support'] {
   return (s) => {
     const base = support(s);
-    if (base.none !== undefined || base.errors === 0) return base;
-    return { ...base, measured: 0, none: `${base.errors} error${base.errors === 1 ? '' : 's'} left ${what} uncounted, and a count without them could only read low` };
+    if (base.none !== undefined || base.errors === 0 || (keepEmpty && base.measured === 0)) return base;
+    return { ...base, measured: 0, none: why(base.errors) };
   };
 }
+
 /**
  * Support of a figure taken over the items that did not error (a mean of the summaries judged,
  * the latency of the answers that came back, the cost of the calls that were priced). Left out,
@@ -1072,12 +1093,8 @@ function uncountedOnErrors(support: MetricDef['support'], what: string): MetricD
  * with the reason, rather than passing on what was left.
  */
 function leftOutOnErrors(support: MetricDef['support'], what: string): MetricDef['support'] {
-  return (s) => {
-    const base = support(s);
-    // Nothing measured at all is said as such ("no graded summaries (3 errors)").
-    if (base.none !== undefined || base.errors === 0 || base.measured === 0) return base;
-    return { ...base, measured: 0, none: `${base.errors} error${base.errors === 1 ? '' : 's'} left ${base.errors === 1 ? 'its item' : 'their items'} out of ${what}, which could only read better without them` };
-  };
+  const why = (n: number) => `${plural(n, 'error')} left ${n === 1 ? 'its item' : 'their items'} out of ${what}, which could only read better without them`;
+  return unmeasuredOnErrors(support, why, true);
 }
 
 const extraCallsSupport = uncountedOnErrors(gradedToolProbes, 'the calls of errored tool probes');

@@ -55,3 +55,8 @@ function roundedDigits(abs: number, digits: number): [whole: string, fraction: s
 export function pct(value: number | undefined): string {
   return value === undefined ? '–' : `${(value * 100).toFixed(1)}%`;
 }
+
+/** `1 error`, `3 errors`. */
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

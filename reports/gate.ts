@@ -5,6 +5,7 @@
 // no data, only errored data) fails: an unmeasured number must never pass.
 import { InputError, didYouMean, problemAtPlace, quote, type Problem } from '../core/errors.js';
 import type { GateConfig, ProbeRecord, RunResult } from '../core/types.js';
+import { plural } from './format.js';
 import {
   METRIC_NAMES,
   compareProbes,
@@ -64,10 +65,6 @@ function problemAt(where: string, message: string): Problem {
 function fmt(v: number | undefined): string {
   if (v === undefined) return 'no data';
   return Number.isInteger(v) ? String(v) : v.toFixed(4).replace(/0+$/, '').replace(/\.$/, '');
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** One comparison of a gate: whether it held, and how to say so. */

@@ -6,7 +6,7 @@
 // bootstrap diff.ts shows. It must not import html.ts: html.ts renders it.
 import type { Attribution, RunResult } from '../core/types.js';
 import { wilson, type PairedResult } from '../core/stats.js';
-import { ATTRIBUTIONS, compareProbes, runNotice, stageErrors, type BaselineComparison, type StrategySummary } from './aggregate.js';
+import { ATTRIBUTIONS, compareProbes, runNotice, stageErrors, transcriptsByStrategy, type BaselineComparison, type StrategySummary } from './aggregate.js';
 import { esc, num, pct } from './format.js';
 
 /** What the run lets the verdict say. */
@@ -82,17 +82,15 @@ function blockers(run: RunResult, rows: StrategySummary[]): string[] {
  * between them could be the data, not the strategy.
  */
 function transcriptCoverage(run: RunResult): string | undefined {
-  const seen = new Map<string, Set<string>>();
-  const add = (strategy: string, key: string) => {
-    const set = seen.get(strategy) ?? new Set<string>();
-    set.add(key);
-    seen.set(strategy, set);
-  };
-  for (const t of run.turns) add(t.strategy, `turns ${t.transcript}`);
-  for (const p of run.probes) add(p.strategy, `probes ${p.transcript}`);
-  const all = new Set([...seen.values()].flatMap((s) => [...s]));
-  const short = [...seen].filter(([, s]) => s.size < all.size).map(([id]) => id);
-  return short.length ? `the records of ${short.join(', ')} cover fewer transcripts than the run's, so its figures are not over the same conversations` : undefined;
+  const kinds = [transcriptsByStrategy(run.turns), transcriptsByStrategy(run.probes)];
+  const strategies = new Set(kinds.flatMap((byStrategy) => [...byStrategy.keys()]));
+  const short = new Set<string>();
+  // Turns and probes apart: a strategy may have every probe of a transcript and none of its turns.
+  for (const byStrategy of kinds) {
+    const all = new Set([...byStrategy.values()].flatMap((ids) => [...ids]));
+    for (const id of strategies) if ((byStrategy.get(id)?.size ?? 0) < all.size) short.add(id);
+  }
+  return short.size ? `the records of ${[...short].join(', ')} cover fewer transcripts than the run's, so its figures are not over the same conversations` : undefined;
 }
 
 /**

@@ -263,14 +263,14 @@ function sdkTools(tools: readonly ToolDefinition[]): FunctionTool<unknown, NonSt
   }));
 }
 
+/** The SDK's message for a Responses reply whose status is `failed`. */
+const FAILED_REPLY = /unsuccessful terminal state "response\.failed"/;
+
 /**
  * Every response the run's model gave in one attempt, read off the model itself:
  * the calls are graded from what the model said, even when the runner refuses
  * them (a call to a tool the agent lacks is a ModelBehaviorError).
  */
-/** The SDK's message for a Responses reply whose status is `failed`. */
-const FAILED_REPLY = /unsuccessful terminal state "response\.failed"/;
-
 class ResponseLog {
   readonly responses: SdkModelResponse[] = [];
 

@@ -300,11 +300,12 @@ export function parseResponsesReply(raw: unknown): ParsedReply {
     }
   }
   if (!Array.isArray(rec.output)) throw new PermanentError('the Responses API reply has no `output` list');
-  const answered = texts.join('') !== '' || calls.length > 0;
+  const output = texts.join('');
+  const answered = output !== '' || calls.length > 0;
   checkResponsesStatus(rec, answered);
   if (!answered) throw new TransientError(EMPTY_REPLY);
   const usage = asRecord(rec.usage) ?? {};
-  return withCalls({ output: texts.join(''), usage: usageOf(usage.input_tokens, usage.output_tokens, usage.input_tokens_details) }, calls);
+  return withCalls({ output, usage: usageOf(usage.input_tokens, usage.output_tokens, usage.input_tokens_details) }, calls);
 }
 
 /**
