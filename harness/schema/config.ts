@@ -55,6 +55,8 @@ export interface ConfigFacts {
   baseDir: string;
   /** Provider names a model name may use (`openai` and those under `providers:`). */
   providers: ReadonlySet<string>;
+  /** The providers that set `api: chat`: they have no Responses API. */
+  chatProviders: ReadonlySet<string>;
   /** Strategy ids as the run knows them: as written (an entry without `id` goes by its `use`), a sweep's as expanded. */
   ids: readonly string[];
   /** The ids of each `strategies:` entry, for the checks that ids are unique. */
@@ -85,10 +87,11 @@ export interface EntryIds {
 export function factsOf(data: unknown, registry: StrategyRegistry, baseDir: string, where: (path: Path) => string): ConfigFacts {
   const top = isRecord(data) ? data : {};
   const providers = isRecord(top.providers) ? Object.keys(top.providers).filter(isProviderName) : [];
+  const chatProviders = providers.filter((name) => isRecord(top.providers) && isRecord(top.providers[name]) && top.providers[name].api === 'chat');
   const entries = (Array.isArray(top.strategies) ? top.strategies : []).flatMap((entry, index) => entryIds(entry, index, registry));
   const ids = entries.flatMap((e) => e.sweep?.points ?? [e.id]);
   const hasBaseline = typeof top.baseline === 'string' && ids.includes(top.baseline);
-  return { baseDir, providers: new Set(['openai', ...providers]), ids, entries, hasBaseline, limits: limitsOf(top.limits), where };
+  return { baseDir, providers: new Set(['openai', ...providers]), chatProviders: new Set(chatProviders), ids, entries, hasBaseline, limits: limitsOf(top.limits), where };
 }
 
 /** The ids of a still unchecked entry; none when it names no registered strategy or its id is not valid. */
@@ -136,6 +139,26 @@ function modelNameProblem(name: string, providers: ReadonlySet<string>): string 
 function modelName(): z.ZodString {
   return word().superRefine((name, rctx) => {
     const problem = modelNameProblem(name, configFacts.get().providers);
+    if (problem) report(rctx, { message: `{key} ${quote(name)} in {label-1} ${problem}` });
+  });
+}
+
+/**
+ * A model a strategy calls itself through the Responses API (server
+ * compaction): one on an OpenAI-compatible provider that has that API, so
+ * never `offline` and never a provider set to `api: chat`.
+ */
+function serverModelName(): z.ZodString {
+  return word().superRefine((name, rctx) => {
+    const facts = configFacts.get();
+    const provider = name.slice(0, Math.max(0, name.indexOf(':')));
+    const problem =
+      name === 'offline'
+        ? 'cannot be used here: the strategy calls the model itself through the Responses API, so it needs <provider>:<model> on an OpenAI-compatible provider (e.g. openai:gpt-4.1-mini)'
+        : (modelNameProblem(name, facts.providers) ??
+          (facts.chatProviders.has(provider)
+            ? `uses provider "${provider}", which sets api: chat; the strategy calls the Responses API, which Chat Completions cannot stand in for`
+            : undefined));
     if (problem) report(rctx, { message: `{key} ${quote(name)} in {label-1} ${problem}` });
   });
 }
@@ -289,7 +312,7 @@ function option(spec: OptionSpec): z.ZodType<StrategyOptions[string], unknown> {
     case 'string-list':
       return list(text({ nonEmpty: true }));
     case 'model':
-      return modelName();
+      return serverModelName();
     case 'embedding-model':
       return embeddingModelName();
     case 'summarizer':
