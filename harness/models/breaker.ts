@@ -20,7 +20,12 @@ export interface Endpoint {
   /** The variable holding the key, e.g. `OPENAI_API_KEY`. */
   keyEnv?: string;
   api?: 'responses' | 'chat';
+  /** Calls to another route than the model's answers (which `api` names): what a 404 there means differs. */
+  route?: EndpointRoute;
 }
+
+/** The routes a model is called on besides its answers: server compaction (Responses API) and embeddings. */
+export type EndpointRoute = 'compaction' | 'embeddings';
 
 type FatalKind = 'unauthorized' | 'forbidden' | 'not_found' | 'refused' | 'host_not_found';
 
@@ -73,6 +78,17 @@ function urlHint(endpoint: Endpoint): string {
 }
 
 /**
+ * What else a 404 may mean: a server without the route itself. Servers without
+ * the Responses API (older Ollama, some gateways) answer answers through Chat
+ * Completions; compaction and embeddings have no such stand-in.
+ */
+function routeHint(endpoint: Endpoint): string {
+  if (endpoint.route === 'compaction') return ' Server compaction needs the Responses API (POST /responses, and /responses/compact in mode compact), which api: chat cannot stand in for.';
+  if (endpoint.route === 'embeddings') return ' The server must also offer embeddings (POST /embeddings).';
+  return endpoint.api === 'chat' ? '' : " If the server has no Responses API, set the provider's api: chat.";
+}
+
+/**
  * What is wrong and how to fix it; names the endpoint (and the model, where the
  * fault is the model's), never the key. No caller's model id in front: a
  * server-wide fault blocks every model there, and each blocked call puts its own.
@@ -86,13 +102,10 @@ function fatalMessage(endpoint: Endpoint, kind: FatalKind, info: FailureInfo): s
       return redact(
         `permission denied for model "${endpoint.model}" at ${url} (${serverText(info)}). Check that the key's project or organisation has access to it.`,
       );
-    case 'not_found': {
-      // Servers without the Responses API (older Ollama, some gateways) answer 404 for the route itself.
-      const route = endpoint.api === 'chat' ? '' : ' If the server has no Responses API, set the provider\'s api: chat.';
+    case 'not_found':
       return redact(
-        `model "${endpoint.model}" was not found at ${url} (${serverText(info)}). Check the model name, and that the base URL ends in /v1.${route}`,
+        `model "${endpoint.model}" was not found at ${url} (${serverText(info)}). Check the model name, and that the base URL ends in /v1.${routeHint(endpoint)}`,
       );
-    }
     case 'refused':
       return redact(`nothing is listening at ${url} (connection refused). Is ${urlHint(endpoint)} right, and is the server running?`);
     case 'host_not_found':

@@ -1,7 +1,7 @@
 // Turns a model spec from config (`offline`, `openai:<name>`, `<provider>:<name>`)
 // into a ready Model: cache → concurrency limit → retries → provider.
 import type { LimitFunction } from 'p-limit';
-import { Breakers } from './breaker.js';
+import { Breakers, type EndpointRoute } from './breaker.js';
 import { CachedModel, ModelStats, type CallRouter } from './cache.js';
 import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
 import { OfflineModel } from './offline.js';
@@ -177,6 +177,6 @@ export function openAIModelOf(model: Model): OpenAIModel | undefined {
 }
 
 /** The OpenAI client settings behind a model built by createModel, for the Agents SDK runner; undefined for others. */
-export function runnerTargetOf(model: Model): OpenAIRunnerTarget | undefined {
-  return openAIModelOf(model)?.runnerTarget();
+export function runnerTargetOf(model: Model, route?: EndpointRoute): OpenAIRunnerTarget | undefined {
+  return openAIModelOf(model)?.runnerTarget(route);
 }

@@ -15,7 +15,7 @@ import type { FunctionTool, ResponseCreateParamsNonStreaming, ResponseInputItem 
 import { itemRole, itemText, itemType } from '../../core/items.js';
 import { msSince, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
 import { costOf, type Price } from './prices.js';
-import { Breakers, type Endpoint } from './breaker.js';
+import { Breakers, type Endpoint, type EndpointRoute } from './breaker.js';
 import { PermanentError, TransientError, withRetry, type RetryGuard, type RetryOptions, type RetryOutcome } from './retry.js';
 import { redact, registerSecret } from '../../core/secrets.js';
 import type { AgentInputItem, ToolCall, ToolDefinition, Usage } from '../../core/types.js';
@@ -418,6 +418,9 @@ export class OpenAIModel implements Model {
   private readonly opts: OpenAIModelOptions;
   /** One policy, guard included, for the direct path and the runner path. */
   private readonly retry: RetryOptions & { guard: RetryGuard };
+  /** The breakers of this model's endpoint, and the endpoint, for the guards of its other routes (runnerTarget). */
+  private readonly breakers: Breakers;
+  private readonly endpoint: Endpoint;
 
   constructor(opts: OpenAIModelOptions) {
     this.opts = opts;
@@ -437,13 +440,15 @@ export class OpenAIModel implements Model {
     this.params = { api: this.api, ...(server ? { baseURL: server } : {}), ...(this.api === 'chat' ? { maxTokensField: this.maxTokensField } : {}) };
     const keyEnv = opts.keyEnv ?? (isOpenAI ? 'OPENAI_API_KEY' : undefined);
     const endpoint: Endpoint = { provider: opts.provider ?? 'openai', model: this.name, baseURL: server ?? DEFAULT_OPENAI_BASE_URL, keyEnv, api: this.api };
+    this.endpoint = endpoint;
+    this.breakers = opts.breakers ?? new Breakers();
     this.retry = {
       maxAttempts: opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       baseDelayMs: opts.baseDelayMs ?? DEFAULT_BASE_DELAY_MS,
       maxDelayMs: opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
       timeoutMs,
       sleep: opts.sleep,
-      guard: (opts.breakers ?? new Breakers()).guard(endpoint),
+      guard: this.breakers.guard(endpoint),
     };
   }
 
@@ -492,7 +497,13 @@ export class OpenAIModel implements Model {
   }
 
   /** The client and settings the Agents SDK runner uses for this model (harness/agent-path.ts). */
-  runnerTarget(): OpenAIRunnerTarget {
+  /**
+   * The client and retry policy for calls made outside `complete`: the Agents
+   * SDK runner's, or another `route` of the same model (server compaction,
+   * embeddings), whose guard shares the model's breaker but explains a
+   * failure in that route's terms.
+   */
+  runnerTarget(route?: EndpointRoute): OpenAIRunnerTarget {
     return {
       kind: 'openai',
       id: this.id,
@@ -501,6 +512,7 @@ export class OpenAIModel implements Model {
       api: this.api,
       price: this.opts.price,
       ...this.retry,
+      ...(route ? { guard: this.breakers.guard({ ...this.endpoint, route }) } : {}),
     };
   }
 

@@ -112,7 +112,7 @@ function modelOptions(options: StrategyOptions, specs: Record<string, { type: Op
  * the run's retries, breaker and concurrency limit, and is counted.
  */
 function serverModel(spec: string, model: Model, limit: LimitFunction, stats: ModelStats, price: Price | undefined): ServerModel {
-  const target = runnerTargetOf(model);
+  const target = runnerTargetOf(model, 'compaction');
   if (!target) throw new ModelSetupError(`${spec} is not served by an OpenAI-compatible provider, which server compaction needs`);
   if (target.api !== 'responses') throw new ModelSetupError(`${spec}: server compaction needs the Responses API, but its provider sets api: chat`);
   return {
@@ -137,7 +137,7 @@ function serverModel(spec: string, model: Model, limit: LimitFunction, stats: Mo
  */
 function embedderOf(spec: string, model: Model, config: SuiteConfig, limit: LimitFunction, stats: ModelStats): Embedder {
   const openai = openAIModelOf(model);
-  const target = openai?.runnerTarget();
+  const target = openai?.runnerTarget('embeddings');
   if (!openai || !target) throw new ModelSetupError(`${spec} is not served by an OpenAI-compatible provider, which embeddings need`);
   const baseURL = openai.params.baseURL;
   return createEmbedder({ spec, target, params: baseURL === undefined ? {} : { baseURL }, cacheDir: config.cache, limit, stats });

@@ -181,6 +181,24 @@ describe('retrieval by embeddings in a run', () => {
   });
 });
 
+describe('retrieval by embeddings: a server without the endpoint', () => {
+  it('a 404 trips the breaker with advice about embeddings, not about api: chat', async () => {
+    const failing = await startFakeOpenAI(() => apiError(404, 'Not Found'));
+    try {
+      const embedder = buildGraders(suite(failing.baseURL, false)).embedder('local:embed-small');
+      let last = await embedder.embed(['one']);
+      for (let i = 0; i < 5 && !last.ok && !last.error.includes('was not found'); i++) last = await embedder.embed(['one']);
+      expect(last.ok).toBe(false);
+      const error = last.ok ? '' : last.error;
+      expect(error).toContain('model "embed-small" was not found at');
+      expect(error).toContain('The server must also offer embeddings (POST /embeddings).');
+      expect(error).not.toContain('api: chat');
+    } finally {
+      await failing.close();
+    }
+  });
+});
+
 describe('retrieval by embeddings: bad config', () => {
   function problems(retrieval: string): string {
     const dir = mkdtempSync(join(tmpdir(), 'memeval-embed-bad-'));

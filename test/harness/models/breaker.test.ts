@@ -48,6 +48,22 @@ describe('Breakers (the registry alone)', () => {
     expect(breakers.failed(at, status(403))).toMatch(/permission denied/);
   });
 
+  it("explains a 404 in the terms of the route that got it, sharing the model's breaker", () => {
+    const breakers = new Breakers(2);
+    const at = endpoint('gpt-x');
+    breakers.failed({ ...at, route: 'embeddings' }, status(404));
+    const embeddings = breakers.failed({ ...at, route: 'embeddings' }, status(404));
+    expect(embeddings).toContain('The server must also offer embeddings (POST /embeddings).');
+    expect(embeddings).not.toContain('api: chat');
+    // One model, one breaker: its answers are blocked too, with the message of the trip.
+    expect(breakers.blocked(at)).toBe(embeddings);
+    const compaction = new Breakers(1).failed({ ...at, route: 'compaction' }, status(404));
+    expect(compaction).toContain('Server compaction needs the Responses API');
+    const answers = new Breakers(1).failed(at, status(404));
+    expect(answers).toContain("If the server has no Responses API, set the provider's api: chat.");
+    expect(new Breakers(1).failed({ ...at, api: 'chat' }, status(404))).not.toContain('api: chat');
+  });
+
   it('blocks the whole server for a rejected key, but only the one model for a 404', () => {
     const breakers = new Breakers(2);
     const server = 'http://127.0.0.1:9/v1';
