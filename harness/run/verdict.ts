@@ -61,6 +61,10 @@ export function judgeRun(errors: StageErrors[], max: MaxErrors, fatal?: string, 
   if (fatal) return { status: 'failed', failure: `The run stopped early: ${fatal}${skipped}${counted}` };
   // A job that threw measured nothing, whatever max_errors allows.
   if (crash) return { status: 'failed', failure: `${crash.what}${skipped}${counted} ${crash.hint}` };
+  // No stop and no crash, yet answers owed are missing: whatever lost them, the run did not measure them.
+  if (unattempted > 0) {
+    return { status: 'incomplete', failure: `${unattempted} probe answers the run owes have no record.${counted} \`memeval run --resume RUN_DIR\` attempts them.` };
+  }
   if (!overBudget(errors, max)) return { status: 'complete' };
   return {
     status: 'incomplete',
