@@ -140,6 +140,37 @@ describe('verdict: the recommendation', () => {
   });
 });
 
+describe('verdict: repeats', () => {
+  /** full passes every repeat; trim fails the third of three repeats of every probe: its majority outcome never changes. */
+  function repeated(failsThird: (transcript: string) => boolean = () => true): RunResult {
+    const run = threeWay(['full', 'trim'], ASGOOD);
+    run.info.repeat = 3;
+    run.probes = run.probes.flatMap((p) =>
+      [1, 2, 3].map((repeat) => {
+        const fails = p.strategy === 'trim' && repeat === 3 && failsThird(p.transcript);
+        return { ...p, repeat, passed: !fails, answer: fails ? 'no' : p.reference, f1: fails ? 0 : 1 };
+      }),
+    );
+    return run;
+  }
+
+  it('names each measure when the majority-outcome delta and the pass-rate interval differ', () => {
+    const run = repeated();
+    const top = headline(section(run));
+    expect(top).toContain('Recommendation: keep the baseline <strong>full</strong>');
+    // Not "0.0 pts, 95% CI −33.3 pts to −33.3 pts": the interval is of pass rates, the 0.0 of majority outcomes.
+    expect(top).toContain('trim may lose more than 5.0 pts of accuracy (0.0 pts by majority outcome over repeats; pass rate −33.3 pts, 95% CI −33.3 pts to −33.3 pts)');
+    expect(verdictMarkdown(run, summarize(run)).join('\n')).toContain('0.0 pts by majority outcome over repeats; pass rate −33.3 pts');
+  });
+
+  it('a recommended strategy: the interval comes with its own pass-rate estimate', () => {
+    // trim fails a third repeat in 2 of 40 transcripts: no majority flips, a pass rate 0.x pts lower.
+    const top = headline(section(repeated((t) => t === 'bt0' || t === 'bt1')));
+    expect(top).toContain('Recommendation: <strong>trim</strong>');
+    expect(top).toMatch(/vs full \(pass rate −[0-9.]+ pts, 95% CI −[0-9.]+ pts to 0\.0 pts; the delta shown is by majority outcome over repeats; McNemar p = /);
+  });
+});
+
 describe('verdict: Pareto set and failure causes', () => {
   it('names the strategies nothing beats on both accuracy and tokens, by tokens', () => {
     const run = threeWay();
