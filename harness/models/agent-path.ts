@@ -281,7 +281,8 @@ class ResponseLog {
         try {
           response = await model.getResponse(request);
         } catch (error) {
-          // The SDK reads `status: "failed"` as a behaviour error; the direct path retries it, and so must this one.
+          // The SDK reads `status: "failed"` as a behaviour error. The runner's fetch (checkedFetch) reports a failed
+          // Responses reply first, with the server's words; any other client's is still retried, as the direct path does.
           if (error instanceof ModelBehaviorError && FAILED_REPLY.test(error.message)) throw new TransientError(`the Responses API reply failed (${error.message})`);
           throw error;
         }

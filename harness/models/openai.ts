@@ -245,10 +245,12 @@ async function readJson(response: Response): Promise<unknown> {
 }
 
 /**
- * fetch for the client handed to the Agents SDK runner: a 2xx reply must be JSON.
- * The SDK parses replies inside the client, where an HTML page turns into a
- * TypeError that looks like a bug and is never retried; failing here makes it the
- * same TransientError the direct path gets from readJson.
+ * fetch for the client handed to the Agents SDK runner: a 2xx reply must be JSON,
+ * and a Responses reply must not have failed. The SDK parses replies inside the
+ * client, where an HTML page turns into a TypeError that looks like a bug and is
+ * never retried, and a failed reply into a message without the server's words;
+ * failing here gives the errors the direct path gets from readJson and
+ * parseResponsesReply (the client wraps them; classifyFailure finds them).
  */
 const checkedFetch: typeof fetch = async (input, init) => {
   const response = await fetch(input, init);
@@ -256,7 +258,9 @@ const checkedFetch: typeof fetch = async (input, init) => {
   // Error statuses are the client's to read; streams cannot be read ahead.
   if (!response.ok || response.status === 204 || type.includes('text/event-stream')) return response;
   const text = await response.text();
-  parseBody(text);
+  const body = asRecord(parseBody(text));
+  // The SDK reads a failed reply as "unsuccessful terminal state" and drops the server's error: judged here, as the direct path does.
+  if (body?.object === 'response' && body.status === 'failed') checkResponsesStatus(body, false);
   return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
 };
 

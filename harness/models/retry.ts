@@ -117,6 +117,12 @@ function transientCause(error: unknown): TransientError | undefined {
   return undefined;
 }
 
+/** A PermanentError behind the error: one our fetch threw, which the client wrapped as a connection error. */
+function permanentCause(error: unknown): PermanentError | undefined {
+  for (const cause of causes(error)) if (cause instanceof PermanentError) return cause;
+  return undefined;
+}
+
 function errorCode(error: unknown): string | undefined {
   for (const cause of causes(error)) {
     const code = (cause as { code?: unknown }).code;
@@ -153,6 +159,8 @@ export function classifyFailure(error: unknown): FailureInfo {
   const message = redact(withCauses(error));
   if (error instanceof PermanentError) return { retryable: false, message };
   if (error instanceof AttemptTimeout) return { retryable: true, message };
+  const permanent = permanentCause(error);
+  if (permanent) return { retryable: false, message: redact(permanent.message) };
   const transient = transientCause(error);
   if (transient) return { retryable: true, message: redact(transient.message) };
   const status = (error as { status?: unknown })?.status;

@@ -144,6 +144,22 @@ describe('agent path: probes through the @openai/agents runner', () => {
     expect(none.error).toMatch(/the reply is empty: no text and no tool call/);
   });
 
+  it("a failed reply through the runner says what the server said, and is retried only when the server's fault", async () => {
+    const strategy = await strategyWithHistory();
+    const model = new OpenAIModel({ name: 'gpt-4.1-mini', baseURL: server.baseURL, apiKey: KEY, maxAttempts: 3, sleep: async () => undefined });
+    const failed = (code: string) => ({ ...responsesBody(''), status: 'failed', output: [], error: { code, message: 'The prompt was refused by policy.' } });
+    server.requests.length = 0;
+    server.setHandler(() => ({ json: failed('invalid_prompt') }));
+    const permanent = await answerWithRunner({ session: strategy, question: 'Firmware?', model: model.runnerTarget() });
+    expect(permanent.error).toMatch(/the Responses API reply failed \(invalid_prompt\): The prompt was refused by policy\./);
+    expect(server.requests).toHaveLength(1);
+    server.requests.length = 0;
+    server.setHandler(() => ({ json: failed('server_error') }));
+    const transient = await answerWithRunner({ session: strategy, question: 'Firmware?', model: model.runnerTarget() });
+    expect(transient.error).toMatch(/the Responses API reply failed \(server_error\): The prompt was refused by policy\. \(after 3 attempts\)/);
+    expect(server.requests).toHaveLength(3);
+  });
+
   it('retries a 200 HTML page or cut-off JSON through the runner too, within the model’s delays', async () => {
     const sleeps: number[] = [];
     const replies: FakeReply[] = [htmlPage(), truncatedJson(responsesBody('lost'))];
