@@ -67,8 +67,8 @@ export interface StrategyContext {
 }
 
 /**
- * `model`: a model the strategy calls itself through the Responses API (`<provider>:<name>`), checked
- * against the config's providers: never `offline`, nor a provider set to `api: chat`.
+ * `model`: a model the strategy calls itself through the Responses API (`offline` or `<provider>:<name>`),
+ * checked against the config's providers: never one of a provider set to `api: chat`.
  * `embedding-model`: the same, but `offline` is refused (no local model embeds).
  * `string-list`: a list of non-empty texts (e.g. tool names); it never sweeps.
  */

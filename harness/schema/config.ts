@@ -145,20 +145,17 @@ function modelName(): z.ZodString {
 
 /**
  * A model a strategy calls itself through the Responses API (server
- * compaction): one on an OpenAI-compatible provider that has that API, so
- * never `offline` and never a provider set to `api: chat`.
+ * compaction): never one of a provider set to `api: chat`. (`offline` the
+ * strategy's own check refuses, saying what it would need instead.)
  */
 function serverModelName(): z.ZodString {
   return word().superRefine((name, rctx) => {
     const facts = configFacts.get();
     const provider = name.slice(0, Math.max(0, name.indexOf(':')));
-    const problem =
-      name === 'offline'
-        ? 'cannot be used here: the strategy calls the model itself through the Responses API, so it needs <provider>:<model> on an OpenAI-compatible provider (e.g. openai:gpt-4.1-mini)'
-        : (modelNameProblem(name, facts.providers) ??
-          (facts.chatProviders.has(provider)
-            ? `uses provider "${provider}", which sets api: chat; the strategy calls the Responses API, which Chat Completions cannot stand in for`
-            : undefined));
+    const chat = facts.chatProviders.has(provider)
+      ? `uses provider "${provider}", which sets api: chat; the strategy calls the Responses API, which Chat Completions cannot stand in for`
+      : undefined;
+    const problem = modelNameProblem(name, facts.providers) ?? chat;
     if (problem) report(rctx, { message: `{key} ${quote(name)} in {label-1} ${problem}` });
   });
 }

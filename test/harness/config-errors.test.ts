@@ -120,7 +120,7 @@ describe('config options of strategies', () => {
     expect(config.strategies).toEqual([{ id: 'm', use: 'observation-masking', options: { keep_last: 3, exclude_tools: ['read_file'] } }]);
   });
 
-  it('refuses a compaction model that cannot take a Responses API call, at the option', () => {
+  it('refuses a compaction model that cannot take a Responses API call: offline at the entry, an api: chat one at the option', () => {
     const found = problems([
       'providers:',
       '  local: { base_url: "http://127.0.0.1:8000/v1", api: chat }',
@@ -131,7 +131,7 @@ describe('config options of strategies', () => {
       '  - { id: c, use: openai-compaction, model: gateway:gpt-4.1-mini }',
       '  - { id: d, use: openai-compaction, model: openai:gpt-4.1-mini }',
     ]);
-    expectProblem(found, '5:45', '"model" "offline" in strategy "a" cannot be used here: the strategy calls the model itself through the Responses API');
+    expectProblem(found, '5:5', 'strategy "a": needs a model on an OpenAI-compatible API');
     expectProblem(found, '6:45', '"model" "local:gpt-4.1-mini" in strategy "b" uses provider "local", which sets api: chat');
     expect(found).toHaveLength(2);
   });
