@@ -119,15 +119,25 @@ function showsContext(p: ProbeRecord): boolean {
  */
 function indexContexts(groups: FailureGroup[], lookup: ContextLookup | undefined): ContextIndex {
   const index: ContextIndex = { messages: [], contexts: [], byRecord: new Map(), unresolved: 0 };
-  const messageIds = new Map<string, number>();
+  // A stored context's messages are the lookup's own objects, one per stored message: keyed by
+  // the object, a large run's texts are not copied into keys. A record's own copy (runs before
+  // the store) has objects of its own, so those are keyed by role and text.
+  const storedIds = new Map<ContextMessage, number>();
+  const copiedIds = new Map<string, number>();
   const contextIds = new Map<string, number>();
-  const messageId = (m: { role: string; text: string }): number => {
+  const numbered = (m: ContextMessage): number => {
+    index.messages.push(m);
+    return index.messages.length;
+  };
+  const storedId = (m: ContextMessage): number => {
+    let id = storedIds.get(m);
+    if (id === undefined) storedIds.set(m, (id = numbered(m)));
+    return id;
+  };
+  const copiedId = (m: ContextMessage): number => {
     const key = `${m.role}\u0000${m.text}`;
-    let id = messageIds.get(key);
-    if (id === undefined) {
-      index.messages.push(m);
-      messageIds.set(key, (id = index.messages.length));
-    }
+    let id = copiedIds.get(key);
+    if (id === undefined) copiedIds.set(key, (id = numbered(m)));
     return id;
   };
   for (const p of groups.flatMap((g) => g.records)) {
@@ -137,7 +147,7 @@ function indexContexts(groups: FailureGroup[], lookup: ContextLookup | undefined
     const key = contextKey(p, context);
     let id = contextIds.get(key);
     if (id === undefined) {
-      index.contexts.push({ ranges: toRanges(context.map(messageId)), messages: context.length, tokens: p.contextTokens });
+      index.contexts.push({ ranges: toRanges(context.map(p.context ? copiedId : storedId)), messages: context.length, tokens: p.contextTokens });
       contextIds.set(key, (id = index.contexts.length));
     }
     index.byRecord.set(p, id);
