@@ -16,6 +16,7 @@ import {
   shardLabel,
   strategyIds,
   summarizeStrategy,
+  transcriptsByStrategy,
   type MetricDef,
   type MetricSupport,
   type StrategySummary,
@@ -154,6 +155,19 @@ interface Significance {
   p?: number;
   /** Why the clustered test was not used. */
   note?: string;
+  /** Why no outcome of the test could be significant (no pairs, too few): a drop past max_drop cannot be judged then. */
+  untestable?: string;
+}
+
+/**
+ * An exact two-sided test on n pairs gives no p below 2 · 0.5^n (every pair moving one way):
+ * when that is not under the level, no drop could ever be found significant, and a gate
+ * that waits for significance would pass whatever happened.
+ */
+function tooFew(n: number, unit: string): string | undefined {
+  const best = Math.min(1, 2 * 0.5 ** n);
+  if (best < SIGNIFICANCE_LEVEL) return undefined;
+  return `with ${plural(n, unit)} its test cannot reach p < ${SIGNIFICANCE_LEVEL} (the smallest p it could give is ${best.toPrecision(3)})`;
 }
 
 /**
@@ -164,7 +178,8 @@ interface Significance {
 function significance(def: MetricDef, base: Side, cand: Side, memo: Memo): Significance {
   if (def.binary) {
     const cmp = compareProbes(probesFor(base.run, base.strategy, def.name), probesFor(cand.run, cand.strategy, def.name), false);
-    return { test: 'mcnemar', p: cmp.pairs.length ? cmp.mcnemarP : undefined };
+    if (cmp.pairs.length === 0) return { test: 'mcnemar', untestable: 'no probe is in both, so there is no pair to test' };
+    return { test: 'mcnemar', p: cmp.mcnemarP, untestable: tooFew(cmp.pairs.length, 'shared probe') };
   }
   const baseParts = memo.byTranscript(base.run);
   const pairs = [];
@@ -174,8 +189,9 @@ function significance(def: MetricDef, base: Side, cand: Side, memo: Memo): Signi
     const c = def.read(memo.summary(candPart, cand.strategy));
     if (b !== undefined && c !== undefined) pairs.push({ cluster: t, base: b, cand: c });
   }
+  if (pairs.length === 0) return { test: 'bootstrap', untestable: 'no transcript has the metric in both, so there is no pair to test' };
   const boot = pairedBootstrap(pairs);
-  if (boot?.inconclusive) return { test: 'sign', p: signTest(pairs), note: boot.inconclusive };
+  if (boot?.inconclusive) return { test: 'sign', p: signTest(pairs), note: boot.inconclusive, untestable: tooFew(pairs.length, 'transcript') };
   return { test: 'bootstrap', p: boot?.p };
 }
 
@@ -191,7 +207,31 @@ function baselineSide(gate: GateConfig, strategy: string, run: RunResult, opts: 
   if (unusable) return `the baseline cannot be compared with: ${unusable}`;
   const ids = strategyIds(base);
   if (!ids.includes(strategy)) return `baseline run ${base.info.runId} has no strategy "${strategy}" (it has: ${ids.join(', ')})`;
+  const other = otherData(base, run, strategy);
+  if (other) return `baseline run ${base.info.runId} ${other}, so its ${strategy} is not the same measurement`;
   return { run: base, strategy, label: `baseline run ${base.info.runId}` };
+}
+
+/**
+ * How the baseline run's data for `strategy` differs from this run's: other transcripts, or
+ * other versions of the same ones (their sha256 in run.json; runs recorded before it are
+ * taken at their word). A drop over other data mixes the data change with the strategy's.
+ */
+function otherData(base: RunResult, run: RunResult, strategy: string): string | undefined {
+  const of = (r: RunResult) => transcriptsByStrategy([...r.turns, ...r.probes]).get(strategy) ?? new Set<string>();
+  const there = of(base);
+  const here = of(run);
+  const onlyThere = [...there].filter((id) => !here.has(id));
+  const onlyHere = [...here].filter((id) => !there.has(id));
+  const some = (ids: string[]) => ids.slice(0, 3).join(', ') + (ids.length > 3 ? ', …' : '');
+  if (onlyThere.length || onlyHere.length) {
+    return `measured other transcripts (${onlyThere.length} only there${onlyThere.length ? `: ${some(onlyThere)}` : ''}; ${onlyHere.length} only in this run${onlyHere.length ? `: ${some(onlyHere)}` : ''})`;
+  }
+  const digests = (r: RunResult) => new Map(r.info.transcripts.map((t) => [t.id, t.sha256]));
+  const a = digests(base);
+  const b = digests(run);
+  const changed = [...here].filter((id) => a.get(id) !== undefined && b.get(id) !== undefined && a.get(id) !== b.get(id));
+  return changed.length ? `read other versions of ${changed.length} transcript file(s) (${some(changed)}: their sha256 differ)` : undefined;
 }
 
 /**
@@ -216,6 +256,11 @@ function dropCheck(gate: GateConfig, def: MetricDef, value: number, side: Side, 
   const maxDrop = gate.max_drop ?? 0;
   const base = measure(def, side.run, side.strategy, memo);
   if (base.missing !== undefined || base.value === undefined) return `${side.label} has ${base.missing ?? 'no data'} for ${def.name}`;
+  // Its errors count against it (as not passed, as missed): a drop read from there looks smaller than it is.
+  if (base.support.errors > 0) {
+    const { errors, measured, unit } = base.support;
+    return `${side.label} is no clean reference for ${def.name}: ${errors} of its ${errors + measured} ${unit} errored, and errors count against it, so a drop measured from it would read smaller than it is`;
+  }
   const drop = def.higherIsBetter ? base.value - value : value - base.value;
   const sig = gate.significant ? significance(def, side, cand, memo) : undefined;
   const numbers = { baseline: base.value, drop, ...(sig ? { test: sig.test, pValue: sig.p } : {}) };
@@ -223,6 +268,7 @@ function dropCheck(gate: GateConfig, def: MetricDef, value: number, side: Side, 
   if (drop <= maxDrop + EPS) return { ...numbers, ok: true, text: `change ${change} within max_drop ${maxDrop}` };
   const what = `dropped ${fmt(drop)} ${change}, more than max_drop ${maxDrop}`;
   if (!sig) return { ...numbers, ok: false, text: what };
+  if (sig.untestable) return `${what}, and whether that is significant cannot be told: ${sig.untestable}`;
   return { ...numbers, ok: true, text: what, pending: { what, note: sig.note } };
 }
 
@@ -351,6 +397,12 @@ export function evaluateGates(run: RunResult, gates: GateConfig[], opts: GateOpt
     const baselineStrategy = opts.baselineStrategy ?? run.info.baseline;
     const relativeToStrategy = gate.max_drop !== undefined && gate.vs !== 'baseline-run';
     const targets = gate.strategy === '*' ? strategyIds(run).filter((s) => !(relativeToStrategy && s === baselineStrategy)) : [gate.strategy];
+    if (targets.length === 0) {
+      // "Every strategy against the baseline" in a run of the baseline alone: nothing was gated, which is no pass.
+      const nothing: GateResult = { gate, strategy: gate.strategy, status: 'pass', message: '' };
+      drafts.push({ result: notEvaluated(nothing, `${gate.strategy} ${def.name}`, `no strategy besides the baseline strategy ${baselineStrategy ?? ''} to compare with it`) });
+      continue;
+    }
     for (const s of targets) drafts.push(evaluateOne({ ...gate, vs: gate.max_drop !== undefined ? (gate.vs ?? 'baseline-strategy') : gate.vs }, def, s, run, opts, memo));
   }
   const family = adjustFamily(drafts);

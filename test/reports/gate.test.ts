@@ -79,12 +79,65 @@ describe('evaluateGates', () => {
   });
 
   it('with significant: true, passes a drop McNemar cannot tell from noise', () => {
-    const r = evaluateGates(run, [gate({ metric: 'probe.accuracy', strategy: 'summ', max_drop: 0.05, significant: true })])[0];
+    // t loses three probes and gains one against s over 40 pairs: b = 3, c = 1, p = 0.625.
+    const noisy = bulkRun({ runId: 'n', strategies: ['s', 't'], transcripts: 10, probesPer: 4, passes: (s, t, p) => (s === 's' ? !(t === 9 && p === 0) : !(p === 1 && t < 3)) });
+    const r = evaluateGates(noisy, [gate({ metric: 'probe.accuracy', strategy: 't', max_drop: 0.01, significant: true })], { baselineStrategy: 's' })[0];
     expect(r.status).toBe('pass');
     expect(r.test).toBe('mcnemar');
-    // By majority of repeats: full passes p2 and q1 where summ fails, summ passes q2 where full fails: b = 2, c = 1.
-    expect(r.pValue).toBe(1);
+    expect(r.pValue).toBeCloseTo(0.625, 12);
     expect(r.message).toContain('not significant');
+  });
+
+  it('with significant: true, fails a drop past max_drop that its test could never find significant', () => {
+    // By majority of repeats the sample run pairs 5 probes: McNemar's smallest p is then 2/32, above 0.05.
+    const r = evaluateGates(run, [gate({ metric: 'probe.accuracy', strategy: 'summ', max_drop: 0.05, significant: true })])[0];
+    expect(r.status).toBe('fail');
+    expect(r.message).toBe(
+      'summ probe.accuracy: dropped 0.2 vs baseline strategy full (0.9 → 0.7), more than max_drop 0.05, and whether that is significant cannot be told: with 5 shared probes its test cannot reach p < 0.05 (the smallest p it could give is 0.0625) — FAIL',
+    );
+    // No shared probe at all: nothing to test, never a pass.
+    const other = bulkRun({ runId: 'o', strategies: ['s'], transcripts: 10, probesPer: 4, passes: () => false });
+    for (const p of other.probes) p.transcript = `other-${p.transcript}`;
+    const disjoint = evaluateGates(other, [gate({ metric: 'probe.accuracy', strategy: 's', max_drop: 0.01, vs: 'baseline-run', significant: true })], { baselineRun: allPass() })[0];
+    expect(disjoint.status).toBe('fail');
+    // Within max_drop it is measured fine, whatever the test could do.
+    const within = evaluateGates(run, [gate({ metric: 'probe.accuracy', strategy: 'summ', max_drop: 0.25, significant: true })])[0];
+    expect(within.status).toBe('pass');
+  });
+
+  it('fails a baseline-run gate when the runs measured other transcripts, or other versions of them', () => {
+    const g = gate({ metric: 'probe.accuracy', strategy: 's', max_drop: 0.5, vs: 'baseline-run' });
+    const fewer = bulkRun({ runId: 'few', strategies: ['s', 't'], transcripts: 8, probesPer: 4, passes: () => true });
+    const r = evaluateGates(fewer, [g], { baselineRun: allPass() })[0];
+    expect(r.status).toBe('fail');
+    expect(r.notEvaluated).toBe('baseline run base measured other transcripts (2 only there: bt8, bt9; 0 only in this run), so its s is not the same measurement');
+    const base = allPass();
+    const cand = allPass();
+    base.info.transcripts = ['bt0', 'bt1'].map((id) => ({ id, file: `${id}.yaml`, tags: [], turns: 2, probes: 4, sha256: `old-${id}` }));
+    cand.info.transcripts = ['bt0', 'bt1'].map((id) => ({ id, file: `${id}.yaml`, tags: [], turns: 2, probes: 4, sha256: id === 'bt1' ? 'edited' : `old-${id}` }));
+    const edited = evaluateGates(cand, [g], { baselineRun: base })[0];
+    expect(edited.status).toBe('fail');
+    expect(edited.notEvaluated).toContain('read other versions of 1 transcript file(s) (bt1: their sha256 differ)');
+    // The same files: compared.
+    cand.info.transcripts = base.info.transcripts;
+    expect(evaluateGates(cand, [g], { baselineRun: base })[0].status).toBe('pass');
+  });
+
+  it('fails a drop gate against a baseline whose errors understate it', () => {
+    const errored = bulkRun({ runId: 'e', strategies: ['s', 't'], transcripts: 10, probesPer: 4, passes: (_s, t, p) => (t === 0 && p === 0 ? 'error' : true) });
+    const r = evaluateGates(broadDrop(), [gate({ metric: 'probe.accuracy', strategy: 's', max_drop: 0.5, vs: 'baseline-run' })], { baselineRun: errored })[0];
+    expect(r.status).toBe('fail');
+    expect(r.notEvaluated).toBe(
+      'baseline run e is no clean reference for probe.accuracy: 1 of its 40 probes errored, and errors count against it, so a drop measured from it would read smaller than it is',
+    );
+  });
+
+  it('fails, not passes, "every strategy against the baseline" when the run has only the baseline', () => {
+    const alone = bulkRun({ runId: 'a', strategies: ['s'], transcripts: 10, probesPer: 4, passes: () => true });
+    const results = evaluateGates(alone, [gate({ metric: 'probe.accuracy', max_drop: 0.05 })], { baselineStrategy: 's' });
+    expect(results).toHaveLength(1);
+    expect(results[0].status).toBe('fail');
+    expect(results[0].message).toBe('* probe.accuracy: no strategy besides the baseline strategy s to compare with it — FAIL');
   });
 
   it('against a baseline run: a broad drop fails, a one-probe wobble passes, both significant-gated', () => {
@@ -114,15 +167,13 @@ describe('evaluateGates', () => {
     expect(r.status).toBe('fail');
   });
 
-  it('does not call a one-transcript drop significant: the sign test replaces a bootstrap of one cluster', () => {
+  it('cannot judge a one-transcript drop: the sign test that replaces a bootstrap of one cluster could never be significant', () => {
     const base = bulkRun({ runId: 'b', strategies: ['s'], transcripts: 1, probesPer: 4, passes: () => true, summaryOverall: () => 5 });
     const worse = bulkRun({ runId: 'c', strategies: ['s'], transcripts: 1, probesPer: 4, passes: () => true, summaryOverall: () => 3 });
     const r = evaluateGates(worse, [gate({ metric: 'summary.judge.overall', max_drop: 0.5, vs: 'baseline-run', significant: true })], { baselineRun: base })[0];
-    expect(r.drop).toBe(2);
-    expect(r.test).toBe('sign');
-    expect(r.pValue).toBe(1);
-    expect(r.status).toBe('pass');
-    expect(r.message).toContain('but not significant (sign p = 1.00, Holm p = 1.00 over 1 test; 1 of at least 6 transcripts needed for a clustered test)');
+    // One transcript: the sign test's smallest p is 1, so the drop can be neither confirmed nor dismissed.
+    expect(r.status).toBe('fail');
+    expect(r.message).toContain('dropped 2 vs baseline run b (5 → 3), more than max_drop 0.5, and whether that is significant cannot be told: with 1 transcript its test cannot reach p < 0.05');
   });
 
   it('adjusts every significance test of the gate run with Holm: significant alone, not among two', () => {
@@ -166,8 +217,9 @@ describe('evaluateGates', () => {
     const g = gate({ metric: 'probe.accuracy', strategy: 's', max_drop: 0.05, vs: 'baseline-run' });
     const other = bulkRun({ runId: 'other', strategies: ['u'], transcripts: 2, probesPer: 2, passes: () => true });
     expect(evaluateGates(allPass(), [g], { baselineRun: other })[0].message).toBe('s probe.accuracy: baseline run other has no strategy "s" (it has: u) — FAIL');
-    const errored = bulkRun({ runId: 'errored', strategies: ['s', 't'], transcripts: 2, probesPer: 2, passes: (s) => (s === 's' ? 'error' : true) });
-    expect(evaluateGates(allPass(), [g], { baselineRun: errored })[0].notEvaluated).toBe('baseline run errored has no graded probes (4 errors) for probe.accuracy');
+    const errored = bulkRun({ runId: 'errored', strategies: ['s', 't'], transcripts: 10, probesPer: 4, passes: (s, t) => (s === 's' && t < 1 ? 'error' : s !== 's') });
+    for (const p of errored.probes) if (p.strategy === 's') Object.assign(p, { error: 'connection reset', attribution: 'error', passed: undefined, judge: undefined });
+    expect(evaluateGates(allPass(), [g], { baselineRun: errored })[0].notEvaluated).toBe('baseline run errored has no graded probes (40 errors) for probe.accuracy');
     const incomplete = allPass();
     incomplete.info.status = 'incomplete';
     incomplete.info.failure = '3 of 40 probe answers errored';
