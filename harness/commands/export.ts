@@ -173,15 +173,38 @@ function strategiesOf(run: RunResult, wanted: string | undefined, runFile: strin
   return [wanted];
 }
 
+/** The answers of `format`'s questions the run owes each strategy per repeat: every probe of the transcripts its importer made. */
+function owedAnswers(run: RunResult, format: ExportFormat): number {
+  return run.info.transcripts.filter((t) => benchmarkOf({ tags: t.tags }) === format).reduce((n, t) => n + t.probes, 0);
+}
+
+/**
+ * Why the run cannot be exported whole: a shard, or a strategy missing answers it owes (an
+ * interrupted run). The official script would score only the questions answered; an errored
+ * answer is exported empty (it scores 0), but one never attempted has no record to export.
+ */
+function missingAnswers(run: RunResult, strategy: string, found: number, owed: number, runFile: string): Problem | undefined {
+  if (found >= owed) return undefined;
+  const status = run.info.status === undefined ? '' : ` (status ${run.info.status})`;
+  return fileProblem(runFile, `strategy "${strategy}" has ${found} of the ${owed} answers the run owes${status}: finish it first (memeval run --resume RUN_DIR), or the official script would score only the questions answered`);
+}
+
 /** The export of a loaded run: one file text per strategy, and the warnings to print. */
 export function exportRun(run: RunResult, options: ExportOptions, runFile = 'run.json'): ExportResult {
   const repeat = options.repeat ?? 1;
+  if (run.info.shard) {
+    const { index, count } = run.info.shard;
+    throw new InputError([fileProblem(runFile, `is shard ${index} of ${count} and holds only its jobs: merge the shards (memeval merge) and export the merged run`)]);
+  }
   const samples = options.format === 'locomo' ? readSource(options.source) : undefined;
   const result: ExportResult = { files: [], warnings: [] };
   const problems: Problem[] = [];
+  const owed = owedAnswers(run, options.format);
   for (const strategy of strategiesOf(run, options.strategy, runFile)) {
     const hypotheses = recordsFor(run, options.format, strategy, repeat).map(hypothesisOf);
-    if (hypotheses.length === 0) continue;
+    const missing = repeat <= run.info.repeat ? missingAnswers(run, strategy, hypotheses.length, owed, runFile) : undefined;
+    if (missing) problems.push(missing);
+    if (hypotheses.length === 0 || missing) continue;
     result.warnings.push(...erroredWarning(strategy, hypotheses));
     if (samples === undefined) {
       result.files.push({ strategy, text: longMemEvalLines(hypotheses), answers: hypotheses.length });

@@ -75,6 +75,20 @@ describe('exportRun', () => {
     expect(result.warnings).toEqual(['warning: full: 1 of 2 answers errored; exported with an empty hypothesis (they score 0)']);
   });
 
+  it('refuses a run missing answers it owes, or a shard: the official script would score only those answered', () => {
+    const interrupted = benchmarkRun();
+    interrupted.info.status = 'interrupted';
+    interrupted.probes = interrupted.probes.filter((p) => !(p.strategy === 'summ' && p.transcript === 'lme-zz_abs'));
+    expect(() => exportRun(interrupted, { format: 'longmemeval' }, 'runs/x')).toThrow(
+      'runs/x: strategy "summ" has 1 of the 2 answers the run owes (status interrupted): finish it first (memeval run --resume RUN_DIR), or the official script would score only the questions answered',
+    );
+    // Another strategy, whole, still exports on its own.
+    expect(exportRun(interrupted, { format: 'longmemeval', strategy: 'full' }).files).toHaveLength(1);
+    const shard = benchmarkRun();
+    shard.info.shard = { index: 1, count: 2, jobs: [] };
+    expect(() => exportRun(shard, { format: 'longmemeval' }, 'runs/s')).toThrow('runs/s: is shard 1 of 2 and holds only its jobs: merge the shards (memeval merge) and export the merged run');
+  });
+
   it('refuses a LoCoMo source that does not hold the asked questions, or none at all', () => {
     const run = benchmarkRun();
     run.probes[5].question = 'A question this file never asked?';
