@@ -10,7 +10,7 @@ import { stringify } from 'csv-stringify/sync';
 import { createRequire } from 'node:module';
 import type { Attribution, ProbeRecord, RunInfo, RunResult, StrategyFingerprint, StrategyInfo, SummaryRecord } from '../core/types.js';
 import { contextOf } from '../core/contexts.js';
-import { METRIC_NAMES, compareProbes, metricDef, shardLabel, strategyIds, summarizeStrategy } from './aggregate.js';
+import { METRIC_NAMES, compareProbes, metricDef, shardLabel, stageErrors, strategyIds, summarizeStrategy } from './aggregate.js';
 import { esc, num, pct } from './format.js';
 import { page } from './html.js';
 import { SIGNIFICANCE_LEVEL, holm, type PairedResult } from '../core/stats.js';
@@ -464,6 +464,37 @@ function transcriptWarnings(base: RunResult, cand: RunResult): string[] {
   ];
 }
 
+/**
+ * Transcripts both runs measured, read from other versions of their files (their sha256 in
+ * run.json differ; runs recorded before it are taken at their word): the probes or facts may
+ * have changed, so a flip there may be the data's and not the strategy's. That is a change of
+ * what was measured, as a judge change is: the runs are not comparable unless it was meant.
+ */
+function withEditedTranscripts(protocol: ProtocolComparison, base: RunInfo, cand: RunInfo): ProtocolComparison {
+  const digests = new Map(base.transcripts.map((t) => [t.id, t.sha256]));
+  const edited = cand.transcripts.filter((t) => t.sha256 !== undefined && digests.get(t.id) !== undefined && digests.get(t.id) !== t.sha256).map((t) => t.id);
+  if (edited.length === 0) return protocol;
+  const some = edited.slice(0, 5).join(', ') + (edited.length > 5 ? ', …' : '');
+  const difference = `${edited.length} transcript(s) were read from other versions of their files (sha256 differ: ${some}): their probes or facts may have changed, so the deltas mix the data change with the strategy change`;
+  return { ...protocol, differences: [...protocol.differences, difference] };
+}
+
+/** Errored items in either run: rates count them as not passed, and the figures that leave them out are over other items. */
+function errorWarnings(base: RunResult, cand: RunResult): string[] {
+  const sides: [string, RunResult][] = [
+    ['base', base],
+    ['candidate', cand],
+  ];
+  return sides.flatMap(([name, run]) => {
+    const errored = stageErrors(run).filter((s) => s.errors > 0);
+    if (errored.length === 0) return [];
+    const counts = errored.map((s) => `${s.errors} of ${s.attempted} ${s.stage}`).join(', ');
+    return [
+      `the ${name} run has errored items (${counts}): rates count them as not passed, and the figures taken over the items that did not error (cost, latency, summary judge means and checks) are over fewer items than the other run's, so their changes are not like for like`,
+    ];
+  });
+}
+
 function allWarnings(base: RunInfo, cand: RunInfo, protocol: ProtocolComparison, options: DiffOptions): string[] {
   // A judge change is already named by the protocol comparison when both runs recorded one.
   const judgeSaid = protocol.recorded === 'both';
@@ -478,11 +509,11 @@ export function diffRuns(base: RunResult, cand: RunResult, options: DiffOptions 
   const parts = shared.map((id) => strategyDiff(base, cand, id));
   // Record-based prompt changes only where a fingerprint cannot show the text.
   const noFingerprint = new Set([...unfingerprinted(base, shared), ...unfingerprinted(cand, shared)]);
-  const protocol = compareProtocols(base.info, cand.info);
+  const protocol = withEditedTranscripts(compareProtocols(base.info, cand.info), base.info, cand.info);
   return {
     base: runSide(base.info),
     cand: runSide(cand.info),
-    warnings: [...allWarnings(base.info, cand.info, protocol, options), ...transcriptWarnings(base, cand)],
+    warnings: [...allWarnings(base.info, cand.info, protocol, options), ...transcriptWarnings(base, cand), ...errorWarnings(base, cand)],
     protocol,
     comparable: protocol.differences.length === 0,
     added: candIds.filter((id) => !baseIds.includes(id)),

@@ -15,6 +15,11 @@ function candidate() {
   return cand;
 }
 
+/** The warnings other than those the sample runs' own errored items raise (tested on their own below). */
+function besidesErrors(diff: { warnings: string[] }): string[] {
+  return diff.warnings.filter((w) => !/^the (base|candidate) run has errored items/.test(w));
+}
+
 describe('diffRuns', () => {
   const diff = diffRuns(sampleRun({ runId: 'base' }), candidate());
   const by = Object.fromEntries(diff.strategies.map((s) => [s.strategy, s]));
@@ -25,6 +30,32 @@ describe('diffRuns', () => {
     expect(flips).toEqual(['full/p1 pass→fail', 'full/q2 fail→pass', 'summ/p2 fail→pass', 'summ/q1 fail→pass']);
     const q2 = diff.flips.find((f) => f.probe === 'q2')!;
     expect([q2.baseRate, q2.candRate]).toEqual([0.5, 1]);
+  });
+
+  it('is not comparable when a transcript both runs measured was read from another version of its file', () => {
+    const listed = (sha: (id: string) => string) => ['t1', 't2'].map((id) => ({ id, file: `${id}.yaml`, tags: [], turns: 2, probes: 5, sha256: sha(id) }));
+    const base = sampleRun({ runId: 'base' });
+    const cand = sampleRun({ runId: 'cand' });
+    base.info.transcripts = listed((id) => `v1-${id}`);
+    cand.info.transcripts = listed((id) => (id === 't2' ? 'v2-t2' : `v1-${id}`));
+    const diff = diffRuns(base, cand);
+    expect(diff.comparable).toBe(false);
+    expect(diff.warnings[0]).toBe(
+      'not comparable: 1 transcript(s) were read from other versions of their files (sha256 differ: t2): their probes or facts may have changed, so the deltas mix the data change with the strategy change',
+    );
+    expect(diffRuns(base, cand, { allowProtocolChange: true }).warnings[0]).toMatch(/^protocol changed \(compared anyway, --allow-protocol-change\): 1 transcript\(s\) were read/);
+    cand.info.transcripts = base.info.transcripts;
+    expect(diffRuns(base, cand).comparable).toBe(true);
+  });
+
+  it('warns when either run has errored items, naming the stages', () => {
+    const clean = bulkRun({ runId: 'clean', strategies: ['s'], transcripts: 6, probesPer: 2, passes: () => true });
+    const errored = bulkRun({ runId: 'errored', strategies: ['s'], transcripts: 6, probesPer: 2, passes: (_s, t) => (t === 0 ? 'error' : true) });
+    expect(diffRuns(clean, clean).warnings.filter((w) => w.includes('errored items'))).toEqual([]);
+    const warnings = diffRuns(clean, errored).warnings.filter((w) => w.includes('errored items'));
+    expect(warnings).toEqual([
+      'the candidate run has errored items (2 of 12 answer): rates count them as not passed, and the figures taken over the items that did not error (cost, latency, summary judge means and checks) are over fewer items than the other run\'s, so their changes are not like for like',
+    ]);
   });
 
   it('warns when the runs measured different transcripts, and only then', () => {
@@ -212,7 +243,7 @@ describe('what changed between the runs', () => {
     expect(diff.strategies.map((s) => s.strategy)).toEqual(['full', 'summ']);
     expect(diff.flips.filter((f) => f.strategy === 'trim-2')).toEqual([]);
     expect(diff.changes).toEqual([{ strategy: 'summ', changes: [{ field: 'options.summarizer.max_tokens', base: '2000', cand: '800' }] }]);
-    expect(diff.warnings).toEqual([]);
+    expect(besidesErrors(diff)).toEqual([]);
 
     const md = diffMarkdown(diff);
     expect(md).toContain('- **removed** (only in base, not compared): `trim-2`');
@@ -256,7 +287,7 @@ describe('what changed between the runs', () => {
     const cand = fingerprinted({ runId: 'cand', model: 'openai:gpt-4.1', judge: 'openai:gpt-4.1' });
     const diff = diffRuns(base, cand);
     const warning = 'the runs used different answer models: openai:gpt-4.1-mini → openai:gpt-4.1; deltas mix the strategy change with the model change';
-    expect(diff.warnings).toEqual([warning, 'the runs used different judges: offline → openai:gpt-4.1; deltas mix the strategy change with the judge change']);
+    expect(besidesErrors(diff)).toEqual([warning, 'the runs used different judges: offline → openai:gpt-4.1; deltas mix the strategy change with the judge change']);
     expect(diffMarkdown(diff)).toContain(`> ⚠️ **${warning}**`);
     expect(diffHtml(diff)).toContain(warning);
     expect(diff.changes.find((c) => c.strategy === 'full')!.changes).toEqual([
@@ -265,7 +296,7 @@ describe('what changed between the runs', () => {
     ]);
 
     const moved = diffRuns(base, fingerprinted({ runId: 'local', endpoint: 'http://127.0.0.1:8000/v1' }));
-    expect(moved.warnings).toEqual([
+    expect(besidesErrors(moved)).toEqual([
       'the runs called openai:gpt-4.1-mini at different endpoints: https://api.openai.com/v1 → http://127.0.0.1:8000/v1; deltas mix the strategy change with the endpoint change',
     ]);
     expect(moved.changes.find((c) => c.strategy === 'full')!.changes.map((f) => f.field)).toEqual(['endpoint']);
@@ -276,7 +307,7 @@ describe('what changed between the runs', () => {
     cand.info.status = 'failed';
     cand.info.failure = 'answer: 1 error; first: 401 invalid api key';
     const diff = diffRuns(fingerprinted({ runId: 'base' }), cand);
-    expect(diff.warnings).toEqual(['the candidate run did not complete (status failed): "answer: 1 error; first: 401 invalid api key"; its numbers do not cover every item']);
+    expect(besidesErrors(diff)).toEqual(['the candidate run did not complete (status failed): "answer: 1 error; first: 401 invalid api key"; its numbers do not cover every item']);
     expect(diff.cand).toMatchObject({ status: 'failed', failure: 'answer: 1 error; first: 401 invalid api key' });
   });
 
@@ -293,7 +324,7 @@ describe('what changed between the runs', () => {
     const trim = diff.changes.find((c) => c.strategy === 'trim-2')!;
     expect(trim).toEqual({ strategy: 'trim-2', changes: [{ field: 'options.max_turns', base: '2', cand: '4' }], unrecorded: 'base' });
     expect(diff.changes.find((c) => c.strategy === 'full')).toEqual({ strategy: 'full', changes: [], unrecorded: 'base' });
-    expect(diff.warnings).toEqual(['the base run did not record where its models were served from; endpoints cannot be compared']);
+    expect(besidesErrors(diff)).toEqual(['the base run did not record where its models were served from; endpoints cannot be compared']);
     const md = diffMarkdown(diff);
     expect(md).toContain('| trim-2 | options.max_turns | 2 | 4 |');
     expect(md).toContain('Fingerprint not recorded in the base run for full, trim-2, summ: compared use and options only.');
@@ -327,7 +358,7 @@ describe('protocol comparison', () => {
     const diff = diffRuns(withProtocol('base', protocol()), withProtocol('cand', protocol()));
     expect(diff.comparable).toBe(true);
     expect(diff.protocol).toEqual({ recorded: 'both', differences: [], dataNotes: [] });
-    expect(diff.warnings).toEqual([]);
+    expect(besidesErrors(diff)).toEqual([]);
   });
 
   it('says "not comparable" first when the judge model, its prompts or the scorers differ', () => {
@@ -363,12 +394,12 @@ describe('protocol comparison', () => {
   it('notes a change in the imported data without blocking, and a run with no manifest', () => {
     const diff = diffRuns(withProtocol('base', protocol()), withProtocol('cand', protocol({ absent: [5] })));
     expect(diff.comparable).toBe(true);
-    expect(diff.warnings).toEqual(['imported locomo data differs: 10 probes → 10 probes; categories 5 absent']);
+    expect(besidesErrors(diff)).toEqual(['imported locomo data differs: 10 probes → 10 probes; categories 5 absent']);
     const old = diffRuns(withProtocol('base', undefined), withProtocol('cand', protocol()));
     expect(old.protocol.recorded).toBe('candidate');
     expect(old.comparable).toBe(true);
-    expect(old.warnings[0]).toContain('the base run recorded no protocol manifest');
-    expect(diffRuns(withProtocol('base', undefined), withProtocol('cand', undefined)).warnings).toEqual([]);
+    expect(besidesErrors(old)[0]).toContain('the base run recorded no protocol manifest');
+    expect(besidesErrors(diffRuns(withProtocol('base', undefined), withProtocol('cand', undefined)))).toEqual([]);
   });
 });
 
