@@ -25,7 +25,7 @@ import { answerProbe, regradeProbe, type ProbeTask } from './probes.js';
 import { runInfo, newRunId, transcriptHeader, type TranscriptHeader } from './run-info.js';
 import { writeReports } from '../../reports/index.js';
 import { redact, redactDeep, redactionCounts, resetRedactionCount, type RedactionCounts } from '../../core/secrets.js';
-import { InputError, UsageError, fileProblem, isInputError } from '../../core/errors.js';
+import { InputError, UsageError, fileProblem, isInputError, type Problem } from '../../core/errors.js';
 import { judgeRun } from './verdict.js';
 import { isProbeError, probeErrorStage, stageErrors, summaryErrorStage, summaryErrored, summaryJudgeErrored as gradeErrored } from '../../reports/aggregate.js';
 import { ERROR_STAGES, answersPerJob, jobKey, type ErrorStage, type MadeSummary, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type Transcript, type TurnRecord } from '../../core/types.js';
@@ -390,12 +390,25 @@ function checkpoint(ctx: RunContext): void {
  */
 function refuseChangedTranscripts(transcripts: readonly TranscriptHeader[], previous: RunInfo): void {
   const recorded = new Map(previous.transcripts.map((t) => [t.id, t.sha256]));
+  const problems: Problem[] = [];
+  const startOver = 'a resumed run must read what it started with: start a new run';
   for (const t of transcripts) {
     const was = recorded.get(t.id);
     if (was !== undefined && t.sha256 !== undefined && was !== t.sha256) {
-      throw new InputError([fileProblem(t.file, 'changed since the run started (its sha256 differs from the one in run.json); a resumed run must read what it started with: start a new run')]);
+      problems.push(fileProblem(t.file, `changed since the run started (its sha256 differs from the one in run.json); ${startOver}`));
     }
   }
+  // Runs recorded before the list existed have none to hold the suite to.
+  if (previous.transcripts.length > 0) {
+    const now = new Set(transcripts.map((t) => t.id));
+    for (const t of previous.transcripts) {
+      if (!now.has(t.id)) problems.push(fileProblem(t.file, `transcript ${t.id} of the run is no longer in the suite (its file is gone or no longer matched); resumed without it, its finished answers would be dropped: restore it, or start a new run`));
+    }
+    for (const t of transcripts) {
+      if (!recorded.has(t.id)) problems.push(fileProblem(t.file, `transcript ${t.id} was not in the suite when the run started; ${startOver}`));
+    }
+  }
+  if (problems.length > 0) throw new InputError(problems);
 }
 
 /** The run's jobs, strategy by strategy; a shard's run keeps only the keys in `only`. */
@@ -480,6 +493,11 @@ function collect(jobs: PlannedJob[], results: JobResult[]): Pick<RunResult, 'tur
 export function resumableRun(resumeDir: string): RunInfo {
   if (!existsSync(join(resolve(resumeDir), RUN_FILE))) throw new UsageError(`${resumeDir}: not a run directory (no ${RUN_FILE})`);
   const info = loadRunInfo(resumeDir);
+  // A merged run has no journal of its own: resumed, it would run every job again.
+  if (info.mergedFrom) {
+    const shards = info.mergedFrom.map((m) => m.runId).join(', ');
+    throw new UsageError(`${resumeDir}: a merged run is not resumed; resume the shards that need it (${shards}), then merge them again`);
+  }
   // A complete run without errors has its journal removed once run.json holds every record: there is nothing left to resume.
   if (info.status === 'complete' && !existsSync(join(resolve(resumeDir), JOURNAL_FILE))) {
     throw new UsageError(`${resumeDir}: the run is complete, nothing to resume (memeval report ${resumeDir} re-renders its reports)`);
