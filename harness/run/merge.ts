@@ -110,7 +110,10 @@ function checkShardJobs(shards: Shard[]): void {
     if (stray) throw new UsageError(`${label(s)} holds records of job ${jobKey(stray.strategy, stray.transcript)}, which is not one of its jobs`);
     checkUnique(s);
     // A failed shard stopped early and says so; a finished one must hold an answer for every probe, or the merged rates would rest on fewer.
-    if (status !== 'failed') checkProbeCounts(s, owed);
+    if (status !== 'failed') {
+      checkProbeCounts(s, owed);
+      checkTurnsAndSummaries(s);
+    }
   }
 }
 
@@ -141,6 +144,35 @@ function checkProbeCounts(s: Shard, expected: ReadonlyMap<string, number>): void
     const want = expected.get(job) ?? 0;
     const have = counts.get(job) ?? 0;
     if (have !== want) throw new UsageError(`${label(s)} has ${have} of the ${want} probe answers of job ${job}; its run.json is not a finished shard's`);
+  }
+}
+
+/**
+ * Every job of a finished shard has a turn record for each turn of its transcript, and a
+ * summary record for each summarisation its turns counted. A run.json cut short would
+ * otherwise merge as complete, its turn and summary figures (and their gates) over what is left.
+ */
+function checkTurnsAndSummaries(s: Shard): void {
+  const turns = new Map<string, number>();
+  const events = new Map<string, number>();
+  const summaries = new Map<string, number>();
+  const add = (counts: Map<string, number>, job: string, n: number) => counts.set(job, (counts.get(job) ?? 0) + n);
+  for (const t of s.run.turns) {
+    add(turns, jobKey(t.strategy, t.transcript), 1);
+    add(events, jobKey(t.strategy, t.transcript), t.summaries);
+  }
+  for (const m of s.run.summaries) add(summaries, jobKey(m.strategy, m.transcript), 1);
+  const jobs = new Set(s.shard.jobs);
+  for (const strategy of s.run.info.strategies) {
+    for (const t of s.run.info.transcripts) {
+      const job = jobKey(strategy.id, t.id);
+      if (!jobs.has(job)) continue;
+      const have = turns.get(job) ?? 0;
+      if (have !== t.turns) throw new UsageError(`${label(s)} has ${have} of the ${t.turns} turn records of job ${job}; its run.json is not a finished shard's`);
+      const made = summaries.get(job) ?? 0;
+      const counted = events.get(job) ?? 0;
+      if (made !== counted) throw new UsageError(`${label(s)} has ${made} summary records of job ${job}, whose turns counted ${counted}; its run.json is not a finished shard's`);
+    }
   }
 }
 

@@ -169,6 +169,17 @@ describe('three shards merged', () => {
   }
   const mergeWith = (copy: string, name: string) => mergeShards({ dirs: [shardDirs[0], shardDirs[1], copy], out: join(root, name) });
 
+  it('refuses a finished shard whose run.json lacks turn or summary records', async () => {
+    const fewerTurns = damaged('fewer-turns', (run) => {
+      run.turns = run.turns.slice(1);
+    });
+    await expect(mergeWith(fewerTurns, 'm-turns')).rejects.toThrow(/has \d+ of the \d+ turn records of job/);
+    const fewerSummaries = damaged('fewer-summaries', (run) => {
+      run.summaries = run.summaries.slice(0, -1);
+    });
+    await expect(mergeWith(fewerSummaries, 'm-summaries')).rejects.toThrow(/has \d+ summary records of job .*, whose turns counted \d+/);
+  });
+
   it('refuses a shard made from other transcript text, one holding a record twice, and one that lost its contexts', async () => {
     const edited = damaged('edited-text', (run) => {
       run.info.transcripts[0].sha256 = 'f'.repeat(64);
