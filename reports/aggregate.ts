@@ -1147,6 +1147,35 @@ const BASE_METRICS: MetricDef[] = [
   def('latency.p50', false, 'median answer latency in ms over answered probes (cache hits, failed calls and batched calls excluded)', (s) => s.latencyP50, leftOutOnErrors(answeredProbes, 'the latency')),
 ];
 
+const FRACTION = [0, 1] as const;
+
+/** The bounded metrics' ranges: rates and means of scores in 0–1, the judge's overall score in 1–5. */
+const RANGES: Record<string, readonly [number, number]> = {
+  'probe.accuracy': FRACTION,
+  'probe.accuracy_graded': FRACTION,
+  'probe.answerable': FRACTION,
+  'probe.reader_gap': FRACTION,
+  'probe.f1': FRACTION,
+  'probe.pass_hat_n': FRACTION,
+  'tool.accuracy': FRACTION,
+  'tool.right_tool': FRACTION,
+  'tool.args_accuracy': FRACTION,
+  'facts.retention': FRACTION,
+  'summary.judge.overall': [1, 5],
+  'summary.judge.coverage': FRACTION,
+  'summary.judge.faithfulness': FRACTION,
+  'summary.judge.score': FRACTION,
+  'summary.checks.coverage': FRACTION,
+};
+
+/**
+ * The values a metric can take, when bounded: a gate's threshold outside them, or a
+ * max_drop wider than them, could never fail (`max_drop: 5` meant as points is the usual slip).
+ */
+export function metricRange(name: string): readonly [number, number] | undefined {
+  return metricKind(name) === undefined ? RANGES[name] : FRACTION;
+}
+
 /** Every metric name gates accept (`probe.accuracy.<kind>` expanded for each probe kind). */
 export const METRIC_NAMES: readonly string[] = BASE_METRICS.map((m) => m.name);
 

@@ -43,12 +43,15 @@ export interface PlanFlags {
   help: boolean;
 }
 
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
 /** A number from a flag inside (low, high), or [low, high] when `closed`; a UsageError otherwise. */
 function numberFlag(name: string, value: string | undefined, low: number, high: number, closed: boolean, what: string): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
+  // Decimal only: Number() also reads "0x10" as 16 and "" as 0.
+  const n = DECIMAL.test(value.trim()) ? Number(value) : NaN;
   const inside = closed ? n >= low && n <= high : n > low && n < high;
-  if (value.trim() === '' || !Number.isFinite(n) || !inside) throw new UsageError(`--${name} must be ${what} (got "${value}")\n${USAGE}`);
+  if (!Number.isFinite(n) || !inside) throw new UsageError(`--${name} must be ${what} (got "${value}")\n${USAGE}`);
   return n;
 }
 
@@ -100,7 +103,8 @@ interface Assumptions {
 function measuredRun(dir: string): RunResult {
   const run = loadRun(dir);
   const errored = run.probes.filter(isProbeError).length;
-  const why = run.info.status !== 'complete' ? `the run is ${run.info.status}` : errored > 0 ? `${errored} of its ${run.probes.length} probe answers errored` : undefined;
+  const shard = run.info.shard && `the run is shard ${run.info.shard.index} of ${run.info.shard.count}, holding only its jobs (merge the shards first)`;
+  const why = shard ?? (run.info.status !== 'complete' ? `the run is ${run.info.status}` : errored > 0 ? `${errored} of its ${run.probes.length} probe answers errored` : undefined);
   if (why) {
     throw new InputError([fileProblem(dir, `${why}: an error would read as a failed probe and skew the estimates; plan from a complete run without errors, or give --baseline-accuracy and --icc`)]);
   }
@@ -155,7 +159,9 @@ function makePlan(transcripts: Transcript[], repeat: number, flags: PlanFlags, p
 }
 
 function points(effect: number): string {
-  return Number.isFinite(effect) ? `${(effect * 100).toFixed(1)} points` : '–';
+  if (!Number.isFinite(effect)) return '–';
+  // An accuracy moves at most 100 points: past that, no difference can be told apart.
+  return effect > 1 ? 'none (MDE over 100 points)' : `${(effect * 100).toFixed(1)} points`;
 }
 
 function tableLines(rows: PlanRow[]): string[] {

@@ -8,7 +8,7 @@ import { isRecord } from '../../core/record.js';
 import { gateSchema } from '../../core/schema/gate.js';
 import { AGENTS } from '../../core/schema/run.js';
 import type { MaxErrors } from '../../core/types.js';
-import { METRIC_NAMES, isMetricName } from '../../reports/aggregate.js';
+import { METRIC_NAMES, isMetricName, metricRange } from '../../reports/aggregate.js';
 import { DEFAULT_SUMMARIZER, type OptionSpec, type StrategyDefinition, type StrategyOptions, type StrategyRegistry } from '../../strategies/registry.js';
 import { parseMaxErrors } from '../run/verdict.js';
 import type { Path } from '../yaml-source.js';
@@ -499,6 +499,7 @@ function gate() {
       (g, rctx) => {
         if (!['min', 'max', 'max_drop'].some((k) => has(g, k))) report(rctx, { message: '{label} needs at least one of "min", "max" or "max_drop"' });
         if (has(g, 'vs') && !has(g, 'max_drop')) report(rctx, { path: ['vs'], message: '{label} only applies together with "max_drop"' });
+        if (has(g, 'significant') && !has(g, 'max_drop')) report(rctx, { path: ['significant'], message: '{label} only applies together with "max_drop"' });
         const vs = has(g, 'vs') ? g.vs : has(g, 'max_drop') ? 'baseline-strategy' : undefined;
         if (vs === 'baseline-strategy' && has(g, 'max_drop') && !configFacts.get().hasBaseline) {
           report(rctx, { path: ['max_drop'], message: '{label-1} compares against the baseline strategy, but the config sets no "baseline:"' });
@@ -514,7 +515,25 @@ function gate() {
     .superRefine((g, rctx) => {
       if (g.min !== undefined && g.max !== undefined && g.min > g.max) report(rctx, { path: ['max'], message: `{label-1} has max ${g.max} below min ${g.min}` });
     }, whenValid('min', 'max'))
+    .superRefine(outsideRange, whenValid('metric', 'min', 'max', 'max_drop'))
     .transform((g) => (g.max_drop !== undefined && g.vs === undefined ? { ...g, vs: 'baseline-strategy' as const } : g));
+}
+
+/** A bound outside what the metric can be, or a max_drop wider than all of it: a gate that could never fail (or never pass). */
+function outsideRange(g: { metric: string; min?: number; max?: number; max_drop?: number }, rctx: z.RefinementCtx): void {
+  const range = metricRange(g.metric);
+  if (!range) return;
+  const [lo, hi] = range;
+  const span = `${lo} to ${hi}`;
+  for (const key of ['min', 'max'] as const) {
+    const value = g[key];
+    if (value === undefined || (value >= lo && value <= hi)) continue;
+    report(rctx, { path: [key], message: `{key} ${value} in {label-1} is outside what ${g.metric} can be (${span}), so the gate could never ${(key === 'min') === value < lo ? 'fail' : 'pass'}` });
+  }
+  if (g.max_drop !== undefined && g.max_drop > hi - lo) {
+    const hint = hi - lo === 1 ? ' (rates are fractions: 0.05 is 5 points)' : '';
+    report(rctx, { path: ['max_drop'], message: `{key} ${g.max_drop} in {label-1} is more than ${g.metric} can move (${span}), so the gate could never fail${hint}` });
+  }
 }
 
 function gates(): z.ZodType<z.output<typeof gateSchema>[], unknown> {

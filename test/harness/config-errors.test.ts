@@ -235,6 +235,27 @@ describe('config top level', () => {
     expectProblem(found, '10:64', '"significant" in gate 7 must be true or false, not the number 1');
   });
 
+  it('refuses gate thresholds outside what the metric can be, and significant without max_drop', () => {
+    const found = problems([
+      ...WINDOW,
+      'baseline: w',
+      'gates:',
+      '  - { metric: probe.accuracy, strategy: w, max_drop: 5 }',
+      '  - { metric: probe.reader_gap, strategy: w, max: 30 }',
+      '  - { metric: probe.accuracy, strategy: w, min: -1 }',
+      '  - { metric: summary.judge.overall, strategy: w, min: 6 }',
+      '  - { metric: probe.accuracy.recall, strategy: w, min: 0.9, significant: true }',
+      '  - { metric: context.mean_tokens, strategy: w, max: 50000, max_drop: 100 }',
+      '  - { metric: probe.accuracy, strategy: w, min: 0, max: 1, max_drop: 1 }',
+    ]);
+    expectProblem(found, '5:54', '"max_drop" 5 in gate 1 is more than probe.accuracy can move (0 to 1), so the gate could never fail (rates are fractions: 0.05 is 5 points)');
+    expectProblem(found, '6:51', '"max" 30 in gate 2 is outside what probe.reader_gap can be (0 to 1), so the gate could never fail');
+    expectProblem(found, '7:49', '"min" -1 in gate 3 is outside what probe.accuracy can be (0 to 1), so the gate could never fail');
+    expectProblem(found, '8:56', '"min" 6 in gate 4 is outside what summary.judge.overall can be (1 to 5), so the gate could never pass');
+    expectProblem(found, '9:74', '"significant" in gate 5 only applies together with "max_drop"');
+    expect(found).toHaveLength(5);
+  });
+
   it('records where each gate is and defaults vs for max_drop', () => {
     const config = parseConfig([...WINDOW, 'baseline: w', 'gates:', '  - { metric: probe.f1, strategy: w, max_drop: 0.1 }'].join('\n'), FILE, REGISTRY);
     expect(config.gates).toEqual([{ metric: 'probe.f1', strategy: 'w', max_drop: 0.1, vs: 'baseline-strategy', where: 'suite/memeval.yaml:5:5' }]);

@@ -87,12 +87,31 @@ describe('planCommand', () => {
     expect(printed()).toBe('');
   });
 
+  it('refuses a shard as --run, and says a difference above 100 points cannot be detected', async () => {
+    const runDir = join(dir, 'shard-run');
+    mkdirSync(runDir, { recursive: true });
+    const run = bulkRun({ runId: 's', strategies: ['s'], transcripts: 5, probesPer: 4, passes: () => true });
+    run.info.shard = { index: 1, count: 2, jobs: [] };
+    writeFileSync(join(runDir, 'run.json'), JSON.stringify(run));
+    expect(await main(['plan', '--config', config, '--run', runDir])).toBe(2);
+    expect(stderr()).toMatch(/the run is shard 1 of 2, holding only its jobs \(merge the shards first\)/);
+    // One transcript with one update probe: SE = √(2·0.25 / 1) = 0.707, MDE = 1.98: no accuracy difference is that large.
+    const one = join(dir, 'one');
+    mkdirSync(join(one, 'data'), { recursive: true });
+    writeFileSync(join(one, 'data', 't0.yaml'), transcript(0));
+    writeFileSync(join(one, 'memeval.config.yaml'), 'datasets: [data/*.yaml]\ncache: false\nstrategies:\n  - { id: full, use: full-history }\n');
+    expect(await planCommand(['--config', join(one, 'memeval.config.yaml')])).toBe(0);
+    expect(rowOf('update')).toMatch(/none \(MDE over 100 points\)$/);
+  });
+
   it.each([
     [['--detect', 'five']],
     [['--detect', '0']],
     [['--icc', '1.5']],
     [['--baseline-accuracy', '1']],
     [['--baseline-accuracy', '']],
+    [['--detect', '0x10']],
+    [['--icc', '.']],
     [['--bogus']],
     [['extra']],
   ])('exits 2 on a bad flag: %j', async (args) => {
