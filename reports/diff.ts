@@ -454,6 +454,12 @@ function transcriptIds(run: RunResult): Set<string> {
  * difference mixes the data change with the strategy change; only the paired figures (Δ,
  * McNemar, flips) stand on the probes both runs share.
  */
+/** Runs that asked each probe a different number of times: majority outcomes and pass rates rest on different samples. */
+function repeatWarnings(base: RunInfo, cand: RunInfo): string[] {
+  if (base.repeat === cand.repeat) return [];
+  return [`the runs asked each probe a different number of times (base ${base.repeat}, candidate ${cand.repeat}): outcomes by majority and pass rates rest on different samples, so part of a change may be the repeats'`];
+}
+
 function transcriptWarnings(base: RunResult, cand: RunResult): string[] {
   const b = transcriptIds(base);
   const c = transcriptIds(cand);
@@ -513,7 +519,7 @@ export function diffRuns(base: RunResult, cand: RunResult, options: DiffOptions 
   return {
     base: runSide(base.info),
     cand: runSide(cand.info),
-    warnings: [...allWarnings(base.info, cand.info, protocol, options), ...transcriptWarnings(base, cand), ...errorWarnings(base, cand)],
+    warnings: [...allWarnings(base.info, cand.info, protocol, options), ...transcriptWarnings(base, cand), ...repeatWarnings(base.info, cand.info), ...errorWarnings(base, cand)],
     protocol,
     comparable: protocol.differences.length === 0,
     added: candIds.filter((id) => !baseIds.includes(id)),
@@ -891,9 +897,12 @@ export function flipsSection(diff: RunDiff, limit = FLIP_LIST_LIMIT): string {
 
 export function diffHtml(diff: RunDiff, options: { flipLimit?: number } = {}): string {
   const blocks = diff.strategies.map((s) => {
-    const verdict = s.significant
-      ? `<span class="${s.passToFail > s.failToPass ? 'bad' : 'ok'}">significant change</span>`
-      : '<span class="muted">no significant accuracy change</span>';
+    const verdict =
+      s.sharedProbes === 0
+        ? '<span class="muted">not compared: no probe graded in both runs</span>'
+        : s.significant
+          ? `<span class="${s.passToFail > s.failToPass ? 'bad' : 'ok'}">significant change</span>`
+          : '<span class="muted">no significant accuracy change</span>';
     const ci = s.accuracyDiff ? ` · accuracy Δ ${signed(s.accuracyDiff.diff * 100, 1)} pts ${diffInterval(s.accuracyDiff)}` : '';
     const rows = s.metrics
       .filter((m) => m.base !== undefined || m.cand !== undefined)

@@ -183,7 +183,7 @@ export function diffMarkdown(diff: RunDiff): string {
   }
   const rows = diff.strategies.map((s) => {
     const acc = s.metrics.find((m) => m.metric === 'probe.accuracy');
-    const verdict = s.significant ? (s.passToFail > s.failToPass ? '❌ significant drop' : '✅ significant gain') : 'no significant change';
+    const verdict = s.sharedProbes === 0 ? 'not compared (no shared probe)' : s.significant ? (s.passToFail > s.failToPass ? '❌ significant drop' : '✅ significant gain') : 'no significant change';
     const cells = [String(s.sharedProbes), String(s.passToFail), String(s.failToPass), s.mcnemarP.toPrecision(3), s.mcnemarPHolm.toPrecision(3), verdict];
     return [mdCell(s.strategy), `${n(acc?.base, 3)} → ${n(acc?.cand, 3)}`, diffCi(s.accuracyDiff), ...cells];
   });

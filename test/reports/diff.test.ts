@@ -58,6 +58,21 @@ describe('diffRuns', () => {
     ]);
   });
 
+  it('warns when the runs asked each probe a different number of times, and marks a strategy with no shared probe as not compared', () => {
+    const once = bulkRun({ runId: 'once', strategies: ['s'], transcripts: 6, probesPer: 2, passes: () => true });
+    const thrice = bulkRun({ runId: 'thrice', strategies: ['s'], transcripts: 6, probesPer: 2, passes: () => true });
+    thrice.info.repeat = 3;
+    expect(diffRuns(once, thrice).warnings).toContain(
+      "the runs asked each probe a different number of times (base 1, candidate 3): outcomes by majority and pass rates rest on different samples, so part of a change may be the repeats'",
+    );
+    const elsewhere = bulkRun({ runId: 'elsewhere', strategies: ['s'], transcripts: 6, probesPer: 2, passes: () => true });
+    for (const p of elsewhere.probes) p.transcript = `x-${p.transcript}`;
+    const diff = diffRuns(once, elsewhere);
+    expect(diffMarkdown(diff)).toContain('not compared (no shared probe)');
+    expect(diffMarkdown(diff)).not.toContain('no significant change');
+    expect(diffHtml(diff)).toContain('not compared: no probe graded in both runs');
+  });
+
   it('warns when the runs measured different transcripts, and only then', () => {
     const base = sampleRun({ runId: 'base' });
     const fewer = sampleRun({ runId: 'cand' });
