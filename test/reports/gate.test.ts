@@ -290,4 +290,11 @@ describe('runFailure', () => {
     const errored = bulkRun({ runId: 'x', strategies: ['s'], transcripts: 2, probesPer: 2, passes: () => 'error' });
     expect(runFailure(errored)).toMatch(/every probe/);
   });
+
+  it('flags a run marked complete whose records lack answers it owes (a run.json cut by hand)', () => {
+    const cut = bulkRun({ runId: 'cut', strategies: ['s', 't'], transcripts: 6, probesPer: 2, passes: () => true });
+    expect(runFailure(cut)).toBeUndefined();
+    cut.probes = cut.probes.filter((p) => !(p.strategy === 't' && p.transcript === 'bt0'));
+    expect(runFailure(cut)).toBe('run cut lacks probe answers it owes (t 2), so it did not measure everything its status says');
+  });
 });
