@@ -5,6 +5,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { z } from 'zod';
 import { readContexts } from '../core/contexts.js';
+import { jsonValueOffset } from '../core/json-where.js';
 import { InputError, positionOf, type Problem } from '../core/errors.js';
 import { LineError, readLines } from '../core/lines.js';
 import {
@@ -236,7 +237,11 @@ function readInfo(text: string, problems: Problems): RunInfo | undefined {
   }
   const parsed = runResultSchema.shape.info.safeParse(data);
   if (parsed.success) return parsed.data;
-  problems.shape(0, ['info'], parsed.error.issues);
+  // Each problem at the value it is about (or the nearest one the file has), as a record's is at its line.
+  for (const issue of parsed.error.issues) {
+    const at = positionOf(body, jsonValueOffset(body, issue.path));
+    problems.add(at.line, at.line === 1 ? at.col + INFO_START.length : at.col, shapeMessage({ ...issue, path: ['info', ...issue.path] }));
+  }
   return undefined;
 }
 

@@ -241,8 +241,12 @@ describe('loadRunInfo', () => {
     const run = sampleRun();
     expect(loadRunInfo(runFile(JSON.stringify(run, null, 1)))).toEqual(runResultSchema.shape.info.parse(run.info));
     const bad = written({ ...run, info: { ...run.info, runId: 7 as unknown as string } });
-    expect(errorOf(() => loadRunInfo(runFile(bad))).message).toMatch(/run\.json: "info\.runId" must be text$/);
-    expect(errorOf(() => loadRun(runFile(bad))).message).toMatch(/run\.json: "info\.runId" must be text$/);
+    // The layout a run writes: at the value's line and column.
+    const at = `${lineOf(bad, ' "runId"')}:${' "runId": '.length + 1}`;
+    expect(errorOf(() => loadRunInfo(runFile(bad))).message).toMatch(new RegExp(`run\\.json:${at}: "info\\.runId" must be text$`));
+    expect(errorOf(() => loadRun(runFile(bad))).message).toMatch(new RegExp(`run\\.json:${at}: "info\\.runId" must be text$`));
+    const status = written({ ...run, info: { ...run.info, status: 'fine' as 'complete' } });
+    expect(errorOf(() => loadRunInfo(runFile(status))).message).toMatch(new RegExp(`run\\.json:${lineOf(status, ' "status"')}:\\d+: "info\\.status" must be one of`));
   });
 
   it('names the place of a syntax error in the info', () => {
