@@ -5,6 +5,7 @@
 // and gates are computed afresh from all of them. Shards that are not parts
 // of one run (another config, model, code version or suite), a shard missing
 // or given twice, and a shard still unfinished are refused with the reason.
+import { isRecord } from '../../core/record.js';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CONTEXTS_FILE, contextLine, messageDigest, messageLine, parseContextLine, toRanges } from '../../core/contexts.js';
@@ -81,12 +82,21 @@ function checkNumbering(shards: Shard[]): void {
   if (missing.length) throw new UsageError(`missing shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')}: every shard of the run is needed to merge it`);
 }
 
+/** The top-level keys two recorded values differ in, when both are objects (a config: `max_errors` set on one shard's resume, say). */
+function differingKeys(a: unknown, b: unknown): string[] {
+  if (!isRecord(a) || !isRecord(b)) return [];
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => canonicalJson(a[k]) !== canonicalJson(b[k])).sort();
+}
+
 function checkSameRun(shards: Shard[]): void {
   const [first, ...rest] = shards;
   for (const [what, read] of SAME) {
     const expected = canonicalJson(read(first.run.info));
     const other = rest.find((s) => canonicalJson(read(s.run.info)) !== expected);
-    if (other) throw new UsageError(`${label(other)} and ${label(first)} differ in their ${what}: they are not shards of one run`);
+    if (!other) continue;
+    const keys = differingKeys(read(first.run.info), read(other.run.info));
+    const which = keys.length ? ` (${keys.join(', ')})` : '';
+    throw new UsageError(`${label(other)} and ${label(first)} differ in their ${what}${which}: they are not shards of one run`);
   }
 }
 

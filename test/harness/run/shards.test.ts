@@ -221,4 +221,14 @@ describe('three shards merged', () => {
       await expect(mergeShards({ dirs: [shardDirs[0], copy, shardDirs[2]], out: join(root, `m-${field}`) })).rejects.toThrow(new RegExp(`differ in their ${words}`));
     }
   });
+
+  it('names the config keys two shards differ in (max_errors set on one resume, say)', async () => {
+    const copy = join(root, 'edited-max-errors');
+    cpSync(shardDirs[1], copy, { recursive: true });
+    const file = join(copy, 'run.json');
+    const run = JSON.parse(readFileSync(file, 'utf8')) as { info: { config: Record<string, unknown> } };
+    run.info.config.max_errors = { kind: 'count', value: 200 };
+    writeFileSync(file, JSON.stringify(run));
+    await expect(mergeShards({ dirs: [shardDirs[0], copy, shardDirs[2]], out: join(root, 'm-max-errors') })).rejects.toThrow(/differ in their config \(max_errors\): they are not shards of one run/);
+  });
 });
