@@ -833,14 +833,16 @@ export function accuracyByTag(run: RunResult): { tags: string[]; strategies: { s
 /**
  * Mean token F1 over the answers F1 applies to, an errored one counting 0: left out, errors
  * would raise the mean (the misses are the likelier to error) and let a floor on it pass. A tool
- * probe graded by rule has no F1, errored or not.
+ * probe expecting a call is graded by rule and has no F1, errored or not; one expecting an
+ * answer without a call is an answer like any other, and a call made instead scores 0.
  */
 function meanF1(probes: ProbeRecord[]): number | undefined {
   const scores: number[] = [];
   for (const r of probes) {
-    if (isProbeError(r)) {
-      if (r.tool === undefined) scores.push(0);
-    } else if (r.f1 !== undefined) scores.push(r.f1);
+    if (expectsCall(r)) continue;
+    if (isProbeError(r)) scores.push(0);
+    else if (r.f1 !== undefined) scores.push(r.f1);
+    else if (r.tool?.called != null) scores.push(0);
   }
   return mean(scores);
 }

@@ -16,7 +16,7 @@ import { diffMarkdown, gateMarkdown } from '../../reports/markdown.js';
 import { TOOL_NOTE, formatTable } from '../../reports/table.js';
 import { diffCsv, diffRuns } from '../../reports/diff.js';
 import { parseCsv } from '../helpers/cli.js';
-import { sampleRun, withToolProbes } from '../helpers/sample-run.js';
+import { sampleRun, withToolProbes, type ToolOutcome } from '../helpers/sample-run.js';
 
 function toolRun(): RunResult {
   const run = withToolProbes(sampleRun(), {
@@ -38,6 +38,16 @@ function rowsOf(text: string): Record<string, string>[] {
 function gate(partial: Partial<GateConfig> & Pick<GateConfig, 'metric'>): GateConfig {
   return { strategy: '*', where: 'memeval.config.yaml:10:5', ...partial };
 }
+
+describe('mean F1 with tool probes', () => {
+  it('leaves out probes expecting a call, and counts 0 for an errored probe expecting an answer or one answered with a call', () => {
+    // The sample run's full answers score 9.25 over 10 probes; k2 is the tool probe expecting no call.
+    const f1 = (k2: ToolOutcome) => summarizeStrategy(withToolProbes(sampleRun(), { full: ['exact', k2, 'exact', 'exact'] }), 'full').meanF1;
+    expect(f1('exact')).toBeCloseTo(9.25 / 10, 12);
+    expect(f1('error')).toBeCloseTo(9.25 / 11, 12);
+    expect(f1('called')).toBeCloseTo(9.25 / 11, 12);
+  });
+});
 
 describe('tool block of a strategy summary', () => {
   const run = toolRun();
