@@ -850,47 +850,61 @@ function meanF1(probes: ProbeRecord[]): number | undefined {
 // ---------- paired probes ----------
 
 /**
- * Pass rate over a probe's repeats, an errored repeat counting as not passed (as accuracy counts
- * it: left out, an error would drop out of the paired test and the interval); a probe "passes"
- * overall when more than half of its repeats passed.
+ * A probe's pass rate over its repeats, an errored repeat counting as not passed (as accuracy
+ * counts it: left out, an error would drop out of the paired test and the interval). With one
+ * repeat the rate is 0 or 1.
  */
 export interface ProbeOutcome {
   transcript: string;
   probe: string;
   rate: number;
-  passed: boolean;
 }
 
 export function probeOutcomes(records: ProbeRecord[]): Map<string, ProbeOutcome> {
   const groups = new Map<string, ProbeRecord[]>();
   for (const r of records) {
     const key = `${r.transcript}\u0000${r.probe}`;
-    groups.set(key, [...(groups.get(key) ?? []), r]);
+    const list = groups.get(key);
+    if (list) list.push(r);
+    else groups.set(key, [r]);
   }
   const out = new Map<string, ProbeOutcome>();
   for (const [key, list] of groups) {
     const rate = list.filter((r) => r.passed === true && !isProbeError(r)).length / list.length;
-    out.set(key, { transcript: list[0].transcript, probe: list[0].probe, rate, passed: rate > 0.5 });
+    out.set(key, { transcript: list[0].transcript, probe: list[0].probe, rate });
   }
   return out;
 }
 
 export interface PairedProbes {
   pairs: { base: ProbeOutcome; cand: ProbeOutcome }[];
+  /** Pairs whose pass rate fell in the candidate (with one repeat: passed, then failed). */
   passToFail: number;
+  /** Pairs whose pass rate rose. */
   failToPass: number;
+  /** Exact McNemar on the pairs that moved: the sign test on the pass-rate changes. */
   mcnemarP: number;
+  /** Mean pass-rate change over the pairs (candidate − base); 0 without pairs. */
+  delta: number;
   bootstrap?: PairedResult;
 }
 
-/** Pairs two sets of probe records on transcript + probe and tests the accuracy change; `withBootstrap: false` skips the interval. */
+/**
+ * Pairs two sets of probe records on transcript + probe and tests the accuracy change;
+ * `withBootstrap: false` skips the interval. A pair moves when its pass rate does: with one
+ * repeat those are McNemar's discordant pairs, and with repeats a probe that fails one repeat
+ * more moves as surely as one that flipped. A majority vote over the repeats would hide that:
+ * a strategy failing one repeat in three of every probe showed no change at all, and a tie
+ * read as a failure.
+ */
 export function compareProbes(base: ProbeRecord[], cand: ProbeRecord[], withBootstrap = true): PairedProbes {
   const b = probeOutcomes(base);
   const c = probeOutcomes(cand);
   const pairs = [...b.entries()].filter(([k]) => c.has(k)).map(([k, v]) => ({ base: v, cand: c.get(k) as ProbeOutcome }));
-  const passToFail = pairs.filter((p) => p.base.passed && !p.cand.passed).length;
-  const failToPass = pairs.filter((p) => !p.base.passed && p.cand.passed).length;
-  const out: PairedProbes = { pairs, passToFail, failToPass, mcnemarP: mcnemarExact(passToFail, failToPass) };
+  const passToFail = pairs.filter((p) => p.cand.rate < p.base.rate).length;
+  const failToPass = pairs.filter((p) => p.cand.rate > p.base.rate).length;
+  const delta = pairs.length ? pairs.reduce((sum, p) => sum + p.cand.rate - p.base.rate, 0) / pairs.length : 0;
+  const out: PairedProbes = { pairs, passToFail, failToPass, mcnemarP: mcnemarExact(passToFail, failToPass), delta };
   if (withBootstrap) out.bootstrap = pairedBootstrap(pairs.map((p) => ({ cluster: p.base.transcript, base: p.base.rate, cand: p.cand.rate })));
   return out;
 }
@@ -920,7 +934,7 @@ export function baselineComparisons(run: RunResult): Map<string, BaselineCompari
     .filter((t) => t.cmp.pairs.length > 0);
   const adjusted = holm(tested.map((t) => t.cmp.mcnemarP));
   tested.forEach(({ id, cmp }, i) => {
-    const delta = (cmp.failToPass - cmp.passToFail) / cmp.pairs.length;
+    const delta = cmp.delta;
     const significant = adjusted[i] < SIGNIFICANCE_LEVEL;
     out.set(id, { baseline, sharedProbes: cmp.pairs.length, delta, p: cmp.mcnemarP, pHolm: adjusted[i], significant });
   });

@@ -61,9 +61,12 @@ export interface StrategyDiff {
   metrics: MetricDelta[];
   /** Probes graded in both runs (matched on transcript + probe, repeats aggregated). */
   sharedProbes: number;
+  /** Shared probes whose pass rate fell (with one repeat: passed, then failed), and rose. */
   passToFail: number;
   failToPass: number;
-  /** Exact McNemar p-value on the shared probes. */
+  /** Mean pass-rate change over the shared probes (candidate − base). */
+  rateDelta: number;
+  /** Exact McNemar p-value on the shared probes that moved. */
   mcnemarP: number;
   /** `mcnemarP` after Holm's adjustment over every strategy of the diff. */
   mcnemarPHolm: number;
@@ -176,9 +179,9 @@ function byProbe(records: ProbeRecord[]): Map<string, ProbeRecord[]> {
 }
 
 /**
- * The record shown for one side of a flip: the first graded repeat whose
- * outcome is the side's majority, so the answer and context shown are the
- * ones that made the probe count as passed (or failed) in that run.
+ * The record shown for one side of a flip: the first graded repeat with the
+ * outcome `passed` (a passing one on the better side, a failing one on the
+ * worse), so the answer and context shown are ones that made the difference.
  */
 function flipSide(run: RunResult, records: Map<string, ProbeRecord[]>, transcript: string, probe: string, passed: boolean): { question: string; side: FlipSide } | undefined {
   const mine = records.get(probeKey(transcript, probe)) ?? [];
@@ -197,19 +200,21 @@ function strategyDiff(base: RunResult, cand: RunResult, strategy: string): { dif
   const [baseRecords, candRecords] = [mine(base), mine(cand)];
   const cmp = compareProbes(baseRecords, candRecords);
   const [baseBy, candBy] = [byProbe(baseRecords), byProbe(candRecords)];
+  // A flip is a probe whose pass rate moved (with one repeat, its outcome), each side shown by a repeat that moved it.
   const flips: ProbeFlip[] = cmp.pairs
-    .filter((p) => p.base.passed !== p.cand.passed)
+    .filter((p) => p.base.rate !== p.cand.rate)
     .map((p) => {
+      const worse = p.cand.rate < p.base.rate;
       const flip: ProbeFlip = {
         strategy,
         transcript: p.base.transcript,
         probe: p.base.probe,
-        direction: p.base.passed ? 'pass→fail' : 'fail→pass',
+        direction: worse ? 'pass→fail' : 'fail→pass',
         baseRate: p.base.rate,
         candRate: p.cand.rate,
       };
-      const b = flipSide(base, baseBy, p.base.transcript, p.base.probe, p.base.passed);
-      const c = flipSide(cand, candBy, p.cand.transcript, p.cand.probe, p.cand.passed);
+      const b = flipSide(base, baseBy, p.base.transcript, p.base.probe, worse);
+      const c = flipSide(cand, candBy, p.cand.transcript, p.cand.probe, !worse);
       if (b || c) flip.question = (b ?? c)?.question;
       if (b) flip.base = b.side;
       if (c) flip.cand = c.side;
@@ -221,6 +226,7 @@ function strategyDiff(base: RunResult, cand: RunResult, strategy: string): { dif
     sharedProbes: cmp.pairs.length,
     passToFail: cmp.passToFail,
     failToPass: cmp.failToPass,
+    rateDelta: cmp.delta,
     mcnemarP: cmp.mcnemarP,
     mcnemarPHolm: cmp.mcnemarP,
     accuracyDiff: cmp.bootstrap,
@@ -710,7 +716,7 @@ function pText(p: number): string {
 /** The accuracy change to quote: the paired bootstrap's mean difference, or the McNemar counts' when it was not drawn. */
 function accuracyDelta(s: StrategyDiff): number | undefined {
   if (s.accuracyDiff) return s.accuracyDiff.diff;
-  return s.sharedProbes > 0 ? (s.failToPass - s.passToFail) / s.sharedProbes : undefined;
+  return s.sharedProbes > 0 ? s.rateDelta : undefined;
 }
 
 /** The direction counts only when the Holm-adjusted McNemar test says so; it follows the discordant pairs the test counted. */

@@ -228,33 +228,16 @@ function costText(choice: StrategySummary, baseline: StrategySummary): string {
   return `; answer cost per probe ${per(choice)} vs ${per(baseline)}`;
 }
 
-/**
- * A paired delta (McNemar's, on each probe's majority outcome) and the bootstrap's interval, which
- * is of per-probe pass rates. Without repeats the two are one number; with them they can differ
- * (a strategy failing one repeat in three of every probe: 0 by majority, −33 pts by pass rate),
- * and then each is named, so an interval is never shown beside another measure's estimate.
- */
-function deltaWithCI(shown: number, d: PairedResult | undefined, sep: string): string {
-  if (!d || Math.abs(d.diff - shown) < 1e-9) return `${pts(shown)}${sep}${ciText(d)}`;
-  return `${pts(shown)} by majority outcome over repeats; pass rate ${pts(d.diff)}${sep}${ciText(d)}`;
-}
-
-/** The interval beside a delta already shown (with its mark): the pass-rate estimate too, when it is another number. */
-function passRateCI(shown: number, d: PairedResult | undefined): string {
-  if (!d || Math.abs(d.diff - shown) < 1e-9) return ciText(d);
-  return `pass rate ${pts(d.diff)}, ${ciText(d)}; the delta shown is by majority outcome over repeats`;
-}
-
 function excludedText({ strategy: s, delta, flipBound: bound }: Excluded): string {
   const v = s.vsBaseline;
   if (!v) return `${s.strategy} was not compared (no probe graded by both)`;
   if (significantlyWorse(s)) return `${s.strategy} is significantly less accurate (${pts(v.delta)}, Holm p = ${pText(v.pHolm)})`;
   const margin = pts(-NON_INFERIORITY_MARGIN).replace('−', '');
-  if (delta?.low === undefined) return `${s.strategy} cannot be shown to lose less than ${margin} of accuracy (${deltaWithCI(v.delta, delta, '; ')})`;
+  if (delta?.low === undefined) return `${s.strategy} cannot be shown to lose less than ${margin} of accuracy (${pts(v.delta)}; ${ciText(delta)})`;
   if (delta.low > -NON_INFERIORITY_MARGIN && bound !== undefined) {
     return `${s.strategy} cannot be shown to lose less than ${margin} of accuracy: on ${v.sharedProbes} shared probes it may fail up to ${pts(-bound).replace('−', '')} of those the baseline passes (one-sided 95% bound)`;
   }
-  return `${s.strategy} may lose more than ${margin} of accuracy (${deltaWithCI(v.delta, delta, ', ')})`;
+  return `${s.strategy} may lose more than ${margin} of accuracy (${pts(v.delta)}, ${ciText(delta)})`;
 }
 
 /** The one-sided 95% upper bound of the pass→fail rate, when the pairing has any probe. */
@@ -275,7 +258,7 @@ function pickHeadline(v: Extract<Verdict, { kind: 'pick' }>, ink: Ink): string[]
   const first = `${ink.text('Recommendation: ')}${ink.strong(choice.strategy)}${ink.text(` — the cheapest strategy by ${by} that is not significantly less accurate than the baseline ${baseline.strategy} and, by its 95% interval, loses less than ${pts(NON_INFERIORITY_MARGIN).replace('+', '')} of accuracy.`)}`;
   const saving = ink.text(`It uses ${savingText(choice, baseline)}${v.byCost ? costText(choice, baseline) : ''}; accuracy `);
   const accuracy = cmp
-    ? `${ink.delta(choice)}${ink.text(` vs ${baseline.strategy} (${passRateCI(cmp.delta, v.delta)}; McNemar p = ${pText(cmp.p)}, Holm p = ${pText(cmp.pHolm)}).`)}`
+    ? `${ink.delta(choice)}${ink.text(` vs ${baseline.strategy} (${ciText(v.delta)}; McNemar p = ${pText(cmp.p)}, Holm p = ${pText(cmp.pHolm)}).`)}`
     : ink.text('not compared.');
   return [first, `${saving}${accuracy}`];
 }

@@ -452,7 +452,23 @@ describe('compareProbes', () => {
     const base = ids.flatMap((p) => [rec('base', p, true, 1), rec('base', p, true, 2)]);
     const cand = ids.flatMap((p) => [rec('cand', p, true, 1), rec('cand', p, false, 2, 'HTTP 500')]);
     const paired = compareProbes(base, cand);
-    expect(paired.pairs.every((p) => p.cand.rate === 0.5 && !p.cand.passed)).toBe(true);
+    expect(paired.pairs.every((p) => p.cand.rate === 0.5)).toBe(true);
     expect(paired.passToFail).toBe(8);
+    expect(paired.delta).toBe(-0.5);
+  });
+
+  it('with repeats, a probe moves when its pass rate does: one repeat in three lost on every probe is a significant drop', () => {
+    const repeats = (who: string, passes: (repeat: number) => boolean) => ids.flatMap((p) => [1, 2, 3].map((n) => rec(who, p, passes(n), n)));
+    const paired = compareProbes(
+      repeats('base', () => true),
+      repeats('cand', (n) => n !== 3),
+    );
+    // A majority vote would count every probe as passed in both: no flip, p = 1.
+    expect([paired.passToFail, paired.failToPass]).toEqual([8, 0]);
+    expect(paired.mcnemarP).toBeCloseTo(2 / 256, 12);
+    expect(paired.delta).toBeCloseTo(-1 / 3, 12);
+    // A tie is a rate of 0.5, not a failure: half a repeat lost, not the whole probe.
+    const tie = compareProbes(repeats('base', () => true).filter((r) => r.repeat < 3), repeats('cand', (n) => n === 1).filter((r) => r.repeat < 3));
+    expect(tie.delta).toBe(-0.5);
   });
 });

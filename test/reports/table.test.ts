@@ -20,7 +20,7 @@ describe('formatTable', () => {
         'trim-2                      80.0%      80.0%       0.0%        150        200      75.0%      86.1%          1          0',
         'summ                        70.0%     100.0%      30.0%        135        200      67.5%      90.3%          0          0',
         // Two transcripts give no interval: nothing cheaper can be shown to be as accurate as the baseline.
-        'verdict: Recommendation: keep the baseline full — no cheaper strategy is shown to be as accurate: trim-2 cannot be shown to lose less than 5.0 pts of accuracy (0.0 pts by majority outcome over repeats; pass rate −10.0 pts; no interval: 2 of at least 6 transcripts needed for a clustered test); summ cannot be shown to lose less than 5.0 pts of accuracy (−20.0 pts; no interval: 2 of at least 6 transcripts needed for a clustered test).',
+        'verdict: Recommendation: keep the baseline full — no cheaper strategy is shown to be as accurate: trim-2 cannot be shown to lose less than 5.0 pts of accuracy (−10.0 pts; no interval: 2 of at least 6 transcripts needed for a clustered test); summ cannot be shown to lose less than 5.0 pts of accuracy (−20.0 pts; no interval: 2 of at least 6 transcripts needed for a clustered test).',
         'answerable = the context sent held every fact the probe needs (probes naming no facts, abstention aside, are left out)',
         'reader gap = answerable probes not passed, an error counting as missed: the strategy lost it vs the reader missed it',
         'model: offline (the built-in extractive reader, not an LLM)',

@@ -154,20 +154,21 @@ describe('verdict: repeats', () => {
     return run;
   }
 
-  it('names each measure when the majority-outcome delta and the pass-rate interval differ', () => {
+  it('a strategy losing one repeat in three of every probe is significantly less accurate, not "no change" by majority', () => {
     const run = repeated();
     const top = headline(section(run));
     expect(top).toContain('Recommendation: keep the baseline <strong>full</strong>');
-    // Not "0.0 pts, 95% CI −33.3 pts to −33.3 pts": the interval is of pass rates, the 0.0 of majority outcomes.
-    expect(top).toContain('trim may lose more than 5.0 pts of accuracy (0.0 pts by majority outcome over repeats; pass rate −33.3 pts, 95% CI −33.3 pts to −33.3 pts)');
-    expect(verdictMarkdown(run, summarize(run)).join('\n')).toContain('0.0 pts by majority outcome over repeats; pass rate −33.3 pts');
+    expect(top).toMatch(/trim is significantly less accurate \(−33\.3 pts, Holm p = /);
+    expect(summarize(run).find((s) => s.strategy === 'trim')?.vsBaseline?.delta).toBeCloseTo(-1 / 3, 12);
   });
 
-  it('a recommended strategy: the interval comes with its own pass-rate estimate', () => {
-    // trim fails a third repeat in 2 of 40 transcripts: no majority flips, a pass rate 0.x pts lower.
-    const top = headline(section(repeated((t) => t === 'bt0' || t === 'bt1')));
-    expect(top).toContain('Recommendation: <strong>trim</strong>');
-    expect(top).toMatch(/vs full \(pass rate −[0-9.]+ pts, 95% CI −[0-9.]+ pts to 0\.0 pts; the delta shown is by majority outcome over repeats; McNemar p = /);
+  it('a strategy losing a repeat on a few probes: the delta and its interval are one measure, the pass rate', () => {
+    // trim fails a third repeat in 2 of 40 transcripts (8 of 160 probes): −0.8 pts, and McNemar on the 8 moves.
+    const run = repeated((t) => t === 'bt0' || t === 'bt1');
+    const trim = summarize(run).find((s) => s.strategy === 'trim')?.vsBaseline;
+    expect(trim?.delta).toBeCloseTo(-8 / 3 / 160, 12);
+    expect(trim?.p).toBeCloseTo(2 / 256, 12);
+    expect(headline(section(run))).toMatch(/trim is significantly less accurate \(−1\.7 pts, Holm p = /);
   });
 });
 
