@@ -113,7 +113,7 @@ export interface StrategySummary {
   answerableByKind: Partial<Record<ProbeKind, number>>;
   readerMissedByKind: Partial<Record<ProbeKind, number>>;
   readerGapByKind: Partial<Record<ProbeKind, number>>;
-  /** Mean token F1 over graded answers. */
+  /** Mean token F1 over the answers, an errored one scoring 0 (meanF1). */
   meanF1?: number;
   /** pass^N over the run's repeat count, only when repeat > 1; an errored repeat counts as not passed. */
   passHatN?: number;

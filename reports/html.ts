@@ -264,7 +264,7 @@ function kindTable(rows: StrategySummary[]): string {
     const cells = kinds.map((k) => heatCell(s.accuracyByKind[k], pct(s.accuracyByKind[k]))).join('');
     return `<tr><td>${esc(s.strategy)}</td>${cells}${heatCell(s.meanF1, num(s.meanF1, 2))}${heatCell(s.passHatN, pct(s.passHatN))}</tr>`;
   });
-  return `<h3>Accuracy by probe kind</h3><p class="muted">passed / attempted probes of each kind; mean F1 is over graded answers. Darker cells are higher.</p><table class="kinds"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>${readerGapKindTable(rows)}`;
+  return `<h3>Accuracy by probe kind</h3><p class="muted">passed / attempted probes of each kind; mean F1 is over the answers, an errored one scoring 0 (tool probes expecting a call have none). Darker cells are higher.</p><table class="kinds"><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${body.join('')}</table>${readerGapKindTable(rows)}`;
 }
 
 /** One strategy's row of the tool table; a strategy without tool probes says so rather than showing zeros. */

@@ -4,7 +4,7 @@
 // did), finish clean, and keep the reader's targets on full history: per kind on
 // the transcripts without tool probes, the reader gap, short answers, and every
 // trimming strategy below full history on recall and update.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,6 +77,18 @@ describe('the bundled suite through every strategy of the bundled config', () =>
     expect(missed / answerable.length).toBeLessThan(0.15);
     const words = of('full').map((p) => (p.answer ?? '').split(/\s+/).filter(Boolean).length);
     expect(median(words)).toBeLessThan(12);
+  });
+
+  it("prints the table the README's quickstart shows", () => {
+    const between = (text: string) => {
+      const lines = text.split('\n');
+      const from = lines.findIndex((l) => l.startsWith('strategy '));
+      const to = lines.findIndex((l, i) => i > from && l.startsWith('model: offline'));
+      return lines.slice(from, to + 1);
+    };
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    expect(between(result.stdout + result.stderr).length).toBeGreaterThan(8);
+    expect(between(readme.slice(readme.indexOf('`npm run eval` replays')))).toEqual(between(result.stdout + result.stderr));
   });
 
   it('every strategy that trims stays below full history on recall and update', () => {
