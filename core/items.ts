@@ -142,6 +142,23 @@ export function itemType(item: AgentInputItem): string {
   return typeof rec.role === 'string' ? 'message' : 'unknown';
 }
 
+/** The item types a model request carries (harness/models/openai.ts): messages, tool calls and their results, a server's compaction. */
+const SENT_TYPES = new Set(['message', 'function_call', 'function_call_result', 'compaction']);
+
+/** Whether a request carries the item: reasoning (a model's private state) and other item types never reach a model. */
+export function isSent(item: AgentInputItem): boolean {
+  return SENT_TYPES.has(itemType(item));
+}
+
+/**
+ * The items of a view a model is sent. What is measured (tokens, facts present,
+ * answerable) and what a probe is asked with are these: measured on items the
+ * model never sees, a miss would be put down to the reader.
+ */
+export function sentItems(items: AgentInputItem[]): AgentInputItem[] {
+  return items.every(isSent) ? items : items.filter(isSent);
+}
+
 /** A user message starts a turn (the cookbook's definition). */
 export function isUserMessage(item: AgentInputItem): boolean {
   return itemRole(item) === 'user' && itemType(item) === 'message';

@@ -107,7 +107,8 @@ function callFields(item: AgentInputItem): { callId: string; name: string; argum
 /**
  * SDK items → Responses API input. Reasoning items are dropped: they are a model's
  * private state, and the API only accepts ones it issued itself (by id). A
- * `compaction` item is kept: it is how a compacted history is sent back.
+ * `compaction` item is kept: it is how a compacted history is sent back. The
+ * types kept are core/items.ts SENT_TYPES, which is what the replay measures.
  */
 export function toResponsesInput(items: AgentInputItem[]): ResponseInputItem[] {
   const out: ResponseInputItem[] = [];

@@ -4,7 +4,7 @@
 import type { MemoryStrategy, ProtectPredicate, SummaryEvent } from '../../strategies/base.js';
 import type { StrategyContext, StrategyDefinition, StrategyOptions } from '../../strategies/registry.js';
 import { summarizerOptionsOf } from '../../strategies/summary-input.js';
-import { itemText, turnItems } from '../../core/items.js';
+import { itemText, sentItems, turnItems } from '../../core/items.js';
 import { containsNormalized, factPhrases, isAscii, normalizeText } from '../../core/text.js';
 import type { TokenCounter } from '../../core/tokens.js';
 import { FactChanges, type TurnFacts } from '../../core/schema/run.js';
@@ -381,9 +381,10 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     const eventsBefore = strategy.events.length;
     turnMap.add(items.length, n);
     await strategy.addItems(items);
-    for (const item of items) fullTokens += counter.item(item);
+    for (const item of sentItems(items)) fullTokens += counter.item(item);
 
-    const view = await strategy.getItems();
+    // What a model would be sent: items no request carries (reasoning) are neither counted nor read for facts.
+    const view = sentItems(await strategy.getItems());
     const measured = meter.measure(view);
     const { bits, sharedTokens, previousTokens } = measured;
     const cache = cacheStanding(sharedTokens, previousTokens, input.promptCache ?? OPENAI_PROMPT_CACHE);

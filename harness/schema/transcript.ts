@@ -56,6 +56,14 @@ const turnSchema = map(
   )
   .transform((t): Turn => (t.items ? dropUndefined({ kind: 'items', items: t.items, meta: t.meta }) : toMessageTurn({ ...t, user: t.user ?? '' })));
 
+/** A raw-items call made by `turn` whose result comes only after it, described; undefined when none is pending then. */
+function pendingCall(turn: number): string | undefined {
+  const seen = conversationFacts.get().calls;
+  const resultTurn = new Map(seen.filter((c) => c.kind === 'result').map((c) => [c.id, c.turn]));
+  const call = seen.find((c) => c.kind === 'call' && c.turn <= turn && (resultTurn.get(c.id) ?? 0) > turn);
+  return call && `function_call ${quote(call.id)} of turn ${call.turn} has its result only in turn ${resultTurn.get(call.id)}`;
+}
+
 /** APIs reject a tool result without its call and a call without its result. */
 function checkCallPairs(rctx: z.core.$RefinementCtx): void {
   const seen = conversationFacts.get().calls;
@@ -194,6 +202,8 @@ const probeSchema = map({
   id: text({ nonEmpty: true }),
   /** 1-based: the probe is asked after this turn was replayed. */
   after_turn: int().superRefine((turn, rctx) => {
+    const pending = pendingCall(turn);
+    if (pending) report(rctx, { message: `{label-1} after_turn ${turn} is asked while ${pending}: the request would carry a call with no result, which the APIs reject` });
     const problem = turnRangeProblem(turn, `{label-1} after_turn ${turn}`);
     if (problem) report(rctx, { message: problem });
   }),

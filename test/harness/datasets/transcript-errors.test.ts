@@ -192,6 +192,23 @@ describe('raw item errors', () => {
     expectProblem(found, '4:9', 'function_call "c2" in turn 1 has no function_call_result with that callId');
   });
 
+  it('refuses a probe asked while a call of the raw items has its result only in a later turn', () => {
+    const found = problems([
+      'turns:',
+      '  - items:',
+      '      - { role: user, content: "Check order A-1." }',
+      '      - { type: function_call, name: lookup, arguments: "{}", callId: c1 }',
+      '  - items:',
+      '      - { type: function_call_result, name: lookup, callId: c1, output: shipped }',
+      '      - { role: user, content: "Thanks." }',
+      'probes:',
+      '  - { id: early, kind: recall, after_turn: 1, question: Which order?, answer: A-1, must_include: [A-1] }',
+      '  - { id: later, kind: recall, after_turn: 2, question: Which order?, answer: A-1, must_include: [A-1] }',
+    ]);
+    expectProblem(found, '9:44', 'probe "early" after_turn 1 is asked while function_call "c1" of turn 1 has its result only in turn 2: the request would carry a call with no result, which the APIs reject');
+    expect(found.filter((l) => l.includes('is asked while'))).toHaveLength(1);
+  });
+
   it('requires a non-empty items list', () => {
     expectProblem(problems(['turns:', '  - items: []']), '2:12', '"items" in turn 1 must not be an empty list');
   });

@@ -2,7 +2,7 @@ import { get_encoding } from 'tiktoken';
 import { describe, expect, it } from 'vitest';
 import { replayTranscript } from '../../../harness/run/replay.js';
 import { TokenCounter } from '../../../core/tokens.js';
-import type { Transcript } from '../../../core/types.js';
+import type { AgentInputItem, Transcript } from '../../../core/types.js';
 import type { MemoryStrategy } from '../../../strategies/base.js';
 import { Everything, LastTurnOnly } from '../../helpers/strategies.js';
 import type { StrategyDefinition } from '../../../strategies/registry.js';
@@ -48,6 +48,30 @@ function ctx() {
 }
 
 describe('replay', () => {
+  it('measures only what a model is sent: a reasoning item is neither counted nor read for facts', async () => {
+    const withReasoning: Transcript = {
+      ...transcript,
+      turns: [
+        {
+          kind: 'items',
+          items: [
+            { role: 'user', content: 'Which warehouse ships my order?' },
+            { type: 'reasoning', content: [{ type: 'input_text', text: 'The warehouse is Leeds-North.' }] },
+            { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Let me check.' }] },
+          ] as AgentInputItem[],
+        },
+      ],
+      facts: [{ id: 'wh', text: 'Leeds-North', aliases: [], turn: 1, critical: false }],
+      probes: [{ id: 'where', afterTurn: 1, question: 'Which warehouse?', answer: 'Leeds-North', mustInclude: [['Leeds-North']], facts: ['wh'], kind: 'recall' }],
+    };
+    const res = await replayTranscript({ transcript: withReasoning, strategyId: 'all', definition: def('all', () => new Everything()), options: {}, ...ctx() });
+    const system = 3 + tok('system') + tok('Be brief.');
+    expect(res.turns[0].contextTokens).toBe(3 + system + item('user', 'Which warehouse ships my order?') + item('assistant', 'Let me check.'));
+    expect(res.turns[0].fullTokens).toBe(res.turns[0].contextTokens);
+    expect(res.probes[0].factsMissing).toEqual(['wh']);
+    expect(res.probes[0].items.some((i) => (i as { type?: string }).type === 'reasoning')).toBe(false);
+  });
+
   it('counts tokens of instructions and items exactly, turn by turn', async () => {
     const res = await replayTranscript({ transcript, strategyId: 'all', definition: def('all', () => new Everything()), options: {}, ...ctx() });
     const system = 3 + tok('system') + tok('Be brief.');
