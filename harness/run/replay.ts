@@ -343,8 +343,9 @@ function cutAndSummarized(
   const summarized = new Set<number>();
   for (const event of events) {
     // A strategy may wrap the summary (e.g. under a header); the summary text itself must be in the view.
-    // A server compaction has no text: its facts are opaque (opaqueSpan), never summarized.
-    if (event.error || event.opaque || !view.some((item) => itemText(item).includes(event.output.summary))) continue;
+    // A server compaction has no text: its facts are opaque (opaqueSpan), never summarized. An empty
+    // summary holds nothing, and every text "includes" it: it summarizes no turn.
+    if (event.error || event.opaque || event.output.summary.trim() === '' || !view.some((item) => itemText(item).includes(event.output.summary))) continue;
     texts.push(event.output.summary);
     for (let t = turns.turnAt(event.firstItem); t <= turns.turnAt(event.lastItem); t++) summarized.add(t);
   }

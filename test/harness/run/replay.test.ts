@@ -6,6 +6,7 @@ import type { AgentInputItem, Transcript } from '../../../core/types.js';
 import type { MemoryStrategy } from '../../../strategies/base.js';
 import { Everything, LastTurnOnly } from '../../helpers/strategies.js';
 import type { StrategyDefinition } from '../../../strategies/registry.js';
+import { summarizing } from '../../../strategies/summarizing.js';
 import { migrateTurns } from '../../../core/schema/run.js';
 
 const def = (use: string, make: () => MemoryStrategy): StrategyDefinition => ({
@@ -48,6 +49,15 @@ function ctx() {
 }
 
 describe('replay', () => {
+  it('an empty summary summarizes no turn: every text would "include" it', async () => {
+    const empty = { label: 'empty', summarize: async () => ({ userShadow: 'Summary?', summary: '', request: { system: '', user: '' }, usage: { inputTokens: 0, outputTokens: 0 }, durationMs: 0 }) };
+    const three: Transcript = { ...transcript, turns: [...transcript.turns, { kind: 'message', user: 'And the invoice?', assistant: 'Sent.', toolCalls: [] }], probes: [{ ...transcript.probes[0], afterTurn: 3 }] };
+    const res = await replayTranscript({ transcript: three, strategyId: 's', definition: summarizing, options: { context_limit: 2, keep_last_n_turns: 1 }, counter: new TokenCounter('gpt-4.1'), makeSummarizer: () => empty });
+    expect(res.summaries.length).toBeGreaterThan(0);
+    expect(res.probes[0].summarizedTurns).toEqual([]);
+    expect(res.probes[0].summaryTexts).toEqual([]);
+  });
+
   it('measures only what a model is sent: a reasoning item is neither counted nor read for facts', async () => {
     const withReasoning: Transcript = {
       ...transcript,
