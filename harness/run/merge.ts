@@ -5,13 +5,13 @@
 // and gates are computed afresh from all of them. Shards that are not parts
 // of one run (another config, model, code version or suite), a shard missing
 // or given twice, and a shard still unfinished are refused with the reason.
-import { isRecord } from '../../core/record.js';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CONTEXTS_FILE, contextLine, messageDigest, messageLine, parseContextLine, toRanges } from '../../core/contexts.js';
 import { writeChunksAtomic } from '../../core/atomic.js';
 import { UsageError } from '../../core/errors.js';
 import { readLines } from '../../core/lines.js';
+import { isRecord } from '../../core/record.js';
 import { answersPerJob, jobKey, type ProbeRecord, type RunInfo, type RunResult, type SummaryRecord, type TurnRecord } from '../../core/types.js';
 import { canonicalJson } from '../models/cache.js';
 import { stageErrors } from '../../reports/aggregate.js';
