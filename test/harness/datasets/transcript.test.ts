@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { turnItems } from '../../../core/items.js';
 import { loadTranscriptFile, parseTranscript } from '../../../harness/datasets/transcript.js';
@@ -186,5 +188,17 @@ describe("raw items are checked with the Agents SDK's item schemas", () => {
     expect(problems(itemsTurn('{ role: assistant, status: done, content: [] }'))).toEqual([
       'i.yaml:3:36: "status" in item 1 of turn 1 must be one of in_progress, completed, incomplete, not "done"',
     ]);
+  });
+});
+
+describe('the transcript format document', () => {
+  it('its full example loads as written', () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', '..', '..', 'docs', 'transcript-format.md'), 'utf8');
+    const start = doc.indexOf('```yaml\nid: router-firmware');
+    expect(start).toBeGreaterThan(-1);
+    const example = doc.slice(start + '```yaml\n'.length, doc.indexOf('```', start + 8));
+    const t = parseTranscript(example, 'docs/transcript-format.md');
+    expect(t.id).toBe('router-firmware');
+    expect(t.probes.map((p) => p.id)).toEqual(['which-os', 'recheck-device', 'firmware-from-memory']);
   });
 });
