@@ -72,6 +72,18 @@ function reportError(error: unknown): number {
   return EXIT.runFailed;
 }
 
+/** Commands that print a help of their own for `--help`; the others print their lines of the main help. */
+const OWN_HELP = new Set(['run', 'merge', 'import', 'plan']);
+
+/** A command's usage lines of the main help (the line naming it and those continuing it). */
+function commandHelp(command: string): string {
+  const lines = HELP.split('\n');
+  const start = lines.findIndex((l) => l.startsWith(`  memeval ${command}`));
+  const usage = [lines[start]];
+  for (let i = start + 1; i < lines.length && /^ {5,}\S/.test(lines[i]); i++) usage.push(lines[i]);
+  return `Usage:\n${usage.join('\n')}\n\nRun "memeval --help" for every command, exit codes and models.`;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
@@ -87,6 +99,10 @@ export async function main(argv: string[]): Promise<number> {
   if (!load) {
     process.stderr.write(`memeval: unknown command "${command}"\nRun "memeval --help" for usage.\n`);
     return EXIT.badInput;
+  }
+  if (!OWN_HELP.has(command) && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(`${commandHelp(command)}\n`);
+    return EXIT.ok;
   }
   try {
     return await (await load())(rest);

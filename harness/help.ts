@@ -23,4 +23,4 @@ Usage:
 Models: offline (built-in extractive reader, no network), openai:<name>, <provider>:<name>.
 Exit codes: 0 ok · 2 bad input or usage · 3 the run could not measure (errors past
 --max-errors, default 0; bad key, unknown model or nothing listening) · 100 a gate
-failed · 130 interrupted (resume with --resume) · 1 memeval itself crashed.`;
+failed · 130 interrupted, 143 stopped by SIGTERM (resume with --resume) · 1 memeval itself crashed.`;

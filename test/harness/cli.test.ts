@@ -87,3 +87,13 @@ describe('a path the file system refuses', () => {
     }
   });
 });
+
+describe('--help after a command', () => {
+  const output = captureOutput();
+
+  it.each(['calibrate', 'diff', 'export', 'report', 'gate', 'strategies'])('%s --help prints its usage and exits 0', async (command) => {
+    expect(await main([command, '--help'])).toBe(0);
+    expect(output.stdout()).toMatch(new RegExp(`^Usage:\\n  memeval ${command}`));
+    expect(output.stderr()).toBe('');
+  });
+});
