@@ -394,6 +394,17 @@ function readerMissed(r: ProbeRecord): boolean {
   return r.answerable === true && outcomeOf(r) === 0;
 }
 
+/** The first record of each probe (transcript + probe): one per probe whatever the repeats. */
+function onePerProbe(records: ProbeRecord[]): ProbeRecord[] {
+  const seen = new Set<string>();
+  return records.filter((r) => {
+    const key = `${r.transcript}\u0000${r.probe}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /** 0/1 values of some records grouped by transcript, for a clustered interval. */
 function clustersOf(records: ProbeRecord[], value: (r: ProbeRecord) => boolean): number[][] {
   const groups = new Map<string, number[]>();
@@ -430,7 +441,9 @@ function answerableMetrics(probes: ProbeRecord[], withCI: boolean) {
   const known = probes.filter((r) => r.answerable !== null);
   const answerable = known.filter((r) => r.answerable === true);
   const missed = answerable.filter(readerMissed).length;
-  const knownCI = withCI ? clusteredWilson(clustersOf(known, (r) => r.answerable === true)) : undefined;
+  // Answerable is a property of the context sent, the same for every repeat of a probe: its interval
+  // counts each probe once, as copies would narrow it without adding anything measured.
+  const knownCI = withCI ? clusteredWilson(clustersOf(onePerProbe(known), (r) => r.answerable === true)) : undefined;
   const gapCI = withCI ? clusteredWilson(clustersOf(answerable, readerMissed)) : undefined;
   return {
     answerable: answerable.length,

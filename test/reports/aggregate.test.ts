@@ -224,6 +224,16 @@ describe('answerable and reader gap', () => {
     expect(byId['trim-2'].readerGapHigh!).toBeLessThan(1);
     expect(summarizeStrategy(sampleRun(), 'trim-2', false).readerGapLow).toBeUndefined();
   });
+
+  it('counts each probe once in the answerable interval: repeats share the context, and copies would narrow it', () => {
+    const once = bulkRun({ runId: 'once', strategies: ['s'], transcripts: 8, probesPer: 3, passes: () => true });
+    const thrice = bulkRun({ runId: 'thrice', strategies: ['s'], transcripts: 8, probesPer: 3, passes: () => true });
+    thrice.probes = thrice.probes.flatMap((p) => [1, 2, 3].map((repeat) => ({ ...p, repeat })));
+    const a = summarizeStrategy(once, 's');
+    const b = summarizeStrategy(thrice, 's');
+    expect(b.answerableRate).toBe(1);
+    expect(b.answerableLow).toBeCloseTo(a.answerableLow as number, 12);
+  });
 });
 
 describe('stageErrors', () => {
