@@ -602,7 +602,8 @@ function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean, ow
     apiVsCountedInput: countAgreement(probes),
     outputTokens: sum(probes.map((r) => r.usage?.outputTokens ?? 0)),
     cost: costs.length ? sum(costs) : undefined,
-    costCached: optionalSum(probes.map((r) => r.costCached)),
+    // As billed with the prompt cache: known only where the cost is (an errored answer's 0 is no price).
+    costCached: costs.length ? optionalSum(answered.map((r) => r.costCached)) : undefined,
     apiCachedTokens: optionalSum(probes.map((r) => r.usage?.cachedTokens)),
     latencyMean: mean(latencies),
     latencyP50: percentile(latencies, 0.5),

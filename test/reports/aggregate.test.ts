@@ -225,6 +225,13 @@ describe('answerable and reader gap', () => {
     expect(summarizeStrategy(sampleRun(), 'trim-2', false).readerGapLow).toBeUndefined();
   });
 
+  it('knows no cost, cached or not, for a strategy whose every answer errored', () => {
+    const down = bulkRun({ runId: 'down', strategies: ['s'], transcripts: 2, probesPer: 2, passes: () => 'error' });
+    for (const p of down.probes) p.costCached = 0;
+    const s = summarizeStrategy(down, 's');
+    expect([s.cost, s.costCached]).toEqual([undefined, undefined]);
+  });
+
   it('counts each probe once in the answerable interval: repeats share the context, and copies would narrow it', () => {
     const once = bulkRun({ runId: 'once', strategies: ['s'], transcripts: 8, probesPer: 3, passes: () => true });
     const thrice = bulkRun({ runId: 'thrice', strategies: ['s'], transcripts: 8, probesPer: 3, passes: () => true });
