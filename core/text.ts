@@ -472,14 +472,49 @@ export function answerTokens(text: string): string[] {
   return normalized.length === 0 ? [] : normalized.split(' ').map(porterStem);
 }
 
+/** Python's `string.punctuation`: what LoCoMo's normalize_answer deletes (and nothing else). */
+const PYTHON_PUNCTUATION = new Set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~');
+/** `\b(a|an|the|and)\b` as Python reads it on a str: a word character is a letter, a number of any script, or "_". */
+const LOCOMO_ARTICLE = /(?<![\p{L}\p{N}_])(?:a|an|the|and)(?![\p{L}\p{N}_])/gu;
+/** What Python's str.split() splits on: Unicode whitespace, and the separators \x1c–\x1f. */
+const PYTHON_SPACE = /[\s\x1c-\x1f]+/u;
+
 /**
- * Token F1 as LoCoMo's evaluation computes it (SQuAD normalisation, Porter stems, each gold
- * token matched at most as often as it occurs); 0 when either side has no tokens. It differs
- * only where `normalizeAnswer` writes numbers one way (`1200.0` = `1200`, signs kept).
+ * LoCoMo's normalize_answer (task_eval/evaluation.py) as written: commas out, lower case, ASCII
+ * punctuation deleted, articles and "and" out, whitespace collapsed. Other characters stay as
+ * they are: a curly apostrophe, a dash or an ellipsis is part of its word there, and so here.
+ */
+export function locomoNormalize(text: string): string {
+  let kept = '';
+  for (const ch of text.replace(/,/g, '').toLowerCase()) if (!PYTHON_PUNCTUATION.has(ch)) kept += ch;
+  return kept.replace(LOCOMO_ARTICLE, ' ').split(PYTHON_SPACE).filter(Boolean).join(' ');
+}
+
+function locomoTokens(text: string): string[] {
+  const normalized = locomoNormalize(text);
+  return normalized.length === 0 ? [] : normalized.split(' ').map(porterStem);
+}
+
+/**
+ * Token F1 as LoCoMo's evaluation computes it (its normalize_answer, Porter stems, each gold
+ * token matched at most as often as it occurs); 0 when either side has no tokens. Every
+ * figure memeval calls LoCoMo's official F1 is this one: `1200.0` is not `1200` here, as there.
  */
 export function officialF1(prediction: string, gold: string): number {
-  const predicted = answerTokens(prediction);
-  const reference = answerTokens(gold);
+  return overlapF1(locomoTokens(prediction), locomoTokens(gold));
+}
+
+/**
+ * memeval's own token F1 (a probe record's `f1`, the offline judge): LoCoMo's way of counting
+ * over `normalizeAnswer`'s tokens, which write a number one way (`1200.0` = `1,200`, a sign
+ * kept: `-5` is not `5`) and read typographic punctuation as ASCII.
+ */
+export function answerF1(prediction: string, gold: string): number {
+  return overlapF1(answerTokens(prediction), answerTokens(gold));
+}
+
+/** F1 of two token lists, each reference token matched at most as often as it occurs; 0 when either is empty. */
+function overlapF1(predicted: string[], reference: string[]): number {
   if (predicted.length === 0 || reference.length === 0) return 0;
   const remaining = new Map<string, number>();
   for (const t of reference) remaining.set(t, (remaining.get(t) ?? 0) + 1);

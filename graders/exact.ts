@@ -6,7 +6,7 @@
 // a session header or timestamp the reader copied from the context is not an answer.
 import { withoutScaffolding } from '../core/items.js';
 import { BoundedMemo } from '../core/memo.js';
-import { containsNormalized, normalizeAnswer, normalizeText, occurrencesNormalized, officialF1 } from '../core/text.js';
+import { answerF1, containsNormalized, normalizeAnswer, normalizeText, occurrencesNormalized } from '../core/text.js';
 
 // LoCoMo's token F1 lives in core (reports render the official scores too); graders use it from there.
 export { answerTokens, officialF1 } from '../core/text.js';
@@ -242,9 +242,12 @@ function negatedAt(text: string, phrase: string, at: number): boolean {
   return negatedBefore || after.some((w) => NEGATIONS.has(w));
 }
 
-/** The F1 a probe record and the offline judge report: the official one, so it compares with published LoCoMo F1. */
+/**
+ * The F1 a probe record and the offline judge report: LoCoMo's counting over memeval's
+ * normalisation (core/text.ts `answerF1`). The benchmark tables use LoCoMo's own (`officialF1`).
+ */
 export function tokenF1(answer: string, reference: string): number {
-  return officialF1(answerContent(answer), reference);
+  return answerF1(answerContent(answer), reference);
 }
 
 // Phrasings of "I was not told that". Matched on normalizeText output, so apostrophes are plain `'`.
