@@ -97,14 +97,21 @@ export function longMemEvalLines(hypotheses: readonly Hypothesis[]): string {
 
 type Sample = Record<string, unknown> & { qa: Record<string, unknown>[] };
 
-/** The samples of locomo10.json by the transcript id the importer gave each (`locomo-<sample_id>`). */
+/**
+ * The samples of locomo10.json by the transcript id the importer gave each (`locomo-<sample_id>`,
+ * and `-2`, `-3` … for a later sample whose id reads the same, in file order, as the importer
+ * numbers them): a second sample must not take the first one's place.
+ */
 export function locomoSamples(value: unknown, file: string): Map<string, Sample> {
   if (!Array.isArray(value)) throw new InputError([fileProblem(file, 'expected the LoCoMo file: a JSON list of samples')]);
   const byId = new Map<string, Sample>();
   value.forEach((sample, index) => {
     if (!isRecord(sample) || !Array.isArray(sample.qa)) return;
     const raw = typeof sample.sample_id === 'string' || typeof sample.sample_id === 'number' ? String(sample.sample_id) : `sample-${index + 1}`;
-    byId.set(`${LOCOMO_PREFIX}${safeId(raw)}`, sample as Sample);
+    const base = `${LOCOMO_PREFIX}${safeId(raw)}`;
+    let id = base;
+    for (let n = 2; byId.has(id); n++) id = `${base}-${n}`;
+    byId.set(id, sample as Sample);
   });
   return byId;
 }

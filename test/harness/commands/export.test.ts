@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ProbeRecord, RunResult } from '../../../core/types.js';
-import { exportCommand, exportRun } from '../../../harness/commands/export.js';
+import { exportCommand, exportRun, locomoSamples } from '../../../harness/commands/export.js';
 import { sampleRun } from '../../helpers/sample-run.js';
 import { captureOutput } from '../../helpers/output.js';
 
@@ -87,6 +87,12 @@ describe('exportRun', () => {
     const shard = benchmarkRun();
     shard.info.shard = { index: 1, count: 2, jobs: [] };
     expect(() => exportRun(shard, { format: 'longmemeval' }, 'runs/s')).toThrow('runs/s: is shard 1 of 2 and holds only its jobs: merge the shards (memeval merge) and export the merged run');
+  });
+
+  it('names samples whose ids read the same as the importer does, in file order: a later one never takes the first one\'s place', () => {
+    const samples = locomoSamples([{ sample_id: 'conv 2', qa: [{ question: 'first?' }] }, { sample_id: 'conv-2', qa: [{ question: 'second?' }] }, { sample_id: 'conv@2', qa: [] }], 'x.json');
+    expect([...samples.keys()]).toEqual(['locomo-conv-2', 'locomo-conv-2-2', 'locomo-conv-2-3']);
+    expect(samples.get('locomo-conv-2-2')?.qa[0].question).toBe('second?');
   });
 
   it('refuses a LoCoMo source that does not hold the asked questions, or none at all', () => {
