@@ -12,7 +12,7 @@
 //   question date (temporal questions count days from it).
 // - question_type → kind: single-session-user / -assistant / -preference → recall,
 //   multi-session → multi-hop, knowledge-update → update, temporal-reasoning →
-//   temporal; a question_id ending in `_abs` → abstention, whatever the type.
+//   temporal; a question_id containing `_abs` (the official scripts' test) → abstention, whatever the type.
 // - must_include: `[[answer]]` for answers of at most SHORT_ANSWER_WORDS words;
 //   longer answers (most preference and multi-session ones) and abstentions get
 //   none, and the judge decides.
@@ -20,6 +20,7 @@
 //   the answer; otherwise its turn is listed under the probe's meta.
 import { SchemaError, answerStatedIn, answerText, isoLocal, safeId, sessionHeaderFor, shortAnswerMustInclude, withHeader } from './shared.js';
 import { currentDateLine } from '../../../core/items.js';
+import { isAbstentionId } from '../../../core/longmemeval.js';
 import { isRecord } from '../../../core/record.js';
 import type { Fact, MessageTurn, Probe, ProbeKind, Transcript } from '../../../core/types.js';
 
@@ -145,7 +146,8 @@ export function longMemEvalToTranscript(instance: unknown, index: number): Trans
   const question = requireString(instance, 'question', where);
   const answer = answerText(instance.answer);
   if (answer === undefined || answer.length === 0) throw new SchemaError(`${where}.answer`, 'missing, or not text or a number');
-  const abstention = questionId.endsWith('_abs');
+  // The official scripts' own test (a substring), so the import and the scoring agree on every id.
+  const abstention = isAbstentionId(questionId);
   // Own keys only: a question_type of "constructor" or "__proto__" is an unknown type, not Object's.
   const known = Object.hasOwn(LONGMEMEVAL_KINDS, questionType);
   const kind: ProbeKind = abstention ? 'abstention' : known ? LONGMEMEVAL_KINDS[questionType] : 'recall';

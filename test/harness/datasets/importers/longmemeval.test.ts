@@ -69,6 +69,11 @@ describe('LongMemEval conversion', () => {
     expect(pref.probes[0].kind).toBe('recall');
   });
 
+  it('reads an _abs anywhere in the id as abstention, as the official scripts test it (a substring)', () => {
+    const t = longMemEvalToTranscript({ ...(instances[0] as Record<string, unknown>), question_id: 'q_abs_2' }, 0);
+    expect(t.probes[0].kind).toBe('abstention');
+  });
+
   it("reads a question_type named like an Object member as an unknown type, not Object's", () => {
     for (const questionType of ['constructor', 'toString', '__proto__']) {
       const t = longMemEvalToTranscript({ ...(instances[0] as Record<string, unknown>), question_type: questionType }, 0);
