@@ -130,6 +130,20 @@ function fromLocomo(record: ProbeRecord, listed: Map<string, boolean>, category:
   return category !== undefined && record.meta?.category_name === LOCOMO_CATEGORY_NAMES[category];
 }
 
+/**
+ * Each record's own LoCoMo score, as `locomoScores` scores it (evaluation.py's rule for its
+ * category): undefined for a record that is no LoCoMo question, has no usable category, or has
+ * no answer (an errored one, which the table counts as 0).
+ */
+export function locomoRecordScorer(run: RunPart): (record: ProbeRecord) => number | undefined {
+  const listed = listedTranscripts(run);
+  return (record) => {
+    const category = locomoCategoryOf(record.meta);
+    if (category === undefined || record.answer === undefined || !fromLocomo(record, listed, category)) return undefined;
+    return locomoScore(record.answer, record.reference, category);
+  };
+}
+
 /** True when some probe record of the run is a LoCoMo question (or a LoCoMo probe without a usable category). */
 export function hasLocomoProbes(run: RunPart): boolean {
   const listed = listedTranscripts(run);

@@ -10,6 +10,7 @@ import { ATTRIBUTIONS, modelKind, modelLabel, probeErrorStage, summarize, summar
 import type { Reporter } from './types.js';
 import { officialSummaryColumns } from './official.js';
 import { longMemEvalSummaryColumns } from './longmemeval.js';
+import { locomoRecordScorer } from '../core/locomo.js';
 
 export type Cell = string | number | boolean | undefined;
 type Row = Record<string, Cell>;
@@ -217,7 +218,7 @@ export const PROBE_COLUMNS = [
   'judge_reason', 'judge_model', 'passed', 'answerable', 'attribution', 'facts_needed', 'facts_present', 'facts_missing', 'facts_opaque', 'cost',
   'cost_cached', 'cacheable_tokens', 'api_cached_tokens', 'latency_ms', 'cached', 'error', 'error_stage', 'category', 'question_type', 'evidence_turns', 'tags',
   'tool_expected', 'tool_called', 'tool_calls', 'tool_right_tool', 'tool_args_matched', 'tool_args_expected', 'tool_exact_call', 'tool_extra_calls',
-  'tool_mismatches', 'repeated_calls', 'reask',
+  'tool_mismatches', 'repeated_calls', 'reask', 'locomo_score',
 ];
 
 // The strategy lost it (not answerable) against the reader missed it (answerable, not passed), each with its denominator.
@@ -441,7 +442,8 @@ function turnsChunks(run: RunResult): Iterable<string> {
 
 function probesChunks(run: RunResult): Iterable<string> {
   const tags = tagsByTranscript(run);
-  return csvChunks(run.probes, (p) => probeRow(p, run.info.model, tags), PROBE_COLUMNS);
+  const locomo = locomoRecordScorer(run);
+  return csvChunks(run.probes, (p) => ({ ...probeRow(p, run.info.model, tags), locomo_score: locomo(p) }), PROBE_COLUMNS);
 }
 
 export function probesCsv(run: RunResult): string {

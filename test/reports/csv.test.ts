@@ -8,6 +8,7 @@ import { loadRun } from '../../reports/load.js';
 import { stringify } from 'csv-stringify/sync';
 import { CSV_OPTIONS, csvLine, probesCsv, summariesCsv, summaryCsv, type Cell } from '../../reports/csv.js';
 import { parseCsv } from '../helpers/cli.js';
+import { officialF1 } from '../../core/text.js';
 import { bulkRun, sampleRun, withSummaryJudgeErrors } from '../helpers/sample-run.js';
 
 /** CSV text as one object per row, keyed by the header; every row must be as wide as the header. */
@@ -100,8 +101,14 @@ describe('CSV reports', () => {
     const [head] = parseCsv(probesCsv(withMeta));
     const at = head.indexOf('error_stage') + 1;
     expect(head.slice(at, at + 4)).toEqual(['category', 'question_type', 'evidence_turns', 'tags']);
-    // The tool columns came later still, after them.
+    // The tool columns came later still, after them, and the LoCoMo score last.
     expect(head.slice(at + 4, at + 5)).toEqual(['tool_expected']);
+    expect(head[head.length - 1]).toBe('locomo_score');
+    // A LoCoMo question's own score, as the official table scores it; none for other probes.
+    const locomo = withMeta.probes[0];
+    expect(locomo.answer).toBeDefined();
+    expect(rows[0].locomo_score).toBe(String(officialF1(locomo.answer as string, locomo.reference)));
+    expect(rows.filter((r) => r.transcript !== 't1').every((r) => r.locomo_score === '')).toBe(true);
   });
 
   it('report.html groups accuracy by tag when the transcripts carry more than one tag value, and counts attributions', () => {
