@@ -347,7 +347,7 @@ export function turnLatencies(probes: ProbeRecord[], summaries: SummaryRecord[])
 export function repeatCounts(records: ProbeRecord[]): RepeatCount[] {
   const counts = new Map<string, RepeatCount>();
   for (const r of records) {
-    const key = `${r.transcript}\u0000${r.probe}`;
+    const key = probeKey(r.transcript, r.probe);
     const c = counts.get(key) ?? { n: 0, c: 0 };
     c.n++;
     c.c += outcomeOf(r);
@@ -394,11 +394,16 @@ function readerMissed(r: ProbeRecord): boolean {
   return r.answerable === true && outcomeOf(r) === 0;
 }
 
+/** A probe's key across strategies, runs and repeats: its transcript and its id. */
+export function probeKey(transcript: string, probe: string): string {
+  return `${transcript}\u0000${probe}`;
+}
+
 /** The first record of each probe (transcript + probe): one per probe whatever the repeats. */
 function onePerProbe(records: ProbeRecord[]): ProbeRecord[] {
   const seen = new Set<string>();
   return records.filter((r) => {
-    const key = `${r.transcript}\u0000${r.probe}`;
+    const key = probeKey(r.transcript, r.probe);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
@@ -655,6 +660,15 @@ export function transcriptsByStrategy(records: Iterable<{ strategy: string; tran
   return out;
 }
 
+/**
+ * Transcripts two runs both list that were read from other versions of their files (their
+ * sha256 in run.json differ; a run recorded before the digest is taken at its word).
+ */
+export function editedTranscripts(base: RunInfo, cand: RunInfo): string[] {
+  const digests = new Map(base.transcripts.map((t) => [t.id, t.sha256]));
+  return cand.transcripts.filter((t) => t.sha256 !== undefined && digests.get(t.id) !== undefined && digests.get(t.id) !== t.sha256).map((t) => t.id);
+}
+
 /** `withCI: false` skips the bootstrap interval when only point values are needed (gates, diffs). */
 export function summarizeStrategy(run: RunResult, strategy: string, withCI = true): StrategySummary {
   const mine = <T extends { strategy: string }>(list: T[]) => list.filter((r) => r.strategy === strategy);
@@ -877,7 +891,7 @@ export interface ProbeOutcome {
 export function probeOutcomes(records: ProbeRecord[]): Map<string, ProbeOutcome> {
   const groups = new Map<string, ProbeRecord[]>();
   for (const r of records) {
-    const key = `${r.transcript}\u0000${r.probe}`;
+    const key = probeKey(r.transcript, r.probe);
     const list = groups.get(key);
     if (list) list.push(r);
     else groups.set(key, [r]);

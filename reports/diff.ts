@@ -10,7 +10,7 @@ import { stringify } from 'csv-stringify/sync';
 import { createRequire } from 'node:module';
 import type { Attribution, ProbeRecord, RunInfo, RunResult, StrategyFingerprint, StrategyInfo, SummaryRecord } from '../core/types.js';
 import { contextOf } from '../core/contexts.js';
-import { METRIC_NAMES, compareProbes, metricDef, shardLabel, stageErrors, strategyIds, summarizeStrategy } from './aggregate.js';
+import { METRIC_NAMES, compareProbes, editedTranscripts, metricDef, probeKey, shardLabel, stageErrors, strategyIds, summarizeStrategy } from './aggregate.js';
 import { esc, num, pct } from './format.js';
 import { page } from './html.js';
 import { SIGNIFICANCE_LEVEL, holm, type PairedResult } from '../core/stats.js';
@@ -160,10 +160,6 @@ function metricDeltas(base: RunResult, cand: RunResult, strategy: string): Metri
 function isNoise(metric: string, base: number | undefined, delta: number): boolean {
   if (!metric.startsWith('latency.')) return false;
   return Math.abs(delta) < Math.max(5, 0.1 * Math.abs(base ?? 0));
-}
-
-function probeKey(transcript: string, probe: string): string {
-  return `${transcript}\u0000${probe}`;
 }
 
 /** Records by transcript + probe, grouped once: a large diff has thousands of flips to look up. */
@@ -477,14 +473,12 @@ function transcriptWarnings(base: RunResult, cand: RunResult): string[] {
 }
 
 /**
- * Transcripts both runs measured, read from other versions of their files (their sha256 in
- * run.json differ; runs recorded before it are taken at their word): the probes or facts may
- * have changed, so a flip there may be the data's and not the strategy's. That is a change of
+ * Transcripts both runs measured, read from other versions of their files (`editedTranscripts`):
+ * the probes or facts may have changed, so a flip there may be the data's and not the strategy's. That is a change of
  * what was measured, as a judge change is: the runs are not comparable unless it was meant.
  */
 function withEditedTranscripts(protocol: ProtocolComparison, base: RunInfo, cand: RunInfo): ProtocolComparison {
-  const digests = new Map(base.transcripts.map((t) => [t.id, t.sha256]));
-  const edited = cand.transcripts.filter((t) => t.sha256 !== undefined && digests.get(t.id) !== undefined && digests.get(t.id) !== t.sha256).map((t) => t.id);
+  const edited = editedTranscripts(base, cand);
   if (edited.length === 0) return protocol;
   const some = edited.slice(0, 5).join(', ') + (edited.length > 5 ? ', …' : '');
   const difference = `${edited.length} transcript(s) were read from other versions of their files (sha256 differ: ${some}): their probes or facts may have changed, so the deltas mix the data change with the strategy change`;

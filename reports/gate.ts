@@ -9,6 +9,7 @@ import { plural } from './format.js';
 import {
   METRIC_NAMES,
   compareProbes,
+  editedTranscripts,
   isProbeError,
   metricDef,
   metricKind,
@@ -214,8 +215,8 @@ function baselineSide(gate: GateConfig, strategy: string, run: RunResult, opts: 
 
 /**
  * How the baseline run's data for `strategy` differs from this run's: other transcripts, or
- * other versions of the same ones (their sha256 in run.json; runs recorded before it are
- * taken at their word). A drop over other data mixes the data change with the strategy's.
+ * other versions of the same ones (`editedTranscripts`). A drop over other data mixes the
+ * data change with the strategy's.
  */
 function otherData(base: RunResult, run: RunResult, strategy: string): string | undefined {
   const of = (r: RunResult) => transcriptsByStrategy([...r.turns, ...r.probes]).get(strategy) ?? new Set<string>();
@@ -227,10 +228,7 @@ function otherData(base: RunResult, run: RunResult, strategy: string): string | 
   if (onlyThere.length || onlyHere.length) {
     return `measured other transcripts (${onlyThere.length} only there${onlyThere.length ? `: ${some(onlyThere)}` : ''}; ${onlyHere.length} only in this run${onlyHere.length ? `: ${some(onlyHere)}` : ''})`;
   }
-  const digests = (r: RunResult) => new Map(r.info.transcripts.map((t) => [t.id, t.sha256]));
-  const a = digests(base);
-  const b = digests(run);
-  const changed = [...here].filter((id) => a.get(id) !== undefined && b.get(id) !== undefined && a.get(id) !== b.get(id));
+  const changed = editedTranscripts(base.info, run.info).filter((id) => here.has(id));
   return changed.length ? `read other versions of ${changed.length} transcript file(s) (${some(changed)}: their sha256 differ)` : undefined;
 }
 
