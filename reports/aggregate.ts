@@ -572,6 +572,13 @@ function owedByTranscript(run: RunResult, strategy: string, probes: readonly Pro
   return owed;
 }
 
+/** The answers a finished run owes `strategy` and has no record of (`owedByTranscript`, summed). */
+export function unattemptedAnswers(run: RunResult, strategy: string): number {
+  let n = 0;
+  for (const missing of owedByTranscript(run, strategy, run.probes.filter((p) => p.strategy === strategy)).values()) n += missing;
+  return n;
+}
+
 function probeMetrics(probes: ProbeRecord[], repeat: number, withCI: boolean, owed: ReadonlyMap<string, number>) {
   const graded = probes.filter((r) => !isProbeError(r));
   const passed = graded.filter((r) => r.passed).length;

@@ -18,6 +18,7 @@ import {
   strategyIds,
   summarizeStrategy,
   transcriptsByStrategy,
+  unattemptedAnswers,
   type MetricDef,
   type MetricSupport,
   type StrategySummary,
@@ -418,7 +419,7 @@ export function runFailure(run: RunResult): string | undefined {
   if (status === undefined && !run.info.finishedAt) return `run ${run.info.runId} never finished`;
   if (run.probes.length > 0 && run.probes.every(isProbeError)) return `every probe of run ${run.info.runId} errored (${run.probes[0].error ?? 'no grade'})`;
   // Whatever its status says (a run.json cut or edited by hand): answers owed and not recorded were never measured.
-  const missing = run.info.strategies.map((s) => [s.id, summarizeStrategy(run, s.id, false).unattempted] as const).filter(([, n]) => n > 0);
+  const missing = run.info.strategies.map((s) => [s.id, unattemptedAnswers(run, s.id)] as const).filter(([, n]) => n > 0);
   if (missing.length > 0) {
     const list = missing.map(([id, n]) => `${id} ${n}`).join(', ');
     return `run ${run.info.runId} lacks probe answers it owes (${list}), so it did not measure everything its status says`;
