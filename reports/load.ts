@@ -31,7 +31,8 @@ export function inputError(file: string, message: string, line = 0, col = 0): In
   return new InputError([{ file, line, col, message }]);
 }
 
-function runFilePath(pathOrDir: string): string {
+/** A run's run.json, given its directory or the file; a missing one is bad input. */
+export function runFilePath(pathOrDir: string): string {
   if (!existsSync(pathOrDir)) throw inputError(pathOrDir, 'no such run directory or run.json');
   if (statSync(pathOrDir).isDirectory()) {
     const file = join(pathOrDir, RUN_FILE);

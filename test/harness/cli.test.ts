@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../harness/cli.js';
+import { LOCK_FILE, lockRunDir } from '../../harness/run/run-dir.js';
 import { captureOutput } from '../helpers/output.js';
 
 const TRANSCRIPT = `id: tiny
@@ -63,6 +64,24 @@ describe('memeval CLI', () => {
     expect(await main(['report', runDir])).toBe(0);
     expect(existsSync(join(runDir, 'report.html'))).toBe(true);
     expect(await main(['report'])).toBe(2);
+  });
+
+  it('`report` refuses a run directory another process holds (a run writing it), and leaves its files alone', async () => {
+    const dir = workspace(0);
+    dirs.push(dir);
+    expect(await main(['run', '--config', join(dir, 'memeval.config.yaml'), '--strategies', 'full'])).toBe(0);
+    const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]);
+    rmSync(join(runDir, 'report.html'));
+    const release = lockRunDir(runDir);
+    try {
+      expect(await main(['report', runDir])).toBe(2);
+      expect(existsSync(join(runDir, 'report.html'))).toBe(false);
+    } finally {
+      release();
+    }
+    expect(await main(['report', join(runDir, 'run.json')])).toBe(0);
+    expect(existsSync(join(runDir, 'report.html'))).toBe(true);
+    expect(existsSync(join(runDir, LOCK_FILE))).toBe(false);
   });
 });
 
