@@ -44,6 +44,22 @@ export interface ModelResult {
   toolCalls?: ToolCall[];
   /** Set when the call failed after all retries; `output` is then empty. */
   error?: string;
+  /**
+   * The provider reported no usable token counts (none, or not whole numbers of zero or
+   * more): `usage` then reads 0 and `cost` is unknown, never a measured 0.
+   */
+  usageUnknown?: true;
+}
+
+/** What a call's `usage` and `cost` are when its reply did or did not report usable usage. */
+export function accounting(usage: Usage | undefined, cost: (usage: Usage) => number | undefined): Pick<ModelResult, 'usage' | 'cost' | 'usageUnknown'> {
+  if (!usage) return { usage: { inputTokens: 0, outputTokens: 0 }, cost: undefined, usageUnknown: true };
+  return { usage, cost: cost(usage) };
+}
+
+/** A token count a reply reports: a whole number of zero or more, else undefined (not reported usably). */
+export function tokenCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }
 
 export interface Model {

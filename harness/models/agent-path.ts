@@ -23,7 +23,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import type { LimitFunction } from 'p-limit';
 import { userMessage } from '../../core/items.js';
-import { msSince, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
+import { accounting, msSince, tokenCount, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
 import { EMPTY_REPLY, callResult, type OpenAIRunnerTarget } from './openai.js';
 import { TransientError, withRetry } from './retry.js';
 import { redact } from '../../core/secrets.js';
@@ -144,7 +144,10 @@ export class SdkModelAdapter implements SdkModel {
 
   async getResponse(request: SdkModelRequest): Promise<SdkModelResponse> {
     const result = await this.call(request);
-    return { usage: sdkUsage(result.usage), output: outputItems(result), responseId: `memeval-${randomUUID()}` };
+    const response: SdkModelResponse = { usage: sdkUsage(result.usage), output: outputItems(result), responseId: `memeval-${randomUUID()}` };
+    // As a server's reply would carry them: none when the model's reply reported none.
+    if (!result.usageUnknown) response.rawUsage = { input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens };
+    return response;
   }
 
   async *getStreamedResponse(request: SdkModelRequest): AsyncIterable<StreamEvent> {
@@ -209,12 +212,21 @@ function isRunnerTarget(model: Model | OpenAIRunnerTarget): model is OpenAIRunne
   return (model as OpenAIRunnerTarget).kind === 'openai';
 }
 
-function sumUsage(responses: readonly SdkModelResponse[]): Usage {
+/**
+ * The usage of a run's responses together, read from the counts the server sent (the SDK keeps
+ * them as `rawUsage` when asked to: its own usage reads a missing count as 0 and adds a
+ * server's `"12"` as text); undefined when any response reported no usable counts.
+ */
+function sumUsage(responses: readonly SdkModelResponse[]): Usage | undefined {
   let inputTokens = 0;
   let outputTokens = 0;
   for (const response of responses) {
-    inputTokens += response.usage.inputTokens;
-    outputTokens += response.usage.outputTokens;
+    const raw = response.rawUsage;
+    const input = tokenCount(raw?.input_tokens ?? raw?.prompt_tokens);
+    const output = tokenCount(raw?.output_tokens ?? raw?.completion_tokens);
+    if (input === undefined || output === undefined) return undefined;
+    inputTokens += input;
+    outputTokens += output;
   }
   return { inputTokens, outputTokens };
 }
@@ -226,7 +238,8 @@ function finalText(value: unknown): string {
 
 interface RunOutcome {
   output: string;
-  usage: Usage;
+  /** Undefined when a response reported no usable token counts. */
+  usage: Usage | undefined;
   added: AgentInputItem[];
   toolCalls?: ToolCall[];
 }
@@ -343,7 +356,8 @@ function makeAgent(probe: PreparedProbe, model: string | SdkModel, opts: AnswerW
     name: 'memeval-probe',
     instructions: probe.instructions ?? '',
     model,
-    modelSettings: { maxTokens: opts.maxOutputTokens, temperature: opts.temperature },
+    // The server's own usage counts are kept beside the SDK's (sumUsage reads them).
+    modelSettings: { maxTokens: opts.maxOutputTokens, temperature: opts.temperature, preserveRawUsage: true },
     ...tools,
   });
 }
@@ -378,7 +392,8 @@ async function answerViaModel(probe: PreparedProbe, model: Model, opts: AnswerWi
     const costs = results.map((r) => r.cost);
     const cost = costs.every((c) => c !== undefined) ? costs.reduce<number>((a, c) => a + (c ?? 0), 0) : undefined;
     const cached = results.length > 0 && results.every((r) => r.cached);
-    return { output, usage, cost, cached, latencyMs: msSince(started), probe, added, ...(toolCalls ? { toolCalls } : {}) };
+    const counted = accounting(usage, () => cost);
+    return { output, ...counted, cached, latencyMs: msSince(started), probe, added, ...(toolCalls ? { toolCalls } : {}) };
   } catch (error) {
     // The model's own error (already redacted) when it failed, else what the runner threw.
     const failed = adapter.results.find((r) => r.error !== undefined);

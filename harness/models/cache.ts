@@ -6,11 +6,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { thrownResult, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
+import { thrownResult, tokenCount, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
 import { processAlive } from '../../core/process.js';
 import { isRecord } from '../../core/record.js';
 import { redact } from '../../core/secrets.js';
-import type { ToolCall } from '../../core/types.js';
+import type { ToolCall, Usage } from '../../core/types.js';
 
 /** JSON with object keys sorted and `undefined` fields dropped, so equal values hash equally. */
 export function canonicalJson(value: unknown): string {
@@ -191,8 +191,10 @@ const TEMP_NAME = /\.json\.(\d+)\.[0-9a-f]+\.tmp$/;
  * existed, so its entry's checksum is unchanged.
  */
 function storedResult(result: ModelResult): ModelResult {
-  const { output, usage, cost, latencyMs, toolCalls } = result;
+  const { output, usage, cost, latencyMs, toolCalls, usageUnknown } = result;
   const stored: ModelResult = { output: redact(output), usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }, cached: false, latencyMs };
+  // Served again, a reply that reported no usage must not read as a measured 0.
+  if (usageUnknown) stored.usageUnknown = true;
   if (usage.cachedTokens !== undefined) stored.usage.cachedTokens = usage.cachedTokens;
   if (cost !== undefined) stored.cost = cost;
   if (toolCalls?.length) stored.toolCalls = redactedCalls(toolCalls);
@@ -222,6 +224,9 @@ function parseEntry(raw: string, key: string): ModelResult | undefined {
   if (entry.sha256 !== sha256(canonicalJson(entry.result))) return undefined;
   if (typeof entry.result.output !== 'string' || entry.result.error !== undefined) return undefined;
   if (!validCalls(entry.result.toolCalls)) return undefined;
+  // Counts that are not whole numbers (a server's "12") would be added up as text.
+  const usage = entry.result.usage as Partial<Usage> | undefined;
+  if (tokenCount(usage?.inputTokens) === undefined || tokenCount(usage?.outputTokens) === undefined) return undefined;
   // An entry written before a secret family was known may still hold one; it leaves redacted.
   const result: ModelResult = { ...entry.result, output: redact(entry.result.output) };
   if (entry.result.toolCalls) result.toolCalls = redactedCalls(entry.result.toolCalls);

@@ -13,7 +13,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { FunctionTool, ResponseCreateParamsNonStreaming, ResponseInputItem } from 'openai/resources/responses/responses';
 import { itemRole, itemText, itemType } from '../../core/items.js';
-import { msSince, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
+import { accounting, msSince, tokenCount, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
 import { costOf, type Price } from './prices.js';
 import { Breakers, type Endpoint, type EndpointRoute } from './breaker.js';
 import { PermanentError, TransientError, withRetry, type RetryGuard, type RetryOptions, type RetryOutcome } from './retry.js';
@@ -69,7 +69,8 @@ export interface OpenAIBatchTarget {
 /** What a reply body says: its text, its usage, and the tool calls it made (absent: none). */
 export interface ParsedReply {
   output: string;
-  usage: Usage;
+  /** Undefined when the reply reported no usable token counts. */
+  usage: Usage | undefined;
   toolCalls?: ToolCall[];
 }
 
@@ -219,10 +220,6 @@ export function chatBody(
 
 function asRecord(value: unknown): AnyRecord | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as AnyRecord) : undefined;
-}
-
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
 const NOT_JSON = "the server's reply was not a JSON object (is the base URL an OpenAI-compatible /v1 endpoint?)";
@@ -376,9 +373,16 @@ export function parseChatReply(raw: unknown): ParsedReply {
   return withCalls({ output, usage: usageOf(usage.prompt_tokens, usage.completion_tokens, usage.prompt_tokens_details) }, calls);
 }
 
-/** Usage as a reply reports it; `cached_tokens` (served by the prompt cache) only when the server reports it. */
-function usageOf(input: unknown, output: unknown, details: unknown): Usage {
-  const usage: Usage = { inputTokens: count(input), outputTokens: count(output) };
+/**
+ * Usage as a reply reports it; `cached_tokens` (served by the prompt cache) only when the server
+ * reports it. Counts missing, negative or not numbers are no usage: the call's cost is then
+ * unknown rather than 0 (a `cost.total` gate must not pass on what was never reported).
+ */
+function usageOf(input: unknown, output: unknown, details: unknown): Usage | undefined {
+  const inputTokens = tokenCount(input);
+  const outputTokens = tokenCount(output);
+  if (inputTokens === undefined || outputTokens === undefined) return undefined;
+  const usage: Usage = { inputTokens, outputTokens };
   const cached = asRecord(details)?.cached_tokens;
   if (typeof cached === 'number' && Number.isFinite(cached) && cached >= 0) usage.cachedTokens = cached;
   return usage;
@@ -400,7 +404,7 @@ export function callResult(
     return { output: '', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs, error: failedCallError(id, outcome) };
   }
   const { output, usage, toolCalls } = outcome.value;
-  const result: ModelResult = { output, usage, cost: costOf(usage, price), cached: false, latencyMs };
+  const result: ModelResult = { output, ...accounting(usage, (u) => costOf(u, price)), cached: false, latencyMs };
   if (toolCalls?.length) result.toolCalls = toolCalls;
   return result;
 }

@@ -17,7 +17,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync, closeSync, existsSync, fsyncSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Model, ModelRequest, ModelResult } from '../../core/model.js';
+import { accounting, type Model, type ModelRequest, type ModelResult } from '../../core/model.js';
 import { readLines } from '../../core/lines.js';
 import { isRecord } from '../../core/record.js';
 import { redact } from '../../core/secrets.js';
@@ -427,10 +427,11 @@ export class BatchRun implements CallRouter {
       return redact(`${target.id}: batch ${batch}: ${error instanceof Error ? error.message : String(error)}`);
     }
     // At list price, as every cache entry is: the batch discount applies where this run reads it back.
-    const cost = costOf(reply.usage, target.price);
+    const { usage, cost, usageUnknown } = accounting(reply.usage, (u) => costOf(u, target.price));
     // Latency is not measured for a batched call: the batch took as long as it took.
-    const made: ModelResult = { output: redact(reply.output), usage: reply.usage, cached: false, latencyMs: 0 };
+    const made: ModelResult = { output: redact(reply.output), usage, cached: false, latencyMs: 0 };
     if (cost !== undefined) made.cost = cost;
+    if (usageUnknown) made.usageUnknown = true;
     // The calls are read by the same parser as a direct call's; the store redacts them as it writes.
     if (reply.toolCalls?.length) made.toolCalls = reply.toolCalls;
     await this.store.write(key, made);

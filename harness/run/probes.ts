@@ -100,6 +100,8 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
   record.countedInputTokens = graders.counter.request(req.system, req.input, req.tools);
   const result = await ask(req, task.repeat, graders);
   Object.assign(record, { usage: result.usage, cost: result.cost, latencyMs: result.latencyMs, cached: result.cached });
+  // Not reported is not 0: the record has no usage, and its cost stays unknown.
+  if (result.usageUnknown) delete record.usage;
   // The probe stands for the agent's request at its turn: what that request shares with the turn before is cacheable.
   record.cacheableTokens = task.context.cacheableTokens;
   record.costCached = discountedCost(result.cost, result.usage, graders.answerPrice, task.context.cacheableTokens);

@@ -9,7 +9,7 @@ import { ABSTAIN_ANSWER, OfflineModel } from '../../../harness/models/offline.js
 import { OpenAIModel } from '../../../harness/models/openai.js';
 import type { AgentInputItem } from '../../../core/types.js';
 import { MemoryStrategy } from '../../../strategies/base.js';
-import { apiError, echoHandler, htmlPage, responsesBody, startFakeOpenAI, truncatedJson, type FakeReply, type FakeServer } from '../../../scripts/lib/fake-openai.js';
+import { apiError, chatBody, echoHandler, htmlPage, responsesBody, startFakeOpenAI, truncatedJson, type FakeReply, type FakeServer } from '../../../scripts/lib/fake-openai.js';
 
 /** Shows only the last four items: enough to tell the view from the full history. */
 class LastFour extends MemoryStrategy {
@@ -90,6 +90,30 @@ describe('agent path: probes through the @openai/agents runner', () => {
     expect(messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
     expect(messages.at(-1)).toMatchObject({ role: 'user', content: 'What firmware?' });
     expect(messages).toHaveLength(6);
+  });
+
+  it('reads usage the server did not report usably as unknown on either API (the SDK would read 0, or add "12" as text)', async () => {
+    const strategy = await strategyWithHistory();
+    const price = { input: 1, output: 1 };
+    for (const api of ['responses', 'chat'] as const) {
+      for (const usage of [undefined, api === 'chat' ? { prompt_tokens: '12', completion_tokens: '7' } : { input_tokens: '12', output_tokens: '7' }]) {
+        server.setHandler(() => {
+          const body = api === 'chat' ? chatBody('ok') : responsesBody('ok');
+          return { json: { ...body, usage } };
+        });
+        const model = new OpenAIModel({ name: 'gpt-4.1-mini', api, baseURL: server.baseURL, apiKey: KEY, price });
+        const answer = await answerWithRunner({ session: strategy, question: 'Firmware?', model: model.runnerTarget() });
+        expect(answer.output).toBe('ok');
+        expect(answer.usageUnknown).toBe(true);
+        expect(answer.cost).toBeUndefined();
+        expect(answer.usage).toEqual({ inputTokens: 0, outputTokens: 0 });
+      }
+      server.setHandler(() => ({ json: api === 'chat' ? chatBody('ok', { input: 500_000, output: 500_000 }) : responsesBody('ok', { input: 500_000, output: 500_000 }) }));
+      const model = new OpenAIModel({ name: 'gpt-4.1-mini', api, baseURL: server.baseURL, apiKey: KEY, price });
+      const known = await answerWithRunner({ session: strategy, question: 'Firmware?', model: model.runnerTarget() });
+      expect(known.usageUnknown).toBeUndefined();
+      expect(known.cost).toBe(1);
+    }
   });
 
   it('times latency from the start of the call, not from when it queued for a concurrency slot', async () => {

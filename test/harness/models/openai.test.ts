@@ -74,6 +74,25 @@ describe('OpenAIModel against a local OpenAI-compatible server', () => {
     expect((await make({ api: 'chat' }).complete(request)).usage).toEqual({ inputTokens: 1500, outputTokens: 5 });
   });
 
+  it('reads usage a reply does not report usably (none, negative, text) as unknown: cost unknown, never a measured 0', async () => {
+    const priced = { price: { input: 1, output: 2 } };
+    const withUsage = (usage: unknown) => ({ ...responsesBody('ok'), usage });
+    for (const usage of [undefined, { input_tokens: -5_000_000, output_tokens: 5 }, { input_tokens: '12', output_tokens: '7' }, { input_tokens: 1.5, output_tokens: 2 }]) {
+      server.setHandler(() => ({ json: withUsage(usage) }));
+      const result = await make(priced).complete(request);
+      expect(result.output).toBe('ok');
+      expect(result.usageUnknown).toBe(true);
+      expect(result.cost).toBeUndefined();
+      expect(result.usage).toEqual({ inputTokens: 0, outputTokens: 0 });
+    }
+    server.setHandler(() => ({ json: { ...chatBody('ok'), usage: { prompt_tokens: null, completion_tokens: 3 } } }));
+    expect((await make({ ...priced, api: 'chat' }).complete(request)).usageUnknown).toBe(true);
+    server.setHandler(() => ({ json: withUsage({ input_tokens: 1_000_000, output_tokens: 0 }) }));
+    const known = await make(priced).complete(request);
+    expect(known.usageUnknown).toBeUndefined();
+    expect(known.cost).toBe(1);
+  });
+
   it('sends the Responses API shape: instructions, converted items, limits, json schema', async () => {
     server.setHandler(() => ({ json: responsesBody('{"a":"1.0.3"}', { input: 321, output: 7 }) }));
     const result = await make().complete(request);
