@@ -39,9 +39,85 @@ export function mustIncludePass(answer: string, mustInclude: string[][], referen
   return mustInclude.every((alternatives) =>
     alternatives.some((raw) => {
       const { phrase, negated } = reading.phrase(raw);
-      return negated.length > 0 ? assertsAny(clauses, negated, phrase) : asserts(clauses, whole, phrase);
+      if (negated.length > 0) return assertsAny(clauses, negated, phrase);
+      return asserts(clauses, whole, phrase) && !onlyAside(said, raw) && !onlyDayOfDate(whole, phrase);
     }),
   );
+}
+
+/** An amount as an answer writes it: `$400`, `78`, `75%`, `18 lb`, `2.5 mg`. */
+const AMOUNT = /(?<![\p{L}\p{N}.,:/-])([$£€¥])?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\p{N}:/])(?:\s?(%|\p{L}+))?/gu;
+/** A must_include entry that is an amount, perhaps with a unit (`500`, `$1,050`, `5 mg`); a time or a date is not. */
+const AMOUNT_ENTRY = /^\s*[$£€¥]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?(?:%|\p{L}+)?\s*$/u;
+// Words in a clause that make it an aside about another value: "(it *was* going to be $500)", "(84 was a *typo*)".
+const ASIDE_WORDS = /\b(?:was|were|originally|original|before|earlier|previously|formerly|typo|instead|only|if|would|planned|plan|going to)\b/i;
+
+interface Amount {
+  value: string;
+  /** Its currency sign, `%`, its unit word, or '' for a bare number: amounts of one kind compete. */
+  kind: string;
+  aside: boolean;
+}
+
+/** A unit word as a kind: plural and case set aside ("lbs" and "lb", "Tenors" and "tenor"). */
+function unitKind(unit: string | undefined, sign: string | undefined): string {
+  if (sign) return sign;
+  if (!unit) return '';
+  return unit === '%' ? '%' : unit.toLowerCase().replace(/s$/, '');
+}
+
+/**
+ * The amounts of an answer, each marked as an aside when it is in parentheses or in a clause
+ * that says it was, or would have been, the value: "$400 (it was going to be $500)".
+ */
+function amountsOf(answer: string): Amount[] {
+  const out: Amount[] = [];
+  let depth = 0;
+  let clauseStart = 0;
+  let scanned = 0;
+  for (const m of answer.matchAll(AMOUNT)) {
+    const at = m.index ?? 0;
+    for (; scanned < at; scanned++) {
+      const ch = answer[scanned];
+      if (ch === '(') depth++;
+      else if (ch === ')') depth = Math.max(0, depth - 1);
+      if (/[;(—]/.test(ch) || (ch === ',' && answer[scanned + 1] === ' ')) clauseStart = scanned + 1;
+    }
+    const clauseEnd = answer.slice(at).search(/[;()—]|, /);
+    const clause = answer.slice(clauseStart, clauseEnd < 0 ? answer.length : at + clauseEnd);
+    const kind = unitKind(m[4], m[1]);
+    // A word after a bare number that is not its unit ("84 was a typo") leaves it bare.
+    const bare = m[4] !== undefined && m[4] !== '%' && !m[1] && ASIDE_WORDS.test(m[4]);
+    out.push({ value: `${m[2].replace(/,/g, '')}${m[3] ?? ''}`, kind: bare ? '' : kind, aside: depth > 0 || ASIDE_WORDS.test(clause) });
+  }
+  return out;
+}
+
+/**
+ * An amount the answer gives only as an aside, after giving another amount of its kind as the
+ * answer: "$400 (it was going to be $500)" does not answer $500, nor "78 (84 was a typo)" 84.
+ * An aside in another unit ("4 weeks (28 days)") or with nothing of its kind outside it stands.
+ */
+function onlyAside(answer: string, entry: string): boolean {
+  if (!AMOUNT_ENTRY.test(entry)) return false;
+  const [wanted] = amountsOf(entry.trim());
+  if (!wanted) return false;
+  const amounts = amountsOf(answer);
+  const same = amounts.filter((a) => a.value === wanted.value && (wanted.kind === '' || a.kind === wanted.kind));
+  if (same.length === 0 || same.some((a) => !a.aside)) return false;
+  return same.some((s) => amounts.some((a) => !a.aside && a.kind === s.kind && a.value !== s.value));
+}
+
+const MONTH_WORDS = new Set(['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december', 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec']);
+
+/** A bare number found only as the day of a date: "9 June" does not answer "9" days, nor "June 2" two. */
+function onlyDayOfDate(whole: string, phrase: string): boolean {
+  if (!/^\d{1,2}$/.test(phrase)) return false;
+  const at = occurrencesNormalized(whole, phrase);
+  return at.length > 0 && at.every((i) => {
+    const { before, after } = around(whole, phrase, i);
+    return MONTH_WORDS.has(after[0] ?? '') || MONTH_WORDS.has(before.at(-1) ?? '');
+  });
 }
 
 /**

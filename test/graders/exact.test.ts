@@ -85,6 +85,32 @@ describe('mustIncludePass', () => {
   });
 });
 
+describe('mustIncludePass: an amount given only as an aside, a number only as a date', () => {
+  it('fails an amount the answer gives only in an aside after another of its kind', () => {
+    expect(mustIncludePass('$400 (it was going to be $500)', [['500']])).toBe(false);
+    expect(mustIncludePass('78 (84 was a typo)', [['84']])).toBe(false);
+    expect(mustIncludePass('75% (78% was only tested)', [['78']])).toBe(false);
+    expect(mustIncludePass('9 (8 if you count the one that died)', [['8', 'eight']])).toBe(false);
+    expect(mustIncludePass('Level 5 (they were level 4 before)', [['4', 'four']])).toBe(false);
+  });
+
+  it('still passes the amount as the answer, beside an aside of another kind or a change it names', () => {
+    expect(mustIncludePass('$500 (it was going to be $400)', [['500']])).toBe(true);
+    expect(mustIncludePass('4 weeks (28 days)', [['28']])).toBe(true);
+    expect(mustIncludePass('The budget went from $400 to $500.', [['500']])).toBe(true);
+    expect(mustIncludePass('A $50 deposit, and $500 in all', [['500']])).toBe(true);
+    expect(mustIncludePass('84 guests (the 78 was a typo)', [['84']])).toBe(true);
+    expect(mustIncludePass('About 2 km (1.2 miles)', [['1.2 miles']])).toBe(true);
+  });
+
+  it('does not read the day of a date as a bare number', () => {
+    expect(mustIncludePass('9 June', [['9', 'nine']])).toBe(false);
+    expect(mustIncludePass('June 2', [['2', 'two']])).toBe(false);
+    expect(mustIncludePass('9 days, from 10 June to 19 June', [['9', 'nine']])).toBe(true);
+    expect(mustIncludePass('9 June', [['9 June']])).toBe(true);
+  });
+});
+
 describe('mustIncludePass against a reference that negates', () => {
   const reference = 'No tree nuts at all; Ellie has a severe tree nut allergy.';
   it('accepts a negation the reference makes too', () => {
