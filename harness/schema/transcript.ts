@@ -3,7 +3,9 @@
 // of the same file, and tool calls in raw items paired with their results.
 import { z } from 'zod';
 import { isRecord } from '../../core/record.js';
-import { PROBE_KINDS, type ArgumentRule, type ExpectedCall, type Probe, type ToolDefinition, type Turn } from '../../core/types.js';
+import { PROBE_KINDS, type ArgumentRule, type ExpectedCall, type Fact, type Probe, type ToolDefinition, type Turn } from '../../core/types.js';
+import { itemText, turnItems } from '../../core/items.js';
+import { factPresentIn } from '../../core/text.js';
 import { quote } from '../../core/errors.js';
 import { normaliseArgument } from '../../graders/tool-calls.js';
 import { choice, freeform, int, list, map, report, text, typeError, uniqueIds, whenValid, word } from './fields.js';
@@ -243,18 +245,19 @@ const probeSchema = map({
   }, whenValid('expect_call'))
   .superRefine((p, rctx) => {
     const { factTurns } = conversationFacts.get();
-    for (const id of p.facts.filter((f) => !factTurns.has(f))) {
-      report(rctx, { path: ['facts'], message: `{label-1} names fact ${quote(id)}, which is not a fact in this transcript` });
-    }
+    // Each problem at its own entry of the list, not at the list.
+    p.facts.forEach((id, i) => {
+      if (!factTurns.has(id)) report(rctx, { path: ['facts', i], message: `{label-2} names fact ${quote(id)}, which is not a fact in this transcript` });
+    });
   }, whenValid('facts'))
   .superRefine((p, rctx) => {
     if (p.kind === 'abstention') return;
-    for (const id of p.facts) {
+    p.facts.forEach((id, i) => {
       const turn = conversationFacts.get().factTurns.get(id);
       if (turn !== undefined && turn > p.after_turn) {
-        report(rctx, { path: ['facts'], message: `{label-1} after_turn ${p.after_turn} depends on fact ${quote(id)}, which is only stated in turn ${turn}` });
+        report(rctx, { path: ['facts', i], message: `{label-2} after_turn ${p.after_turn} depends on fact ${quote(id)}, which is only stated in turn ${turn}` });
       }
-    }
+    });
   }, whenValid('facts', 'after_turn', 'kind'))
   .transform(
     (p): Probe =>
@@ -291,4 +294,25 @@ export const transcriptSchema = map(
     meta: freeform().optional(),
   },
   { expected: 'a mapping (id:, turns:, facts:, probes:)' },
-).superRefine((_data, rctx) => checkCallPairs(rctx), { when: (payload) => isRecord(payload.value) });
+)
+  .superRefine((_data, rctx) => checkCallPairs(rctx), { when: (payload) => isRecord(payload.value) })
+  .superRefine((data, rctx) => checkFactsStated(data.turns, data.facts, rctx), whenValid('turns', 'facts'));
+
+/**
+ * Every fact must be stated, in its text or an alias, in the turn it names: retention and
+ * `answerable` find a fact by those words, so a fact its turn never says would read as lost
+ * from the full history itself (a critical one failing a `facts.critical_dropped` gate).
+ */
+function checkFactsStated(turns: readonly Turn[], facts: readonly Fact[], rctx: z.core.$RefinementCtx): void {
+  facts.forEach((fact, i) => {
+    const turn = turns[fact.turn - 1];
+    if (turn === undefined) return;
+    const said = turnItems(turn, fact.turn).map(itemText).join('\n');
+    if (factPresentIn(said, fact)) return;
+    const named = fact.aliases.length > 0 ? 'its text or an alias' : 'its text';
+    report(rctx, {
+      path: ['facts', i, 'text'],
+      message: `fact ${quote(fact.id)}: turn ${fact.turn} does not state ${named} (a fact is found by those words as written, so it would read as lost even from the full history): fix its "turn", or give the words the turn uses as "aliases"`,
+    });
+  });
+}

@@ -257,14 +257,44 @@ describe('fact and probe errors', () => {
       '  - { id: huge, after_turn: 1e400, question: q, answer: a }',
     ]);
     expectProblem(found, '11:17', 'probe "which-os" after_turn 9 is outside the 5 turns');
-    expectProblem(found, '14:12', 'probe "which-os" names fact "os", which is not a fact in this transcript');
+    expectProblem(found, '14:13', 'probe "which-os" names fact "os", which is not a fact in this transcript');
     expectProblem(found, '15:11', '"kind" in probe "which-os" must be one of recall, update, temporal, multi-hop, abstention, tool, not "trivia"');
     expectProblem(found, '16:33', 'probe "which-os" after_turn 0 is outside the 5 turns');
-    expectProblem(found, '17:64', 'probe "early" after_turn 2 depends on fact "late", which is only stated in turn 5');
+    expectProblem(found, '17:65', 'probe "early" after_turn 2 depends on fact "late", which is only stated in turn 5');
     expectProblem(found, '18:5', 'probe "bare" is missing "question"');
     expectProblem(found, '18:5', 'probe "bare" is missing "answer"');
     expectProblem(found, '19:28', 'probe "neg" after_turn -3 is outside the 5 turns');
     expectProblem(found, '20:29', '"after_turn" in probe "huge" must be a whole number, not the number 1e400');
+  });
+
+  it('refuses a fact its turn does not state, at the fact, naming the turn', () => {
+    const found = problems([
+      'turns:', '  - user: My laptop runs Ubuntu.', '  - user: It has 16 GB.',
+      'facts:',
+      '  - { id: os, text: Solaris 11, turn: 1, critical: true }',
+      '  - { id: ram, text: 16 GB, turn: 1 }',
+      '  - { id: distro, text: Ubuntu 24.04, aliases: [Ubuntu], turn: 1 }',
+      '  - { id: ram2, text: 16 GB, turn: 2 }',
+    ]);
+    expectProblem(found, '5:21', 'fact "os": turn 1 does not state its text');
+    expectProblem(found, '6:22', 'fact "ram": turn 1 does not state its text');
+    expect(found.filter((p) => /distro|ram2/.test(p))).toEqual([]);
+  });
+
+  it('places a bad entry of a block-style facts list at the entry itself', () => {
+    const found = problems([
+      'turns:', '  - user: My OS is Linux.',
+      'facts:', '  - { id: os, text: Linux, turn: 1 }',
+      'probes:',
+      '  - id: q',
+      '    after_turn: 1',
+      '    question: Which OS?',
+      '    answer: Linux',
+      '    facts:',
+      '      - os',
+      '      - oss',
+    ]);
+    expectProblem(found, '12:9', 'probe "q" names fact "oss", which is not a fact in this transcript');
   });
 
   it('reports duplicate probe ids at the second id', () => {

@@ -112,12 +112,12 @@ describe('loading valid transcripts', () => {
   });
 
   it('defaults the id to the file name and applies field defaults', () => {
-    const t = parseTranscript('turns:\n  - user: hi\nfacts:\n  - { id: a, text: apple, turn: 1 }\nprobes:\n  - { id: p, after_turn: 1, question: q, answer: apple }\n', 'sets/My Case.yml');
+    const t = parseTranscript('turns:\n  - user: hi, I like apple pie\nfacts:\n  - { id: a, text: apple, turn: 1 }\nprobes:\n  - { id: p, after_turn: 1, question: q, answer: apple }\n', 'sets/My Case.yml');
     expect(t.id).toBe('My Case');
     expect(t.tags).toEqual([]);
     expect(t.facts[0]).toEqual({ id: 'a', text: 'apple', aliases: [], turn: 1, critical: false });
     expect(t.probes[0]).toMatchObject({ kind: 'recall', mustInclude: [], facts: [] });
-    expect(t.turns[0]).toEqual({ kind: 'message', user: 'hi', toolCalls: [] });
+    expect(t.turns[0]).toEqual({ kind: 'message', user: 'hi, I like apple pie', toolCalls: [] });
   });
 
   it('keeps numbers written as text in their source spelling and defaults tool arguments to {}', () => {

@@ -34,18 +34,18 @@ function sample(): Transcript {
       {
         kind: 'items',
         items: [
-          { role: 'user', content: 'Reset done; error 42 now.' },
+          { role: 'user', content: 'Reset done on v1.0.3; error 42 now.' },
           { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Install the new firmware.' }] },
         ],
         meta: { note: 'raw' },
       },
-      { kind: 'message', user: 'Last one', at: '2025-03-02T10:32:00Z', toolCalls: [], meta: { k: [1, 2] } },
+      { kind: 'message', user: 'Last one: v2.0.0 is out', at: '2025-03-02T10:32:00Z', toolCalls: [], meta: { k: [1, 2] } },
     ],
     facts: [
-      { id: 'old', text: 'v1.0.3', aliases: ['1.0.3'], turn: 1, critical: true, supersededBy: 'new' },
-      { id: 'new', text: 'v2.0.0', aliases: [], turn: 2, critical: false, meta: { why: 'update' } },
+      { id: 'old', text: 'v1.0.3', aliases: ['1.0.3'], turn: awkward.length + 1, critical: true, supersededBy: 'new' },
+      { id: 'new', text: 'v2.0.0', aliases: [], turn: awkward.length + 2, critical: false, meta: { why: 'update' } },
     ],
-    probes: [{ id: 'p1', afterTurn: 3, question: 'Which version?', answer: 'v2.0.0', mustInclude: [['v2.0.0', '2.0.0']], facts: ['new'], kind: 'update', meta: { m: true } }],
+    probes: [{ id: 'p1', afterTurn: awkward.length + 2, question: 'Which version?', answer: 'v2.0.0', mustInclude: [['v2.0.0', '2.0.0']], facts: ['new'], kind: 'update', meta: { m: true } }],
     file: 'ignored.yaml',
     meta: { source: 'test' },
   };
