@@ -1199,6 +1199,7 @@ const BASE_METRICS: MetricDef[] = [
 ];
 
 const FRACTION = [0, 1] as const;
+const ZERO_OR_MORE: readonly [number, number] = [0, Number.POSITIVE_INFINITY];
 
 /** The bounded metrics' ranges: rates and means of scores in 0–1, the judge's overall score in 1–5. */
 const RANGES: Record<string, readonly [number, number]> = {
@@ -1224,7 +1225,9 @@ const RANGES: Record<string, readonly [number, number]> = {
  * max_drop wider than them, could never fail (`max_drop: 5` meant as points is the usual slip).
  */
 export function metricRange(name: string): readonly [number, number] | undefined {
-  return metricKind(name) === undefined ? RANGES[name] : FRACTION;
+  if (metricKind(name) !== undefined) return FRACTION;
+  // The rest are counts, tokens, cost and latency: zero or more.
+  return RANGES[name] ?? (isMetricName(name) ? ZERO_OR_MORE : undefined);
 }
 
 /** Every metric name gates accept (`probe.accuracy.<kind>` expanded for each probe kind). */

@@ -201,6 +201,8 @@ function significance(def: MetricDef, base: Side, cand: Side, memo: Memo): Signi
 function baselineSide(gate: GateConfig, strategy: string, run: RunResult, opts: GateOptions): Side | string {
   if (gate.vs !== 'baseline-run') {
     const name = opts.baselineStrategy ?? run.info.baseline ?? '';
+    // Against itself a drop is always 0: such a gate could never fail.
+    if (name === strategy) return `${strategy} is the baseline strategy itself, so there is no other strategy to measure a drop against`;
     return { run, strategy: name, label: `baseline strategy ${name}` };
   }
   const base = opts.baselineRun;

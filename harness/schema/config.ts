@@ -62,6 +62,8 @@ export interface ConfigFacts {
   /** The ids of each `strategies:` entry, for the checks that ids are unique. */
   entries: readonly EntryIds[];
   hasBaseline: boolean;
+  /** The baseline strategy's id, when `baseline:` names a configured one. */
+  baseline?: string;
   /** The bounds of `limits:` (defaults where it is absent or not valid; the block reports its own problems). */
   limits: Readonly<Limits>;
   /** `file:line:col` of the place at a path, for gates to record. */
@@ -91,7 +93,8 @@ export function factsOf(data: unknown, registry: StrategyRegistry, baseDir: stri
   const entries = (Array.isArray(top.strategies) ? top.strategies : []).flatMap((entry, index) => entryIds(entry, index, registry));
   const ids = entries.flatMap((e) => e.sweep?.points ?? [e.id]);
   const hasBaseline = typeof top.baseline === 'string' && ids.includes(top.baseline);
-  return { baseDir, providers: new Set(['openai', ...providers]), chatProviders: new Set(chatProviders), ids, entries, hasBaseline, limits: limitsOf(top.limits), where };
+  const baseline = hasBaseline ? (top.baseline as string) : undefined;
+  return { baseDir, providers: new Set(['openai', ...providers]), chatProviders: new Set(chatProviders), ids, entries, hasBaseline, baseline, limits: limitsOf(top.limits), where };
 }
 
 /** The ids of a still unchecked entry; none when it names no registered strategy or its id is not valid. */
@@ -504,6 +507,9 @@ function gate() {
         if (vs === 'baseline-strategy' && has(g, 'max_drop') && !configFacts.get().hasBaseline) {
           report(rctx, { path: ['max_drop'], message: '{label-1} compares against the baseline strategy, but the config sets no "baseline:"' });
         }
+        if (vs === 'baseline-strategy' && has(g, 'max_drop') && 'strategy' in g && g.strategy === configFacts.get().baseline) {
+          report(rctx, { path: ['strategy'], message: `{label-1} measures a drop of ${quote(String(g.strategy))} against the baseline strategy, which is ${quote(String(g.strategy))} itself: the drop is always 0, so the gate could never fail (gate another strategy, or use vs: baseline-run)` });
+        }
       },
       { when: (payload) => isRecord(payload.value) },
     )
@@ -524,7 +530,7 @@ function outsideRange(g: { metric: string; min?: number; max?: number; max_drop?
   const range = metricRange(g.metric);
   if (!range) return;
   const [lo, hi] = range;
-  const span = `${lo} to ${hi}`;
+  const span = hi === Number.POSITIVE_INFINITY ? `${lo} or more` : `${lo} to ${hi}`;
   for (const key of ['min', 'max'] as const) {
     const value = g[key];
     if (value === undefined || (value >= lo && value <= hi)) continue;

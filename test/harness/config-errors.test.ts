@@ -240,25 +240,35 @@ describe('config top level', () => {
       ...WINDOW,
       'baseline: w',
       'gates:',
-      '  - { metric: probe.accuracy, strategy: w, max_drop: 5 }',
+      '  - { metric: probe.accuracy, strategy: w, max_drop: 5, vs: baseline-run }',
       '  - { metric: probe.reader_gap, strategy: w, max: 30 }',
       '  - { metric: probe.accuracy, strategy: w, min: -1 }',
       '  - { metric: summary.judge.overall, strategy: w, min: 6 }',
       '  - { metric: probe.accuracy.recall, strategy: w, min: 0.9, significant: true }',
-      '  - { metric: context.mean_tokens, strategy: w, max: 50000, max_drop: 100 }',
-      '  - { metric: probe.accuracy, strategy: w, min: 0, max: 1, max_drop: 1 }',
+      '  - { metric: context.mean_tokens, strategy: w, max: 50000, max_drop: 100, vs: baseline-run }',
+      '  - { metric: probe.accuracy, strategy: w, min: 0, max: 1, max_drop: 1, vs: baseline-run }',
+      '  - { metric: facts.critical_dropped, strategy: w, max: -1 }',
+      '  - { metric: probe.errors, strategy: w, min: -2 }',
     ]);
     expectProblem(found, '5:54', '"max_drop" 5 in gate 1 is more than probe.accuracy can move (0 to 1), so the gate could never fail (rates are fractions: 0.05 is 5 points)');
     expectProblem(found, '6:51', '"max" 30 in gate 2 is outside what probe.reader_gap can be (0 to 1), so the gate could never fail');
     expectProblem(found, '7:49', '"min" -1 in gate 3 is outside what probe.accuracy can be (0 to 1), so the gate could never fail');
     expectProblem(found, '8:56', '"min" 6 in gate 4 is outside what summary.judge.overall can be (1 to 5), so the gate could never pass');
     expectProblem(found, '9:74', '"significant" in gate 5 only applies together with "max_drop"');
-    expect(found).toHaveLength(5);
+    expectProblem(found, '12:57', '"max" -1 in gate 8 is outside what facts.critical_dropped can be (0 or more), so the gate could never pass');
+    expectProblem(found, '13:47', '"min" -2 in gate 9 is outside what probe.errors can be (0 or more), so the gate could never fail');
+    expect(found).toHaveLength(7);
+  });
+
+  it('refuses a max_drop gate on the baseline strategy itself (a drop against itself is always 0)', () => {
+    const found = problems(['strategies:', '  - { id: w, use: test-window, max_turns: 3 }', '  - { id: v, use: test-window, max_turns: 2 }', 'baseline: w', 'gates:', '  - { metric: probe.accuracy, strategy: w, max_drop: 0.05 }', '  - { metric: probe.accuracy, strategy: v, max_drop: 0.05 }', '  - { metric: probe.accuracy, strategy: w, max_drop: 0.05, vs: baseline-run }']);
+    expectProblem(found, '6:41', 'gate 1 measures a drop of "w" against the baseline strategy, which is "w" itself');
+    expect(found).toHaveLength(1);
   });
 
   it('records where each gate is and defaults vs for max_drop', () => {
-    const config = parseConfig([...WINDOW, 'baseline: w', 'gates:', '  - { metric: probe.f1, strategy: w, max_drop: 0.1 }'].join('\n'), FILE, REGISTRY);
-    expect(config.gates).toEqual([{ metric: 'probe.f1', strategy: 'w', max_drop: 0.1, vs: 'baseline-strategy', where: 'suite/memeval.yaml:5:5' }]);
+    const config = parseConfig([...WINDOW, '  - { id: v, use: test-window, max_turns: 2 }', 'baseline: w', 'gates:', '  - { metric: probe.f1, strategy: v, max_drop: 0.1 }'].join('\n'), FILE, REGISTRY);
+    expect(config.gates).toEqual([{ metric: 'probe.f1', strategy: 'v', max_drop: 0.1, vs: 'baseline-strategy', where: 'suite/memeval.yaml:6:5' }]);
   });
 
   it('checks providers and prices and never echoes a pasted key', () => {

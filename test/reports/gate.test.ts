@@ -78,6 +78,13 @@ describe('evaluateGates', () => {
     expect(tokens.drop).toBe(135 - 200);
   });
 
+  it('fails unevaluated a max_drop gate on the baseline strategy itself (--baseline naming the gated strategy)', () => {
+    const run = bulkRun({ runId: 'b', strategies: ['s', 't'], transcripts: 4, probesPer: 2, passes: () => true });
+    const r = evaluateGates(run, [gate({ metric: 'probe.accuracy', strategy: 't', max_drop: 0.05 })], { baselineStrategy: 't' })[0];
+    expect(r.status).toBe('fail');
+    expect(r.message).toContain('is the baseline strategy itself');
+  });
+
   it('with significant: true, passes a drop McNemar cannot tell from noise', () => {
     // t loses three probes and gains one against s over 40 pairs: b = 3, c = 1, p = 0.625.
     const noisy = bulkRun({ runId: 'n', strategies: ['s', 't'], transcripts: 10, probesPer: 4, passes: (s, t, p) => (s === 's' ? !(t === 9 && p === 0) : !(p === 1 && t < 3)) });
