@@ -3,7 +3,8 @@
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { EXIT, UsageError } from '../../core/errors.js';
+import { EXIT, UsageError, quote } from '../../core/errors.js';
+import { modelNameProblem } from '../schema/config.js';
 import type { RunInfo } from '../../core/types.js';
 import { formatTable } from '../../reports/table.js';
 import { loadConfigOrDefault, type MaxErrors, type SuiteConfig } from '../config.js';
@@ -75,8 +76,15 @@ function applyFlags(config: SuiteConfig, flags: RunFlags): SuiteConfig {
     if (problem) throw new UsageError(`--out ${flags.out} ${problem}`);
     out.out = resolve(flags.out);
   }
-  if (flags.model) out.model = flags.model;
-  if (flags.judge) out.judge = flags.judge;
+  // Checked as the config's own names are: `--model offlin` would otherwise be sent to OpenAI as a model name.
+  const providers = new Set(['openai', ...Object.keys(config.providers ?? {})]);
+  for (const flag of ['model', 'judge'] as const) {
+    const name = flags[flag];
+    if (name === undefined) continue;
+    const problem = modelNameProblem(name, providers);
+    if (problem) throw new UsageError(`--${flag} ${quote(name)} ${problem}`);
+    out[flag] = name;
+  }
   out.concurrency = positiveInt('concurrency', flags.concurrency) ?? out.concurrency;
   out.repeat = positiveInt('repeat', flags.repeat) ?? out.repeat;
   // The flags share the config's bounds (`limits:`), so a typo cannot start a billion repeats.
@@ -93,6 +101,14 @@ function applyFlags(config: SuiteConfig, flags: RunFlags): SuiteConfig {
   const maxErrors = maxErrorsFlag(flags['max-errors']);
   if (maxErrors) out.max_errors = maxErrors;
   return out;
+}
+
+/** `--strategies a,b`; one that names none (an empty CI variable) is refused rather than read as "all". */
+function strategiesFlag(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const ids = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (ids.length === 0) throw new UsageError(`--strategies ${quote(value)} names no strategy (leave the flag out to run them all)`);
+  return ids;
 }
 
 function maxErrorsFlag(value: string | undefined): MaxErrors | undefined {
@@ -160,7 +176,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const resumed = flags.resume ? resumedConfig(flags.resume, flags) : undefined;
   const batch = batchSettings(flags, resumed?.info);
   const config = resumed ? resumed.config : applyFlags(loadConfigOrDefault(flags.config), flags);
-  const only = resumed?.only ?? flags.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
+  const only = resumed?.only ?? strategiesFlag(flags.strategies);
   const stopper = stopOnSignals();
   try {
     const outcome = await runSuite({ config, only, resumeDir: flags.resume, resumeInfo: resumed?.info, signal: stopper.signal, shard, batch });

@@ -127,7 +127,7 @@ function isProviderName(name: string): boolean {
 // ---------------------------------------------------------------- models
 
 /** Why a model name is not usable, or undefined when it is. */
-function modelNameProblem(name: string, providers: ReadonlySet<string>): string | undefined {
+export function modelNameProblem(name: string, providers: ReadonlySet<string>): string | undefined {
   if (name === 'offline') return undefined;
   const colon = name.indexOf(':');
   if (colon <= 0 || colon === name.length - 1 || /\s/.test(name)) {

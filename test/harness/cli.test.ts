@@ -66,6 +66,19 @@ describe('memeval CLI', () => {
     expect(await main(['report'])).toBe(2);
   });
 
+  it('refuses a --model or --judge that is not a model name, and a --strategies that names none, before any work', async () => {
+    const dir = workspace(0);
+    dirs.push(dir);
+    const config = join(dir, 'memeval.config.yaml');
+    expect(await main(['run', '--config', config, '--model', 'offlin'])).toBe(2);
+    expect(await main(['run', '--config', config, '--judge', 'nowhere:gpt'])).toBe(2);
+    expect(await main(['run', '--config', config, '--model', ''])).toBe(2);
+    expect(await main(['run', '--config', config, '--strategies', ''])).toBe(2);
+    expect(await main(['run', '--config', config, '--strategies', ' , '])).toBe(2);
+    expect(existsSync(join(dir, 'runs'))).toBe(false);
+    expect(await main(['run', '--config', config, '--model', 'offline', '--strategies', 'full'])).toBe(0);
+  });
+
   it('`report` refuses a run directory another process holds (a run writing it), and leaves its files alone', async () => {
     const dir = workspace(0);
     dirs.push(dir);
