@@ -260,11 +260,13 @@ export function resetRedactionCount(): void {
 // Keys configured at run time may not look like any pattern (local gateways, Azure);
 // the model layer registers them so they are redacted verbatim wherever they appear.
 const knownSecrets = new Set<string>();
+const MIN_REGISTERED_CHARS = 7;
 
 /** Registers a secret value (e.g. the API key a provider was built with) for redaction. */
 export function registerSecret(value: string | undefined): void {
-  // Very short values would redact ordinary words; no real key is this short.
-  if (value && value.length >= 8) knownSecrets.add(value);
+  // Very short values would redact ordinary words; no real key is this short, but gateways'
+  // documented defaults are only just longer (LiteLLM's "sk-1234").
+  if (value && value.length >= MIN_REGISTERED_CHARS) knownSecrets.add(value);
 }
 
 function redactKnown(text: string): string {

@@ -557,8 +557,17 @@ function baseUrlProblem(value: string): string | undefined {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http:// or https:// URL';
   if (url.username || url.password) return 'must not contain credentials; name the key with "api_key_env"';
+  // run.json records the config as written (a resumed run reads it back), and reports show the URL.
+  const credential = [...url.searchParams.keys()].find((name) => CREDENTIAL_PARAM.test(name));
+  if (credential !== undefined) return `must not carry a credential in its query (parameter "${credential}"): the config is recorded in run.json; name the key with "api_key_env"`;
   return undefined;
 }
+
+/** The longest delay Node's timers take (2^31 − 1 ms, 24.8 days): a longer one fires at once, so every call would time out. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Query parameters that carry a credential: `?key=`, `?api_key=`, `?access_token=`, `?sig=`. */
+const CREDENTIAL_PARAM = /^(?:(?:api[-_]?)?key|apikey|(?:access[-_]?|auth[-_]?|id[-_]?)?token|auth|secret|password|passwd|pwd|sig|signature|code|client[-_]?secret)$/i;
 
 /** `false`, or the smallest cached prefix and the step hits grow by (OpenAI: 1024 and 128). */
 function promptCache(): z.ZodType<PromptCacheRule | false, unknown> {
@@ -579,11 +588,11 @@ const providerSchema = map({
     .refine((name) => ENV_NAME_PATTERN.test(name), '{label} must be the name of an environment variable (e.g. MY_API_KEY), never the key itself')
     .optional(),
   api: choice(APIS).optional(),
-  timeout_ms: int({ min: 1 }).optional(),
+  timeout_ms: int({ min: 1, max: MAX_TIMER_MS }).optional(),
   max_attempts: int({ min: 1 }).optional(),
   /** Backoff cap of the first retry (doubles per attempt) and of any retry, in ms. */
-  retry_base_delay_ms: int({ min: 0 }).optional(),
-  retry_max_delay_ms: int({ min: 0 }).optional(),
+  retry_base_delay_ms: int({ min: 0, max: MAX_TIMER_MS }).optional(),
+  retry_max_delay_ms: int({ min: 0, max: MAX_TIMER_MS }).optional(),
   /** What the provider's prompt cache serves of a request's shared prefix (core/prompt-cache.ts); `false` for no cache. */
   prompt_cache: promptCache().optional(),
 }).superRefine((p, rctx) => {

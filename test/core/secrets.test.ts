@@ -24,6 +24,9 @@ describe('redact', () => {
     expect(redact('failed with local-gateway-token-77 twice')).toBe('failed with [REDACTED] twice');
     registerSecret('short');
     expect(redact('a short word')).toBe('a short word');
+    // LiteLLM's documented default master key.
+    registerSecret('sk-1234');
+    expect(redact('401: bad key sk-1234')).toBe('401: bad key [REDACTED]');
   });
 
   it('redactDeep walks JSON and blanks secret-named fields', () => {

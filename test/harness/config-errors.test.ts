@@ -288,11 +288,26 @@ describe('config top level', () => {
     expectProblem(found, '2:22', '"base_url" in provider "local" must not contain credentials; name the key with "api_key_env"');
     expectProblem(found, '2:66', '"api_key_env" in provider "local" must be the name of an environment variable (e.g. MY_API_KEY), never the key itself');
     expectProblem(found, '2:119', '"api" in provider "local" must be one of responses, chat, not "grpc"');
-    expectProblem(found, '2:137', '"timeout_ms" in provider "local" must be at least 1, not 0');
+    expectProblem(found, '2:137', '"timeout_ms" in provider "local" must be between 1 and 2147483647, not 0');
     expectProblem(found, '3:3', 'provider name "bad name" must use only letters');
     expectProblem(found, '4:12', 'unknown key "api_key" in provider "other" (did you mean "api_key_env"?)');
     expectProblem(found, '6:19', 'the price of "openai:gpt-4.1" is missing "output"');
     expectProblem(found, '6:28', '"input" in the price of "openai:gpt-4.1" must be at least 0, not -1');
+  });
+
+  it('refuses a base_url carrying a credential in its query (run.json records the config), and keeps other queries', () => {
+    const found = problems([
+      'providers:',
+      '  a: { base_url: "http://127.0.0.1:9/v1?key=qq7Zx9PlmN44" }',
+      '  b: { base_url: "https://x.example/v1?api-version=2024-10-21", timeout_ms: 2147483648 }',
+      '  c: { base_url: "https://x.example/v1?access_token=abc&x=1" }',
+      ...WINDOW,
+    ]);
+    expect(found.join('\n')).not.toContain('qq7Zx9PlmN44');
+    expectProblem(found, '2:18', '"base_url" in provider "a" must not carry a credential in its query (parameter "key")');
+    expectProblem(found, '4:18', '"base_url" in provider "c" must not carry a credential in its query (parameter "access_token")');
+    expectProblem(found, '3:77', '"timeout_ms" in provider "b" must be between 1 and 2147483647, not 2147483648');
+    expect(found).toHaveLength(3);
   });
 
   it('checks max_errors, baseline_run, optional and retry delays at their positions', () => {
@@ -309,7 +324,7 @@ describe('config top level', () => {
     ]);
     expectProblem(found, '1:13', '"max_errors" in the config must be a whole number of errored items (0 or more) or a percentage from 0% to 100% such as "2%", not the number 2.5');
     expectProblem(found, '2:15', '"baseline_run" in the config must not be empty');
-    expectProblem(found, '4:29', '"retry_base_delay_ms" in provider "p" must be at least 0, not -1');
+    expectProblem(found, '4:29', '"retry_base_delay_ms" in provider "p" must be between 0 and 2147483647, not -1');
     expectProblem(found, '4:53', '"retry_max_delay_ms" in provider "p" must be a whole number, not the number 1.5');
     expectProblem(found, '5:54', '"retry_max_delay_ms" in provider "q" (100) must not be below "retry_base_delay_ms" (500)');
     expectProblem(found, '9:51', '"optional" in gate 1 must be true or false, not text');
