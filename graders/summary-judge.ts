@@ -146,7 +146,8 @@ export class LlmSummaryJudge implements Grader<SummaryInput, SummaryJudgement> {
     return combine(this.model.id, questions, verdicts);
   }
 
-  private async call<T>(model: Model, system: string, prompt: string, format: JsonSchemaFormat, schema: z.ZodType<T>): Promise<T | string> {
+  /** `unusable` says why a reply that matches the schema still cannot be used (it is then forgotten too). */
+  private async call<T>(model: Model, system: string, prompt: string, format: JsonSchemaFormat, schema: z.ZodType<T>, unusable?: (value: T) => string | undefined): Promise<T | string> {
     const request: ModelRequest = {
       system,
       input: [userMessage(prompt)],
@@ -158,21 +159,23 @@ export class LlmSummaryJudge implements Grader<SummaryInput, SummaryJudgement> {
     const result = await model.complete(request);
     if (result.error) return `judge call failed: ${result.error}`;
     const parsed = parseJsonReply(result.output, schema);
-    if (parsed.ok) return parsed.value;
+    const reason = parsed.ok ? unusable?.(parsed.value) : parsed.reason;
+    if (parsed.ok && reason === undefined) return parsed.value;
     // Not kept in the cache: a rerun or --resume asks the judge again.
     await model.forget?.(request);
-    return parsed.reason;
+    return reason ?? 'unusable reply';
   }
 
   /** Coverage answers from the summary alone; no call when no fact is due. */
   private async coverage(model: Model, summaryText: string, questions: CoverageQuestion[]): Promise<CoverageAnswers | string> {
     if (questions.length === 0) return [];
-    const reply = await this.call(model, COVERAGE_SYSTEM, coveragePrompt(summaryText, questions), COVERAGE_VERDICT_FORMAT, coverageVerdictSchema);
-    if (typeof reply === 'string') return reply;
-    const answered = new Set(reply.coverage.map((c) => c.id));
-    const skipped = questions.filter((q) => !answered.has(q.factId)).map((q) => q.factId);
-    if (skipped.length > 0) return `reply skipped coverage questions: ${skipped.join(', ')}`;
-    return reply.coverage;
+    const skippedIn = (reply: z.infer<typeof coverageVerdictSchema>): string | undefined => {
+      const answered = new Set(reply.coverage.map((c) => c.id));
+      const skipped = questions.filter((q) => !answered.has(q.factId)).map((q) => q.factId);
+      return skipped.length > 0 ? `reply skipped coverage questions: ${skipped.join(', ')}` : undefined;
+    };
+    const reply = await this.call(model, COVERAGE_SYSTEM, coveragePrompt(summaryText, questions), COVERAGE_VERDICT_FORMAT, coverageVerdictSchema, skippedIn);
+    return typeof reply === 'string' ? reply : reply.coverage;
   }
 
   private verdict(model: Model, prompt: string): Promise<z.infer<typeof summaryVerdictSchema> | string> {

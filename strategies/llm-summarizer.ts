@@ -99,16 +99,16 @@ export class LlmSummarizer implements Summarizer {
 
   async summarize(items: AgentInputItem[]): Promise<SummaryOutput> {
     const request = { system: this.prompt.text, user: buildSummaryInput(items, this.toolTrimLimit) };
-    const result = await this.model.complete({
-      system: request.system,
-      input: [userMessage(request.user)],
-      maxOutputTokens: this.maxTokens,
-      purpose: 'summary',
-    });
+    const call: ModelRequest = { system: request.system, input: [userMessage(request.user)], maxOutputTokens: this.maxTokens, purpose: 'summary' };
+    const result = await this.model.complete(call);
     // Thrown so the summarising strategy records the failure as an event error.
     if (result.error) throw new Error(`summarizer ${this.label} failed: ${result.error}`);
     const summary = result.output.trim();
-    if (summary.length === 0) throw new Error(`summarizer ${this.label} returned an empty summary`);
+    if (summary.length === 0) {
+      // Not kept in the cache: a rerun or --resume asks again rather than reading back the same nothing.
+      await this.model.forget?.(call);
+      throw new Error(`summarizer ${this.label} returned an empty summary`);
+    }
     return {
       userShadow: SUMMARY_SHADOW,
       summary,

@@ -3,7 +3,7 @@
 import type { Graders } from './grading.js';
 import { itemLabel, itemText, userMessage } from '../../core/items.js';
 import type { ContextMessage } from '../../core/contexts.js';
-import { msSince, thrownResult, type ModelResult } from '../../core/model.js';
+import { msSince, thrownResult, type ModelRequest, type ModelResult } from '../../core/model.js';
 import { modelForRepeat } from '../models/create.js';
 import { discountedCost } from '../models/prices.js';
 import type { ProbeContext } from './replay.js';
@@ -35,7 +35,11 @@ async function ask(req: ReturnType<typeof request>, repeat: number, graders: Gra
   const model = modelForRepeat(graders.answerModel, repeat - 1);
   const started = performance.now();
   try {
-    return await model.complete({ ...req, purpose: 'answer' });
+    const call: ModelRequest = { ...req, purpose: 'answer' };
+    const result = await model.complete(call);
+    // A reply with nothing in it is an error (answerProbe): not kept in the cache, so a rerun or --resume asks again.
+    if (!result.error && result.output.trim() === '' && !result.toolCalls?.length) await model.forget?.(call);
+    return result;
   } catch (error) {
     // A model that throws (a bug in it; the offline reader is not behind the call cache, which
     // catches for the others) fails this answer, as an error the run counts, not the whole run.

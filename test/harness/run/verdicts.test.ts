@@ -8,7 +8,7 @@ import { loadConfig } from '../../../harness/config.js';
 import { isInputError } from '../../../core/errors.js';
 import { runSuite } from '../../../harness/run/run.js';
 import type { RunResult } from '../../../core/types.js';
-import { summarize } from '../../../reports/aggregate.js';
+import { summarize, summaryJudgeErrored } from '../../../reports/aggregate.js';
 import { startFakeOpenAI, responsesBody, type FakeHandler, type FakeReply, type FakeServer } from '../../../scripts/lib/fake-openai.js';
 import { contextText, runCli, stackLines, tinyTranscript, Workspace } from '../../helpers/cli.js';
 import { judgeReply } from '../../helpers/fake-judge.js';
@@ -287,6 +287,29 @@ describe('a judge reply that does not match its schema', () => {
     judgeBroken = false;
     const second = await run(ws, first.dir);
     expect(second.run.probes.filter((p) => p.error !== undefined)).toEqual([]);
+    expect(second.run.info.status).toBe('complete');
+  });
+});
+
+describe('a reply rejected after the cache stored it', () => {
+  it('an empty answer and a coverage reply that skips questions are asked again on --resume once the server is fixed', async () => {
+    let broken = true;
+    const s = await server((req, i) => {
+      const judged = judgeReply(req.body);
+      if (judged === undefined) return broken ? { json: responsesBody('\n') } : readsContext(req, i);
+      // A coverage reply matching the schema but answering none of the questions.
+      if (broken && /coverage_verdict/.test(JSON.stringify(req.body))) return { json: responsesBody('{"coverage":[]}') };
+      return { json: responsesBody(judged) };
+    });
+    const ws = workspace({ baseURL: s.baseURL, judge: 'llm', maxAttempts: 1, cache: true });
+    const first = await run(ws);
+    expect(first.run.info.status).toBe('incomplete');
+    expect(first.run.probes.some((p) => p.errorStage === 'answer')).toBe(true);
+    broken = false;
+    const second = await run(ws, first.dir);
+    expect(second.run.probes.filter((p) => p.error !== undefined)).toEqual([]);
+    expect(second.run.summaries.filter(summaryJudgeErrored)).toEqual([]);
+    expect(first.run.summaries.filter(summaryJudgeErrored).length).toBeGreaterThan(0);
     expect(second.run.info.status).toBe('complete');
   });
 });
