@@ -52,6 +52,9 @@ export function vectorsOf(reply: unknown, count: number): number[][] {
   const dims = (vectors as number[][])[0].length;
   // Cosine similarity over vectors of other lengths compares their first dimensions only: no measure.
   if (vectors.some((v) => (v as number[]).length !== dims)) throw new PermanentError('the embeddings reply holds vectors of different lengths');
+  // A vector of zeros has no direction: cosine similarity is undefined, and the text would silently drop out of retrieval.
+  const zero = (vectors as number[][]).findIndex((v) => v.every((x) => x === 0));
+  if (zero >= 0) throw new PermanentError(`the embeddings reply gives text ${zero} a vector of zeros (no direction to compare)`);
   return vectors as number[][];
 }
 

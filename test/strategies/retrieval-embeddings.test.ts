@@ -242,6 +242,7 @@ describe('an embeddings reply that does not give each text one vector of one len
     expect(() => vectorsOf(reply([{ index: 0, embedding: v(4) }, { index: 0, embedding: v(4) }]), 2)).toThrow(/gives text 0 two vectors/);
     expect(() => vectorsOf(reply([{ index: 0, embedding: v(4) }, { index: 1.5, embedding: v(4) }]), 2)).toThrow(/index 1\.5 is not one of the 2 texts/);
     expect(() => vectorsOf(reply([{ index: 0, embedding: v(4) }, { index: 1, embedding: v(3) }]), 2)).toThrow(/vectors of different lengths/);
+    expect(() => vectorsOf(reply([{ index: 0, embedding: v(3) }, { index: 1, embedding: [0, 0, 0] }]), 2)).toThrow(/gives text 1 a vector of zeros/);
     expect(vectorsOf(reply([{ index: 1, embedding: v(2) }, { index: 0, embedding: [9, 9] }]), 2)).toEqual([[9, 9], [1, 2]]);
   });
 
