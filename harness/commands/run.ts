@@ -122,11 +122,24 @@ function maxErrorsFlag(value: string | undefined): MaxErrors | undefined {
  * A resumed run uses the config it started with, whatever the file says now;
  * only `--max-errors` may be given again (to accept a known level of errors).
  */
+/** Flags that would change what a run measures: a resumed run goes on as it started, so they are refused, not dropped. */
+const FIXED_ON_RESUME = ['config', 'datasets', 'strategies', 'out', 'model', 'judge', 'repeat', 'agent', 'no-cache'] as const;
+
 function resumedConfig(dir: string, flags: RunFlags): { config: SuiteConfig; only: string[]; info: RunInfo } {
+  const fixed = FIXED_ON_RESUME.filter((name) => flags[name] !== undefined && !(Array.isArray(flags[name]) && flags[name].length === 0));
+  if (fixed.length > 0) {
+    const named = fixed.map((name) => `--${name}`).join(', ');
+    throw new UsageError(`--resume goes on with the config, data and models the run started with; leave out ${named} (start a new run to change them)`);
+  }
   const info = resumableRun(dir);
   const config = recordedConfig(info, resolve(dir));
   const maxErrors = maxErrorsFlag(flags['max-errors']);
   if (maxErrors) config.max_errors = maxErrors;
+  // How many calls run at once changes no result: a resumed run may go slower or faster.
+  const concurrency = positiveInt('concurrency', flags.concurrency);
+  const over = concurrency === undefined ? undefined : overLimit(concurrency, 'max_concurrency', config.limits ?? DEFAULT_LIMITS);
+  if (over) throw new UsageError(`--concurrency must be ${over}, not ${concurrency}`);
+  if (concurrency !== undefined) config.concurrency = concurrency;
   // A resumed shard stays the shard it was: runSuite reads that from `info`.
   return { config, only: info.strategies.map((s) => s.id), info };
 }

@@ -79,6 +79,14 @@ describe('memeval CLI', () => {
     expect(await main(['run', '--config', config, '--model', 'offline', '--strategies', 'full'])).toBe(0);
   });
 
+  it('--resume refuses the flags that would change what the run measures, naming them, rather than dropping them', async () => {
+    const dir = workspace(0);
+    dirs.push(dir);
+    const output = vi.mocked(process.stderr.write);
+    expect(await main(['run', '--resume', join(dir, 'runs', 'x'), '--model', 'openai:gpt-4o', '--strategies', 'full', '--repeat', '3'])).toBe(2);
+    expect(output.mock.calls.flat().join('')).toContain('leave out --strategies, --model, --repeat');
+  });
+
   it('`report` refuses a run directory another process holds (a run writing it), and leaves its files alone', async () => {
     const dir = workspace(0);
     dirs.push(dir);
