@@ -247,6 +247,11 @@ export class YamlSource {
         this.report(pair.key ?? node, `${label(path)} has a key that is not a plain name`);
         continue;
       }
+      // YAML 1.1's merge key: without support it would read as a key named "<<" and its keys as missing.
+      if (name === '<<' && isPlainKey(pair.key)) {
+        this.report(pair.key ?? node, `${label(path)} uses a merge key (<<), which memeval does not read: write the keys out (an alias *name may still stand for a whole value)`);
+        continue;
+      }
       // defineProperty keeps a key such as "__proto__" an ordinary field.
       Object.defineProperty(out, name, {
         value: this.toPlain(pair.value, [...path, name], label, open, aliased),
@@ -265,4 +270,9 @@ export class YamlSource {
     if (typeof node.value !== 'number' && typeof node.value !== 'boolean') return;
     recordSpelling(container, key, node.source);
   }
+}
+
+/** A key written as a plain scalar (`<<`), not quoted (`"<<"` is an ordinary key). */
+function isPlainKey(key: unknown): boolean {
+  return isScalar(key) && (key.type === 'PLAIN' || key.type === undefined);
 }

@@ -295,6 +295,11 @@ describe('config top level', () => {
     expectProblem(found, '6:28', '"input" in the price of "openai:gpt-4.1" must be at least 0, not -1');
   });
 
+  it('refuses a YAML merge key (<<) at its place, saying it is not read, rather than only missing keys', () => {
+    const found = problems(['strategies:', '  - &t { id: t1, use: test-window, max_turns: 3 }', '  - <<: *t', '    id: t2']);
+    expectProblem(found, '3:5', 'strategy "t2" uses a merge key (<<), which memeval does not read');
+  });
+
   it('refuses a base_url carrying a credential in its query (run.json records the config), and keeps other queries', () => {
     const found = problems([
       'providers:',
