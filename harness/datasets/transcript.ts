@@ -3,6 +3,7 @@
 // suites. Every problem of every file is collected, then thrown once as an
 // InputError, so a user fixes a dataset in one pass.
 import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { glob } from 'tinyglobby';
 import { InputError, fileProblem, problemAtPlace, quote, type Problem } from '../../core/errors.js';
@@ -87,7 +88,25 @@ async function expandGlobs(globs: string[], baseDir: string, problems: Problem[]
     if (matches.length === 0) problems.push(fileProblem(pattern, 'no transcript files match'));
     for (const m of matches) files.add(resolve(m));
   }
-  return [...files].sort();
+  return oncePerFile([...files].sort());
+}
+
+/**
+ * One path per file: a symbolic link to a folder (or a loop of them) shows the same file under
+ * several paths, which would read as two transcripts with one id. The shortest path is kept.
+ */
+function oncePerFile(paths: string[]): string[] {
+  const seen = new Map<string, string>();
+  for (const path of [...paths].sort((a, b) => a.length - b.length || (a < b ? -1 : 1))) {
+    let real = path;
+    try {
+      real = realpathSync(path);
+    } catch {
+      // Unreadable now: its read reports why.
+    }
+    if (!seen.has(real)) seen.set(real, path);
+  }
+  return [...seen.values()].sort();
 }
 
 /** A suite file as read: its absolute path and its text (empty when it could not be read, and then `problems` say why). */

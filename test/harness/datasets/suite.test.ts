@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +24,19 @@ describe('loadSuite', () => {
   it('expands globs relative to baseDir, sorted and de-duplicated', async () => {
     const suite = await loadSuite(['datasets/cookbook/*.yaml', 'datasets/cookbook/trimming-*.yaml', 'datasets/cookbook/**/*.yaml'], ROOT);
     expect(suite.map((t) => t.id)).toEqual(['cookbook-summarizing-router', 'cookbook-trimming-laptop']);
+  });
+
+  it('reads a file reached through a folder link (or a loop of them) once, not as two transcripts with one id', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memeval-suite-link-'));
+    try {
+      mkdirSync(join(dir, 'g', 'sub'), { recursive: true });
+      writeFileSync(join(dir, 'g', 'sub', 'ok.yaml'), 'id: router\nturns:\n  - user: hi\n');
+      symlinkSync('..', join(dir, 'g', 'sub', 'loop'), 'dir');
+      const suite = await loadSuite(['g/**/*.yaml'], dir);
+      expect(suite.map((t) => [t.id, t.file])).toEqual([['router', join(dir, 'g', 'sub', 'ok.yaml')]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('accepts absolute globs whatever the baseDir', async () => {
