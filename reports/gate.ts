@@ -67,7 +67,9 @@ function problemAt(where: string, message: string): Problem {
 
 function fmt(v: number | undefined): string {
   if (v === undefined) return 'no data';
-  return Number.isInteger(v) ? String(v) : v.toFixed(4).replace(/0+$/, '').replace(/\.$/, '');
+  if (Number.isInteger(v)) return String(v);
+  // Four decimals, or enough significant digits for a value below them ($0.00003 is not "0" beside a max of 0.00001).
+  return Math.abs(v) >= 0.001 ? v.toFixed(4).replace(/0+$/, '').replace(/\.$/, '') : String(Number(v.toPrecision(3)));
 }
 
 /** One comparison of a gate: whether it held, and how to say so. */

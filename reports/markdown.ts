@@ -6,12 +6,14 @@ import { diffHeadline, unrecordedNote, type FieldChange, type RunDiff } from './
 import { textOf } from './format.js';
 import type { GateResult } from './gate.js';
 
-/** Makes text safe inside a Markdown table cell: no pipes, no line breaks, no raw HTML. */
+/**
+ * Makes text safe inside a Markdown table cell: no pipes, no line breaks, no raw HTML. A `>`
+ * opens no tag and stays as written: gate messages read "> max 0.2" in a terminal too.
+ */
 export function mdCell(value: unknown): string {
   return String(value ?? '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
     .replace(/\|/g, '\\|')
     // A lone CR, a line or paragraph separator end a line too, and with it the table row.
     .replace(/\r\n?|[\n\u2028\u2029\u0085]/g, ' ');
@@ -24,7 +26,9 @@ function table(head: string[], rows: string[][]): string {
 
 function n(v: number | undefined, digits = 4): string {
   if (v === undefined) return '–';
-  return Number.isInteger(v) ? String(v) : v.toFixed(digits);
+  if (Number.isInteger(v)) return String(v);
+  // A value below the shown decimals keeps its significant digits, so it never reads as 0.
+  return v !== 0 && Math.abs(v) < 10 ** -digits ? String(Number(v.toPrecision(3))) : v.toFixed(digits);
 }
 
 function share(rate: number | undefined, count: number, n: number): string {

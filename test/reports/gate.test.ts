@@ -85,6 +85,14 @@ describe('evaluateGates', () => {
     expect(r.message).toContain('is the baseline strategy itself');
   });
 
+  it('writes a value below four decimals with its significant digits, never as a 0 beside its bound', () => {
+    const run = bulkRun({ runId: 'c', strategies: ['s'], transcripts: 1, probesPer: 1, passes: () => true });
+    for (const p of run.probes) p.cost = 0.00003;
+    const r = evaluateGates(run, [gate({ metric: 'cost.total', strategy: 's', max: 0.00001 })])[0];
+    expect(r.status).toBe('fail');
+    expect(r.message).toContain('s cost.total = 0.00003 over 1 probes > max 0.00001');
+  });
+
   it('with significant: true, passes a drop McNemar cannot tell from noise', () => {
     // t loses three probes and gains one against s over 40 pairs: b = 3, c = 1, p = 0.625.
     const noisy = bulkRun({ runId: 'n', strategies: ['s', 't'], transcripts: 10, probesPer: 4, passes: (s, t, p) => (s === 's' ? !(t === 9 && p === 0) : !(p === 1 && t < 3)) });

@@ -20,7 +20,7 @@ describe('gate.md', () => {
 
   it('carries the reader-gap gate verdict', () => {
     expect(md).toContain('| ❌ fail | summ | probe.reader_gap | 0.3000 |');
-    expect(md).toContain('summ probe.reader_gap = 0.3 over 10 probes &gt; max 0.2 — FAIL'); // escaped for the table cell
+    expect(md).toContain('summ probe.reader_gap = 0.3 over 10 probes > max 0.2 — FAIL'); // escaped for the table cell
   });
 
   it('shows – for a run recorded before answerable existed', () => {
