@@ -253,7 +253,9 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v46: the algorithm above (reader-v45 answered "which two things must the cake be
+  // reader-v47: the algorithm above (reader-v46 read "what temperature did I set the heater to"
+  // as asking for a statement that says "temperature", so "set to twenty-five degrees" was no
+  // answer; reader-v45 answered "which two things must the cake be
   // free of" with one; reader-v44 answered "what did the race raise awareness for"
   // with the whole statement; reader-v43 answered "which of my two problems did I bring up
   // first" with "Two problems today, sorry."; reader-v42 dated "the original window end" by the window's
@@ -296,7 +298,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v46' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v47' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

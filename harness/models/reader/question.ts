@@ -95,6 +95,12 @@ function nameStems(text: string, fragment: boolean): Set<string> {
   return out;
 }
 
+/**
+ * What a quantity measures: a statement gives the value in its unit ("set to 25 °C", "79.1 kg")
+ * and often leaves the word out, so the word counts where it is said but is not required.
+ */
+const MEASURE_STEMS = new Set(['temperature', 'weight', 'distance', 'height', 'mileage', 'word', 'count'].map(stem));
+
 const TYPE_WORDS: [RegExp, AnswerType, string[]][] = [
   [/\bphone( number)?\b|\bnumber will .* call\b|\bcall me on\b/, 'phone', ['phone', 'number']],
   [/\be-?mail\b/, 'email', ['email', 'address']],
@@ -102,7 +108,9 @@ const TYPE_WORDS: [RegExp, AnswerType, string[]][] = [
   [/\bversion\b|\bfirmware\b|\brelease\b/, 'version', ['version']],
   [/\b(?:which|what)(?:'s| is| was)? (?:the )?(?:[\w-]+ ){0,2}(?:host|hostname|server|machine|node)\b|\bname of the (?:[\w-]+ )?(?:host|server|machine)\b/, 'host', ['host', 'hostname', 'name']],
   [/\bwhat time\b|\bat what time\b|\bwhich time\b|\b(?:what|which)(?:'s| is| was)? (?:[\w-]+ ){0,4}time\b(?! (?:zone|frame|line))/, 'time', ['time']],
-  [/\bwhat percentage\b|\bwhat percent\b|\bhow many percent\b|\bwhat (?:is|'s|was) the [\w ]*\b(?:rate|match|share)\b/, 'percent', ['percentage', 'percent', 'rate']],
+  [/\bwhat percentage\b|\bwhat percent\b|\bhow many percent\b|\bwhat (?:is|'s|was) the [\w ]*\b(?:rate|match|share)\b|\bwhat (?:interest )?rate\b/, 'percent', ['percentage', 'percent', 'rate']],
+  // A measure named by what it measures: the statement gives the value in its unit ("set to 25 °C"), rarely the word.
+  [/\b(?:what|which)(?:'s| is| was)? (?:the |my |our |your |its |their )?(?:[\w'-]+ )?(?:temperature|weight|distance|height|mileage|word count)\b/, 'quantity', []],
   // "the number of guests" is a count; "the serial of the replacement" is a code.
   [/\b(?:number(?! of)|id|code|tag|serial|reference|ticket|po|rma|invoice|claim|policy|incident|account|confirmation|booking|sku|mrn|order|pr|mr|pull request|merge request|commit|sha|changeset)\b/, 'identifier', ['number', 'id', 'identifier']],
 ];
@@ -449,7 +457,9 @@ export function analyseQuestion(asked: string, fragment = false): Question {
   const event = eventVerbOf(q, type);
   const owner = fragment ? undefined : ownerOf(text);
   // The words of the asked attribute: the focus, and a compound when there are two.
-  const attribute = [...contentStems(phrase.join(' '))].filter((f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word);
+  const attribute = [...contentStems(phrase.join(' '))].filter(
+    (f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word && !(type === 'quantity' && MEASURE_STEMS.has(f)),
+  );
   const nouns = new Map(event.flatMap((verb) => (EVENT_NOUN_STEMS.has(verb) ? [[verb, EVENT_NOUN_STEMS.get(verb) ?? []] as [string, string[]]] : [])));
   return {
     text,
