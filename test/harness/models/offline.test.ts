@@ -30,6 +30,19 @@ describe('offline extractive reader', () => {
     expect(firmware.output).toContain('1.0.3');
   });
 
+  it('answers a measure the question names with the quantity in its unit, though the statement never says the word', () => {
+    const tank: AgentInputItem[] = [
+      userMessage('New tank is up. Heater is set to twenty-five degrees Celsius.'),
+      assistantMessage('Good temperature for tetras.'),
+      userMessage('Weighed myself: 79.1 kg this morning. The loan from the credit union is 5.9% APR.'),
+    ];
+    expect(model.answer(ask(tank, 'What temperature did I set the heater to?'))).toBe('twenty-five degrees');
+    expect(model.answer(ask(tank, "What's my latest weight?"))).toBe('79.1 kg');
+    expect(model.answer(ask(tank, 'What rate is the credit union loan at?'))).toBe('5.9%');
+    // A measure nothing states is still not answered.
+    expect(model.answer(ask(tank, "What's the water hardness?"))).toBe(ABSTAIN_ANSWER);
+  });
+
   it('prefers a statement over an earlier question using the same words', () => {
     // The assistant's "Could you tell me your order number?" shares the words but states nothing.
     expect(model.answer(ask(router, 'What was the order number again?'))).not.toContain('Could you tell me');
