@@ -253,7 +253,9 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v47: the algorithm above (reader-v46 read "what temperature did I set the heater to"
+  // reader-v48: the algorithm above (reader-v47 answered "what's Teo's full name" with "Teo": a
+  // possessive hid the question's own name from the rule that leaves it out; reader-v46 read
+  // "what temperature did I set the heater to"
   // as asking for a statement that says "temperature", so "set to twenty-five degrees" was no
   // answer; reader-v45 answered "which two things must the cake be
   // free of" with one; reader-v44 answered "what did the race raise awareness for"
@@ -298,7 +300,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v47' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v48' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

@@ -31,7 +31,7 @@ export const TYPE_SPANS: Partial<Record<AnswerType, SpanType[]>> = {
 export function typedSpans(unit: Unit, q: Question): Span[] {
   const types = TYPE_SPANS[q.type];
   if (!types) return [];
-  const asked = norm(q.text);
+  const asked = askedText(q.text);
   return unit.spans.filter((s) => types.includes(s.type) && !containsNormalized(asked, norm(s.text)) && countsWhatIsAsked(s, q));
 }
 
@@ -55,8 +55,11 @@ const normalized = new TextMemo<string>();
 
 export const norm = (text: string) => normalized.get(text, () => normalizeText(text));
 
+/** The question as values are looked for in it: a possessive is its name ("Teo's full name" names Teo). */
+const askedText = (text: string): string => norm(text.replace(/(?<=\p{L})['\u2019]s\b/gu, ''));
+
 export function datesIn(unit: Unit, q: Question): DateMention[] {
-  const asked = norm(q.text);
+  const asked = askedText(q.text);
   return unit.dates.filter((d) => !containsNormalized(asked, norm(d.text)));
 }
 

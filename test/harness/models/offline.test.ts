@@ -43,6 +43,11 @@ describe('offline extractive reader', () => {
     expect(model.answer(ask(tank, "What's the water hardness?"))).toBe(ABSTAIN_ANSWER);
   });
 
+  it("does not answer \"what's Kit's full name\" with Kit: a possessive still names the question's own name", () => {
+    const band: AgentInputItem[] = [userMessage('Kit is driving the van.'), userMessage("Kit's legal name is Christopher Abernathy-Lowe, for the rental form.")];
+    expect(model.answer(ask(band, "What's Kit's legal name?"))).toBe('Christopher Abernathy-Lowe');
+  });
+
   it('prefers a statement over an earlier question using the same words', () => {
     // The assistant's "Could you tell me your order number?" shares the words but states nothing.
     expect(model.answer(ask(router, 'What was the order number again?'))).not.toContain('Could you tell me');
