@@ -253,7 +253,8 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v48: the algorithm above (reader-v47 answered "what's Teo's full name" with "Teo": a
+  // reader-v49: the algorithm above (reader-v48 answered "what's Hana's jersey number" from
+  // "Benji's jersey number is 7"; reader-v47 answered "what's Teo's full name" with "Teo": a
   // possessive hid the question's own name from the rule that leaves it out; reader-v46 read
   // "what temperature did I set the heater to"
   // as asking for a statement that says "temperature", so "set to twenty-five degrees" was no
@@ -300,7 +301,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v48' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v49' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

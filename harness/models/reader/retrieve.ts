@@ -528,6 +528,7 @@ function unknownName(q: Question, ctx: ReaderContext): boolean {
 function covered(found: Found, q: Question, ctx: ReaderContext): boolean {
   if (found.coverage < MIN_COVERAGE) return false;
   if (q.owner && !namesOwner(found, q.owner, ctx)) return false;
+  if (anotherPossessor(found, q, ctx)) return false;
   if (q.type === 'clause' && onlyListsIt(found.unit, q)) return false;
   const around = ctx.units.slice(Math.max(0, found.unit.index - NEAR_UNITS), found.unit.index + NEAR_UNITS + 1);
   const near = [...around.filter((u) => nextTo(u, found.unit)), ...[found.via, found.replaces].filter((u): u is Unit => u !== undefined)];
@@ -587,6 +588,31 @@ function onlyListsIt(unit: Unit, q: Question): boolean {
  * the message it updates or links through, or the question it replies to names it: "tracking
  * 9400 …" in a reply about the lamp is no tracking number for the blender.
  */
+/** Capitalised names written as possessors ("Benji's", "Hana's"), lower-cased; not "What's" or "It's". */
+function namedPossessors(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.replace(/\u2019/g, "'").matchAll(/(?<![\p{L}\p{N}'-])(\p{Lu}[\p{Ll}-]+)'s\b/gu)) {
+    const name = m[1].toLowerCase();
+    if (!NOT_NAMES.has(name)) out.add(name);
+  }
+  return out;
+}
+
+const NOT_NAMES = new Set(['what', 'who', 'that', 'there', 'here', 'it', 'let', 'where', 'when', 'how', 'he', 'she', 'today', 'tomorrow', 'yesterday', 'everyone', 'nobody', 'somebody', 'someone']);
+
+/**
+ * "What's Hana's jersey number?" is not answered by "Benji's jersey number is 7": the statement
+ * gives another person's, and its message never names the one asked about.
+ */
+function anotherPossessor(found: Found, q: Question, ctx: ReaderContext): boolean {
+  const asked = namedPossessors(q.text);
+  if (asked.size === 0) return false;
+  const stated = namedPossessors(found.unit.text);
+  if (stated.size === 0 || [...asked].some((a) => stated.has(a))) return false;
+  const askedStems = [...asked].map((a) => stem(a));
+  return !ctx.units.some((u) => u.item === found.unit.item && askedStems.some((a) => u.stems.has(a)));
+}
+
 function namesOwner(found: Found, owner: Set<string>, ctx: ReaderContext): boolean {
   const units = [found.unit, found.via, found.replaces].filter((u): u is Unit => u !== undefined);
   const items = new Set(units.map((u) => u.item));

@@ -48,6 +48,12 @@ describe('offline extractive reader', () => {
     expect(model.answer(ask(band, "What's Kit's legal name?"))).toBe('Christopher Abernathy-Lowe');
   });
 
+  it("does not answer one person's attribute from a statement giving another's", () => {
+    const team: AgentInputItem[] = [userMessage('Hana joined the team this week.'), userMessage("Benji's jersey number is 7.")];
+    expect(model.answer(ask(team, "What's Hana's jersey number?"))).toBe(ABSTAIN_ANSWER);
+    expect(model.answer(ask(team, "What's Benji's jersey number?"))).toBe('7');
+  });
+
   it('prefers a statement over an earlier question using the same words', () => {
     // The assistant's "Could you tell me your order number?" shares the words but states nothing.
     expect(model.answer(ask(router, 'What was the order number again?'))).not.toContain('Could you tell me');
