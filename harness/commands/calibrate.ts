@@ -29,6 +29,7 @@ import {
 } from '../datasets/calibration.js';
 import { ModelSetupError, createModel } from '../models/create.js';
 import { loadConfigOrDefault } from '../config.js';
+import { writableDirProblem } from '../schema/files.js';
 import { packagePath } from '../../core/package-root.js';
 
 const DEFAULT_CALIBRATION_DATA = packagePath('datasets/calibration/');
@@ -77,10 +78,16 @@ export async function calibrateCommand(argv: string[], deps: CalibrateDeps = {})
     err(`${e.message}\n`);
     return EXIT.badInput;
   }
+  const dir = resolve(flags.out ?? DEFAULT_CALIBRATION_OUT);
+  // Checked before any judge call: a file in the way must not fail the command after its work.
+  const blocked = writableDirProblem(dir);
+  if (blocked) {
+    err(`memeval calibrate: --out ${flags.out ?? DEFAULT_CALIBRATION_OUT} ${blocked}\n`);
+    return EXIT.badInput;
+  }
   const model = spec === 'offline' ? undefined : await buildModel(spec, deps, flags.config);
   const report: CalibrationReport = await calibrate(createSummaryJudge(spec, { wordLimit: CALIBRATION_WORD_LIMIT, samples }, model), sets.summaries);
   if (sets.answers) report.answers = await calibrateAnswers(createAnswerJudge(spec, model), sets.answers);
-  const dir = resolve(flags.out ?? DEFAULT_CALIBRATION_OUT);
   const record = calibrationRecordPath(report.judge, dir);
   mkdirSync(join(dir, 'calibration'), { recursive: true });
   const json = `${JSON.stringify(report, null, 2)}\n`;
@@ -114,7 +121,9 @@ async function buildModel(spec: string, deps: CalibrateDeps, configFile: string 
   if (deps.makeModel) return deps.makeModel(spec);
   const config = loadConfigOrDefault(configFile);
   try {
-    return createModel(spec, { providers: config.providers, prices: config.prices, cacheDir: join(DEFAULT_CALIBRATION_OUT, 'cache'), limit: pLimit(4) });
+    // `cache: false` in the config holds here too: a judge being calibrated is often being changed.
+    const cacheDir = config.cache === false ? false : join(DEFAULT_CALIBRATION_OUT, 'cache');
+    return createModel(spec, { providers: config.providers, prices: config.prices, cacheDir, limit: pLimit(4) });
   } catch (error) {
     // An unknown provider or a missing key is bad input, as it is for `memeval run`.
     if (error instanceof ModelSetupError) throw new InputError([fileProblem(config.file ?? 'memeval calibrate --judge', error.message)]);

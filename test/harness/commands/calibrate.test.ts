@@ -154,6 +154,20 @@ describe('memeval calibrate', () => {
     expect(judgeCalibration('openai:j', base)).toBeUndefined();
   });
 
+  it('refuses an --out that cannot be written before making any judge call', async () => {
+    let calls = 0;
+    const file = join(tempDir(), 'a-file');
+    writeFileSync(file, 'not a folder');
+    let err = '';
+    const code = await calibrateCommand(['--judge', 'fake:j', '--out', file], {
+      stderr: (t) => (err += t),
+      makeModel: () => ({ id: 'fake:j', params: {}, complete: async () => (calls++, { output: '{}', usage: { inputTokens: 0, outputTokens: 0 }, cached: false, latencyMs: 0 }) }),
+    });
+    expect(code).toBe(2);
+    expect(calls).toBe(0);
+    expect(err).toContain(file);
+  });
+
   it('exits 2 on a bad flag or bad data, without a stack trace', async () => {
     let err = '';
     expect(await calibrateCommand(['--jduge', 'x'], { stderr: (t) => (err += t) })).toBe(2);
