@@ -122,6 +122,26 @@ function maxErrorsFlag(value: string | undefined): MaxErrors | undefined {
  * A resumed run uses the config it started with, whatever the file says now;
  * only `--max-errors` may be given again (to accept a known level of errors).
  */
+/** The folder part of a glob before its first wildcard (`datasets/cookbook` of `datasets/cookbook/*.yaml`). */
+function globFolder(pattern: string): string {
+  const parts = pattern.split('/');
+  const at = parts.findIndex((p) => /[*?[{]/.test(p));
+  return (at < 0 ? parts.slice(0, -1) : parts.slice(0, at)).join('/') || '.';
+}
+
+/**
+ * A run records where its project is relative to its own directory (run.json holds no absolute
+ * path): moved elsewhere, it would look for the transcripts in the wrong place, and the error
+ * would only say that no file matches.
+ */
+function refuseMovedRun(dir: string, config: SuiteConfig): void {
+  const missing = config.datasets.filter((g) => !g.startsWith('!')).map((g) => resolve(config.baseDir, globFolder(g))).filter((folder) => !existsSync(folder));
+  if (missing.length === 0) return;
+  throw new UsageError(
+    `${dir}: the run reads its transcripts from ${missing[0]}, which is not there: run.json places the project relative to the run directory, so a run directory moved away from its project (a CI artifact downloaded elsewhere) cannot find them. Put the run directory back under the project's ${'`out`'} folder, or start a new run`,
+  );
+}
+
 /** Flags that would change what a run measures: a resumed run goes on as it started, so they are refused, not dropped. */
 const FIXED_ON_RESUME = ['config', 'datasets', 'strategies', 'out', 'model', 'judge', 'repeat', 'agent', 'no-cache'] as const;
 
@@ -133,6 +153,7 @@ function resumedConfig(dir: string, flags: RunFlags): { config: SuiteConfig; onl
   }
   const info = resumableRun(dir);
   const config = recordedConfig(info, resolve(dir));
+  refuseMovedRun(dir, config);
   const maxErrors = maxErrorsFlag(flags['max-errors']);
   if (maxErrors) config.max_errors = maxErrors;
   // How many calls run at once changes no result: a resumed run may go slower or faster.

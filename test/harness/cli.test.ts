@@ -1,5 +1,5 @@
 // The CLI in-process: gate exit codes through `run --gate`, bare globs, `report`.
-import { existsSync, mkdtempSync, rmSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -85,6 +85,22 @@ describe('memeval CLI', () => {
     const output = vi.mocked(process.stderr.write);
     expect(await main(['run', '--resume', join(dir, 'runs', 'x'), '--model', 'openai:gpt-4o', '--strategies', 'full', '--repeat', '3'])).toBe(2);
     expect(output.mock.calls.flat().join('')).toContain('leave out --strategies, --model, --repeat');
+  });
+
+  it('--resume of a run directory moved away from its project says so, rather than that no file matches', async () => {
+    const dir = workspace(0);
+    dirs.push(dir);
+    expect(await main(['run', '--config', join(dir, 'memeval.config.yaml'), '--strategies', 'full'])).toBe(0);
+    const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]);
+    // As an interrupted run would be, then moved two folders deeper.
+    const moved = join(dir, 'elsewhere', 'deep', 'run');
+    mkdirSync(join(dir, 'elsewhere', 'deep'), { recursive: true });
+    cpSync(runDir, moved, { recursive: true });
+    writeFileSync(join(moved, 'run.json'), readFileSync(join(moved, 'run.json'), 'utf8').replace('"status": "complete"', '"status": "interrupted"'));
+    writeFileSync(join(moved, 'journal.jsonl'), '');
+    const stderr = vi.mocked(process.stderr.write);
+    expect(await main(['run', '--resume', moved])).toBe(2);
+    expect(stderr.mock.calls.flat().join('')).toContain('a run directory moved away from its project');
   });
 
   it('`report` refuses a run directory another process holds (a run writing it), and leaves its files alone', async () => {
