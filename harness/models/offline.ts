@@ -253,7 +253,9 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v49: the algorithm above (reader-v48 answered "what's Hana's jersey number" from
+  // reader-v50: the algorithm above (reader-v49 answered "what time are we rolling out" with
+  // the 7am that the user's next message took back: "Actually scratch that, let's say 6:30.";
+  // reader-v48 answered "what's Hana's jersey number" from
   // "Benji's jersey number is 7"; reader-v47 answered "what's Teo's full name" with "Teo": a
   // possessive hid the question's own name from the rule that leaves it out; reader-v46 read
   // "what temperature did I set the heater to"
@@ -301,7 +303,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v49' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v50' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

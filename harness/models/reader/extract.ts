@@ -170,10 +170,38 @@ const CORRECTION = /\b(?:correction|actually|sorry|my mistake|mistake|wrong|i me
  */
 export function corrected(found: Found, q: Question, ctx: ReaderContext): Found {
   const text = found.unit.text.replace(/[\u2018\u2019]/g, "'");
-  if (q.type === 'clause' || !TAKES_BACK.test(text) || !CORRECTION.test(text)) return found;
+  if (q.type === 'clause') return found;
+  const retraction = retractedBy(found.unit, q, ctx);
+  if (retraction) return { ...found, unit: retraction };
+  if (!TAKES_BACK.test(text) || !CORRECTION.test(text)) return found;
   const next = nextInMessage(found.unit, ctx);
   if (!next || next.isQuestion || typedSpans(next, q).length === 0) return found;
   return { ...found, unit: next };
+}
+
+/** A statement that opens by taking back what was just said: "Actually scratch that, let's say 6:30." */
+const RETRACTS = /^\s*(?:(?:ok(?:ay)?|oh|hmm+|wait|no|sorry)[,.!]*\s+)*(?:actually,?\s+)?(?:scratch that|correction|make (?:that|it)\b|on second thought|change of plans?|no,? wait|wait,? no|i meant|sorry,? i meant)\b/i;
+
+/**
+ * The speaker's next statement, when it takes back the value just given and gives one of the
+ * asked type itself ("Leave at 7am." … "Actually scratch that, let's say 6:30."): it rarely
+ * repeats the words the question and the first statement share. It is the next statement of
+ * the message, or the first of the speaker's next message with at most one reply between.
+ */
+function retractedBy(unit: Unit, q: Question, ctx: ReaderContext): Unit | undefined {
+  const items = new Set<number>();
+  for (let i = unit.index + 1; i < ctx.units.length; i++) {
+    const next = ctx.units[i];
+    if (next.item !== unit.item && next.speaker !== unit.speaker) {
+      items.add(next.item);
+      if (items.size > 1) return undefined;
+      continue;
+    }
+    if (next.speaker !== unit.speaker) return undefined;
+    if (next.isQuestion || !RETRACTS.test(next.text.replace(/[\u2018\u2019]/g, "'"))) return undefined;
+    return typedSpans(next, q).length > 0 ? next : undefined;
+  }
+  return undefined;
 }
 
 /** The statement after `unit` in the same message, if any. */

@@ -54,6 +54,17 @@ describe('offline extractive reader', () => {
     expect(model.answer(ask(team, "What's Benji's jersey number?"))).toBe('7');
   });
 
+  it("takes the value of the speaker's next statement when it takes the first back", () => {
+    const ride: AgentInputItem[] = [
+      userMessage('Day one we roll out at 7am from the trailhead.'),
+      assistantMessage('Got it.'),
+      userMessage("Actually scratch that, let's say 6:30."),
+    ];
+    expect(model.answer(ask(ride, 'What time do we roll out on day one?'))).toBe('6:30');
+    // Without the retraction the first value stands.
+    expect(model.answer(ask(ride.slice(0, 2), 'What time do we roll out on day one?'))).toBe('7am');
+  });
+
   it('prefers a statement over an earlier question using the same words', () => {
     // The assistant's "Could you tell me your order number?" shares the words but states nothing.
     expect(model.answer(ask(router, 'What was the order number again?'))).not.toContain('Could you tell me');
