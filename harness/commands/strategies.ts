@@ -1,8 +1,10 @@
 // `memeval strategies`: every registered strategy with its options.
-import { EXIT } from '../../core/errors.js';
+import { EXIT, UsageError } from '../../core/errors.js';
 import { STRATEGIES } from '../../strategies/index.js';
 
-export function strategiesCommand(): number {
+export function strategiesCommand(argv: string[] = []): number {
+  // It takes nothing: a flag meant for another command is a mistake to say, not to ignore.
+  if (argv.length > 0) throw new UsageError(`memeval strategies takes no arguments (got ${argv.join(' ')}); usage: memeval strategies`);
   for (const name of STRATEGIES.names()) {
     const def = STRATEGIES.get(name);
     if (!def) continue;

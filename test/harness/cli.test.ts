@@ -152,4 +152,9 @@ describe('--help after a command', () => {
     expect(output.stdout()).toMatch(new RegExp(`^Usage:\\n  memeval ${command}`));
     expect(output.stderr()).toBe('');
   });
+
+  it('`strategies` with an argument it does not take is a usage error, not the list', async () => {
+    expect(await main(['strategies', '--bogus'])).toBe(2);
+    expect(output.stdout()).toBe('');
+  });
 });
