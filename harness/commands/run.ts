@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { EXIT, UsageError, quote } from '../../core/errors.js';
+import { EXIT, UsageError, didYouMean, quote } from '../../core/errors.js';
 import { modelNameProblem } from '../schema/config.js';
 import type { RunInfo } from '../../core/types.js';
 import { formatTable } from '../../reports/table.js';
@@ -55,7 +55,11 @@ function parseRunFlags(argv: string[]) {
     if (positionals.length) values.datasets = [...(values.datasets ?? []), ...positionals];
     return values;
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}\nRun "memeval --help" for usage.`);
+    // "Unknown option '--strategie'": the flag meant, when one is close.
+    const unknown = /Unknown option '--([^']+)'/.exec((error as Error).message)?.[1];
+    const guess = unknown === undefined ? undefined : didYouMean(unknown, Object.keys(RUN_OPTIONS));
+    const hint = guess ? ` (did you mean --${guess}?)` : '';
+    throw new UsageError(`${(error as Error).message}${hint}\nRun "memeval --help" for usage.`);
   }
 }
 

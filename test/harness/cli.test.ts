@@ -79,6 +79,12 @@ describe('memeval CLI', () => {
     expect(await main(['run', '--config', config, '--model', 'offline', '--strategies', 'full'])).toBe(0);
   });
 
+  it('an unknown flag of run names the flag meant', async () => {
+    const stderr = vi.mocked(process.stderr.write);
+    expect(await main(['run', '--strategie', 'full'])).toBe(2);
+    expect(stderr.mock.calls.flat().join('')).toContain('did you mean --strategies?');
+  });
+
   it('--resume refuses the flags that would change what the run measures, naming them, rather than dropping them', async () => {
     const dir = workspace(0);
     dirs.push(dir);
