@@ -49,8 +49,11 @@ export function mustIncludePass(answer: string, mustInclude: string[][], referen
 const AMOUNT = /(?<![\p{L}\p{N}.,:/-])([$£€¥])?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\p{N}:/])(?:\s?(%|\p{L}+))?/gu;
 /** A must_include entry that is an amount, perhaps with a unit (`500`, `$1,050`, `5 mg`); a time or a date is not. */
 const AMOUNT_ENTRY = /^\s*[$£€¥]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?(?:%|\p{L}+)?\s*$/u;
-// Words in a clause that make it an aside about another value: "(it *was* going to be $500)", "(84 was a *typo*)".
-const ASIDE_WORDS = /\b(?:was|were|originally|original|before|earlier|previously|formerly|typo|instead|only|if|would|planned|plan|going to)\b/i;
+// Words that make a clause after the first an aside about another value ("78; *originally* 84", "… 84 was a *typo*").
+// Past tense alone does not: "the total was $500, the deposit $50" gives $500 as the answer.
+const ASIDE_WORDS = /\b(?:originally|original|previously|formerly|typo|instead|initially|at first|used to|earlier)\b/i;
+// Words after a number that are not its unit: "84 *was* a typo" is a bare 84.
+const NOT_UNITS = new Set(['was', 'were', 'is', 'are', 'be', 'been', 'if', 'only', 'would', 'will', 'and', 'or', 'to', 'in', 'on', 'at', 'for', 'from', 'before', 'after', 'by', 'of', 'the', 'a', 'an', 'then', 'but', 'so', 'as', 'with', 'now', 'not']);
 
 interface Amount {
   value: string;
@@ -67,8 +70,8 @@ function unitKind(unit: string | undefined, sign: string | undefined): string {
 }
 
 /**
- * The amounts of an answer, each marked as an aside when it is in parentheses or in a clause
- * that says it was, or would have been, the value: "$400 (it was going to be $500)".
+ * The amounts of an answer, each marked as an aside when it is in parentheses or in a later
+ * clause that says it was the value before: "$400 (it was going to be $500)", "78; 84 was a typo".
  */
 function amountsOf(answer: string): Amount[] {
   const out: Amount[] = [];
@@ -87,8 +90,9 @@ function amountsOf(answer: string): Amount[] {
     const clause = answer.slice(clauseStart, clauseEnd < 0 ? answer.length : at + clauseEnd);
     const kind = unitKind(m[4], m[1]);
     // A word after a bare number that is not its unit ("84 was a typo") leaves it bare.
-    const bare = m[4] !== undefined && m[4] !== '%' && !m[1] && ASIDE_WORDS.test(m[4]);
-    out.push({ value: `${m[2].replace(/,/g, '')}${m[3] ?? ''}`, kind: bare ? '' : kind, aside: depth > 0 || ASIDE_WORDS.test(clause) });
+    const bare = m[4] !== undefined && m[4] !== '%' && !m[1] && NOT_UNITS.has(m[4].toLowerCase());
+    // The first clause gives the answer whatever its words; a later one may set its value aside.
+    out.push({ value: `${m[2].replace(/,/g, '')}${m[3] ?? ''}`, kind: bare ? '' : kind, aside: depth > 0 || (clauseStart > 0 && ASIDE_WORDS.test(clause)) });
   }
   return out;
 }

@@ -101,6 +101,10 @@ describe('mustIncludePass: an amount given only as an aside, a number only as a 
     expect(mustIncludePass('A $50 deposit, and $500 in all', [['500']])).toBe(true);
     expect(mustIncludePass('84 guests (the 78 was a typo)', [['84']])).toBe(true);
     expect(mustIncludePass('About 2 km (1.2 miles)', [['1.2 miles']])).toBe(true);
+    expect(mustIncludePass('The total was $500, and the deposit $50.', [['500']])).toBe(true);
+    expect(mustIncludePass('The deposit is $50, and the total was $500.', [['500']])).toBe(true);
+    expect(mustIncludePass('The base is $400, and $500 if you include tax.', [['500']])).toBe(true);
+    expect(mustIncludePass('78; 84 was a typo', [['84']])).toBe(false);
   });
 
   it('does not read the day of a date as a bare number', () => {
