@@ -125,15 +125,22 @@ function onlyDayOfDate(whole: string, phrase: string): boolean {
 }
 
 /**
- * A slash between words separates them ("America/Chicago" holds Chicago, "Mon/Wed/Fri" Wed), and
+ * A slash between words separates them ("America/Chicago" holds Chicago, "Mon/Wed/Fri" Wed), a
+ * unit written against its number is a word ("5mg" holds "5 mg"), and
  * so does a dot between a word and a word of two or more letters (`vpn-eu2.corp.example` holds
  * vpn-eu2), where the SQuAD normalisation (kept for token F1) would glue them into one word.
  * Between digits ("3/4", "v1.0.3") and in an abbreviation of single letters ("U.S.", "e.g.") they
  * stay. Answer, reference and must_include are all read so, so a path or a host matches itself.
  */
 function wordsApart(text: string): string {
-  return text.replace(/(?<=\p{L})\/(?=\p{L})/gu, ' ').replace(/(?<=[\p{L}\p{N}]{2})\.(?=\p{L}{2})/gu, ' ');
+  return text
+    .replace(/(?<=\p{L})\/(?=\p{L})/gu, ' ')
+    .replace(/(?<=[\p{L}\p{N}]{2})\.(?=\p{L}{2})/gu, ' ')
+    .replace(UNIT_AFTER_NUMBER, ' ');
 }
+
+/** A unit written against its number ("6:30am", "5mg", "9.8kg") is a word of its own, as "6:30 am" has it. */
+const UNIT_AFTER_NUMBER = /(?<=\d)(?=(?:am|pm|mg|mcg|kg|lbs?|oz|km|mi|cm|mm|ml|gb|mb|tb|kb|ms|hrs?|mins?|kcal|ft)\b)/giu;
 
 /** A must_include alternative as the checks read it: normalised, with the reference's negations of it. */
 interface PhraseReading {

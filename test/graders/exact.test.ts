@@ -107,6 +107,14 @@ describe('mustIncludePass: an amount given only as an aside, a number only as a 
     expect(mustIncludePass('78; 84 was a typo', [['84']])).toBe(false);
   });
 
+  it('reads a unit written against its number as a word of its own', () => {
+    expect(mustIncludePass('6:30am', [['6:30']])).toBe(true);
+    expect(mustIncludePass('Bisoprolol 5mg', [['5 mg']])).toBe(true);
+    expect(mustIncludePass('9.8 kg', [['9.8kg']])).toBe(true);
+    expect(mustIncludePass('95mg', [['5 mg']])).toBe(false);
+    expect(mustIncludePass('model AX3000', [['AX3000']])).toBe(true);
+  });
+
   it('does not read the day of a date as a bare number', () => {
     expect(mustIncludePass('9 June', [['9', 'nine']])).toBe(false);
     expect(mustIncludePass('June 2', [['2', 'two']])).toBe(false);
