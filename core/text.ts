@@ -401,7 +401,7 @@ export class NormalizedSegments {
  */
 const STOP_WORDS: ReadonlySet<string> = new Set(
   (
-    'a an the and or but if then else of to in on at by for with from into onto over under about as is are was were be been being ' +
+    'a an the and or but if then else of to in on at by for with from into onto over under about across among within as is are was were be been being ' +
     'am do does did done doing have has had having i me my mine myself we us our ours you your yours he him his she her hers it its ' +
     'they them their theirs this that these those there here what which who whom whose when where why how all any both each few more ' +
     'other some such no nor not only own same so than too very can could will would shall should may might must just also again ' +

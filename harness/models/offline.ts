@@ -253,7 +253,9 @@ function bareQuestion(text: string): string {
  */
 export class OfflineModel implements Model {
   readonly id = 'offline';
-  // reader-v50: the algorithm above (reader-v49 answered "what time are we rolling out" with
+  // reader-v51: the algorithm above (reader-v50 looked for a statement saying "end" for "which
+  // corydoras did I end up with", "money" for "how much guaranteed money" and "across" for "the
+  // word count across all chapters"; reader-v49 answered "what time are we rolling out" with
   // the 7am that the user's next message took back: "Actually scratch that, let's say 6:30.";
   // reader-v48 answered "what's Hana's jersey number" from
   // "Benji's jersey number is 7"; reader-v47 answered "what's Teo's full name" with "Teo": a
@@ -303,7 +305,7 @@ export class OfflineModel implements Model {
   // a named two-person chat from the other speaker's lines; reader-v6 linked, dated and updated
   // statements less well). The name is part of the cache key, so cached replies of an earlier
   // version are never served for it.
-  readonly params: Record<string, unknown> = { algorithm: 'reader-v50' };
+  readonly params: Record<string, unknown> = { algorithm: 'reader-v51' };
   private readonly counter: TokenCounter;
 
   constructor(opts: { counter?: TokenCounter } = {}) {

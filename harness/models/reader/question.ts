@@ -99,6 +99,9 @@ function nameStems(text: string, fragment: boolean): Set<string> {
  * What a quantity measures: a statement gives the value in its unit ("set to 25 °C", "79.1 kg")
  * and often leaves the word out, so the word counts where it is said but is not required.
  */
+const END_STEM = stem('end');
+const END_UP = /\bend(?:s|ed)? up\b/;
+
 const MEASURE_STEMS = new Set(['temperature', 'weight', 'distance', 'height', 'mileage', 'word', 'count'].map(stem));
 
 const TYPE_WORDS: [RegExp, AnswerType, string[]][] = [
@@ -118,7 +121,7 @@ const TYPE_WORDS: [RegExp, AnswerType, string[]][] = [
 const MONEY_WORDS = /\b(cost|costs|price|priced|pay|paid|paying|refund|refunding|budget|spend|spent|charge|charged|fee|fees|quote|quoted|total|amount|salary|deposit|credit|bonus|premium|owe|bill|billed|expense|stipend|worth|\$|dollars?|euros?|pounds?)\b/;
 
 // What a sum of money is called; "the retail price" is answered by "retails at $189".
-const MONEY_NOUNS = ['amount', 'price', 'cost', 'sum'];
+const MONEY_NOUNS = ['amount', 'price', 'cost', 'sum', 'money', 'cash'];
 
 // Things "how much is the …" measures in other units than money.
 const NOT_MONEY = /\b(?:dose|dosage|time|weight|distance|storage|space|memory|disk|data|leave|protein|water|sleep|traffic|load|capacity|lag|delay|overlap|difference|left|remaining)\b/;
@@ -458,7 +461,12 @@ export function analyseQuestion(asked: string, fragment = false): Question {
   const owner = fragment ? undefined : ownerOf(text);
   // The words of the asked attribute: the focus, and a compound when there are two.
   const attribute = [...contentStems(phrase.join(' '))].filter(
-    (f) => !isAskingWord(f) && !typeStems.includes(f) && !LOOSE_MODIFIERS.has(f) && f !== counted?.word && !(type === 'quantity' && MEASURE_STEMS.has(f)),
+    (f) =>
+      !isAskingWord(f) &&
+      !typeStems.includes(f) &&
+      !LOOSE_MODIFIERS.has(f) &&
+      f !== counted?.word &&
+      !(type === 'quantity' && MEASURE_STEMS.has(f)),
   );
   const nouns = new Map(event.flatMap((verb) => (EVENT_NOUN_STEMS.has(verb) ? [[verb, EVENT_NOUN_STEMS.get(verb) ?? []] as [string, string[]]] : [])));
   return {
@@ -476,11 +484,8 @@ export function analyseQuestion(asked: string, fragment = false): Question {
     head: headOf(phrase, typeStems),
     subject: subjectPhrase(q),
     part: partAsked(q),
-    focus: new Set([
-      ...attribute,
-      ...event,
-      ...yesNoSubject(q),
-    ]),
+    // "Which corydoras did I *end up* with?" asks for the final value, not about an end.
+    focus: new Set([...attribute, ...event, ...yesNoSubject(q)].filter((f) => !(f === END_STEM && END_UP.test(q)))),
     ...(nouns.size > 0 ? { nouns } : {}),
     ...(owner ? { owner } : {}),
     ...(attribute.length === 2 ? { compound: attribute } : {}),

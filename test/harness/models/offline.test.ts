@@ -65,6 +65,17 @@ describe('offline extractive reader', () => {
     expect(model.answer(ask(ride.slice(0, 2), 'What time do we roll out on day one?'))).toBe('7am');
   });
 
+  it('does not require a statement to say "end" for "end up", "money" for a sum, or "across"', () => {
+    const shop: AgentInputItem[] = [
+      userMessage('The shop had no pandas, so I got six sterbai corydoras instead.'),
+      userMessage('Guarantees so far come to $950 for the tour.'),
+      userMessage('Chapter word counts: the five chapters total 61,800 words.'),
+    ];
+    expect(model.answer(ask(shop, 'Which corydoras did I end up with?'))).toContain('sterbai');
+    expect(model.answer(ask(shop, 'How much guaranteed money do we have for the tour?'))).toBe('$950');
+    expect(model.answer(ask(shop, 'How many words do the chapters total across all five?'))).toContain('61,800');
+  });
+
   it('prefers a statement over an earlier question using the same words', () => {
     // The assistant's "Could you tell me your order number?" shares the words but states nothing.
     expect(model.answer(ask(router, 'What was the order number again?'))).not.toContain('Could you tell me');
