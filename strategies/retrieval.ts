@@ -17,7 +17,7 @@
 // failure is), an error of the run; the turns it left without a vector are not
 // recalled.
 import { msSince } from '../core/model.js';
-import { dropOrphanToolItems, isUserMessage, itemText, userMessage } from '../core/items.js';
+import { dropOrphanToolItems, isSent, isUserMessage, itemText, sentItems, userMessage } from '../core/items.js';
 import { porterStem } from '../core/porter.js';
 import { isStopWord, normalizeText } from '../core/text.js';
 import type { TokenCounter } from '../core/tokens.js';
@@ -174,6 +174,7 @@ class EmbeddingIndex implements TurnIndex {
 /** What is embedded for a turn's items, or for the newest user message: their texts as one. */
 export function turnText(items: readonly AgentInputItem[]): string {
   return items
+    .filter(isSent)
     .map(itemText)
     .filter((text) => text.trim() !== '')
     .join('\n');
@@ -279,7 +280,8 @@ export class RetrievalStrategy extends MemoryStrategy {
 
   private indexTurns(turns: readonly Span[]): void {
     for (const { start, end } of turns) {
-      const items = this.history.slice(start, end);
+      // Only what a request carries is indexed and counted: a reasoning item is never recalled.
+      const items = sentItems(this.history.slice(start, end));
       const tokens = items.reduce((sum, item) => sum + this.counter.item(item), 0);
       this.index.add({ start, end, tokens }, items);
     }

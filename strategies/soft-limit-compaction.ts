@@ -7,7 +7,7 @@
 // next time the limit is reached the summary message and everything newer are
 // compacted again. The summary is a plain user message, not an SDK
 // `compaction` item, because the runner drops everything before those.
-import { dropOrphanToolItems, userMessage } from '../core/items.js';
+import { dropOrphanToolItems, sentItems, userMessage } from '../core/items.js';
 import { msSince } from '../core/model.js';
 import type { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
@@ -61,7 +61,8 @@ export class SoftLimitCompactionStrategy extends MemoryStrategy {
 
   private async compactIfNeeded(): Promise<void> {
     const items = this.view();
-    if (this.counter.request(this.instructions, items) < this.maxPromptTokens) return;
+    // Measured as sent: reasoning items are in the view's history but no request carries them.
+    if (this.counter.request(this.instructions, sentItems(items)) < this.maxPromptTokens) return;
     const upTo = this.history.length;
     const generation = this.generation;
     if (upTo === (this.compacted?.upTo ?? 0)) return;

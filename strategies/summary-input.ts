@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, isAbsolute, relative } from 'node:path';
 import { fileProblem, InputError } from '../core/errors.js';
-import { itemLabel, itemText } from '../core/items.js';
+import { isSent, itemLabel, itemText } from '../core/items.js';
 import { packagePath } from '../core/package-root.js';
 import type { LabelledLine } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
@@ -71,6 +71,8 @@ export function loadSummaryPrompt(path: string = DEFAULT_SUMMARY_PROMPT_PATH): S
 }
 
 function snippet(item: AgentInputItem, toolTrimLimit: number): LabelledLine | undefined {
+  // A model's private reasoning is never sent: summarised, it would reach the model as text.
+  if (!isSent(item)) return undefined;
   const label = itemLabel(item);
   let text = itemText(item).trim();
   if (text.length === 0) return undefined;

@@ -1,7 +1,7 @@
 // Ephemeral compaction to a token budget: the stored history is never touched;
 // the view drops whole turns from the oldest side once it grows past a high
 // watermark, down to a low watermark, and stays put until the next compaction.
-import { callIdOf, dropOrphanToolItems, isUserMessage, itemRole, itemType } from '../core/items.js';
+import { callIdOf, dropOrphanToolItems, isUserMessage, itemRole, itemType, sentItems } from '../core/items.js';
 import type { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem } from '../core/types.js';
 import { MemoryStrategy, type ProtectPredicate } from './base.js';
@@ -79,7 +79,8 @@ export class TokenBudgetStrategy extends MemoryStrategy {
   }
 
   private tokensAt(cut: number): number {
-    return this.counter.request(this.instructions, this.viewAt(cut));
+    // What a request would carry: reasoning items stay in the history but are never sent.
+    return this.counter.request(this.instructions, sentItems(this.viewAt(cut)));
   }
 
   /** Turn starts after `cut`, from the index kept as items arrive (not a scan of the whole history). */

@@ -186,6 +186,15 @@ describe('token-budget', () => {
     expect(s.getHistory()).toHaveLength(12);
   });
 
+  it('counts what a request carries: a reasoning item in the history is no part of the budget', async () => {
+    const counter = new TokenCounter();
+    const s = new TokenBudgetStrategy(settings(), { counter });
+    const thoughts = { type: 'reasoning', content: [{ type: 'input_text', text: 'step '.repeat(200) }] } as unknown as AgentInputItem;
+    for (let n = 1; n <= 3; n++) await s.addItems([...turn(n), thoughts]);
+    // 45 tokens sent, as without the reasoning: untouched (counting the reasoning would have cut two turns).
+    expect((await s.getItems()).filter((i) => itemType(i) === 'message')).toHaveLength(6);
+  });
+
   it('counts the instructions against the budget', async () => {
     const counter = new TokenCounter();
     const s = new TokenBudgetStrategy(settings(), { counter, instructions: 'Be brief.' });

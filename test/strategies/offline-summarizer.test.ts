@@ -38,6 +38,11 @@ describe('buildSummaryInput', () => {
     expect(buildSummaryInput(items, 12)).toContain('TOOL: xxxxxxxxxxxx\n');
   });
 
+  it('leaves out reasoning items with text: no request carries them, so no summary may', () => {
+    const thoughts = { type: 'reasoning', content: [{ type: 'input_text', text: 'private step0 step1' }] } as unknown as AgentInputItem;
+    expect(buildSummaryInput([userMessage('hello'), thoughts, assistantMessage('bye')], 100)).toBe('USER: hello\nASSISTANT: bye');
+  });
+
   it('loads the cookbook prompt by default, hashes it, and reports a missing prompt as an InputError', () => {
     const prompt = loadSummaryPrompt();
     expect(prompt.text.startsWith('You are a senior customer-support assistant')).toBe(true);
