@@ -75,7 +75,11 @@ export class TokenBudgetStrategy extends MemoryStrategy {
   private viewAt(cut: number): AgentInputItem[] {
     if (cut < this.survivors.cut) this.survivors = new Survivors();
     this.survivors.advance(this.history, cut, (item) => this.keeps(item));
-    return dropOrphanToolItems([...this.survivors.items(this.history), ...this.history.slice(cut)]);
+    const kept = this.history.slice(cut);
+    // A call before the cut whose result is after it comes back: without it the result would be
+    // dropped as an orphan, and with it whatever it states (a critical fact of the newest turn).
+    const ids = new Set(kept.filter(isPairHalf).map(callIdOf).filter((id): id is string => id !== undefined));
+    return dropOrphanToolItems([...this.survivors.items(this.history, ids), ...kept]);
   }
 
   private tokensAt(cut: number): number {
@@ -180,8 +184,11 @@ class Survivors {
     this.kept.sort((a, b) => a - b);
   }
 
-  items(history: readonly AgentInputItem[]): AgentInputItem[] {
-    return this.kept.map((i) => history[i]);
+  /** The survivors, with the pair halves waiting under `partnered` (ids of halves after the cut), in history order. */
+  items(history: readonly AgentInputItem[], partnered: ReadonlySet<string> = new Set()): AgentInputItem[] {
+    const partners = [...partnered].flatMap((id) => this.waiting.get(id) ?? []);
+    const at = partners.length === 0 ? this.kept : [...this.kept, ...partners].sort((a, b) => a - b);
+    return at.map((i) => history[i]);
   }
 }
 

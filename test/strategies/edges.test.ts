@@ -195,6 +195,19 @@ describe('token-budget', () => {
     expect((await s.getItems()).filter((i) => itemType(i) === 'message')).toHaveLength(6);
   });
 
+  it("keeps a call before the cut when its result is after it: the newest turn's result is never dropped as an orphan", async () => {
+    const counter = new TokenCounter();
+    const s = new TokenBudgetStrategy(settings({ budget: 40 }), { counter });
+    await s.addItems(turn(1));
+    await s.addItems([userMessage('question 2'), { type: 'function_call', callId: 'c1', name: 'lookup', arguments: '{}' }]);
+    const result: AgentInputItem = { type: 'function_call_result', callId: 'c1', name: 'lookup', status: 'completed', output: 'code APR-77123' };
+    await s.addItems([userMessage('question 3'), result]);
+    const view = await s.getItems();
+    expect(view).toContain(result);
+    expect(view.some((i) => itemType(i) === 'function_call' && callIdOf(i) === 'c1')).toBe(true);
+    expect(view.map(itemText)).not.toContain('question 1');
+  });
+
   it('counts the instructions against the budget', async () => {
     const counter = new TokenCounter();
     const s = new TokenBudgetStrategy(settings(), { counter, instructions: 'Be brief.' });
