@@ -12,6 +12,7 @@
 // `modelSettings.contextManagement`) and a tiny `max_output_tokens`, and the
 // `compaction` item of the reply's output replaces the history.
 import type { OpenAIResponsesCompactionSession, Session } from '@openai/agents';
+import { callIdOf, itemType, sentItems } from '../core/items.js';
 import { msSince } from '../core/model.js';
 import type { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem, Usage } from '../core/types.js';
@@ -112,11 +113,15 @@ export class OpenAICompactionStrategy extends MemoryStrategy {
     return next;
   }
 
-  private async addAndCompact(items: AgentInputItem[]): Promise<void> {
+  private async addAndCompact(added: AgentInputItem[]): Promise<void> {
+    this.history.push(...added);
+    // The server is sent what any request carries: not a reasoning item it never issued in this session.
+    const items = sentItems(added);
     if (this.trigger.compactThreshold !== undefined) return this.addAndManage(items, this.trigger.compactThreshold);
-    this.history.push(...items);
     const compactor = await this.compactorFor();
     await compactor.addItems(items);
+    // A call still waiting for its result is not compacted away: the result would then follow no call.
+    if (awaitsResult(this.list.items)) return;
     const started = performance.now();
     const lastItem = this.history.length - 1;
     // Input mode: the history itself is sent, so no stored response on the server is needed.
@@ -154,9 +159,8 @@ export class OpenAICompactionStrategy extends MemoryStrategy {
    * text, if any, belongs to no turn and is dropped).
    */
   private async addAndManage(items: AgentInputItem[], threshold: number): Promise<void> {
-    this.history.push(...items);
     this.list.items.push(...items);
-    if (this.sessionTokens(this.list.items) < threshold) return;
+    if (this.sessionTokens(this.list.items) < threshold || awaitsResult(this.list.items)) return;
     const started = performance.now();
     const lastItem = this.history.length - 1;
     const input = [...this.list.items];
@@ -343,4 +347,16 @@ function usableUsage(usage: { inputTokens: unknown; outputTokens: unknown } | un
  */
 function badUsage(lastItem: number, usage: unknown, durationMs: number, shadow: string): SummaryEvent {
   return failedSummary(lastItem, `the compaction reply's usage is not token counts (${JSON.stringify(usage) ?? 'none'}), so the compacted context's size is unknown`, durationMs, shadow);
+}
+
+/** Whether a function call of `items` has no result after it yet. */
+function awaitsResult(items: readonly AgentInputItem[]): boolean {
+  const open = new Set<string>();
+  for (const item of items) {
+    const id = callIdOf(item);
+    if (id === undefined) continue;
+    if (itemType(item) === 'function_call') open.add(id);
+    else if (itemType(item) === 'function_call_result') open.delete(id);
+  }
+  return open.size > 0;
 }
