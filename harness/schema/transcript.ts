@@ -11,7 +11,7 @@ import { normaliseArgument } from '../../graders/tool-calls.js';
 import { choice, freeform, int, list, map, report, text, typeError, uniqueIds, whenValid, word } from './fields.js';
 import type { YamlFormat } from './issues.js';
 import { itemsSchema } from './items.js';
-import { MESSAGE_FIELDS, conversationFacts, conversationLabels, dropUndefined, factsSchema, phrase, toMessageTurn, turnRangeProblem } from './turns.js';
+import { MESSAGE_FIELDS, conversationFacts, conversationLabels, dropUndefined, factsSchema, phrase, toMessageTurn, turnRangeProblem, type CallSeen } from './turns.js';
 
 export const TRANSCRIPT_FORMAT: YamlFormat = {
   root: 'the transcript',
@@ -61,9 +61,23 @@ const turnSchema = map(
 /** A raw-items call made by `turn` whose result comes only after it, described; undefined when none is pending then. */
 function pendingCall(turn: number): string | undefined {
   const seen = conversationFacts.get().calls;
+  let byTurn = pendingByTurn.get(seen);
+  if (!byTurn) pendingByTurn.set(seen, (byTurn = pendingCalls(seen)));
+  return byTurn.get(turn);
+}
+
+/** Per transcript, once: a probe each turn would otherwise rebuild the call index (16,000 turns took minutes). */
+const pendingByTurn = new WeakMap<readonly CallSeen[], Map<number, string>>();
+
+/** For each turn during which a raw-items call awaits its result, the first such call, described. */
+function pendingCalls(seen: readonly CallSeen[]): Map<number, string> {
   const resultTurn = new Map(seen.filter((c) => c.kind === 'result').map((c) => [c.id, c.turn]));
-  const call = seen.find((c) => c.kind === 'call' && c.turn <= turn && (resultTurn.get(c.id) ?? 0) > turn);
-  return call && `function_call ${quote(call.id)} of turn ${call.turn} has its result only in turn ${resultTurn.get(call.id)}`;
+  const out = new Map<number, string>();
+  for (const c of seen) {
+    const until = c.kind === 'call' ? (resultTurn.get(c.id) ?? 0) : 0;
+    for (let t = c.turn; t < until; t++) if (!out.has(t)) out.set(t, `function_call ${quote(c.id)} of turn ${c.turn} has its result only in turn ${until}`);
+  }
+  return out;
 }
 
 /** APIs reject a tool result without its call and a call without its result. */
