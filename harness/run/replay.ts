@@ -4,7 +4,7 @@
 import type { MemoryStrategy, ProtectPredicate, SummaryEvent } from '../../strategies/base.js';
 import type { StrategyContext, StrategyDefinition, StrategyOptions } from '../../strategies/registry.js';
 import { summarizerOptionsOf } from '../../strategies/summary-input.js';
-import { itemText, sentItems, turnItems } from '../../core/items.js';
+import { isSent, itemText, sentItems, turnItems } from '../../core/items.js';
 import { containsNormalized, factPhrases, isAscii, normalizeText } from '../../core/text.js';
 import type { TokenCounter } from '../../core/tokens.js';
 import { FactChanges, type TurnFacts } from '../../core/schema/run.js';
@@ -355,6 +355,36 @@ function cutAndSummarized(
   return { cutTurns: cut, summarizedTurns: [...summarized].sort((a, b) => a - b), summaryTexts: texts };
 }
 
+
+/**
+ * The sent items of each view, reusing the previous view's where the new one starts with the
+ * same item objects (a full history, a masked one): judging every item of a long view again at
+ * every turn made replay quadratic, where comparing references costs about what the view's copy does.
+ */
+class SentView {
+  private raw: readonly AgentInputItem[] = [];
+  private sent: AgentInputItem[] = [];
+  /** `counts[i]`: how many of `raw`'s first i items are sent. */
+  private counts: number[] = [0];
+
+  of(view: readonly AgentInputItem[]): AgentInputItem[] {
+    const limit = Math.min(view.length, this.raw.length);
+    let same = 0;
+    while (same < limit && view[same] === this.raw[same]) same++;
+    const sent = this.sent.slice(0, this.counts[same]);
+    this.counts.length = same + 1;
+    for (let i = same; i < view.length; i++) {
+      if (isSent(view[i])) sent.push(view[i]);
+      this.counts.push(sent.length);
+    }
+    // A copy: a strategy may hand back an array it changes in place later.
+    this.raw = view.slice();
+    this.sent = sent;
+    // Never changed after this (the next view's is a new array).
+    return sent;
+  }
+}
+
 export async function replayTranscript(input: ReplayInput): Promise<ReplayResult> {
   const { transcript, counter } = input;
   const facts = transcript.facts;
@@ -374,6 +404,7 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
   let fullTokens = counter.request(transcript.system, []);
   const tracker = new FactTracker(facts);
   const probesAt = probesByTurn(transcript.probes);
+  const sent = new SentView();
 
   for (let n = 1; n <= transcript.turns.length; n++) {
     await yieldToEvents();
@@ -385,7 +416,7 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     for (const item of sentItems(items)) fullTokens += counter.item(item);
 
     // What a model would be sent: items no request carries (reasoning) are neither counted nor read for facts.
-    const view = sentItems(await strategy.getItems());
+    const view = sent.of(await strategy.getItems());
     const measured = meter.measure(view);
     const { bits, sharedTokens, previousTokens } = measured;
     const cache = cacheStanding(sharedTokens, previousTokens, input.promptCache ?? OPENAI_PROMPT_CACHE);
