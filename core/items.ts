@@ -220,14 +220,7 @@ export function callIdOf(item: AgentInputItem): string | undefined {
  * The SDK forwards such orphans and real APIs reject them.
  */
 export function dropOrphanToolItems(items: AgentInputItem[]): AgentInputItem[] {
-  const calls = new Set<string>();
-  const results = new Set<string>();
-  for (const item of items) {
-    const id = callIdOf(item);
-    if (!id) continue;
-    if (itemType(item) === 'function_call') calls.add(id);
-    if (itemType(item) === 'function_call_result') results.add(id);
-  }
+  const { calls, results } = callIds(items);
   return items.filter((item) => {
     const id = callIdOf(item);
     const type = itemType(item);
@@ -236,6 +229,26 @@ export function dropOrphanToolItems(items: AgentInputItem[]): AgentInputItem[] {
     if (type === 'function_call') return results.has(id);
     return true;
   });
+}
+
+/** The call ids of the function calls and of the results in `items`. */
+function callIds(items: readonly AgentInputItem[]): { calls: Set<string>; results: Set<string> } {
+  const calls = new Set<string>();
+  const results = new Set<string>();
+  for (const item of items) {
+    const id = callIdOf(item);
+    if (!id) continue;
+    if (itemType(item) === 'function_call') calls.add(id);
+    if (itemType(item) === 'function_call_result') results.add(id);
+  }
+  return { calls, results };
+}
+
+/** Whether a function call of `items` has no result among them yet. */
+export function awaitsResult(items: readonly AgentInputItem[]): boolean {
+  const { calls, results } = callIds(items);
+  for (const id of calls) if (!results.has(id)) return true;
+  return false;
 }
 
 /** Indices of items that start a turn (user messages). */

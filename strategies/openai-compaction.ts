@@ -12,8 +12,8 @@
 // `modelSettings.contextManagement`) and a tiny `max_output_tokens`, and the
 // `compaction` item of the reply's output replaces the history.
 import type { OpenAIResponsesCompactionSession, Session } from '@openai/agents';
-import { callIdOf, itemType, sentItems } from '../core/items.js';
-import { msSince } from '../core/model.js';
+import { awaitsResult, sentItems } from '../core/items.js';
+import { msSince, tokenCount } from '../core/model.js';
 import type { TokenCounter } from '../core/tokens.js';
 import type { AgentInputItem, Usage } from '../core/types.js';
 import { failedSummary, MemoryStrategy, type OpaqueSpan, type SummaryEvent } from './base.js';
@@ -336,8 +336,9 @@ export const openaiCompaction: StrategyDefinition = {
 
 /** A reply's token counts when they are counts (whole, finite, not negative); undefined otherwise. */
 function usableUsage(usage: { inputTokens: unknown; outputTokens: unknown } | undefined): Usage | undefined {
-  const count = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0;
-  return usage && count(usage.inputTokens) && count(usage.outputTokens) ? { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } : undefined;
+  const inputTokens = tokenCount(usage?.inputTokens);
+  const outputTokens = tokenCount(usage?.outputTokens);
+  return inputTokens === undefined || outputTokens === undefined ? undefined : { inputTokens, outputTokens };
 }
 
 /**
@@ -347,16 +348,4 @@ function usableUsage(usage: { inputTokens: unknown; outputTokens: unknown } | un
  */
 function badUsage(lastItem: number, usage: unknown, durationMs: number, shadow: string): SummaryEvent {
   return failedSummary(lastItem, `the compaction reply's usage is not token counts (${JSON.stringify(usage) ?? 'none'}), so the compacted context's size is unknown`, durationMs, shadow);
-}
-
-/** Whether a function call of `items` has no result after it yet. */
-function awaitsResult(items: readonly AgentInputItem[]): boolean {
-  const open = new Set<string>();
-  for (const item of items) {
-    const id = callIdOf(item);
-    if (id === undefined) continue;
-    if (itemType(item) === 'function_call') open.add(id);
-    else if (itemType(item) === 'function_call_result') open.delete(id);
-  }
-  return open.size > 0;
 }

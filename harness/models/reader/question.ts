@@ -387,7 +387,7 @@ function subjectPhrase(q: string): Set<string> {
 }
 
 const POSSESSOR = /(?:^|[^\p{L}\p{N}'-])((?:\p{Ll}[\p{Ll}-]+|\p{Lu}{2,}[\p{Lu}\p{N}-]*))(?:'s|s')\s+(?=\p{L})/gu;
-const NOT_POSSESSORS = new Set(['what', 'who', 'that', 'there', 'here', 'it', 'let', 'where', 'when', 'how', 'he', 'she']);
+export const NOT_POSSESSORS: ReadonlySet<string> = new Set(['what', 'who', 'that', 'there', 'here', 'it', 'let', 'where', 'when', 'how', 'he', 'she']);
 
 /**
  * Whose or what thing the attribute is asked of (see `Question.owner`). A capitalised name

@@ -3,7 +3,7 @@
 import { normalizeText, stem } from '../../../core/text.js';
 import type { ReaderContext, Unit } from './context.js';
 import { type Day, daysBetween, findDates } from './dates.js';
-import type { AnswerType, Question } from './question.js';
+import { NOT_POSSESSORS, type AnswerType, type Question } from './question.js';
 import { type Span, findSpans, recordEntries } from './spans.js';
 import { datesIn, distinctValues, hasFirstType, hasTypedValue, labelNames, labelStems, norm, statesWhen, typedSpans } from './typed.js';
 import { contentStems, isAskingWord, stemsOf } from './words.js';
@@ -598,7 +598,8 @@ function namedPossessors(text: string): Set<string> {
   return out;
 }
 
-const NOT_NAMES = new Set(['what', 'who', 'that', 'there', 'here', 'it', 'let', 'where', 'when', 'how', 'he', 'she', 'today', 'tomorrow', 'yesterday', 'everyone', 'nobody', 'somebody', 'someone']);
+// Capitalised at a sentence's start, these are no one's name either.
+const NOT_NAMES = new Set([...NOT_POSSESSORS, 'today', 'tomorrow', 'yesterday', 'everyone', 'nobody', 'somebody', 'someone']);
 
 /**
  * "What's Hana's jersey number?" is not answered by "Benji's jersey number is 7": the statement
