@@ -30,6 +30,11 @@ function request(task: ProbeTask): { system: string | undefined; input: AgentInp
   return { system: task.transcript.system, input: [...task.context.items, userMessage(task.context.probe.question)], ...(tools?.length ? { tools } : {}) };
 }
 
+/** A reply with no text and no tool call: no answer to grade, whatever path gave it. */
+function repliedNothing(result: ModelResult): boolean {
+  return result.output.trim() === '' && !result.toolCalls?.length;
+}
+
 async function ask(req: ReturnType<typeof request>, repeat: number, graders: Graders): Promise<ModelResult> {
   // Repeats are separate samples: each gets its own cache entry.
   const model = modelForRepeat(graders.answerModel, repeat - 1);
@@ -38,7 +43,7 @@ async function ask(req: ReturnType<typeof request>, repeat: number, graders: Gra
     const call: ModelRequest = { ...req, purpose: 'answer' };
     const result = await model.complete(call);
     // A reply with nothing in it is an error (answerProbe): not kept in the cache, so a rerun or --resume asks again.
-    if (!result.error && result.output.trim() === '' && !result.toolCalls?.length) await model.forget?.(call);
+    if (!result.error && repliedNothing(result)) await model.forget?.(call);
     return result;
   } catch (error) {
     // A model that throws (a bug in it; the offline reader is not behind the call cache, which
@@ -111,7 +116,7 @@ export async function answerProbe(task: ProbeTask, graders: Graders): Promise<Pr
   record.costCached = discountedCost(result.cost, result.usage, graders.answerPrice, task.context.cacheableTokens);
   // Whatever path answered (a provider, the Agents SDK runner, a batch), a reply with nothing
   // in it is no answer to grade: an empty string would be graded a wrong answer the model never gave.
-  const error = result.error ?? (result.output.trim() === '' && !result.toolCalls?.length ? 'the model replied with nothing: no text and no tool call' : undefined);
+  const error = result.error ?? (repliedNothing(result) ? 'the model replied with nothing: no text and no tool call' : undefined);
   if (error) {
     Object.assign(record, { error, errorStage: 'answer', passed: false, attribution: 'error' });
     const expected = ungradedToolCall(task);

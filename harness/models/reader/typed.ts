@@ -56,7 +56,9 @@ const normalized = new TextMemo<string>();
 export const norm = (text: string) => normalized.get(text, () => normalizeText(text));
 
 /** The question as values are looked for in it: a possessive is its name ("Teo's full name" names Teo). */
-const askedText = (text: string): string => norm(text.replace(/(?<=\p{L})['\u2019]s\b/gu, ''));
+const askedTexts = new TextMemo<string>();
+// Looked up for every statement a question is scored against: made once per question text.
+const askedText = (text: string): string => askedTexts.get(text, () => norm(text.replace(/(?<=\p{L})['\u2019]s\b/gu, '')));
 
 export function datesIn(unit: Unit, q: Question): DateMention[] {
   const asked = askedText(q.text);
