@@ -31,16 +31,35 @@ export interface AttributionInput {
    * names no facts. Without `view` they cannot be placed and count as none.
    */
   evidenceTurns?: readonly number[];
-  /** Where the turns of the conversation stood in the context sent (the replay's `cutTurns` and `summarizedTurns`). */
+  /** Where the turns of the conversation stood in the context sent (the replay's `cutSpans`, `summarizedTurns` and `opaqueUpTo`). */
   view?: TurnsInView;
 }
 
-/** Turns (1-based) whose items were absent from the context, and turns a summary in the context stands for. */
+/** Turns `first` to `last` (1-based, both included). */
+export type TurnSpan = readonly [first: number, last: number];
+
+/** Turns whose items were absent from the context, and turns a summary in the context stands for. */
 export interface TurnsInView {
-  cutTurns: readonly number[];
+  /**
+   * The turns cut, as runs of turns in ascending order: a view keeps a few
+   * runs of a long conversation, so a probe's record stays the size of its view.
+   */
+  cutSpans: readonly TurnSpan[];
   summarizedTurns: readonly number[];
-  /** Turns a server compacted into an opaque item in the context (`openai-compaction`). */
-  opaqueTurns?: readonly number[];
+  /** Cut turns up to this one were compacted by a server into an opaque item in the context (`openai-compaction`); 0 or absent: none. */
+  opaqueUpTo?: number;
+}
+
+/** Whether `turn` lies in one of the ascending `spans`. */
+export function inSpans(spans: readonly TurnSpan[], turn: number): boolean {
+  let lo = 0;
+  let hi = spans.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (spans[mid][1] < turn) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < spans.length && spans[lo][0] <= turn;
 }
 
 /**
@@ -93,13 +112,12 @@ export function attribute(input: AttributionInput): Attribution | undefined {
  */
 export function attributeByEvidence(evidenceTurns: readonly number[], view: TurnsInView | undefined): Attribution {
   if (evidenceTurns.length === 0 || view === undefined) return 'unknown';
-  const cut = new Set(view.cutTurns);
   const summarized = new Set(view.summarizedTurns);
-  const lost = evidenceTurns.filter((t) => cut.has(t));
+  const lost = evidenceTurns.filter((t) => inSpans(view.cutSpans, t));
   if (lost.length === 0) return 'present-but-missed';
-  const opaque = new Set(view.opaqueTurns ?? []);
-  if (lost.some((t) => !summarized.has(t) && !opaque.has(t))) return 'trimmed';
-  return lost.some((t) => opaque.has(t)) ? 'opaque' : 'lost-in-summary';
+  const opaque = (t: number) => t <= (view.opaqueUpTo ?? 0);
+  if (lost.some((t) => !summarized.has(t) && !opaque(t))) return 'trimmed';
+  return lost.some(opaque) ? 'opaque' : 'lost-in-summary';
 }
 
 /**

@@ -62,6 +62,23 @@ export interface OpaqueSpan {
   apiTokens: number;
 }
 
+/**
+ * The view as a change from the one described before it: the previous view's
+ * first `kept` items (the same objects), then `added`.
+ */
+export interface ViewChange {
+  kept: number;
+  added: AgentInputItem[];
+}
+
+/** How many leading items two views share (the same objects at the same places). */
+export function sharedPrefix(a: readonly AgentInputItem[], b: readonly AgentInputItem[]): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a[i] === b[i]) i++;
+  return i;
+}
+
 /** Items the harness must never see dropped (e.g. those stating a critical fact). */
 export type ProtectPredicate = (item: AgentInputItem) => boolean;
 
@@ -71,6 +88,8 @@ export abstract class MemoryStrategy implements Session {
   /** Summaries made so far, oldest first. */
   readonly events: SummaryEvent[] = [];
   private readonly sessionId: string;
+  /** The view `viewChange` last described (what the default compares with). */
+  private lastDescribed: readonly AgentInputItem[] = [];
 
   constructor(sessionId?: string) {
     this.sessionId = sessionId ?? randomUUID();
@@ -91,6 +110,20 @@ export abstract class MemoryStrategy implements Session {
     if (limit === undefined || limit === null) return items;
     if (limit <= 0) return [];
     return items.slice(-limit);
+  }
+
+  /**
+   * The view `getItems()` would return now, as a change from the one the
+   * previous call described (the first call: from an empty view). A replay
+   * measures every turn's view; a strategy whose view grows with the history
+   * overrides this, so that a turn costs what changed in it rather than the
+   * history's length. The default builds the view and compares it item by item.
+   */
+  viewChange(): ViewChange {
+    const view = this.view();
+    const kept = sharedPrefix(view, this.lastDescribed);
+    this.lastDescribed = view;
+    return { kept, added: view.slice(kept) };
   }
 
   async addItems(items: AgentInputItem[]): Promise<void> {

@@ -7,7 +7,7 @@
 // full; only the view changes.
 import { callIdOf, itemType } from '../core/items.js';
 import type { AgentInputItem } from '../core/types.js';
-import { MemoryStrategy } from './base.js';
+import { MemoryStrategy, type ViewChange } from './base.js';
 import { num, strings, type StrategyDefinition } from './registry.js';
 
 /** A value longer than this many characters is cut, ending in an ellipsis. */
@@ -88,6 +88,8 @@ export class ObservationMaskingStrategy extends MemoryStrategy {
    * history was popped and refilled).
    */
   private readonly masks = new WeakMap<object, { call: AgentInputItem | undefined; item: AgentInputItem }>();
+  /** The view `viewChange` last described: its length and how many results it masked. */
+  private described = { length: 0, masked: 0 };
 
   constructor(keepLast: number, excludeTools: readonly string[] = [], sessionId?: string) {
     super(sessionId);
@@ -98,12 +100,38 @@ export class ObservationMaskingStrategy extends MemoryStrategy {
   protected view(): AgentInputItem[] {
     this.index();
     const view = [...this.history];
-    const masked = this.maskable.length - this.keepLast;
+    const masked = this.maskedCount();
     for (let j = 0; j < masked; j++) {
       const i = this.maskable[j];
       view[i] = this.masked(view[i]);
     }
     return view;
+  }
+
+  /**
+   * The view changes where it grew and at the results masked since the last
+   * change described, the oldest of which is near its end: a turn costs what
+   * it added, not the history's length.
+   */
+  override viewChange(): ViewChange {
+    this.index();
+    const masked = this.maskedCount();
+    const was = this.described;
+    let kept = Math.min(was.length, this.history.length);
+    if (masked > was.masked) kept = Math.min(kept, this.maskable[was.masked]);
+    const added = this.history.slice(kept);
+    // The masked results at or after `kept`: the first maskable index not before it, up to `masked`.
+    for (let j = firstAtOrAfter(this.maskable, kept); j < masked; j++) {
+      const i = this.maskable[j] - kept;
+      added[i] = this.masked(added[i]);
+    }
+    this.described = { length: this.history.length, masked };
+    return { kept, added };
+  }
+
+  /** How many of the maskable results, oldest first, the view masks. */
+  private maskedCount(): number {
+    return Math.max(0, this.maskable.length - this.keepLast);
   }
 
   /** Files the items added since the last view. */
@@ -133,7 +161,21 @@ export class ObservationMaskingStrategy extends MemoryStrategy {
     this.calls = new Map();
     this.maskable = [];
     this.indexed = 0;
+    // A removed result can unmask an older one (keep_last counts from the newest): the next change describes the whole view.
+    this.described = { length: 0, masked: 0 };
   }
+}
+
+/** The index of the first value of the ascending `values` that is at least `min` (its length if none). */
+function firstAtOrAfter(values: readonly number[], min: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid] < min) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 export const observationMasking: StrategyDefinition = {

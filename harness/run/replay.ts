@@ -1,7 +1,7 @@
 // Replays one transcript through one strategy, turn by turn, and measures what
 // the strategy would send: token pressure, facts kept, summaries made. Probes
 // are captured as the exact view the model would see; they never enter the session.
-import type { MemoryStrategy, ProtectPredicate, SummaryEvent } from '../../strategies/base.js';
+import type { MemoryStrategy, ProtectPredicate, SummaryEvent, ViewChange } from '../../strategies/base.js';
 import type { StrategyContext, StrategyDefinition, StrategyOptions } from '../../strategies/registry.js';
 import { summarizerOptionsOf } from '../../strategies/summary-input.js';
 import { isSent, itemText, sentItems, turnItems } from '../../core/items.js';
@@ -9,6 +9,7 @@ import { containsNormalized, factPhrases, isAscii, normalizeText } from '../../c
 import type { TokenCounter } from '../../core/tokens.js';
 import { FactChanges, type TurnFacts } from '../../core/schema/run.js';
 import { yieldToEvents } from './yield.js';
+import type { TurnSpan } from '../../graders/attribution.js';
 import { OPENAI_PROMPT_CACHE, cacheStanding, type PromptCacheRule } from '../../core/prompt-cache.js';
 import type { AgentInputItem, Fact, MadeSummary, Probe, Transcript, TurnRecord } from '../../core/types.js';
 
@@ -21,10 +22,10 @@ export interface ProbeContext {
   factsMissing: string[];
   /** Needed facts stated in a span the server compacted into an opaque item. */
   factsOpaque: string[];
-  /** Turns (1-based) whose items are absent from the view. */
-  cutTurns: number[];
-  /** Cut turns that a server-compacted, opaque item in the view stands for. */
-  opaqueTurns: number[];
+  /** Runs of turns (1-based, ascending) whose items are absent from the view. */
+  cutSpans: TurnSpan[];
+  /** Cut turns up to this one a server-compacted, opaque item in the view stands for (0: none). */
+  opaqueUpTo: number;
   /** Turns stood for by a summary that is in the view, and the summary texts. */
   summarizedTurns: number[];
   summaryTexts: string[];
@@ -149,7 +150,6 @@ function longestWord(normalized: string): string {
  * first item that differs ends it, even when it differs only at its end.
  */
 class ViewMeter {
-  private last: AgentInputItem[] = [];
   /** Tokens of the instructions and the first i items of `last`, at i (so its last entry is the whole view). */
   private prefixTokens: number[];
   /** Per fact, how many items of `last` state it. */
@@ -166,35 +166,41 @@ class ViewMeter {
     this.factCounts = new Int32Array(systemBits.length);
   }
 
-  measure(view: AgentInputItem[]): { tokens: number; bits: Uint8Array; sharedTokens: number; previousTokens?: number } {
-    const kept = this.sharedItems(view);
-    const previousTokens = this.measured ? this.prefixTokens[this.last.length] : undefined;
-    const sharedTokens = this.prefixTokens[kept];
-    // Cut back to the shared prefix in place, not copied: a view that only grows would copy every earlier count per turn.
+  /**
+   * `view` is the sent view after `change`. Items rebuilt with the same content as the ones
+   * they replace (a summary message made again) still belong to the shared prefix.
+   */
+  measure(view: readonly AgentInputItem[], change: SentChange): { tokens: number; bits: Uint8Array; sharedTokens: number; previousTokens?: number } {
+    const { removed, added } = change;
+    let same = 0;
+    while (same < removed.length && same < added.length && this.sameItem(added[same], removed[same])) same++;
+    const kept = change.kept + same;
     const prefix = this.prefixTokens;
+    const previousTokens = this.measured ? prefix[prefix.length - 1] : undefined;
+    const sharedTokens = prefix[kept];
+    // Cut back to the shared prefix in place, not copied: a view that only grows would copy every earlier count per turn.
     prefix.length = kept + 1;
     for (let i = kept; i < view.length; i++) prefix.push(prefix[i] + this.counter.item(view[i]));
-    this.countFacts(view, kept);
-    this.last = view;
+    this.countFacts(removed.slice(same), added.slice(same));
     this.measured = true;
     return { tokens: prefix[view.length], bits: this.factBits(), sharedTokens, previousTokens };
   }
 
   /**
-   * Updates the per-fact counts from the items after the shared prefix: those
-   * of the previous view no longer in this one are taken off, the new ones
-   * added. A view that drops or rewrites a few items (a window sliding, a
-   * result masked) is then not scanned whole every turn.
+   * Updates the per-fact counts from the items that left the view and those
+   * that came into it; an item in both (moved) counts as staying. A view that
+   * drops or rewrites a few items (a window sliding, a result masked) is then
+   * not scanned whole every turn.
    */
-  private countFacts(view: AgentInputItem[], kept: number): void {
-    const gone = new Map<AgentInputItem, number>();
-    for (let i = kept; i < this.last.length; i++) gone.set(this.last[i], (gone.get(this.last[i]) ?? 0) + 1);
-    for (let i = kept; i < view.length; i++) {
-      const stays = gone.get(view[i]);
-      if (stays) gone.set(view[i], stays - 1);
-      else this.addFacts(view[i], 1);
+  private countFacts(gone: readonly AgentInputItem[], come: readonly AgentInputItem[]): void {
+    const leaving = new Map<AgentInputItem, number>();
+    for (const item of gone) leaving.set(item, (leaving.get(item) ?? 0) + 1);
+    for (const item of come) {
+      const stays = leaving.get(item);
+      if (stays) leaving.set(item, stays - 1);
+      else this.addFacts(item, 1);
     }
-    for (const [item, times] of gone) if (times > 0) this.addFacts(item, -times);
+    for (const [item, times] of leaving) if (times > 0) this.addFacts(item, -times);
   }
 
   private addFacts(item: AgentInputItem, times: number): void {
@@ -212,14 +218,6 @@ class ViewMeter {
   /** Tokens of the first `n` items of the view last measured (the instructions not included). */
   itemTokens(n: number): number {
     return this.prefixTokens[n] - this.prefixTokens[0];
-  }
-
-  /** How many leading items `view` has in common with the previous view. */
-  private sharedItems(view: AgentInputItem[]): number {
-    const n = Math.min(view.length, this.last.length);
-    let i = 0;
-    while (i < n && this.sameItem(view[i], this.last[i])) i++;
-    return i;
   }
 
   /**
@@ -280,14 +278,22 @@ function protectCritical(index: FactIndex, facts: Fact[]): ProtectPredicate | un
   };
 }
 
-/** 1-based turn of every full-history index, kept in step with the strategy's history. */
+/** 1-based turn of every full-history index, kept in step with the strategy's history, and of every history item. */
 class TurnMap {
   readonly turnOfItem: number[] = [];
-  add(count: number, turn: number): void {
-    for (let i = 0; i < count; i++) this.turnOfItem.push(turn);
+  private readonly turnOf = new WeakMap<object, number>();
+  add(items: readonly AgentInputItem[], turn: number): void {
+    for (const item of items) {
+      this.turnOfItem.push(turn);
+      this.turnOf.set(item as object, turn);
+    }
   }
   turnAt(index: number): number {
     return this.turnOfItem[Math.min(Math.max(index, 0), this.turnOfItem.length - 1)] ?? 1;
+  }
+  /** The turn a history item was added in; undefined for an item the history never had (a summary, a mask). */
+  turnOfHistoryItem(item: AgentInputItem): number | undefined {
+    return this.turnOf.get(item as object);
   }
 }
 
@@ -327,18 +333,53 @@ function summarizerLabel(input: ReplayInput): string {
   return model === 'offline' ? 'offline-extractive' : model;
 }
 
-/** Views keep history items by identity; anything else in a view is synthetic (a summary). */
+/**
+ * How many items of the view each turn has, kept from the view's changes: a
+ * probe finds the turns its view cut without reading the view or the history.
+ * Views keep history items by identity; anything else in a view (a summary, a
+ * masked result) belongs to no turn.
+ */
+class TurnsInView {
+  /** At index t: the view's items of turn t. */
+  private readonly counts: number[] = [0];
+
+  constructor(private readonly turns: TurnMap) {}
+
+  apply(change: SentChange): void {
+    for (const item of change.removed) this.count(item, -1);
+    for (const item of change.added) this.count(item, 1);
+  }
+
+  private count(item: AgentInputItem, by: number): void {
+    const turn = this.turns.turnOfHistoryItem(item);
+    if (turn === undefined) return;
+    while (this.counts.length <= turn) this.counts.push(0);
+    this.counts[turn] += by;
+  }
+
+  /** Runs of turns up to `last` none of whose items is in the view. */
+  cut(last: number): TurnSpan[] {
+    const spans: TurnSpan[] = [];
+    let from = 0;
+    for (let t = 1; t <= last + 1; t++) {
+      const isCut = t <= last && !(this.counts[t] > 0);
+      if (isCut && from === 0) from = t;
+      else if (!isCut && from > 0) {
+        spans.push([from, t - 1]);
+        from = 0;
+      }
+    }
+    return spans;
+  }
+}
+
+/** The turns the view cut, and the turns summaries in it stand for, with their texts. */
 function cutAndSummarized(
   view: AgentInputItem[],
-  history: readonly AgentInputItem[],
+  inView: TurnsInView,
   turns: TurnMap,
   events: SummaryEvent[],
-): { cutTurns: number[]; summarizedTurns: number[]; summaryTexts: string[] } {
-  const kept = new Set<number>();
-  const inView = new Set<object>(view as object[]);
-  history.forEach((item, i) => {
-    if (inView.has(item as object)) kept.add(turns.turnAt(i));
-  });
+): { cutSpans: TurnSpan[]; summarizedTurns: number[]; summaryTexts: string[] } {
   const texts: string[] = [];
   const summarized = new Set<number>();
   for (const event of events) {
@@ -349,39 +390,41 @@ function cutAndSummarized(
     texts.push(event.output.summary);
     for (let t = turns.turnAt(event.firstItem); t <= turns.turnAt(event.lastItem); t++) summarized.add(t);
   }
-  const last = turns.turnAt(history.length - 1);
-  const cut: number[] = [];
-  for (let t = 1; t <= last; t++) if (!kept.has(t)) cut.push(t);
-  return { cutTurns: cut, summarizedTurns: [...summarized].sort((a, b) => a - b), summaryTexts: texts };
+  const cut = inView.cut(turns.turnAt(turns.turnOfItem.length - 1));
+  return { cutSpans: cut, summarizedTurns: [...summarized].sort((a, b) => a - b), summaryTexts: texts };
 }
 
 
+/** A change to the sent items of the view: its first `kept` stay, `removed` followed them before, `added` follow them now. */
+interface SentChange {
+  kept: number;
+  removed: AgentInputItem[];
+  added: AgentInputItem[];
+}
+
 /**
- * The sent items of each view, reusing the previous view's where the new one starts with the
- * same item objects (a full history, a masked one): judging every item of a long view again at
- * every turn made replay quadratic, where comparing references costs about what the view's copy does.
+ * The sent items of the view, kept up to date from the strategy's view changes:
+ * only what a change adds is judged, so a long view that grows by a turn costs
+ * that turn (judging and copying the whole view every turn made replay quadratic).
  */
 class SentView {
-  private raw: readonly AgentInputItem[] = [];
-  private sent: AgentInputItem[] = [];
-  /** `counts[i]`: how many of `raw`'s first i items are sent. */
-  private counts: number[] = [0];
+  /** The sent items of the current view; changed in place by `apply`, so a record keeps a copy. */
+  readonly items: AgentInputItem[] = [];
+  /** `counts[i]`: how many of the view's first i items are sent. */
+  private readonly counts: number[] = [0];
 
-  of(view: readonly AgentInputItem[]): AgentInputItem[] {
-    const limit = Math.min(view.length, this.raw.length);
-    let same = 0;
-    while (same < limit && view[same] === this.raw[same]) same++;
-    const sent = this.sent.slice(0, this.counts[same]);
-    this.counts.length = same + 1;
-    for (let i = same; i < view.length; i++) {
-      if (isSent(view[i])) sent.push(view[i]);
-      this.counts.push(sent.length);
+  apply(change: ViewChange): SentChange {
+    if (change.kept >= this.counts.length) throw new Error(`the strategy kept ${change.kept} items of a view of ${this.counts.length - 1}`);
+    const kept = this.counts[change.kept];
+    const removed = this.items.splice(kept);
+    this.counts.length = change.kept + 1;
+    const added: AgentInputItem[] = [];
+    for (const item of change.added) {
+      if (isSent(item)) added.push(item);
+      this.counts.push(kept + added.length);
     }
-    // A copy: a strategy may hand back an array it changes in place later.
-    this.raw = view.slice();
-    this.sent = sent;
-    // Never changed after this (the next view's is a new array).
-    return sent;
+    for (const item of added) this.items.push(item);
+    return { kept, removed, added };
   }
 }
 
@@ -405,19 +448,22 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
   const tracker = new FactTracker(facts);
   const probesAt = probesByTurn(transcript.probes);
   const sent = new SentView();
+  const inView = new TurnsInView(turnMap);
 
   for (let n = 1; n <= transcript.turns.length; n++) {
     await yieldToEvents();
     if (input.stop?.aborted) return { ...result, stopped: true };
     const items = turnItems(transcript.turns[n - 1], n);
     const eventsBefore = strategy.events.length;
-    turnMap.add(items.length, n);
+    turnMap.add(items, n);
     await strategy.addItems(items);
     for (const item of sentItems(items)) fullTokens += counter.item(item);
 
     // What a model would be sent: items no request carries (reasoning) are neither counted nor read for facts.
-    const view = sent.of(await strategy.getItems());
-    const measured = meter.measure(view);
+    const change = sent.apply(strategy.viewChange());
+    const view = sent.items;
+    const measured = meter.measure(view, change);
+    inView.apply(change);
     const { bits, sharedTokens, previousTokens } = measured;
     const cache = cacheStanding(sharedTokens, previousTokens, input.promptCache ?? OPENAI_PROMPT_CACHE);
     const span = strategy.opaqueSpan();
@@ -456,20 +502,21 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     const probes = probesAt.get(n);
     if (!probes) continue;
     // What the view cut and summarised is the same for every probe of the turn.
-    const where = cutAndSummarized(view, strategy.getHistory(), turnMap, strategy.events);
-    const opaqueTurns = where.cutTurns.filter((t) => t <= opaqueUpTo);
+    // One copy of the view for the turn's probes: the replay changes its own in place.
+    const context = view.slice();
+    const where = cutAndSummarized(context, inView, turnMap, strategy.events);
     for (const probe of probes) {
       const { factsPresent, factsMissing, factsOpaque } = probeFacts(probe, bits, facts, opaqueUpTo);
       // One literal, as the turn records above: no record of its own shape per probe.
       result.probes.push({
         probe,
-        items: view,
+        items: context,
         contextTokens,
         factsPresent,
         factsMissing,
         factsOpaque,
-        cutTurns: where.cutTurns,
-        opaqueTurns,
+        cutSpans: where.cutSpans,
+        opaqueUpTo,
         summarizedTurns: where.summarizedTurns,
         summaryTexts: where.summaryTexts,
         cacheableTokens: cache.cacheableTokens,

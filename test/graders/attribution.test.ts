@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { answerableOf, attribute, attributeByEvidence, attributeProbe, evidenceTurnsOf, summariesInView, type AttributionInput } from '../../graders/attribution.js';
+import { answerableOf, attribute, attributeByEvidence, attributeProbe, evidenceTurnsOf, inSpans, summariesInView, type AttributionInput, type TurnsInView } from '../../graders/attribution.js';
 import type { Fact, ProbeRecord, SummaryRecord, Turn } from '../../core/types.js';
 import { locomoSampleToTranscript } from '../../harness/datasets/importers/locomo.js';
 import { longMemEvalToTranscript } from '../../harness/datasets/importers/longmemeval.js';
@@ -45,9 +45,17 @@ describe('attribute', () => {
   });
 });
 
+describe('inSpans', () => {
+  it('finds a turn in ascending runs of turns, and only there', () => {
+    const spans = [[1, 2], [5, 5], [9, 12]] as const;
+    expect([0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 12, 13].filter((t) => inSpans(spans, t))).toEqual([1, 2, 5, 9, 10, 12]);
+    expect(inSpans([], 1)).toBe(false);
+  });
+});
+
 describe('attribute a probe that names no facts', () => {
   // Turns 1-2 cut with a summary standing for them, turns 3-4 cut outright, 5-8 kept.
-  const view = { cutTurns: [1, 2, 3, 4], summarizedTurns: [1, 2] };
+  const view: TurnsInView = { cutSpans: [[1, 4]], summarizedTurns: [1, 2] };
   const noFacts = (evidenceTurns: number[] | undefined, over: Partial<AttributionInput> = {}) =>
     attribute(input({ factsNeeded: [], evidenceTurns, view, ...over }));
 
@@ -72,6 +80,12 @@ describe('attribute a probe that names no facts', () => {
     expect(noFacts([3], { error: 'HTTP 500' })).toBe('error');
     expect(noFacts([3], { passed: true })).toBeUndefined();
     expect(noFacts(undefined, { kind: 'abstention' })).toBe('abstain-fail');
+  });
+  it('opaque: a cut evidence turn a server compacted, unless another was trimmed outright', () => {
+    const compacted: TurnsInView = { cutSpans: [[1, 4], [6, 6]], summarizedTurns: [], opaqueUpTo: 4 };
+    expect(attributeByEvidence([2, 5], compacted)).toBe('opaque');
+    expect(attributeByEvidence([2, 6], compacted)).toBe('trimmed');
+    expect(attributeByEvidence([5, 7], compacted)).toBe('present-but-missed');
   });
   it('reads facts, not evidence, when the probe names facts', () => {
     expect(attribute(input({ factsNeeded: ['os'], factsPresent: ['os'], evidenceTurns: [3], view }))).toBe('present-but-missed');
@@ -169,8 +183,8 @@ describe('attributeProbe', () => {
     const bare = { ...record, factsNeeded: [], factsMissing: [], answerable: null };
     expect(attributeProbe(bare, facts, [])).toBe('unknown');
     expect(attributeProbe({ ...bare, evidenceTurns: [2] }, facts, [])).toBe('unknown');
-    expect(attributeProbe({ ...bare, evidenceTurns: [2] }, facts, [], { cutTurns: [1, 2], summarizedTurns: [] })).toBe('trimmed');
-    expect(attributeProbe({ ...bare, evidenceTurns: [3] }, facts, [], { cutTurns: [1, 2], summarizedTurns: [] })).toBe('present-but-missed');
+    expect(attributeProbe({ ...bare, evidenceTurns: [2] }, facts, [], { cutSpans: [[1, 2]], summarizedTurns: [] })).toBe('trimmed');
+    expect(attributeProbe({ ...bare, evidenceTurns: [3] }, facts, [], { cutSpans: [[1, 2]], summarizedTurns: [] })).toBe('present-but-missed');
   });
   it('treats a judge error as an error, never a pass', () => {
     const judge = { verdict: 'error' as const, reason: 'reply is not JSON', model: 'openai:j' };

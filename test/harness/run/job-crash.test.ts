@@ -9,16 +9,16 @@ import { runSuite, type RunOutcome } from '../../../harness/run/run.js';
 import { STRATEGIES } from '../../../strategies/index.js';
 import { FullHistoryStrategy } from '../../../strategies/full-history.js';
 import type { StrategyDefinition } from '../../../strategies/registry.js';
-import type { AgentInputItem } from '../../../core/types.js';
+import type { ViewChange } from '../../../strategies/base.js';
 import { itemText } from '../../../core/items.js';
 import { tinyTranscript, Workspace } from '../../helpers/cli.js';
 import { summarize } from '../../../reports/aggregate.js';
 
 /** Full history, except that its view throws once transcript t1's second turn (its router, model R200) is in it. */
 class BreaksOnT1 extends FullHistoryStrategy {
-  protected override view(): AgentInputItem[] {
+  override viewChange(): ViewChange {
     if (this.history.some((item) => itemText(item).includes('model R200'))) throw new TypeError("Cannot read properties of undefined (reading 'text')");
-    return super.view();
+    return super.viewChange();
   }
 }
 const breaks: StrategyDefinition = { use: 'breaks-on-t1', doc: 'Throws on one transcript.', options: {}, create: () => new BreaksOnT1() };

@@ -107,8 +107,22 @@ describe('replay', () => {
     expect([t2.factsPresentCount, t2.factsMissingCount]).toEqual([2, 0]); // A-17 is still in the tool call arguments
     const probe = res.probes[0];
     expect(probe.items).toHaveLength(4);
-    expect(probe.cutTurns).toEqual([1]);
+    expect(probe.cutSpans).toEqual([[1, 1]]);
     expect(probe.contextTokens).toBe(t2.contextTokens);
+  });
+
+  it('records the turns a view cut as runs, however the view keeps them', async () => {
+    /** Keeps the items of turns 4, 5 and 1 (four items a turn: user, call, result, assistant), in that order. */
+    class SomeTurns extends Everything {
+      protected override view(): AgentInputItem[] {
+        const h = this.getHistory();
+        return [...h.slice(12, 20), ...h.slice(0, 4)];
+      }
+    }
+    const turns = Array.from({ length: 7 }, (_, i) => ({ kind: 'message' as const, user: `u${i + 1}`, assistant: `a${i + 1}`, toolCalls: [{ name: 'f', arguments: {}, output: `o${i + 1}` }] }));
+    const seven: Transcript = { ...transcript, turns, facts: [], probes: [{ ...transcript.probes[0], afterTurn: 7, facts: [] }, { ...transcript.probes[0], id: 'p3', afterTurn: 3, facts: [] }] };
+    const res = await replayTranscript({ transcript: seven, strategyId: 'some', definition: def('some', () => new SomeTurns()), options: {}, ...ctx() });
+    expect(res.probes.map((p) => p.cutSpans)).toEqual([[[2, 3]], [[2, 3], [6, 7]]]);
   });
 
   it('reports critical drops when nothing in the view states the fact', async () => {
