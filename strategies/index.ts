@@ -27,7 +27,7 @@ export const BUILTIN_STRATEGIES: readonly StrategyDefinition[] = [
 export const STRATEGIES = new StrategyRegistry(BUILTIN_STRATEGIES);
 
 export { StrategyRegistry, DEFAULT_SUMMARIZER, type StrategyDefinition, type StrategyOptions, type SummarizerOptions, type ServerModel, type ServerCallOutcome } from './registry.js';
-export { MemoryStrategy, type OpaqueSpan, type Summarizer, type SummaryEvent, type SummaryOutput } from './base.js';
+export { MemoryStrategy, type OpaqueSpan, type Summarizer, type SummaryEvent, type SummaryOutput, type ViewChange } from './base.js';
 export { LlmSummarizer, fromSdkModel, SDK_MODEL_LABEL, type LlmSummarizerOptions } from './llm-summarizer.js';
 export type { Model, ModelRequest, ModelResult } from '../core/model.js';
 
