@@ -266,14 +266,16 @@ export interface FactsAtTurn {
  */
 const NO_CHANGE: string[] = Object.freeze([]) as unknown as string[];
 
-function orNone(ids: string[]): string[] {
+/** `ids`, or the one frozen empty list when there are none. */
+export function orNone(ids: string[]): string[] {
   return ids.length === 0 ? NO_CHANGE : ids;
 }
 
 /**
- * One job's facts turn after turn, as its turn records hold them. The replay
- * writes the records with it and migrateTurns rebuilds them from records of the
- * listed shape with it, so the two cannot disagree on what was lost or regained.
+ * One job's facts turn after turn, as its turn records hold them, from every
+ * fact's standing at each turn: migrateTurns rebuilds records of the listed
+ * shape with it. The replay keeps the same rule from the changes of each turn
+ * (harness/run/replay.ts FactTracker); a test holds the two equal.
  */
 export class FactChanges {
   /** Facts missing at the job's previous turn. */

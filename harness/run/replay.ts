@@ -7,7 +7,7 @@ import { summarizerOptionsOf } from '../../strategies/summary-input.js';
 import { isSent, itemText, sentItems, turnItems } from '../../core/items.js';
 import { containsNormalized, factPhrases, isAscii, normalizeText } from '../../core/text.js';
 import type { TokenCounter } from '../../core/tokens.js';
-import { FactChanges, type TurnFacts } from '../../core/schema/run.js';
+import { orNone, type TurnFacts } from '../../core/schema/run.js';
 import { yieldToEvents } from './yield.js';
 import type { TurnSpan } from '../../graders/attribution.js';
 import { OPENAI_PROMPT_CACHE, cacheStanding, type PromptCacheRule } from '../../core/prompt-cache.js';
@@ -62,9 +62,9 @@ export interface ReplayInput {
  * (its `facts`) under one counter (one run, or one benchmark repetition): every
  * strategy replays the same turns, as fresh item objects holding the same texts.
  */
-const scanCaches = new WeakMap<TokenCounter, WeakMap<Fact[], Map<string, Uint8Array>>>();
+const scanCaches = new WeakMap<TokenCounter, WeakMap<Fact[], Map<string, readonly number[]>>>();
 
-function scanCacheFor(counter: TokenCounter, facts: Fact[]): Map<string, Uint8Array> {
+function scanCacheFor(counter: TokenCounter, facts: Fact[]): Map<string, readonly number[]> {
   let byFacts = scanCaches.get(counter);
   if (!byFacts) {
     byFacts = new WeakMap();
@@ -78,20 +78,23 @@ function scanCacheFor(counter: TokenCounter, facts: Fact[]): Map<string, Uint8Ar
   return cache;
 }
 
-/** Remembers, per item object, which facts its text states (computed once per item). */
+/** The one list of a text stating no fact (most texts), frozen. */
+const NO_FACTS: readonly number[] = Object.freeze([]);
+
+/** Remembers, per item object, which facts its text states (computed once per item), as the facts' positions. */
 class FactIndex {
   private readonly phrases: string[][];
   /** Each phrase's longest word (see `mayState`). */
   private readonly keys: string[][];
-  private readonly cache = new WeakMap<object, Uint8Array>();
-  private readonly byText: Map<string, Uint8Array>;
+  private readonly cache = new WeakMap<object, readonly number[]>();
+  private readonly byText: Map<string, readonly number[]>;
 
-  constructor(facts: Fact[], byText: Map<string, Uint8Array> = new Map()) {
+  constructor(facts: Fact[], byText: Map<string, readonly number[]> = new Map()) {
     ({ phrases: this.phrases, keys: this.keys } = phrasesOf(facts));
     this.byText = byText;
   }
 
-  of(item: AgentInputItem): Uint8Array {
+  of(item: AgentInputItem): readonly number[] {
     const key = item as object;
     let hit = this.cache.get(key);
     if (!hit) {
@@ -101,8 +104,8 @@ class FactIndex {
     return hit;
   }
 
-  /** The facts `text` states (the returned array is shared: never modify it). */
-  scan(text: string): Uint8Array {
+  /** The positions of the facts `text` states, ascending (the returned array is shared: never modify it). */
+  scan(text: string): readonly number[] {
     let hit = this.byText.get(text);
     if (!hit) {
       // Most texts state no fact; an ASCII one whose lower-case form lacks every phrase's
@@ -111,7 +114,11 @@ class FactIndex {
       const lower = isAscii(text) ? text.toLowerCase() : undefined;
       let norm: string | undefined;
       const states = (p: string, key: string) => (lower === undefined || lower.includes(key)) && containsNormalized((norm ??= normalizeText(text)), p);
-      hit = Uint8Array.from(this.phrases, (ps, i) => (ps.some((p, j) => states(p, this.keys[i][j])) ? 1 : 0));
+      const stated: number[] = [];
+      this.phrases.forEach((ps, i) => {
+        if (ps.some((p, j) => states(p, this.keys[i][j]))) stated.push(i);
+      });
+      hit = stated.length === 0 ? NO_FACTS : stated;
       this.byText.set(text, hit);
     }
     return hit;
@@ -152,25 +159,27 @@ function longestWord(normalized: string): string {
 class ViewMeter {
   /** Tokens of the instructions and the first i items of `last`, at i (so its last entry is the whole view). */
   private prefixTokens: number[];
-  /** Per fact, how many items of `last` state it. */
+  /** Per fact, how many items of the view state it. */
   private readonly factCounts: Int32Array;
+  /** Facts whose count changed since `takeChanged` was last called. */
+  private changed = new Set<number>();
   private measured = false;
 
   constructor(
     private readonly counter: TokenCounter,
     private readonly index: FactIndex,
     instructions: string | undefined,
-    private readonly systemBits: Uint8Array,
+    facts: number,
   ) {
     this.prefixTokens = [counter.request(instructions, [])];
-    this.factCounts = new Int32Array(systemBits.length);
+    this.factCounts = new Int32Array(facts);
   }
 
   /**
    * `view` is the sent view after `change`. Items rebuilt with the same content as the ones
    * they replace (a summary message made again) still belong to the shared prefix.
    */
-  measure(view: readonly AgentInputItem[], change: SentChange): { tokens: number; bits: Uint8Array; sharedTokens: number; previousTokens?: number } {
+  measure(view: readonly AgentInputItem[], change: SentChange): { tokens: number; sharedTokens: number; previousTokens?: number } {
     const { removed, added } = change;
     let same = 0;
     while (same < removed.length && same < added.length && this.sameItem(added[same], removed[same])) same++;
@@ -183,7 +192,7 @@ class ViewMeter {
     for (let i = kept; i < view.length; i++) prefix.push(prefix[i] + this.counter.item(view[i]));
     this.countFacts(removed.slice(same), added.slice(same));
     this.measured = true;
-    return { tokens: prefix[view.length], bits: this.factBits(), sharedTokens, previousTokens };
+    return { tokens: prefix[view.length], sharedTokens, previousTokens };
   }
 
   /**
@@ -204,15 +213,22 @@ class ViewMeter {
   }
 
   private addFacts(item: AgentInputItem, times: number): void {
-    const bits = this.index.of(item);
-    for (let i = 0; i < bits.length; i++) if (bits[i]) this.factCounts[i] += times;
+    for (const i of this.index.of(item)) {
+      this.factCounts[i] += times;
+      this.changed.add(i);
+    }
   }
 
-  /** The facts the view and the instructions state, one bit per fact (a new array: records keep it). */
-  private factBits(): Uint8Array {
-    const bits = Uint8Array.from(this.systemBits);
-    for (let i = 0; i < bits.length; i++) if (this.factCounts[i] > 0) bits[i] = 1;
-    return bits;
+  /** Whether an item of the view states fact `i` (by its position). */
+  states(i: number): boolean {
+    return this.factCounts[i] > 0;
+  }
+
+  /** The facts an item stating them came into or left the view since the last call. */
+  takeChanged(): Iterable<number> {
+    const changed = this.changed;
+    this.changed = new Set();
+    return changed;
   }
 
   /** Tokens of the first `n` items of the view last measured (the instructions not included). */
@@ -230,52 +246,113 @@ class ViewMeter {
   }
 }
 
-/** Facts that are due at `turn`: stated by then and not replaced by a fact also stated by then. */
-function dueFacts(facts: Fact[], turn: number): Fact[] {
-  const stated = new Set(facts.filter((f) => f.turn <= turn).map((f) => f.id));
-  return facts.filter((f) => stated.has(f.id) && !(f.supersededBy && stated.has(f.supersededBy)));
+const NOT_DUE = 0;
+const PRESENT = 1;
+const MISSING = 2;
+const OPAQUE = 3;
+
+/**
+ * Which due facts a view holds, turn after turn. A fact is due once its turn
+ * has come, until a fact replacing it (its `supersededBy`) is stated; due, it
+ * is present (the view or the instructions state it), opaque (not found, in a
+ * span a server compacted) or missing. Only the facts whose standing can have
+ * changed in a turn are looked at: those stated or replaced in it, and those
+ * an item came into or left the view for; so a turn costs what changed, not
+ * the number of facts. What is lost and regained follows the rule of
+ * core/schema/run.ts `FactChanges` (a test holds the two equal).
+ */
+class FactTracker {
+  private readonly state: Uint8Array;
+  private readonly count = [0, 0, 0, 0];
+  private criticalMissing = 0;
+  private opaqueUpTo = 0;
+  /** Positions of the facts stated at a turn, by turn. */
+  private readonly statedAt = new Map<number, number[]>();
+  /** Positions of the facts a fact replaces, by the replacing fact's id. */
+  private readonly replacedBy = new Map<string, number[]>();
+  private readonly stated = new Set<string>();
+
+  constructor(
+    private readonly facts: Fact[],
+    /** Whether the view or the instructions state the fact at a position. */
+    private readonly present: (i: number) => boolean,
+  ) {
+    this.state = new Uint8Array(facts.length);
+    facts.forEach((f, i) => {
+      listAt(this.statedAt, f.turn).push(i);
+      if (f.supersededBy) listAt(this.replacedBy, f.supersededBy).push(i);
+    });
+  }
+
+  /**
+   * Turn `n`'s fact fields. `changed`: facts an item came into or left the view for.
+   * `opaqueUpTo`: the last turn of a span compacted into an opaque item (0: none).
+   */
+  turn(n: number, changed: Iterable<number>, opaqueUpTo: number): TurnFacts {
+    const look = new Set(changed);
+    for (const i of this.statedAt.get(n) ?? []) {
+      this.stated.add(this.facts[i].id);
+      look.add(i);
+      for (const j of this.replacedBy.get(this.facts[i].id) ?? []) look.add(j);
+    }
+    if (opaqueUpTo !== this.opaqueUpTo) {
+      // A server compaction moved the opaque span (rare): every fact up to either end may change.
+      const upTo = Math.max(opaqueUpTo, this.opaqueUpTo);
+      this.facts.forEach((f, i) => f.turn <= upTo && look.add(i));
+      this.opaqueUpTo = opaqueUpTo;
+    }
+    const lost: number[] = [];
+    const regained: number[] = [];
+    for (const i of look) {
+      const was = this.state[i];
+      const now = this.standing(i, n);
+      if (was === now) continue;
+      this.move(i, was, now);
+      if (now === MISSING) lost.push(i);
+      else if (now === PRESENT && was === MISSING) regained.push(i);
+    }
+    const ids = (list: number[]) => list.sort((a, b) => a - b).map((i) => this.facts[i].id);
+    return {
+      factsPresentCount: this.count[PRESENT],
+      factsMissingCount: this.count[MISSING],
+      criticalMissingCount: this.criticalMissing,
+      factsOpaqueCount: this.count[OPAQUE],
+      factsLost: orNone(ids(lost)),
+      factsRegained: orNone(ids(regained)),
+      criticalLost: orNone(ids(lost.filter((i) => this.facts[i].critical))),
+    };
+  }
+
+  private standing(i: number, n: number): number {
+    const f = this.facts[i];
+    if (f.turn > n || (f.supersededBy !== undefined && this.stated.has(f.supersededBy))) return NOT_DUE;
+    if (this.present(i)) return PRESENT;
+    return f.turn <= this.opaqueUpTo ? OPAQUE : MISSING;
+  }
+
+  private move(i: number, was: number, now: number): void {
+    this.state[i] = now;
+    this.count[was]--;
+    this.count[now]++;
+    if (this.facts[i].critical) this.criticalMissing += (now === MISSING ? 1 : 0) - (was === MISSING ? 1 : 0);
+  }
 }
 
-
-/** Which facts a view holds, turn after turn, from the bits of its due facts (see core/schema/run.ts FactChanges). */
-class FactTracker {
-  private readonly changes = new FactChanges();
-  private readonly position: Map<Fact, number>;
-
-  constructor(facts: Fact[]) {
-    this.position = new Map(facts.map((f, i) => [f, i]));
+function listAt<K>(map: Map<K, number[]>, key: K): number[] {
+  let list = map.get(key);
+  if (!list) {
+    list = [];
+    map.set(key, list);
   }
-
-  /** `opaqueUpTo`: the last turn of a span compacted into an opaque item (0: none); its facts not found in the view are opaque. */
-  turn(due: Fact[], bits: Uint8Array, opaqueUpTo = 0): TurnFacts {
-    const present: string[] = [];
-    const missing: string[] = [];
-    const criticalMissing: string[] = [];
-    const opaque: string[] = [];
-    for (const fact of due) {
-      if (bits[this.position.get(fact) ?? -1]) {
-        present.push(fact.id);
-        continue;
-      }
-      if (fact.turn <= opaqueUpTo) {
-        opaque.push(fact.id);
-        continue;
-      }
-      missing.push(fact.id);
-      if (fact.critical) criticalMissing.push(fact.id);
-    }
-    return this.changes.turn({ present, missing, criticalMissing, opaque });
-  }
+  return list;
 }
 
 /** Items stating a critical fact must survive budget trimming. */
 function protectCritical(index: FactIndex, facts: Fact[]): ProtectPredicate | undefined {
   const critical = facts.map((f, i) => (f.critical ? i : -1)).filter((i) => i >= 0);
   if (critical.length === 0) return undefined;
-  return (item) => {
-    const bits = index.of(item);
-    return critical.some((i) => bits[i] === 1);
-  };
+  const isCritical = new Set(critical);
+  return (item) => index.of(item).some((i) => isCritical.has(i));
 }
 
 /** 1-based turn of every full-history index, kept in step with the strategy's history, and of every history item. */
@@ -432,7 +509,7 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
   const { transcript, counter } = input;
   const facts = transcript.facts;
   const index = new FactIndex(facts, scanCacheFor(counter, facts));
-  const systemBits = index.scan(transcript.system ?? '');
+  const inInstructions = new Set(index.scan(transcript.system ?? ''));
   const strategy: MemoryStrategy = input.definition.create(input.options, {
     counter,
     instructions: transcript.system,
@@ -442,10 +519,12 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     embedder: input.embedder,
   });
   const turnMap = new TurnMap();
-  const meter = new ViewMeter(counter, index, transcript.system, systemBits);
+  const meter = new ViewMeter(counter, index, transcript.system, facts.length);
+  const present = (i: number) => inInstructions.has(i) || meter.states(i);
   const result: ReplayResult = { turns: [], summaries: [], probes: [] };
   let fullTokens = counter.request(transcript.system, []);
-  const tracker = new FactTracker(facts);
+  const tracker = new FactTracker(facts, present);
+  const positions = positionsById(facts);
   const probesAt = probesByTurn(transcript.probes);
   const sent = new SentView();
   const inView = new TurnsInView(turnMap);
@@ -464,13 +543,13 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     const view = sent.items;
     const measured = meter.measure(view, change);
     inView.apply(change);
-    const { bits, sharedTokens, previousTokens } = measured;
+    const { sharedTokens, previousTokens } = measured;
     const cache = cacheStanding(sharedTokens, previousTokens, input.promptCache ?? OPENAI_PROMPT_CACHE);
     const span = strategy.opaqueSpan();
     const opaqueUpTo = span ? turnMap.turnAt(span.lastItem) : 0;
     // A compacted span counts at the API's figure in place of its items' local count (already in the meter's).
     const contextTokens = span ? measured.tokens - meter.itemTokens(span.viewItems) + span.apiTokens : measured.tokens;
-    const presence = tracker.turn(dueFacts(facts, n), bits, opaqueUpTo);
+    const presence = tracker.turn(n, meter.takeChanged(), opaqueUpTo);
     const newEvents = strategy.events.slice(eventsBefore);
     newEvents.forEach((event, i) => {
       result.summaries.push(summaryRecord(input, event, eventsBefore + i + 1, n, turnMap));
@@ -506,7 +585,7 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     const context = view.slice();
     const where = cutAndSummarized(context, inView, turnMap, strategy.events);
     for (const probe of probes) {
-      const { factsPresent, factsMissing, factsOpaque } = probeFacts(probe, bits, facts, opaqueUpTo);
+      const { factsPresent, factsMissing, factsOpaque } = probeFacts(probe, positions, present, facts, opaqueUpTo);
       // One literal, as the turn records above: no record of its own shape per probe.
       result.probes.push({
         probe,
@@ -537,21 +616,29 @@ function probesByTurn(probes: readonly Probe[]): Map<number, Probe[]> {
   return byTurn;
 }
 
+/** Each fact id's positions in the transcript's facts. */
+function positionsById(facts: readonly Fact[]): Map<string, number[]> {
+  const byId = new Map<string, number[]>();
+  facts.forEach((f, i) => listAt(byId, f.id).push(i));
+  return byId;
+}
+
+/** The probe's facts present, missing and opaque, each in the transcript's order of facts. */
 function probeFacts(
   probe: Probe,
-  bits: Uint8Array,
-  facts: Fact[],
+  positions: Map<string, number[]>,
+  present: (i: number) => boolean,
+  facts: readonly Fact[],
   opaqueUpTo: number,
 ): { factsPresent: string[]; factsMissing: string[]; factsOpaque: string[] } {
-  const wanted = new Set(probe.facts);
   const factsPresent: string[] = [];
   const factsMissing: string[] = [];
   const factsOpaque: string[] = [];
-  // In the transcript's order of facts; a fact's bit is at its index.
-  facts.forEach((fact, i) => {
-    if (!wanted.has(fact.id)) return;
-    if (bits[i]) factsPresent.push(fact.id);
+  const wanted = [...new Set(probe.facts)].flatMap((id) => positions.get(id) ?? []).sort((a, b) => a - b);
+  for (const i of wanted) {
+    const fact = facts[i];
+    if (present(i)) factsPresent.push(fact.id);
     else (fact.turn <= opaqueUpTo ? factsOpaque : factsMissing).push(fact.id);
-  });
+  }
   return { factsPresent, factsMissing, factsOpaque };
 }

@@ -5,9 +5,18 @@ import { TokenCounter } from '../../../core/tokens.js';
 import type { AgentInputItem, Transcript } from '../../../core/types.js';
 import type { MemoryStrategy } from '../../../strategies/base.js';
 import { Everything, LastTurnOnly } from '../../helpers/strategies.js';
-import type { StrategyDefinition } from '../../../strategies/registry.js';
+import type { StrategyDefinition, StrategyOptions } from '../../../strategies/registry.js';
 import { summarizing } from '../../../strategies/summarizing.js';
-import { migrateTurns } from '../../../core/schema/run.js';
+import { FactChanges, migrateTurns } from '../../../core/schema/run.js';
+import { seededRandom } from '../../../core/random.js';
+import { itemText } from '../../../core/items.js';
+import { factPresentIn } from '../../../core/text.js';
+import type { Fact } from '../../../core/types.js';
+import { fullHistory } from '../../../strategies/full-history.js';
+import { slidingWindow } from '../../../strategies/sliding-window.js';
+import { trimming } from '../../../strategies/trimming.js';
+import { observationMasking } from '../../../strategies/observation-masking.js';
+import { tokenBudget } from '../../../strategies/token-budget.js';
 
 const def = (use: string, make: () => MemoryStrategy): StrategyDefinition => ({
   use,
@@ -180,5 +189,81 @@ describe('migrateTurns', () => {
       ['b', 1, 1, 0, ['y'], ['x'], []],
       ['a', 1, 1, 0, ['y'], ['x'], []],
     ]);
+  });
+});
+
+describe('facts turn by turn', () => {
+  /**
+   * A conversation whose facts come and go: codes stated at random turns (some
+   * critical, some replacing an earlier one), tool results that carry some, and
+   * a probe after every turn naming every fact, to read presence from the view itself.
+   */
+  function churn(seed: number): Transcript {
+    const random = seededRandom(seed);
+    const facts: Fact[] = [];
+    const turns: Transcript['turns'] = [];
+    for (let n = 1; n <= 40; n++) {
+      const said: string[] = [];
+      if (random() < 0.5) {
+        const id = `f${facts.length + 1}`;
+        const replaces = facts.length > 0 && random() < 0.3 ? facts[Math.floor(random() * facts.length)] : undefined;
+        facts.push({ id, text: `CODE-${100 + facts.length}`, aliases: [], turn: n, critical: random() < 0.3 });
+        if (replaces && replaces.supersededBy === undefined) replaces.supersededBy = id;
+        said.push(`My code is CODE-${99 + facts.length}.`);
+      }
+      // An earlier fact said again now and then: it can come back into a short view.
+      if (facts.length > 0 && random() < 0.3) said.push(`Recall ${facts[Math.floor(random() * facts.length)].text}.`);
+      const withTool = random() < 0.4 && facts.length > 0;
+      const output = withTool ? `found ${facts[Math.floor(random() * facts.length)].text}` : '';
+      turns.push({ kind: 'message', user: `Turn ${n}. ${said.join(' ')}`, assistant: 'Noted.', toolCalls: withTool ? [{ name: 'lookup', arguments: { n }, output }] : [] });
+    }
+    const ids = facts.map((f) => f.id);
+    const probes = turns.map((_, i) => ({ id: `p${i + 1}`, afterTurn: i + 1, question: 'Which codes?', answer: '', mustInclude: [], facts: ids.filter((id) => facts.find((f) => f.id === id)!.turn <= i + 1), kind: 'recall' as const }));
+    return { id: `churn-${seed}`, file: 'churn.yaml', tags: [], system: 'Keep CODE-101 in mind.', turns, facts, probes };
+  }
+
+  /** The fact fields of each turn from scratch: every due fact's standing read from the probe's view, changes by core's FactChanges. */
+  function expected(t: Transcript, probes: { items: AgentInputItem[] }[]): ReturnType<FactChanges['turn']>[] {
+    const changes = new FactChanges();
+    return probes.map((probe, i) => {
+      const n = i + 1;
+      const stated = new Set(t.facts.filter((f) => f.turn <= n).map((f) => f.id));
+      const due = t.facts.filter((f) => stated.has(f.id) && !(f.supersededBy && stated.has(f.supersededBy)));
+      const texts = [t.system ?? '', ...probe.items.map(itemText)];
+      const present = due.filter((f) => texts.some((text) => factPresentIn(text, f)));
+      const missing = due.filter((f) => !present.includes(f));
+      return changes.turn({ present: present.map((f) => f.id), missing: missing.map((f) => f.id), criticalMissing: missing.filter((f) => f.critical).map((f) => f.id) });
+    });
+  }
+
+  const strategies: [string, StrategyDefinition, StrategyOptions][] = [
+    ['full', fullHistory, {}],
+    ['window-2', slidingWindow, { max_messages: 2 }],
+    ['trim-1', trimming, { max_turns: 1 }],
+    ['mask-0', observationMasking, { keep_last: 0 }],
+    ['budget-80', tokenBudget, { max_tokens: 80, compact_at: 1, compact_to: 1 }],
+  ];
+
+  it.each(strategies)('%s: counts, losses and regains equal those read from each turn\'s view', async (id, definition, options) => {
+    for (const seed of [1, 2, 3]) {
+      const t = churn(seed);
+      const res = await replayTranscript({ transcript: t, strategyId: id, definition, options, ...ctx() });
+      const fields = res.turns.map((r) => ({
+        factsPresentCount: r.factsPresentCount,
+        factsMissingCount: r.factsMissingCount,
+        criticalMissingCount: r.criticalMissingCount,
+        factsOpaqueCount: r.factsOpaqueCount,
+        factsLost: r.factsLost,
+        factsRegained: r.factsRegained,
+        criticalLost: r.criticalLost,
+      }));
+      expect(fields, `seed ${seed}`).toEqual(expected(t, res.probes));
+      // The probes' own split agrees with the view too.
+      res.probes.forEach((p, i) => {
+        const texts = [t.system ?? '', ...p.items.map(itemText)];
+        const named = t.facts.filter((f) => p.probe.facts.includes(f.id));
+        expect(p.factsPresent, `seed ${seed}, turn ${i + 1}`).toEqual(named.filter((f) => texts.some((x) => factPresentIn(x, f))).map((f) => f.id));
+      });
+    }
   });
 });
