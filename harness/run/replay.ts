@@ -450,20 +450,59 @@ class TurnsInView {
   }
 }
 
+/**
+ * Which summaries the view holds: those whose text is in one of its items that
+ * no turn added (a summary message, however the strategy wraps it). Each such
+ * item is read once per summary made: it is remembered with the summaries it
+ * was checked against, so a probe reads only what is new since.
+ */
+class SummariesInView {
+  private readonly found = new WeakMap<object, { checked: number; holds: number[] }>();
+
+  constructor(private readonly turns: TurnMap) {}
+
+  /** Positions in `events`, ascending, of the summaries the view holds. */
+  of(view: readonly AgentInputItem[], events: readonly SummaryEvent[]): number[] {
+    const held = new Set<number>();
+    for (const item of view) {
+      if (this.turns.turnOfHistoryItem(item) !== undefined) continue;
+      let seen = this.found.get(item as object);
+      if (!seen) {
+        seen = { checked: 0, holds: [] };
+        this.found.set(item as object, seen);
+      }
+      if (seen.checked < events.length) {
+        const text = itemText(item);
+        for (let k = seen.checked; k < events.length; k++) if (readable(events[k]) && text.includes(events[k].output.summary)) seen.holds.push(k);
+        seen.checked = events.length;
+      }
+      for (const k of seen.holds) held.add(k);
+    }
+    return [...held].sort((a, b) => a - b);
+  }
+}
+
+/**
+ * A summary with text that stands for its turns. A server compaction has no text: its facts are
+ * opaque (opaqueSpan), never summarized. An empty summary holds nothing, and every text
+ * "includes" it: it summarizes no turn.
+ */
+function readable(event: SummaryEvent): boolean {
+  return !event.error && !event.opaque && event.output.summary.trim() !== '';
+}
+
 /** The turns the view cut, and the turns summaries in it stand for, with their texts. */
 function cutAndSummarized(
   view: AgentInputItem[],
   inView: TurnsInView,
+  summaries: SummariesInView,
   turns: TurnMap,
   events: SummaryEvent[],
 ): { cutSpans: TurnSpan[]; summarizedTurns: number[]; summaryTexts: string[] } {
   const texts: string[] = [];
   const summarized = new Set<number>();
-  for (const event of events) {
-    // A strategy may wrap the summary (e.g. under a header); the summary text itself must be in the view.
-    // A server compaction has no text: its facts are opaque (opaqueSpan), never summarized. An empty
-    // summary holds nothing, and every text "includes" it: it summarizes no turn.
-    if (event.error || event.opaque || event.output.summary.trim() === '' || !view.some((item) => itemText(item).includes(event.output.summary))) continue;
+  for (const k of summaries.of(view, events)) {
+    const event = events[k];
     texts.push(event.output.summary);
     for (let t = turns.turnAt(event.firstItem); t <= turns.turnAt(event.lastItem); t++) summarized.add(t);
   }
@@ -528,6 +567,7 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
   const probesAt = probesByTurn(transcript.probes);
   const sent = new SentView();
   const inView = new TurnsInView(turnMap);
+  const summariesInView = new SummariesInView(turnMap);
 
   for (let n = 1; n <= transcript.turns.length; n++) {
     await yieldToEvents();
@@ -583,7 +623,7 @@ export async function replayTranscript(input: ReplayInput): Promise<ReplayResult
     // What the view cut and summarised is the same for every probe of the turn.
     // One copy of the view for the turn's probes: the replay changes its own in place.
     const context = view.slice();
-    const where = cutAndSummarized(context, inView, turnMap, strategy.events);
+    const where = cutAndSummarized(context, inView, summariesInView, turnMap, strategy.events);
     for (const probe of probes) {
       const { factsPresent, factsMissing, factsOpaque } = probeFacts(probe, positions, present, facts, opaqueUpTo);
       // One literal, as the turn records above: no record of its own shape per probe.

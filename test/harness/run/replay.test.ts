@@ -9,7 +9,7 @@ import type { StrategyDefinition, StrategyOptions } from '../../../strategies/re
 import { summarizing } from '../../../strategies/summarizing.js';
 import { FactChanges, migrateTurns } from '../../../core/schema/run.js';
 import { seededRandom } from '../../../core/random.js';
-import { itemText } from '../../../core/items.js';
+import { itemText, userMessage } from '../../../core/items.js';
 import { factPresentIn } from '../../../core/text.js';
 import type { Fact } from '../../../core/types.js';
 import { fullHistory } from '../../../strategies/full-history.js';
@@ -118,6 +118,36 @@ describe('replay', () => {
     expect(probe.items).toHaveLength(4);
     expect(probe.cutSpans).toEqual([[1, 1]]);
     expect(probe.contextTokens).toBe(t2.contextTokens);
+  });
+
+  it('a summary is in the view when an item no turn added holds its text, a summary made after that item included', async () => {
+    /**
+     * Keeps one note, made at turn 1 and never rebuilt, saying "alpha beta", before the newest turn.
+     * Turn n makes summary n over turn n's items: "alpha", then "beta" (which the old note already
+     * holds), then "gamma" (which only a user message says).
+     */
+    const words = ['alpha', 'beta', 'gamma'];
+    class Notes extends Everything {
+      private readonly note = userMessage('Notes so far: alpha beta.');
+      protected override view(): AgentInputItem[] {
+        const h = this.getHistory();
+        return [this.note, ...h.slice(-2)];
+      }
+      override async addItems(items: AgentInputItem[]): Promise<void> {
+        const first = this.getHistory().length;
+        await super.addItems(items);
+        const summary = words[this.events.length];
+        this.events.push({ firstItem: first, lastItem: first + items.length - 1, output: { userShadow: '', summary, request: { system: '', user: '' }, usage: { inputTokens: 0, outputTokens: 0 }, durationMs: 0 } });
+      }
+    }
+    const turns = ['one', 'two', 'the word gamma'].map((user) => ({ kind: 'message' as const, user, assistant: 'ok', toolCalls: [] }));
+    const t: Transcript = { ...transcript, turns, facts: [], probes: [1, 2, 3].map((n) => ({ ...transcript.probes[0], id: `p${n}`, afterTurn: n, facts: [] })) };
+    const res = await replayTranscript({ transcript: t, strategyId: 'notes', definition: def('notes', () => new Notes()), options: {}, ...ctx() });
+    expect(res.probes.map((p) => [p.summaryTexts, p.summarizedTurns])).toEqual([
+      [['alpha'], [1]],
+      [['alpha', 'beta'], [1, 2]],
+      [['alpha', 'beta'], [1, 2]],
+    ]);
   });
 
   it('records the turns a view cut as runs, however the view keeps them', async () => {
