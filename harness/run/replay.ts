@@ -458,11 +458,14 @@ class TurnsInView {
  */
 class SummariesInView {
   private readonly found = new WeakMap<object, { checked: number; holds: number[] }>();
+  /** Per summary made, whether its text can stand for turns (`readable`), judged once. */
+  private readonly readable: boolean[] = [];
 
   constructor(private readonly turns: TurnMap) {}
 
   /** Positions in `events`, ascending, of the summaries the view holds. */
   of(view: readonly AgentInputItem[], events: readonly SummaryEvent[]): number[] {
+    for (let k = this.readable.length; k < events.length; k++) this.readable.push(readable(events[k]));
     const held = new Set<number>();
     for (const item of view) {
       if (this.turns.turnOfHistoryItem(item) !== undefined) continue;
@@ -473,7 +476,7 @@ class SummariesInView {
       }
       if (seen.checked < events.length) {
         const text = itemText(item);
-        for (let k = seen.checked; k < events.length; k++) if (readable(events[k]) && text.includes(events[k].output.summary)) seen.holds.push(k);
+        for (let k = seen.checked; k < events.length; k++) if (this.readable[k] && text.includes(events[k].output.summary)) seen.holds.push(k);
         seen.checked = events.length;
       }
       for (const k of seen.holds) held.add(k);
