@@ -11,12 +11,14 @@
 //   rss          peak RSS of whole offline CLI runs at 100, 1,000 and 3,000 transcripts
 //   longmemeval  a LongMemEval-sized conversation (~100k tokens) and 10× that,
 //                through the compacting strategies: µs per turn, 10× over 1×
+//   agent        an agent session (a tool call every turn, 800 turns) and 10× that,
+//                through every strategy of memeval.config.yaml: µs per turn, 10× over 1×
 //   calls        the calls a cold run, a warm run and in-flight dedup make
 //   locomo       generated LoCoMo-shaped data imported and run whole by the built CLI,
 //                once and with --repeat 3, then `memeval report`: peak RSS, run directory vs input
 // Writes bench.json and prints a table.
 //
-//   npm run bench -- [--only replay,online,startup,rss,longmemeval,calls,locomo] [--reps N] [--rss 100,1000,3000]
+//   npm run bench -- [--only replay,online,startup,rss,longmemeval,agent,calls,locomo] [--reps N] [--rss 100,1000,3000]
 //
 // With --only, the sections run replace theirs in an existing bench.json and
 // the others are kept (each section records when it was measured).
@@ -38,7 +40,7 @@ import { gradeSummary, OfflineSummaryJudge } from '../graders/summary-judge.js';
 import { summarizerOptionsOf } from '../strategies/summary-input.js';
 import { startFakeOpenAI, responsesBody } from './lib/fake-openai.js';
 import { median } from '../core/stats.js';
-import { benchReplay, benchLongMemEval, bundledStrategies, sixDefaultStrategies, timed, LME_SESSIONS, LME_TURNS_PER_SESSION, type LongMemEvalFigures, type ReplayFigures } from './lib/bench-replay.js';
+import { AGENT_TURNS, benchAgentSession, benchReplay, benchLongMemEval, bundledStrategies, sixDefaultStrategies, timed, LME_SESSIONS, LME_TURNS_PER_SESSION, type LongMemEvalFigures, type ReplayFigures } from './lib/bench-replay.js';
 import { benchOnline, ONLINE_LATENCY_MS, ONLINE_REQUESTS, type OnlineFigures } from './lib/bench-online.js';
 import { benchRss, benchStartup, mbPerTranscript, type RssFigures, type StartupFigures } from './lib/bench-cli.js';
 import { benchLocomo, locomoTable } from './lib/bench-locomo.js';
@@ -48,7 +50,7 @@ const REPS = 3;
 const STARTUP_REPS = 5;
 const ONLINE_CONCURRENCY = [8, 32];
 const RSS_SIZES = [100, 1000, 3000];
-const SECTIONS = ['replay', 'online', 'startup', 'rss', 'longmemeval', 'calls', 'locomo'] as const;
+const SECTIONS = ['replay', 'online', 'startup', 'rss', 'longmemeval', 'agent', 'calls', 'locomo'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function flagValue(name: string): string | undefined {
@@ -309,8 +311,17 @@ function rssTable(rss: RssFigures[]): string[] {
 }
 
 function longMemEvalTable(lme: LongMemEvalFigures[]): string[] {
+  return lengthTable(`LongMemEval-sized conversation (${LME_SESSIONS} sessions × ${LME_TURNS_PER_SESSION} turns), offline summarizer; median of ${lme[0]?.reps ?? 0}, 1× and 10× replayed back to back`, lme);
+}
+
+function agentTable(figures: LongMemEvalFigures[]): string[] {
+  const title = `agent session (${int(AGENT_TURNS)} turns, a tool call each), every strategy of memeval.config.yaml, offline summarizer; median of ${figures[0]?.reps ?? 0}, 1× and 10× replayed back to back; limit 1.5×`;
+  return lengthTable(title, figures);
+}
+
+function lengthTable(title: string, lme: LongMemEvalFigures[]): string[] {
   const out = [
-    `LongMemEval-sized conversation (${LME_SESSIONS} sessions × ${LME_TURNS_PER_SESSION} turns), offline summarizer; median of ${lme[0]?.reps ?? 0}, 1× and 10× replayed back to back`,
+    title,
     '  strategy          1×: turns   tokens      ms  µs/turn   10×: turns     tokens      ms  µs/turn  10×/1× µs per turn',
   ];
   for (const s of lme) {
@@ -389,6 +400,10 @@ async function runSection(section: Section, reps: number): Promise<{ figures: un
     case 'longmemeval': {
       const figures = await benchLongMemEval(bundledStrategies(), reps);
       return { figures, lines: longMemEvalTable(figures) };
+    }
+    case 'agent': {
+      const figures = await benchAgentSession(bundledStrategies(), reps);
+      return { figures, lines: agentTable(figures) };
     }
     case 'calls': {
       const figures = await benchCalls();

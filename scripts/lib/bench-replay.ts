@@ -166,11 +166,31 @@ function tokensOf(t: Transcript): number {
  */
 export async function benchLongMemEval(strategies: StrategyConfig[], reps: number): Promise<LongMemEvalFigures[]> {
   const chosen = strategies.filter((s) => s.use === 'summarizing' || s.use === 'soft-limit-compaction');
-  const small = conversation(1);
-  const large = conversation(10);
+  return lengthFigures(chosen, conversation(1), conversation(10), reps);
+}
+
+/** An agent session: a tool call every turn, 800 turns at 1×. */
+export const AGENT_TURNS = 800;
+
+function agentSession(scale: number): Transcript {
+  return generateTranscript({ turns: AGENT_TURNS * scale, seed: 60, tokensPerTurn: 60, toolEvery: 1, toolOutputChars: 800, id: `agent-session-${scale}x` });
+}
+
+/**
+ * Every strategy of the bundled config, one at a time, over an agent session
+ * and 10× its length: a stage whose work per turn grows with the history
+ * (copying or rescanning the view, every fact, every summary) shows here,
+ * where a short suite hides it.
+ */
+export async function benchAgentSession(strategies: StrategyConfig[], reps: number): Promise<LongMemEvalFigures[]> {
+  return lengthFigures(strategies, agentSession(1), agentSession(10), reps);
+}
+
+/** Each strategy over `small` then `large`, back to back in every repetition: µs per turn at each, and their ratio. */
+async function lengthFigures(strategies: StrategyConfig[], small: Transcript, large: Transcript, reps: number): Promise<LongMemEvalFigures[]> {
   const sizes = [small, large].map((t) => ({ turns: t.turns.length, tokens: tokensOf(t) }));
   const out: LongMemEvalFigures[] = [];
-  for (const s of chosen) {
+  for (const s of strategies) {
     // Untimed: the first pass also compiles the strategy's code.
     await replayAll([small], [s]);
     const times: [number[], number[]] = [[], []];
